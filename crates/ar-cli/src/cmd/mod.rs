@@ -1,0 +1,1 @@
+//! Subcommands: each module holds its clap `Args` and a `run` function.

@@ -1,0 +1,28 @@
+//! `ar` (auto-reverse): reverse-engineer a website's HTTP API.
+//!
+//! The binary stays thin: it parses arguments into a config, wires the
+//! library crates together and prints. Each subcommand lives in `cmd/`.
+
+mod archiver;
+mod cli;
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if archiver::is_archiver_call(&args) {
+        eprintln!("{}", archiver::exec_next_archiver(&args));
+        return ExitCode::from(127);
+    }
+    let cli = cli::Cli::parse();
+    match cli.run() {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("ar: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
