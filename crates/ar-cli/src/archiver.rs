@@ -14,10 +14,11 @@ const VISITED_VAR: &str = "AR_AUTO_REVERSE_PASSTHROUGH";
 /// The first argument names one of our own subcommands.
 const OUR_SUBCOMMANDS: &[&str] = &["import", "proxy", "infer-schema", "ca", "help"];
 
-/// Archiver operation letters (POSIX `dmpqrtx`, plus GNU's `s`, which runs ranlib).
-const OPERATIONS: &str = "dmpqrstx";
+/// Archiver operation letters: POSIX `dmpqrtx`, plus GNU's `s` (run ranlib)
+/// and `M` (read an MRI script from stdin).
+const OPERATIONS: &str = "dmpqrstxM";
 /// Archiver modifier letters accepted by POSIX and GNU `ar`.
-const MODIFIERS: &str = "abcDfilMNoOPsSTuUvV";
+const MODIFIERS: &str = "abcDfilNoOPsSTuUvV";
 
 /// Whether `args` (without the program name) is an archiver invocation
 /// rather than one of ours.
@@ -112,7 +113,7 @@ mod tests {
 
     #[test]
     fn archiver_keys_are_recognised() {
-        for key in ["rcs", "crs", "cq", "t", "x", "-t", "s", "ru", "-rcsD", "qc", "tv", "d", "p", "m"] {
+        for key in ["-M", "rcs", "crs", "cq", "t", "x", "-t", "s", "ru", "-rcsD", "qc", "tv", "d", "p", "m"] {
             assert!(call(&[key, "libfoo.a"]), "{key} should be an archiver call");
         }
         assert!(call(&["--plugin", "/usr/lib/lto.so", "rcs", "lib.a"]));
@@ -158,5 +159,15 @@ mod tests {
         let path = std::env::join_paths([&first, &second]).unwrap();
         let visited = vec![first.join("ar").canonicalize().unwrap()];
         assert_eq!(next_archiver(&path, &visited), Some(second.join("ar")));
+    }
+
+    #[test]
+    fn no_archiver_left_is_reported_as_none() {
+        let mut visited = Vec::new();
+        if let Ok(real) = Path::new("/usr/bin/ar").canonicalize() {
+            visited.push(real);
+        }
+        let empty = tempfile::tempdir().unwrap();
+        assert_eq!(next_archiver(empty.path().as_os_str(), &visited), None);
     }
 }

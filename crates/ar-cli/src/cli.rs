@@ -14,7 +14,7 @@ Note: `ar` shares its name with the binutils archiver. Archiver-style calls
 
 /// Reverse-engineer a website's HTTP API into an OpenAPI spec and markdown docs.
 #[derive(Debug, Parser)]
-#[command(name = "ar", version, about, after_help = ARCHIVER_NOTE, args_conflicts_with_subcommands = true)]
+#[command(name = "ar", version, after_help = ARCHIVER_NOTE, args_conflicts_with_subcommands = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

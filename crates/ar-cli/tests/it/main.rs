@@ -1,0 +1,3 @@
+//! Integration tests of the `ar` binary: one test binary, one module per capability.
+
+mod archiver;
