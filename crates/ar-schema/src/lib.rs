@@ -1,3 +1,94 @@
 //! JSON Schema inference and merging from JSON samples, with counts as evidence. Pure: no I/O.
+//!
+//! Feed samples (parsed `serde_json::Value`s or raw JSON bytes) and get a schema that every
+//! sample validates against, written as JSON Schema 2020-12 or as an OpenAPI 3.0 schema object.
+//! The schema keeps *counts* (how often each key, type, format and short string value was seen)
+//! rather than sets, so decisions that need evidence are taken from evidence:
+//!
+//! - `required` lists the keys present in every object;
+//! - integers widen to `number` once a fraction is seen; integer literals of any length stay
+//!   integers (see [`SchemaBuilder`] for the bytes path and the integer policy below);
+//! - `null` makes a field nullable; mixed types become `anyOf`, with one member per JSON type,
+//!   so objects inside a union are merged, not listed once per sample;
+//! - array items merge across all elements of all samples; empty arrays say nothing;
+//! - string formats (`date-time`, `date`, `time`, `uuid`, `email`, `uri`, `ipv4`, `ipv6`, and
+//!   integer-looking strings as `pattern: ^-?[0-9]+$`) survive only while every string agrees;
+//! - `enum` appears only for a small set seen many times ([`limits::ENUM_MIN_SAMPLES`], ...);
+//! - objects keyed by ids, or with many keys of one value type, become maps
+//!   (`additionalProperties`); objects are never closed with `additionalProperties: false`;
+//! - every schema carries `x-ar-samples`, the number of values it was built from.
+//!
+//! Merging is commutative and associative: schemas built from parts of a sample set, in any
+//! order, merge into the schema of the whole set. Output is deterministic (sorted keys).
+//!
+//! **Integer policy.** From bytes, the literal decides: no fraction and no exponent means
+//! `integer`, however many digits. From a `serde_json::Value` (which has already turned
+//! integers beyond `u64` into `f64`), a number is an integer if it is an `i64`/`u64`, or an
+//! integral `f64` outside the 64-bit range. `1.0` is a `number` on both paths.
+//!
+//! **Limits.** Hostile input cannot overflow the stack or grow memory without bound; see
+//! [`limits`] for the numbers and [`Schema::limits`] for what a schema hit.
+//!
+//! ```
+//! use serde_json::json;
+//! let schema = ar_schema::infer(&json!({"id": 7, "email": "ada@example.com", "tags": []}));
+//! assert_eq!(
+//!     schema.to_json_schema_with(&ar_schema::RenderOptions::default().sample_counts(false)),
+//!     json!({
+//!         "$schema": "https://json-schema.org/draft/2020-12/schema",
+//!         "type": "object",
+//!         "properties": {
+//!             "email": {"type": "string", "format": "email"},
+//!             "id": {"type": "integer"},
+//!             "tags": {"type": "array"}
+//!         },
+//!         "required": ["email", "id", "tags"]
+//!     })
+//! );
+//! assert_eq!(schema.shape(&Default::default()), "$ object\n$.email string(email)\n$.id integer\n$.tags array(empty)\n");
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod builder;
+mod error;
+mod fingerprint;
+mod format;
+pub mod limits;
+mod node;
+mod openapi;
+mod render;
+mod scan;
+mod schema;
+mod shape;
+mod value;
+
+pub use builder::SchemaBuilder;
+pub use error::Error;
+pub use fingerprint::{Fingerprint, fingerprint};
+pub use render::RenderOptions;
+pub use schema::{JSON_SCHEMA_DIALECT, LimitReport, Schema};
+pub use shape::ShapeOptions;
+
+/// The schema of one sample.
+///
+/// ```
+/// let schema = ar_schema::infer(&serde_json::json!([1, 2.5]));
+/// assert_eq!(schema.to_openapi()["items"]["type"], "number");
+/// ```
+pub fn infer(value: &serde_json::Value) -> Schema {
+    let mut builder = SchemaBuilder::new();
+    builder.add_value(value);
+    builder.finish()
+}
+
+/// A compact `path → type` outline of one body (see [`Schema::shape`]).
+///
+/// ```
+/// let body = serde_json::json!({"data": {"items": [{"id": 1}]}, "next": null});
+/// let outline = ar_schema::shape(&body, &ar_schema::ShapeOptions::default());
+/// assert!(outline.contains("$.data.items[] object\n"));
+/// ```
+pub fn shape(value: &serde_json::Value, opts: &ShapeOptions) -> String {
+    infer(value).shape(opts)
+}

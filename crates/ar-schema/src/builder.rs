@@ -1,0 +1,107 @@
+//! [`SchemaBuilder`]: adds samples one at a time.
+
+use std::io::Read;
+
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::node::Node;
+use crate::scan::Scanner;
+use crate::schema::Schema;
+
+/// Adds samples to a schema one by one, from parsed values or straight from JSON bytes.
+///
+/// The byte paths ([`SchemaBuilder::add_json_slice`], [`SchemaBuilder::add_json_stream`],
+/// [`SchemaBuilder::add_reader`]) never build a `serde_json::Value`: they infer while scanning,
+/// which is faster than parsing, handles any nesting depth, and keeps integers of any length as
+/// integers. A document that fails to parse adds nothing; documents before it stay added.
+///
+/// ```
+/// let mut builder = ar_schema::SchemaBuilder::new();
+/// builder.add_json_stream(b"{\"id\": 1}\n{\"id\": 2, \"tag\": \"x\"}\n")?;
+/// builder.add_value(&serde_json::json!({"id": 3}));
+/// let schema = builder.finish();
+/// assert_eq!(schema.samples(), 3);
+/// assert_eq!(schema.to_json_schema()["required"], serde_json::json!(["id"]));
+/// # Ok::<(), ar_schema::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct SchemaBuilder {
+    schema: Schema,
+}
+
+impl SchemaBuilder {
+    /// A builder with no samples.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one parsed sample.
+    pub fn add_value(&mut self, value: &Value) {
+        crate::value::add(&mut self.schema.root, value, 0);
+    }
+
+    /// Adds the one JSON document in `bytes` (surrounding whitespace and a UTF-8 BOM allowed).
+    pub fn add_json_slice(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let mut scanner = Scanner::new(bytes);
+        let mut doc = Node::default();
+        scanner
+            .value(&mut doc, 0)
+            .map_err(|e| Error::syntax(bytes, e.offset, e.reason))?;
+        if !scanner.at_end() {
+            let at = scanner.pos();
+            return Err(Error::syntax(
+                bytes,
+                at,
+                "trailing characters after the JSON document",
+            ));
+        }
+        self.schema.root.merge_owned(doc);
+        Ok(())
+    }
+
+    /// Adds every JSON document in `bytes`: JSON Lines, or documents separated by any
+    /// whitespace. Returns how many were added. Stops at the first invalid document, with an
+    /// error naming its line; the documents before it stay added.
+    pub fn add_json_stream(&mut self, bytes: &[u8]) -> Result<u64, Error> {
+        let mut scanner = Scanner::new(bytes);
+        let mut added = 0;
+        while !scanner.at_end() {
+            let mut doc = Node::default();
+            scanner
+                .value(&mut doc, 0)
+                .map_err(|e| Error::syntax(bytes, e.offset, e.reason))?;
+            self.schema.root.merge_owned(doc);
+            added += 1;
+        }
+        Ok(added)
+    }
+
+    /// Reads `reader` to the end and adds every JSON document in it, as
+    /// [`SchemaBuilder::add_json_stream`] does. The whole input is buffered.
+    pub fn add_reader(&mut self, mut reader: impl Read) -> Result<u64, Error> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(Error::Read)?;
+        self.add_json_stream(&bytes)
+    }
+
+    /// Adds every sample of an existing schema.
+    pub fn add_schema(&mut self, schema: &Schema) {
+        self.schema.merge_from(schema);
+    }
+
+    /// How many samples were added.
+    pub fn samples(&self) -> u64 {
+        self.schema.samples()
+    }
+
+    /// The schema so far.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The schema of every sample added.
+    pub fn finish(self) -> Schema {
+        self.schema
+    }
+}

@@ -1,0 +1,38 @@
+//! Documented limits that keep inference safe on hostile input.
+//!
+//! Inference never recurses deeper than [`MAX_DEPTH`], never tracks more than [`MAX_PROPERTIES`]
+//! names per object position, and never stores a key longer than [`MAX_KEY_BYTES`], so memory is
+//! bounded by the number of distinct *positions*, not by the size of the input. Arrays of any
+//! length are streamed element by element into one item schema. Whenever a limit changes what the
+//! schema says, the schema reports it (see [`crate::Schema::limits`] and the `x-ar-*` keywords).
+
+/// Nesting depth (objects and arrays) inspected; deeper values are recorded as "object" or
+/// "array" without their contents and reported as `x-ar-truncated: "depth"`. The bytes path
+/// still checks the skipped part is valid JSON, without recursion, at any depth.
+pub const MAX_DEPTH: usize = 128;
+
+/// Distinct property names tracked per object position; past this, the position becomes a map
+/// (`additionalProperties`) whose value schema merges every value.
+pub const MAX_PROPERTIES: usize = 1000;
+
+/// Longest key kept as a property name; values of longer keys merge into `additionalProperties`
+/// and are reported as `x-ar-long-keys`.
+pub const MAX_KEY_BYTES: usize = 1024;
+
+/// Distinct string values remembered per position as enum evidence.
+pub const MAX_ENUM_TRACKED: usize = 16;
+
+/// Longest string value remembered as enum evidence; one longer value rules out an enum.
+pub const MAX_ENUM_VALUE_BYTES: usize = 64;
+
+/// Largest enum emitted: at most this many distinct values...
+pub const ENUM_MAX_VALUES: usize = 10;
+
+/// ...seen in at least this many samples...
+pub const ENUM_MIN_SAMPLES: u64 = 10;
+
+/// ...and at least this many samples per distinct value on average.
+pub const ENUM_MIN_SAMPLES_PER_VALUE: u64 = 4;
+
+/// Distinct keys from which an object whose values all share one type becomes a map.
+pub const MAP_MIN_KEYS: usize = 32;

@@ -1,0 +1,414 @@
+//! The evidence behind a schema: counts per position, and how two sets of counts merge.
+//!
+//! Every statistic here is a count, a bit-mask intersection or a capped set union. All three are
+//! commutative and associative with an identity (zero, all-ones, the empty set), so merging nodes
+//! is too, whatever the order samples arrive in. Rendering decisions (required, enum, map, format)
+//! are made only when a schema is written out, from the counts; nothing is decided early.
+
+use std::collections::HashMap;
+
+use crate::format::{self, FormatSet};
+use crate::limits::{MAX_ENUM_TRACKED, MAX_ENUM_VALUE_BYTES, MAX_PROPERTIES};
+
+/// Property count above which an object position keeps a name index.
+const INDEX_FROM: usize = 8;
+
+/// Everything seen at one position of the samples (the root, a property, array items).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Node {
+    pub(crate) nulls: u64,
+    pub(crate) bools: u64,
+    pub(crate) ints: u64,
+    pub(crate) floats: u64,
+    pub(crate) strings: StringStats,
+    /// Arrays seen here, inspected or not (see `capped_arrays`).
+    pub(crate) arrays: u64,
+    /// Objects seen here, inspected or not (see `capped_objects`).
+    pub(crate) objects: u64,
+    /// Arrays and objects below the depth limit: their type is known, their contents are not.
+    pub(crate) capped: u64,
+    pub(crate) array: Option<Box<ArrayStats>>,
+    pub(crate) object: Option<Box<ObjectStats>>,
+}
+
+/// Strings seen at one position.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StringStats {
+    pub(crate) count: u64,
+    /// Formats every string so far matched; `format::ALL` while `count == 0`.
+    pub(crate) formats: FormatSet,
+    /// Distinct short values with their counts, sorted, or `None` once there were too many.
+    pub(crate) values: Option<Vec<(Box<str>, u64)>>,
+}
+
+/// Arrays whose elements were inspected.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ArrayStats {
+    pub(crate) count: u64,
+    /// Every element of every array, merged; `count == 0` if all arrays were empty.
+    pub(crate) items: Node,
+}
+
+/// Objects whose members were inspected.
+#[derive(Clone, Debug)]
+pub(crate) struct ObjectStats {
+    pub(crate) count: u64,
+    /// Properties in first-seen order (output sorts them).
+    pub(crate) props: Vec<Prop>,
+    index: HashMap<Box<str>, u32>,
+    /// Past `MAX_PROPERTIES` distinct keys, keys stop being tracked one by one.
+    pub(crate) collapsed: bool,
+    /// Formats every key matched, once collapsed (before, each `Prop` holds its own).
+    pub(crate) collapsed_key_formats: FormatSet,
+    /// Keys longer than `MAX_KEY_BYTES`: not kept as property names.
+    pub(crate) long_keys: u64,
+    /// Values of keys not tracked one by one (long keys, or every key once collapsed).
+    pub(crate) extra: Option<Box<Node>>,
+    /// Where the next key was found last time: objects in one array usually share key order.
+    cursor: usize,
+}
+
+/// One property of an object position.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Prop {
+    pub(crate) name: Box<str>,
+    /// Objects that had this key.
+    pub(crate) present: u64,
+    pub(crate) key_formats: FormatSet,
+    pub(crate) node: Node,
+    /// Serial of the last object that counted this key (guards against duplicate keys).
+    mark: Mark,
+}
+
+/// Scratch state that takes no part in equality.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mark(u64);
+
+impl PartialEq for Mark {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Default for StringStats {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            formats: format::ALL,
+            values: Some(Vec::new()),
+        }
+    }
+}
+
+impl Default for ObjectStats {
+    fn default() -> Self {
+        Self {
+            count: 0,
+            props: Vec::new(),
+            index: HashMap::new(),
+            collapsed: false,
+            collapsed_key_formats: format::ALL,
+            long_keys: 0,
+            extra: None,
+            cursor: 0,
+        }
+    }
+}
+
+impl PartialEq for ObjectStats {
+    fn eq(&self, other: &Self) -> bool {
+        self.count == other.count
+            && self.collapsed == other.collapsed
+            && self.collapsed_key_formats == other.collapsed_key_formats
+            && self.long_keys == other.long_keys
+            && self.extra == other.extra
+            && self.props.len() == other.props.len()
+            && self.props.iter().all(|p| other.prop(&p.name) == Some(p))
+    }
+}
+
+impl Node {
+    /// Values seen at this position.
+    pub(crate) fn count(&self) -> u64 {
+        self.nulls
+            + self.bools
+            + self.ints
+            + self.floats
+            + self.strings.count
+            + self.arrays
+            + self.objects
+    }
+
+    /// Records one string value.
+    pub(crate) fn add_string(&mut self, s: &str) {
+        self.strings.add(s);
+    }
+
+    /// Adds every count of `other` into `self`.
+    pub(crate) fn merge_from(&mut self, other: &Node) {
+        self.nulls += other.nulls;
+        self.bools += other.bools;
+        self.ints += other.ints;
+        self.floats += other.floats;
+        self.arrays += other.arrays;
+        self.objects += other.objects;
+        self.capped += other.capped;
+        self.strings.merge_from(&other.strings);
+        if let Some(theirs) = &other.array {
+            match &mut self.array {
+                Some(ours) => {
+                    ours.count += theirs.count;
+                    ours.items.merge_from(&theirs.items);
+                }
+                None => self.array = Some(theirs.clone()),
+            }
+        }
+        if let Some(theirs) = &other.object {
+            match &mut self.object {
+                Some(ours) => ours.merge_from(theirs),
+                None => self.object = Some(theirs.clone()),
+            }
+        }
+    }
+
+    /// Merges `other` in, moving its parts when `self` has none (cheaper than cloning).
+    pub(crate) fn merge_owned(&mut self, other: Node) {
+        if self.count() == 0 {
+            *self = other;
+        } else {
+            self.merge_from(&other);
+        }
+    }
+}
+
+impl StringStats {
+    fn add(&mut self, s: &str) {
+        self.count += 1;
+        if self.formats != 0 {
+            self.formats &= format::detect(s, self.formats);
+        }
+        if let Some(values) = &mut self.values {
+            if s.len() > MAX_ENUM_VALUE_BYTES {
+                self.values = None;
+                return;
+            }
+            match values.binary_search_by(|(v, _)| v.as_ref().cmp(s)) {
+                Ok(i) => values[i].1 += 1,
+                Err(_) if values.len() >= MAX_ENUM_TRACKED => self.values = None,
+                Err(i) => values.insert(i, (s.into(), 1)),
+            }
+        }
+    }
+
+    fn merge_from(&mut self, other: &StringStats) {
+        self.count += other.count;
+        self.formats &= other.formats;
+        self.values = match (self.values.take(), &other.values) {
+            (Some(mut ours), Some(theirs)) => {
+                for (value, n) in theirs {
+                    match ours.binary_search_by(|(v, _)| v.cmp(value)) {
+                        Ok(i) => ours[i].1 += n,
+                        Err(i) => ours.insert(i, (value.clone(), *n)),
+                    }
+                }
+                (ours.len() <= MAX_ENUM_TRACKED).then_some(ours)
+            }
+            _ => None,
+        };
+    }
+}
+
+impl ObjectStats {
+    /// Starts counting one more object; returns its serial for [`ObjectStats::slot`].
+    pub(crate) fn begin(&mut self) -> u64 {
+        self.count += 1;
+        self.cursor = 0;
+        self.count
+    }
+
+    /// The property a key's value goes to in the object numbered `serial`, counting the key as
+    /// present; `None` means the key is not tracked by name and the value goes to `extra`.
+    pub(crate) fn slot(&mut self, key: &str, serial: u64) -> Option<usize> {
+        if key.len() > crate::limits::MAX_KEY_BYTES {
+            self.long_keys += 1;
+            return None;
+        }
+        if self.collapsed {
+            self.collapsed_key_formats &= format::detect(key, format::ALL);
+            return None;
+        }
+        let i = match self.find(key) {
+            Some(i) => i,
+            None if self.props.len() >= MAX_PROPERTIES => {
+                self.collapse();
+                self.collapsed_key_formats &= format::detect(key, format::ALL);
+                return None;
+            }
+            None => self.insert(Prop::new(key)),
+        };
+        self.cursor = i + 1;
+        let prop = &mut self.props[i];
+        if prop.mark.0 != serial {
+            prop.mark = Mark(serial);
+            prop.present += 1;
+        }
+        Some(i)
+    }
+
+    /// The node that takes values of untracked keys.
+    pub(crate) fn extra_mut(&mut self) -> &mut Node {
+        self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// The property named `name`, if tracked.
+    pub(crate) fn prop(&self, name: &str) -> Option<&Prop> {
+        self.lookup(name).map(|i| &self.props[i])
+    }
+
+    fn find(&self, key: &str) -> Option<usize> {
+        if let Some(p) = self.props.get(self.cursor)
+            && *p.name == *key
+        {
+            return Some(self.cursor);
+        }
+        self.lookup(key)
+    }
+
+    /// Few properties: a scan beats hashing. Many: the index (built once there are more than
+    /// `INDEX_FROM` properties, so small objects never pay for it).
+    fn lookup(&self, key: &str) -> Option<usize> {
+        if self.props.len() <= INDEX_FROM {
+            return self.props.iter().position(|p| *p.name == *key);
+        }
+        self.index.get(key).map(|&i| i as usize)
+    }
+
+    fn insert(&mut self, prop: Prop) -> usize {
+        let i = self.props.len();
+        self.props.push(prop);
+        if self.props.len() == INDEX_FROM + 1 {
+            self.index = self
+                .props
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), i as u32))
+                .collect();
+        } else if self.props.len() > INDEX_FROM + 1 {
+            self.index.insert(self.props[i].name.clone(), i as u32);
+        }
+        i
+    }
+
+    /// Stops tracking keys by name: every property's values merge into `extra`.
+    fn collapse(&mut self) {
+        let mut extra = self.extra.take().map(|b| *b).unwrap_or_default();
+        let mut key_formats = format::ALL;
+        for prop in self.props.drain(..) {
+            key_formats &= prop.key_formats;
+            extra.merge_owned(prop.node);
+        }
+        self.index = HashMap::new();
+        self.extra = Some(Box::new(extra));
+        self.collapsed_key_formats &= key_formats;
+        self.collapsed = true;
+    }
+
+    fn merge_from(&mut self, other: &ObjectStats) {
+        self.count += other.count;
+        self.long_keys += other.long_keys;
+        self.collapsed_key_formats &= other.collapsed_key_formats;
+        if let Some(theirs) = &other.extra {
+            self.extra_mut().merge_from(theirs);
+        }
+        for theirs in &other.props {
+            if self.collapsed {
+                self.collapsed_key_formats &= theirs.key_formats;
+                self.extra_mut().merge_from(&theirs.node);
+                continue;
+            }
+            match self.lookup(&theirs.name) {
+                Some(i) => {
+                    let ours = &mut self.props[i];
+                    ours.present += theirs.present;
+                    ours.node.merge_from(&theirs.node);
+                }
+                None => {
+                    self.insert(theirs.clone());
+                }
+            }
+        }
+        if other.collapsed || self.props.len() > MAX_PROPERTIES {
+            self.collapse();
+        }
+        // Serials restart above every mark, so duplicate-key detection stays correct.
+        self.cursor = 0;
+    }
+}
+
+impl Prop {
+    fn new(name: &str) -> Self {
+        Self {
+            name: name.into(),
+            present: 0,
+            key_formats: format::detect(name, format::ALL),
+            node: Node::default(),
+            mark: Mark(0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(values: &[&str]) -> Node {
+        let mut node = Node::default();
+        for v in values {
+            node.add_string(v);
+        }
+        node
+    }
+
+    #[test]
+    fn string_merge_matches_adding_in_one_go() {
+        let mut a = strings(&["a", "b", "2024-01-01"]);
+        a.merge_from(&strings(&["b", "c"]));
+        assert_eq!(a, strings(&["a", "b", "2024-01-01", "b", "c"]));
+    }
+
+    #[test]
+    fn value_set_overflows_to_none() {
+        let many: Vec<String> = (0..=MAX_ENUM_TRACKED).map(|i| format!("v{i}")).collect();
+        let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(strings(&refs).strings.values, None);
+    }
+
+    #[test]
+    fn duplicate_keys_count_once() {
+        let mut stats = ObjectStats::default();
+        let serial = stats.begin();
+        assert_eq!(stats.slot("a", serial), Some(0));
+        assert_eq!(stats.slot("a", serial), Some(0));
+        assert_eq!(stats.props[0].present, 1);
+    }
+
+    #[test]
+    fn too_many_keys_collapse_into_extra() {
+        let mut stats = ObjectStats::default();
+        let serial = stats.begin();
+        for i in 0..=MAX_PROPERTIES {
+            if let Some(slot) = stats.slot(&i.to_string(), serial) {
+                stats.props[slot].node.ints += 1;
+            } else {
+                stats.extra_mut().ints += 1;
+            }
+        }
+        assert!(stats.collapsed);
+        assert!(stats.props.is_empty());
+        assert_eq!(
+            stats.extra.as_ref().map(|e| e.ints),
+            Some(MAX_PROPERTIES as u64 + 1)
+        );
+        assert_eq!(stats.collapsed_key_formats, format::INTEGER);
+    }
+}

@@ -1,0 +1,258 @@
+//! Writing counts out as JSON Schema 2020-12 or OpenAPI 3.0 schema objects.
+//!
+//! Every decision that needs evidence is taken here, from counts: a key is `required` when every
+//! object had it; a format survives when every string matched it; an enum needs a small set seen
+//! many times ([`crate::limits`]); an object becomes a map when its keys look like ids or when it
+//! has many keys whose values share one type. Objects are never closed
+//! (`additionalProperties: false` is never written), so a later sample with a new key validates.
+//! Properties are inserted in sorted order, so output is identical whether or not serde_json's
+//! `preserve_order` feature is on.
+
+use serde_json::{Map, Value, json};
+
+use crate::format;
+use crate::limits::{ENUM_MAX_VALUES, ENUM_MIN_SAMPLES, ENUM_MIN_SAMPLES_PER_VALUE, MAP_MIN_KEYS};
+use crate::node::{Node, ObjectStats};
+
+/// Pattern written for strings that all looked like integers (ids sent as strings).
+pub(crate) const INTEGER_PATTERN: &str = "^-?[0-9]+$";
+
+/// Which dialect to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// JSON Schema 2020-12: `type: [T, "null"]`, `{"type": "null"}`.
+    JsonSchema,
+    /// OpenAPI 3.0: `nullable: true`, never a type array, no `null` type.
+    OpenApi,
+}
+
+/// Settings for writing a schema out.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RenderOptions {
+    /// Write `x-ar-samples` (how many values were seen) on every schema. Default: on.
+    pub sample_counts: bool,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self {
+            sample_counts: true,
+        }
+    }
+}
+
+impl RenderOptions {
+    /// Turns `x-ar-samples` on or off.
+    #[must_use]
+    pub fn sample_counts(mut self, on: bool) -> Self {
+        self.sample_counts = on;
+        self
+    }
+}
+
+pub(crate) fn render(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
+    let mut members: Vec<Map<String, Value>> = Vec::new();
+    if node.objects > 0 {
+        members.push(object(node, flavor, opts));
+    }
+    if node.arrays > 0 {
+        members.push(array(node, flavor, opts));
+    }
+    if node.strings.count > 0 {
+        members.push(string(node));
+    }
+    if node.ints + node.floats > 0 {
+        let ty = if node.floats > 0 { "number" } else { "integer" };
+        members.push(typed(ty));
+    }
+    if node.bools > 0 {
+        members.push(typed("boolean"));
+    }
+    let nullable = node.nulls > 0;
+    let mut out = match (members.len(), flavor) {
+        (0, _) if !nullable => Map::new(),
+        (0, Flavor::JsonSchema) => typed("null"),
+        (0, Flavor::OpenApi) => {
+            let mut m = Map::new();
+            m.insert("nullable".into(), Value::Bool(true));
+            m
+        }
+        (1, _) => {
+            let mut m = members.pop().unwrap_or_default();
+            if nullable {
+                make_nullable(&mut m, flavor);
+            }
+            m
+        }
+        (_, _) => {
+            if nullable {
+                match flavor {
+                    Flavor::JsonSchema => members.push(typed("null")),
+                    Flavor::OpenApi => members.iter_mut().for_each(|m| make_nullable(m, flavor)),
+                }
+            }
+            let mut m = Map::new();
+            m.insert(
+                "anyOf".into(),
+                Value::Array(members.into_iter().map(Value::Object).collect()),
+            );
+            m
+        }
+    };
+    if opts.sample_counts && node.count() > 0 {
+        out.insert("x-ar-samples".into(), json!(node.count()));
+    }
+    out
+}
+
+fn typed(ty: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("type".into(), Value::String(ty.into()));
+    m
+}
+
+fn make_nullable(m: &mut Map<String, Value>, flavor: Flavor) {
+    match flavor {
+        Flavor::JsonSchema => {
+            if let Some(Value::String(ty)) = m.get("type") {
+                let ty = ty.clone();
+                m.insert("type".into(), json!([ty, "null"]));
+            }
+        }
+        Flavor::OpenApi => {
+            m.insert("nullable".into(), Value::Bool(true));
+        }
+    }
+    if let Some(Value::Array(values)) = m.get_mut("enum") {
+        values.push(Value::Null);
+    }
+}
+
+fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
+    let mut m = typed("object");
+    if node.capped > 0 {
+        m.insert("x-ar-truncated".into(), json!("depth"));
+    }
+    let Some(stats) = node.object.as_deref() else {
+        return m;
+    };
+    if let Some(values) = map_values(stats) {
+        m.insert(
+            "additionalProperties".into(),
+            Value::Object(render(&values, flavor, opts)),
+        );
+    } else {
+        let mut props: Vec<_> = stats.props.iter().collect();
+        props.sort_by(|a, b| a.name.cmp(&b.name));
+        if !props.is_empty() {
+            let properties: Map<String, Value> = props
+                .iter()
+                .map(|p| {
+                    (
+                        p.name.to_string(),
+                        Value::Object(render(&p.node, flavor, opts)),
+                    )
+                })
+                .collect();
+            m.insert("properties".into(), Value::Object(properties));
+        }
+        let all_inspected = node.objects == stats.count;
+        let required: Vec<Value> = props
+            .iter()
+            .filter(|p| all_inspected && p.present == stats.count)
+            .map(|p| Value::String(p.name.to_string()))
+            .collect();
+        if !required.is_empty() {
+            m.insert("required".into(), Value::Array(required));
+        }
+        if let Some(extra) = stats.extra.as_deref() {
+            m.insert(
+                "additionalProperties".into(),
+                Value::Object(render(extra, flavor, opts)),
+            );
+        }
+    }
+    if stats.long_keys > 0 {
+        m.insert("x-ar-long-keys".into(), json!(stats.long_keys));
+    }
+    m
+}
+
+/// The merged value schema if this object position is a map, else `None`.
+pub(crate) fn map_values(stats: &ObjectStats) -> Option<Node> {
+    let id_keyed =
+        !stats.props.is_empty() && stats.props.iter().all(|p| format::is_id_key(&p.name));
+    let one_shape = stats.props.len() >= MAP_MIN_KEYS && {
+        let kind = kind(&stats.props[0].node);
+        stats.props.iter().all(|p| self::kind(&p.node) == kind)
+    };
+    if !(stats.collapsed || id_keyed || one_shape) {
+        return None;
+    }
+    let mut values = stats.extra.as_deref().cloned().unwrap_or_default();
+    for p in &stats.props {
+        values.merge_from(&p.node);
+    }
+    Some(values)
+}
+
+/// Which non-null JSON types a position held.
+fn kind(node: &Node) -> u8 {
+    u8::from(node.objects > 0)
+        | u8::from(node.arrays > 0) << 1
+        | u8::from(node.strings.count > 0) << 2
+        | u8::from(node.ints + node.floats > 0) << 3
+        | u8::from(node.bools > 0) << 4
+}
+
+fn array(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
+    let mut m = typed("array");
+    if node.capped > 0 {
+        m.insert("x-ar-truncated".into(), json!("depth"));
+    }
+    if let Some(stats) = node.array.as_deref()
+        && stats.items.count() > 0
+    {
+        m.insert(
+            "items".into(),
+            Value::Object(render(&stats.items, flavor, opts)),
+        );
+    }
+    m
+}
+
+fn string(node: &Node) -> Map<String, Value> {
+    let s = &node.strings;
+    let mut m = typed("string");
+    match format::name(s.formats) {
+        Some("integer") => {
+            m.insert("pattern".into(), json!(INTEGER_PATTERN));
+        }
+        Some(name) => {
+            m.insert("format".into(), json!(name));
+        }
+        None => {
+            if let Some(values) = enum_values(node) {
+                m.insert("enum".into(), Value::Array(values));
+            }
+        }
+    }
+    m
+}
+
+/// The enum for a string position, only with enough evidence.
+fn enum_values(node: &Node) -> Option<Vec<Value>> {
+    let s = &node.strings;
+    let values = s.values.as_ref()?;
+    let k = values.len() as u64;
+    let enough = (1..=ENUM_MAX_VALUES as u64).contains(&k)
+        && s.count >= ENUM_MIN_SAMPLES
+        && s.count >= k * ENUM_MIN_SAMPLES_PER_VALUE;
+    enough.then(|| {
+        values
+            .iter()
+            .map(|(v, _)| Value::String(v.to_string()))
+            .collect()
+    })
+}
