@@ -1,3 +1,47 @@
-//! The ar HTTPS-intercepting capture proxy: CA, CONNECT + TLS, HTTP/1.1 + HTTP/2, WebSocket, streams; emits ar-store Flows.
+//! `ar-capture` is the HTTPS-intercepting proxy of `ar`: it sits between a
+//! client (a browser, curl, an app) and the sites it talks to, relays every
+//! exchange faithfully, and emits each one as an [`ar_store::Flow`].
+//!
+//! - [`CertificateAuthority`] loads or creates the CA and mints per-host leaves.
+//! - [`Proxy`] (configured with [`ProxyBuilder`]) serves HTTP proxy requests
+//!   and CONNECT tunnels, intercepting TLS (HTTP/1.1 and HTTP/2), WebSocket,
+//!   server-sent events and large downloads without buffering them.
+//! - Flows go to bounded channels; the proxy never waits for them (see
+//!   [`sink`] for the drop policy and [`ProxyStats`] for the counters).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), ar_capture::CaptureError> {
+//! use std::sync::Arc;
+//! use ar_capture::{CertificateAuthority, Proxy};
+//!
+//! let ca = Arc::new(CertificateAuthority::ephemeral()?);
+//! let (flows_tx, _flows) = tokio::sync::mpsc::channel(1024);
+//! let proxy = Proxy::builder(ca).archive_sink(flows_tx).bind().await?;
+//! assert!(proxy.local_addr().ip().is_loopback());
+//! let handle = proxy.spawn();
+//! // curl --proxy http://{addr} --cacert ca.pem https://...
+//! handle.shutdown().await;
+//! # Ok(()) }
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod ca;
+mod connect;
+mod decode;
+mod error;
+mod forward;
+mod proxy;
+mod record;
+mod relay;
+mod server;
+pub mod sink;
+mod tap;
+mod upstream;
+mod websocket;
+
+pub use ca::{CA_CERT_FILE, CA_KEY_FILE, CertificateAuthority};
+pub use error::CaptureError;
+pub use proxy::{DEFAULT_BODY_CAP, Proxy, ProxyBuilder, ProxyHandle};
+pub use sink::ProxyStats;

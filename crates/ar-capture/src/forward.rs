@@ -1,0 +1,244 @@
+//! Forwarding one HTTP request to its origin and streaming the response
+//! back, with both bodies tapped, and assembling the flow when it ends.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use ar_store::{Body, Client, ErrorKind, Flow, FlowId, Timestamp};
+use http::{HeaderValue, Request, Response, StatusCode, Uri, header};
+use http_body_util::BodyExt as _;
+use hyper::body::Incoming;
+
+use crate::proxy::{ProxyBody, Shared};
+use crate::record::{self, BodyMeta};
+use crate::server::{Target, text_response};
+use crate::tap::{TapBody, TapEnd, Tapped};
+use crate::upstream::{UpstreamInfo, classify_client_error};
+use crate::websocket;
+
+/// The part of a flow known when the request head arrives.
+pub(crate) struct Started {
+    pub(crate) id: FlowId,
+    pub(crate) at: Timestamp,
+    pub(crate) clock: Instant,
+    pub(crate) client: Client,
+    pub(crate) request: ar_store::Request,
+    pub(crate) meta: BodyMeta,
+}
+
+impl Started {
+    pub(crate) fn new<B>(shared: &Shared, req: &Request<B>, url: String) -> Self {
+        let mut request = ar_store::Request::new(req.method().as_str(), url, record::version(req.version()));
+        request.headers = record::headers(req.headers());
+        Self {
+            id: shared.next_id(),
+            at: record::now(),
+            clock: Instant::now(),
+            client: shared.client(),
+            request,
+            meta: BodyMeta::of(req.headers()),
+        }
+    }
+
+    /// Records a failed exchange and builds the 502 the client gets.
+    pub(crate) fn fail(self, shared: &Shared, request_body: Body, kind: ErrorKind, message: String) -> Response<ProxyBody> {
+        let mut flow = Flow::new(self.id, self.at, self.client, self.request).with_error(kind, message.clone());
+        flow.request.body = request_body;
+        flow.ended = Some(record::now());
+        shared.sinks.emit(flow);
+        bad_gateway(kind, &message)
+    }
+}
+
+/// The 502 a client gets when the proxy could not complete its request.
+pub(crate) fn bad_gateway(kind: ErrorKind, message: &str) -> Response<ProxyBody> {
+    let mut response = text_response(StatusCode::BAD_GATEWAY, &format!("ar proxy: {message}\n"));
+    let kind = serde_kind(kind);
+    response.headers_mut().insert("x-ar-proxy-error", HeaderValue::from_static(kind));
+    response
+}
+
+fn serde_kind(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Dns => "dns",
+        ErrorKind::Connect => "connect",
+        ErrorKind::Tls => "tls",
+        ErrorKind::Timeout => "timeout",
+        ErrorKind::Reset => "reset",
+        ErrorKind::ClientAborted => "client_aborted",
+        ErrorKind::Protocol => "protocol",
+        ErrorKind::Refused => "refused",
+        _ => "other",
+    }
+}
+
+/// The absolute URL of a request, given where its connection goes.
+fn upstream_uri(req: &Request<Incoming>, target: &Target) -> Result<Uri, String> {
+    match target.origin() {
+        None => Ok(req.uri().clone()),
+        Some(origin) => {
+            let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
+            format!("{origin}{path}").parse::<Uri>().map_err(|e| format!("bad request target {path:?}: {e}"))
+        }
+    }
+}
+
+pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> Response<ProxyBody> {
+    let uri = match upstream_uri(&req, &target) {
+        Ok(uri) => uri,
+        Err(message) => return text_response(StatusCode::BAD_REQUEST, &format!("ar proxy: {message}\n")),
+    };
+    let started = Started::new(&shared, &req, uri.to_string());
+    if req.version() <= http::Version::HTTP_11 && record::is_upgrade(req.headers()) {
+        return websocket::handle(shared, req, uri, started).await;
+    }
+    let (mut parts, body) = req.into_parts();
+    let request_slot: Arc<Mutex<Option<Tapped>>> = Arc::new(Mutex::new(None));
+    let writer = Arc::clone(&request_slot);
+    let cap = shared.opts.limits.cap;
+    let tap = TapBody::new(body, cap, move |tapped| *lock(&writer) = Some(tapped));
+    record::strip_hop_by_hop(&mut parts.headers, false);
+    parts.headers.remove(header::EXPECT); // answered to the client by hyper already
+    parts.uri = uri;
+    parts.version = http::Version::HTTP_11;
+    let upstream_req = Request::from_parts(parts, tap.map_err(Into::into).boxed_unsync());
+    let sent = Instant::now();
+    let target_name = started.request.url.clone();
+    let result = tokio::time::timeout(shared.opts.response_timeout, shared.http.request(upstream_req)).await;
+    let response = match result {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => {
+            let error = classify_client_error(&error, &authority_of(&target_name));
+            let body = request_body(&started.meta, &request_slot, &shared);
+            return started.fail(&shared, body, error.kind, error.message);
+        }
+        Err(_) => {
+            let body = request_body(&started.meta, &request_slot, &shared);
+            let message = format!("no response from {} within {:?}", authority_of(&target_name), shared.opts.response_timeout);
+            return started.fail(&shared, body, ErrorKind::Timeout, message);
+        }
+    };
+    let (mut parts, body) = response.into_parts();
+    let mut recorded = ar_store::Response::new(parts.status.as_u16(), record::version(parts.version));
+    recorded.reason = parts
+        .extensions
+        .get::<hyper::ext::ReasonPhrase>()
+        .map(|r| String::from_utf8_lossy(r.as_bytes()).into_owned())
+        .unwrap_or_default();
+    recorded.headers = record::headers(&parts.headers);
+    let pending = Pending {
+        meta: BodyMeta::of(&parts.headers),
+        info: parts.extensions.remove::<UpstreamInfo>(),
+        shared: Arc::clone(&shared),
+        started,
+        request_slot,
+        response: recorded,
+        sent,
+        head: Instant::now(),
+    };
+    record::strip_hop_by_hop(&mut parts.headers, false);
+    parts.version = http::Version::HTTP_11;
+    let tap = TapBody::new(body, cap, move |tapped| pending.complete(tapped));
+    Response::from_parts(parts, tap.map_err(Into::into).boxed_unsync())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn authority_of(url: &str) -> String {
+    url.parse::<Uri>().ok().and_then(|u| u.authority().map(ToString::to_string)).unwrap_or_else(|| url.to_string())
+}
+
+/// The request body as far as it was relayed.
+fn request_body(meta: &BodyMeta, slot: &Mutex<Option<Tapped>>, shared: &Shared) -> Body {
+    match lock(slot).take() {
+        Some(tapped) => record::body(meta, &tapped, shared.opts.limits),
+        // Still being relayed when the exchange ended: nothing complete to show.
+        None => Body { truncated: true, ..record::body(meta, &Tapped::none(), shared.opts.limits) },
+    }
+}
+
+/// A response being streamed; becomes a flow when its body ends.
+struct Pending {
+    shared: Arc<Shared>,
+    started: Started,
+    request_slot: Arc<Mutex<Option<Tapped>>>,
+    response: ar_store::Response,
+    meta: BodyMeta,
+    info: Option<UpstreamInfo>,
+    sent: Instant,
+    head: Instant,
+}
+
+impl Pending {
+    fn complete(self, tapped: Tapped) {
+        // Decoding megabytes of gzip is CPU work: keep it off the I/O threads.
+        if self.meta.is_heavy(&tapped)
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn_blocking(move || self.finish(tapped));
+        } else {
+            self.finish(tapped);
+        }
+    }
+
+    fn finish(self, tapped: Tapped) {
+        let Self { shared, started, request_slot, mut response, meta, info, sent, head } = self;
+        let ended = Instant::now();
+        let limits = shared.opts.limits;
+        response.body = record::body(&meta, &tapped, limits);
+        let request_body = request_body(&started.meta, &request_slot, &shared);
+        let mut flow = Flow::new(started.id, started.at, started.client, started.request).with_response(response);
+        flow.request.body = request_body;
+        flow.ended = Some(record::now());
+        flow.timings.wait = Some(ms(head - sent));
+        flow.timings.receive = Some(ms(ended - head));
+        flow.timings.send = Some(ms(sent - started.clock));
+        if let Some(info) = info {
+            flow.server_addr = Some(info.addr.to_string());
+            if let Some((connect, ssl)) = info.setup_timings() {
+                flow.timings.connect = Some(connect + ssl.unwrap_or(0.0)); // HAR: connect includes ssl
+                flow.timings.ssl = ssl;
+            }
+        }
+        match tapped.end {
+            TapEnd::Complete => {}
+            TapEnd::Failed(reason) => {
+                flow = flow.with_error(
+                    ErrorKind::Reset,
+                    format!("the origin's response broke off after {} body bytes: {reason}", tapped.wire_size),
+                );
+            }
+            TapEnd::Dropped => {
+                flow = flow.with_error(
+                    ErrorKind::ClientAborted,
+                    format!("the client went away after {} response body bytes", tapped.wire_size),
+                );
+            }
+        }
+        shared.sinks.emit(flow);
+    }
+}
+
+fn ms(duration: std::time::Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn authority_is_taken_from_urls() {
+        assert_eq!(authority_of("https://shop.test:8443/a?b"), "shop.test:8443");
+        assert_eq!(authority_of("not a url"), "not a url");
+    }
+
+    #[test]
+    fn bad_gateway_says_why_and_tags_the_kind() {
+        let response = bad_gateway(ErrorKind::Tls, "TLS handshake with bad.test:443 failed: invalid peer certificate");
+        assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
+        assert_eq!(response.headers()["x-ar-proxy-error"], "tls");
+    }
+}

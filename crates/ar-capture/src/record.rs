@@ -1,0 +1,199 @@
+//! Turning what the proxy saw into `ar-store` values: headers, bodies
+//! (decoded, capped), timestamps; and the hop-by-hop header rules of
+//! RFC 9110 §7.6.1 for what is forwarded.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ar_store::{Body, Headers, HttpVersion, Timestamp};
+use http::header::{self, HeaderMap, HeaderName};
+
+use crate::decode;
+use crate::tap::{TapEnd, Tapped};
+
+/// The current time as a flow timestamp.
+pub(crate) fn now() -> Timestamp {
+    let micros = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros()).unwrap_or(0);
+    Timestamp::from_unix_micros(i64::try_from(micros).unwrap_or(i64::MAX))
+}
+
+/// Header lines in map order (values of a repeated name stay together, in order).
+pub(crate) fn headers(map: &HeaderMap) -> Headers {
+    let mut out = Headers(Vec::with_capacity(map.len()));
+    for (name, value) in map {
+        out.push(name.as_str(), String::from_utf8_lossy(value.as_bytes()));
+    }
+    out
+}
+
+pub(crate) fn version(v: http::Version) -> HttpVersion {
+    match v {
+        http::Version::HTTP_10 => HttpVersion::Http10,
+        http::Version::HTTP_2 => HttpVersion::Http2,
+        http::Version::HTTP_3 => HttpVersion::Http3,
+        _ => HttpVersion::Http11,
+    }
+}
+
+/// Headers that describe one connection, never forwarded (RFC 9110 §7.6.1),
+/// plus `proxy-*` headers meant for us.
+const HOP_BY_HOP: [HeaderName; 7] = [
+    header::CONNECTION,
+    HeaderName::from_static("keep-alive"),
+    HeaderName::from_static("proxy-connection"),
+    header::PROXY_AUTHORIZATION,
+    header::TE,
+    header::TRAILER,
+    header::TRANSFER_ENCODING,
+];
+
+/// Removes hop-by-hop headers, including those `Connection` names.
+/// With `keep_upgrade`, `Connection: upgrade` and `Upgrade` survive (for a
+/// WebSocket handshake, which is relayed end to end).
+pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
+    let named: Vec<HeaderName> = map
+        .get_all(header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|t| HeaderName::from_bytes(t.trim().as_bytes()).ok())
+        .filter(|n| !(keep_upgrade && *n == header::UPGRADE))
+        .collect();
+    for name in named {
+        map.remove(name);
+    }
+    for name in &HOP_BY_HOP {
+        map.remove(name);
+    }
+    if keep_upgrade {
+        map.insert(header::CONNECTION, http::HeaderValue::from_static("upgrade"));
+    } else {
+        map.remove(header::UPGRADE);
+    }
+}
+
+/// Whether a request asks to switch protocols (WebSocket over HTTP/1.1).
+pub(crate) fn is_upgrade(map: &HeaderMap) -> bool {
+    map.contains_key(header::UPGRADE)
+        && map
+            .get_all(header::CONNECTION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("upgrade")))
+}
+
+/// Capture limits for bodies.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BodyLimits {
+    pub(crate) cap: usize,
+    pub(crate) max_ratio: usize,
+}
+
+/// What a body's headers say about it: kept before the headers are forwarded.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BodyMeta {
+    content_type: Option<String>,
+    encoding: Option<String>,
+}
+
+impl BodyMeta {
+    pub(crate) fn of(map: &HeaderMap) -> Self {
+        let content_type = map.get(header::CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let encoding = map
+            .get(header::CONTENT_ENCODING)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+            .filter(|e| !e.is_empty() && !e.eq_ignore_ascii_case("identity"));
+        Self { content_type, encoding }
+    }
+
+    /// Whether decoding the captured copy is worth moving off the I/O threads.
+    pub(crate) fn is_heavy(&self, tapped: &Tapped) -> bool {
+        self.encoding.is_some() && tapped.raw.len() > 64 * 1024
+    }
+}
+
+/// Builds the captured body from a tap and the message's headers.
+pub(crate) fn body(meta: &BodyMeta, tapped: &Tapped, limits: BodyLimits) -> Body {
+    let BodyMeta { content_type, encoding } = meta.clone();
+    let complete = tapped.end == TapEnd::Complete && !tapped.capped();
+    let Some(encoding) = encoding else {
+        return Body {
+            content_type,
+            encoding: None,
+            bytes: tapped.raw.clone(),
+            size: tapped.wire_size,
+            wire_size: Some(tapped.wire_size),
+            truncated: !complete,
+            decode_error: None,
+        };
+    };
+    if tapped.raw.is_empty() {
+        return Body {
+            content_type,
+            encoding: Some(encoding),
+            bytes: Vec::new(),
+            size: 0,
+            wire_size: Some(tapped.wire_size),
+            truncated: tapped.wire_size > 0 || tapped.end != TapEnd::Complete,
+            decode_error: None,
+        };
+    }
+    let decoded = decode::decode(&encoding, &tapped.raw, complete, limits.cap, limits.max_ratio);
+    let size = if decoded.failed { tapped.wire_size } else { decoded.bytes.len() as u64 };
+    Body {
+        content_type,
+        encoding: Some(encoding),
+        size,
+        wire_size: Some(tapped.wire_size),
+        truncated: decoded.truncated || !complete,
+        decode_error: decoded.note,
+        bytes: decoded.bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    #[test]
+    fn hop_by_hop_headers_and_those_named_by_connection_go() {
+        let mut map = HeaderMap::new();
+        map.insert(header::CONNECTION, HeaderValue::from_static("keep-alive, x-secret-hop"));
+        map.insert("x-secret-hop", HeaderValue::from_static("1"));
+        map.insert("keep-alive", HeaderValue::from_static("timeout=5"));
+        map.insert(header::TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+        map.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        strip_hop_by_hop(&mut map, false);
+        assert_eq!(map.len(), 1);
+        assert!(map.contains_key(header::CONTENT_TYPE));
+    }
+
+    #[test]
+    fn upgrade_survives_for_websocket() {
+        let mut map = HeaderMap::new();
+        map.insert(header::CONNECTION, HeaderValue::from_static("keep-alive, Upgrade"));
+        map.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+        assert!(is_upgrade(&map));
+        strip_hop_by_hop(&mut map, true);
+        assert_eq!(map.get(header::UPGRADE).unwrap(), "websocket");
+        assert_eq!(map.get(header::CONNECTION).unwrap(), "upgrade");
+    }
+
+    #[test]
+    fn identity_body_is_kept_with_sizes() {
+        let mut map = HeaderMap::new();
+        map.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let tapped = Tapped { raw: b"{}".to_vec(), wire_size: 2, end: TapEnd::Complete };
+        let body = body(&BodyMeta::of(&map), &tapped, BodyLimits { cap: 10, max_ratio: 100 });
+        assert_eq!(body.bytes, b"{}");
+        assert!(!body.truncated);
+        assert_eq!(body.media_type().as_deref(), Some("application/json"));
+    }
+
+    #[test]
+    fn aborted_body_is_truncated() {
+        let map = HeaderMap::new();
+        let tapped = Tapped { raw: b"par".to_vec(), wire_size: 3, end: TapEnd::Dropped };
+        assert!(body(&BodyMeta::of(&map), &tapped, BodyLimits { cap: 10, max_ratio: 100 }).truncated);
+    }
+}

@@ -1,0 +1,119 @@
+//! Where finished flows go, and what happens when nobody keeps up.
+//!
+//! Policy: traffic never waits for a consumer. The proxy hands each flow to
+//! up to two bounded channels with `try_send`:
+//!
+//! - the **archive** sink (the lossless record) gets every flow while it has
+//!   room; when it is full the flow is dropped and `dropped_archive` counts it
+//!   (size the channel for bursts: the default in `ar proxy` holds thousands);
+//! - the **live** sink (spec building, UI) is best effort: when it is full the
+//!   proxy degrades to archive-only for that flow and `dropped_live` counts it.
+//!
+//! Both counters are visible in [`ProxyStats`], so a caller can report what
+//! was lost instead of losing it silently.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use ar_store::Flow;
+use tokio::sync::mpsc::{Sender, error::TrySendError};
+
+/// Counters of a running proxy, read with [`crate::ProxyHandle::stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ProxyStats {
+    /// Client connections accepted.
+    pub connections: u64,
+    /// Flows completed (including error flows), whether or not a sink took them.
+    pub flows: u64,
+    /// Flows the archive sink had no room for.
+    pub dropped_archive: u64,
+    /// Flows the live sink had no room for (archive-only for those).
+    pub dropped_live: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) connections: AtomicU64,
+    flows: AtomicU64,
+    dropped_archive: AtomicU64,
+    dropped_live: AtomicU64,
+}
+
+impl Counters {
+    pub(crate) fn snapshot(&self) -> ProxyStats {
+        ProxyStats {
+            connections: self.connections.load(Ordering::Relaxed),
+            flows: self.flows.load(Ordering::Relaxed),
+            dropped_archive: self.dropped_archive.load(Ordering::Relaxed),
+            dropped_live: self.dropped_live.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The two optional sinks and their counters.
+pub(crate) struct Sinks {
+    pub(crate) archive: Option<Sender<Flow>>,
+    pub(crate) live: Option<Sender<Flow>>,
+    pub(crate) counters: Counters,
+}
+
+impl Sinks {
+    /// Hands a finished flow on without ever waiting.
+    pub(crate) fn emit(&self, flow: Flow) {
+        self.counters.flows.fetch_add(1, Ordering::Relaxed);
+        if let Some(live) = &self.live {
+            match live.try_send(flow.clone()) {
+                Ok(()) | Err(TrySendError::Closed(_)) => {}
+                Err(TrySendError::Full(_)) => {
+                    self.counters.dropped_live.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        }
+        if let Some(archive) = &self.archive {
+            match archive.try_send(flow) {
+                Ok(()) | Err(TrySendError::Closed(_)) => {}
+                Err(TrySendError::Full(flow)) => {
+                    let dropped = self.counters.dropped_archive.fetch_add(1, Ordering::Relaxed) + 1;
+                    if dropped.is_power_of_two() {
+                        tracing::warn!(flow = flow.id.0, dropped, "archive sink is full; flow dropped");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ar_store::{Client, FlowId, HttpVersion, Request, Timestamp};
+
+    fn flow(id: u64) -> Flow {
+        Flow::new(FlowId(id), Timestamp::from_unix_micros(0), Client::Human, Request::new("GET", "http://a.test/", HttpVersion::Http11))
+    }
+
+    #[tokio::test]
+    async fn a_full_live_sink_degrades_to_archive_only() {
+        let (archive, mut archive_rx) = tokio::sync::mpsc::channel(10);
+        let (live, mut live_rx) = tokio::sync::mpsc::channel(1);
+        let sinks = Sinks { archive: Some(archive), live: Some(live), counters: Counters::default() };
+        for id in 1..=3 {
+            sinks.emit(flow(id));
+        }
+        let stats = sinks.counters.snapshot();
+        assert_eq!((stats.flows, stats.dropped_live, stats.dropped_archive), (3, 2, 0));
+        assert_eq!(live_rx.recv().await.unwrap().id, FlowId(1));
+        for id in 1..=3 {
+            assert_eq!(archive_rx.recv().await.unwrap().id, FlowId(id));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_full_archive_counts_drops() {
+        let (archive, _rx) = tokio::sync::mpsc::channel(1);
+        let sinks = Sinks { archive: Some(archive), live: None, counters: Counters::default() };
+        sinks.emit(flow(1));
+        sinks.emit(flow(2));
+        assert_eq!(sinks.counters.snapshot().dropped_archive, 1);
+    }
+}

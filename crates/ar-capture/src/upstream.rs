@@ -1,0 +1,369 @@
+//! Dialing origins: name overrides, TCP with a deadline, TLS verified
+//! against the web PKI plus extra roots, and errors sorted into the
+//! [`ErrorKind`]s a flow records.
+//!
+//! The [`Connector`] plugs into hyper-util's pooled client, so keep-alive
+//! connections to an origin are reused across client connections. A CONNECT
+//! tunnel dials its origin *before* answering `200` (a dead host is then a
+//! clear 502) and parks that socket here; the first request for that origin
+//! takes it instead of dialing again.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use ar_store::ErrorKind;
+use http::Uri;
+use hyper_util::client::legacy::connect::{Connected, Connection};
+use hyper_util::rt::TokioIo;
+use rustls::ClientConfig;
+use rustls_pki_types::ServerName;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+/// A failed attempt to reach an origin, already classified for the flow.
+#[derive(Debug, Clone)]
+pub(crate) struct UpstreamError {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
+}
+
+impl UpstreamError {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for UpstreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for UpstreamError {}
+
+/// Facts about the upstream connection, attached to each response.
+#[derive(Debug, Clone)]
+pub(crate) struct UpstreamInfo {
+    pub(crate) addr: SocketAddr,
+    connect_ms: f64,
+    tls_ms: Option<f64>,
+    /// Set once the setup timings were given to a flow: only the first
+    /// exchange on a connection paid for connecting.
+    reported: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl UpstreamInfo {
+    fn new(addr: SocketAddr, connect_ms: f64, tls_ms: Option<f64>) -> Self {
+        Self { addr, connect_ms, tls_ms, reported: Arc::default() }
+    }
+
+    /// `(connect, ssl)` in milliseconds for the first flow on this connection, else `None`.
+    pub(crate) fn setup_timings(&self) -> Option<(f64, Option<f64>)> {
+        let first = !self.reported.swap(true, std::sync::atomic::Ordering::Relaxed);
+        first.then_some((self.connect_ms, self.tls_ms))
+    }
+}
+
+/// A socket dialed for a CONNECT, waiting for its first request.
+struct Parked {
+    at: Instant,
+    stream: TcpStream,
+    addr: SocketAddr,
+    connect_ms: f64,
+}
+
+/// Parked sockets older than this are not reused (the origin may have timed them out).
+const PARKED_MAX_AGE: Duration = Duration::from_secs(20);
+
+pub(crate) struct Dialer {
+    pub(crate) resolve: HashMap<(String, u16), SocketAddr>,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) own_addr: SocketAddr,
+    tls_any: TlsConnector,
+    tls_h1: TlsConnector,
+    parked: Mutex<HashMap<(String, u16), Vec<Parked>>>,
+}
+
+impl Dialer {
+    pub(crate) fn new(
+        resolve: HashMap<(String, u16), SocketAddr>,
+        connect_timeout: Duration,
+        own_addr: SocketAddr,
+        roots: rustls::RootCertStore,
+    ) -> Self {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = |alpn: &[&[u8]]| {
+            let mut config = ClientConfig::builder_with_provider(Arc::clone(&provider))
+                .with_safe_default_protocol_versions()
+                .map(|b| b.with_root_certificates(roots.clone()).with_no_client_auth())
+                .unwrap_or_else(|_| {
+                    // ring supports the default versions; this branch is unreachable in practice.
+                    ClientConfig::builder().with_root_certificates(roots.clone()).with_no_client_auth()
+                });
+            config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+            TlsConnector::from(Arc::new(config))
+        };
+        Self {
+            resolve,
+            connect_timeout,
+            own_addr,
+            tls_any: config(&[b"h2", b"http/1.1"]),
+            tls_h1: config(&[b"http/1.1"]),
+            parked: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether `addr` is this proxy's own listener (a request there would loop).
+    pub(crate) fn is_own_addr(&self, addr: SocketAddr) -> bool {
+        addr.port() == self.own_addr.port()
+            && (addr.ip() == self.own_addr.ip()
+                || (addr.ip().is_loopback() && self.own_addr.ip().is_loopback())
+                || addr.ip().is_unspecified())
+    }
+
+    /// Resolves `host:port` (overrides first) and connects, with the deadline.
+    pub(crate) async fn tcp(&self, host: &str, port: u16) -> Result<(TcpStream, SocketAddr, f64), UpstreamError> {
+        let started = Instant::now();
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let addrs: Vec<SocketAddr> = if let Some(addr) = self.resolve.get(&(bare.to_ascii_lowercase(), port)) {
+            vec![*addr]
+        } else if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
+            vec![SocketAddr::new(ip, port)]
+        } else {
+            let lookup = tokio::time::timeout(self.connect_timeout, tokio::net::lookup_host((bare, port)));
+            match lookup.await {
+                Err(_) => return Err(UpstreamError::new(ErrorKind::Timeout, format!("DNS lookup of {bare} timed out"))),
+                Ok(Err(e)) => return Err(UpstreamError::new(ErrorKind::Dns, format!("DNS lookup of {bare} failed: {e}"))),
+                Ok(Ok(addrs)) => addrs.collect(),
+            }
+        };
+        if addrs.is_empty() {
+            return Err(UpstreamError::new(ErrorKind::Dns, format!("DNS lookup of {bare} returned no address")));
+        }
+        if let Some(addr) = addrs.iter().find(|a| self.is_own_addr(**a)) {
+            return Err(UpstreamError::new(
+                ErrorKind::Refused,
+                format!("{host}:{port} is this proxy ({addr}); refusing a request that would loop"),
+            ));
+        }
+        let mut last = None;
+        for addr in addrs {
+            match tokio::time::timeout(self.connect_timeout, TcpStream::connect(addr)).await {
+                Ok(Ok(stream)) => {
+                    let _ = stream.set_nodelay(true);
+                    return Ok((stream, addr, started.elapsed().as_secs_f64() * 1000.0));
+                }
+                Ok(Err(e)) => last = Some(UpstreamError::new(ErrorKind::Connect, format!("connecting to {host}:{port} ({addr}) failed: {e}"))),
+                Err(_) => last = Some(UpstreamError::new(ErrorKind::Timeout, format!("connecting to {host}:{port} ({addr}) timed out after {:?}", self.connect_timeout))),
+            }
+        }
+        Err(last.unwrap_or_else(|| UpstreamError::new(ErrorKind::Connect, format!("no address for {host}:{port}"))))
+    }
+
+    /// Keeps a socket dialed for a CONNECT so the first request to that origin uses it.
+    pub(crate) fn park(&self, host: &str, port: u16, stream: TcpStream, addr: SocketAddr, connect_ms: f64) {
+        let mut parked = self.parked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let slot = parked.entry((host.to_ascii_lowercase(), port)).or_default();
+        slot.retain(|p| p.at.elapsed() < PARKED_MAX_AGE);
+        if slot.len() < 64 {
+            slot.push(Parked { at: Instant::now(), stream, addr, connect_ms });
+        }
+    }
+
+    fn unpark(&self, host: &str, port: u16) -> Option<(TcpStream, SocketAddr, f64)> {
+        let mut parked = self.parked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = (host.to_ascii_lowercase(), port);
+        let slot = parked.get_mut(&key)?;
+        let found = loop {
+            let p = slot.pop()?;
+            if p.at.elapsed() < PARKED_MAX_AGE {
+                break Some((p.stream, p.addr, p.connect_ms));
+            }
+        };
+        if slot.is_empty() {
+            parked.remove(&key);
+        }
+        found
+    }
+
+    /// Opens a connection for `uri` (`http` or `https`), TLS included.
+    pub(crate) async fn open(&self, uri: &Uri, h1_only: bool) -> Result<UpstreamConn, UpstreamError> {
+        let https = uri.scheme_str() == Some("https");
+        let host = uri.host().ok_or_else(|| UpstreamError::new(ErrorKind::Protocol, format!("no host in {uri}")))?;
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let (tcp, addr, connect_ms) = match self.unpark(host, port) {
+            Some(parked) => parked,
+            None => self.tcp(host, port).await?,
+        };
+        if !https {
+            let info = UpstreamInfo::new(addr, connect_ms, None);
+            return Ok(UpstreamConn { io: TokioIo::new(MaybeTls::Plain(tcp)), h2: false, info });
+        }
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let name = ServerName::try_from(bare.to_string())
+            .map_err(|_| UpstreamError::new(ErrorKind::Tls, format!("{bare} is not a valid TLS server name")))?;
+        let tls_started = Instant::now();
+        let connector = if h1_only { &self.tls_h1 } else { &self.tls_any };
+        let handshake = tokio::time::timeout(self.connect_timeout, connector.connect(name, tcp));
+        let tls = match handshake.await {
+            Err(_) => return Err(UpstreamError::new(ErrorKind::Timeout, format!("TLS handshake with {host}:{port} timed out"))),
+            Ok(Err(e)) => return Err(classify_tls(host, port, &e)),
+            Ok(Ok(tls)) => tls,
+        };
+        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+        let info = UpstreamInfo::new(addr, connect_ms, Some(tls_started.elapsed().as_secs_f64() * 1000.0));
+        Ok(UpstreamConn { io: TokioIo::new(MaybeTls::Tls(Box::new(tls))), h2, info })
+    }
+}
+
+fn classify_tls(host: &str, port: u16, error: &io::Error) -> UpstreamError {
+    let kind = match error.kind() {
+        io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe => ErrorKind::Reset,
+        _ => ErrorKind::Tls,
+    };
+    UpstreamError::new(kind, format!("TLS handshake with {host}:{port} failed: {error}"))
+}
+
+/// The hyper-util connector: clones share one [`Dialer`].
+#[derive(Clone)]
+pub(crate) struct Connector {
+    pub(crate) dialer: Arc<Dialer>,
+}
+
+impl tower_service::Service<Uri> for Connector {
+    type Response = UpstreamConn;
+    type Error = UpstreamError;
+    type Future = Pin<Box<dyn Future<Output = Result<UpstreamConn, UpstreamError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let dialer = Arc::clone(&self.dialer);
+        Box::pin(async move { dialer.open(&uri, false).await })
+    }
+}
+
+/// A plain or TLS socket to an origin.
+pub(crate) enum MaybeTls {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for MaybeTls {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for MaybeTls {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_flush(cx),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Self::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Self::Plain(s) => s.is_write_vectored(),
+            Self::Tls(s) => s.is_write_vectored(),
+        }
+    }
+}
+
+/// An open upstream connection, ready for hyper.
+pub(crate) struct UpstreamConn {
+    pub(crate) io: TokioIo<MaybeTls>,
+    pub(crate) h2: bool,
+    pub(crate) info: UpstreamInfo,
+}
+
+impl Connection for UpstreamConn {
+    fn connected(&self) -> Connected {
+        let connected = Connected::new().extra(self.info.clone());
+        if self.h2 { connected.negotiated_h2() } else { connected }
+    }
+}
+
+impl hyper::rt::Read for UpstreamConn {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: hyper::rt::ReadBufCursor<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+    }
+}
+
+impl hyper::rt::Write for UpstreamConn {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_flush(cx)
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
+    }
+    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+    fn is_write_vectored(&self) -> bool {
+        hyper::rt::Write::is_write_vectored(&self.io)
+    }
+}
+
+/// Sorts an error from hyper-util's client into a flow error with a readable reason.
+pub(crate) fn classify_client_error(error: &hyper_util::client::legacy::Error, target: &str) -> UpstreamError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if let Some(up) = e.downcast_ref::<UpstreamError>() {
+            return up.clone();
+        }
+        if let Some(h) = e.downcast_ref::<hyper::Error>() {
+            return classify_hyper(h, target);
+        }
+        source = e.source();
+    }
+    UpstreamError::new(ErrorKind::Other, format!("request to {target} failed: {error}"))
+}
+
+pub(crate) fn classify_hyper(error: &hyper::Error, target: &str) -> UpstreamError {
+    let io_kind = std::error::Error::source(error)
+        .and_then(|s| s.downcast_ref::<io::Error>())
+        .map(io::Error::kind);
+    if error.is_incomplete_message() || matches!(io_kind, Some(io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe | io::ErrorKind::UnexpectedEof)) {
+        UpstreamError::new(ErrorKind::Reset, format!("{target} closed or reset the connection before responding ({error})"))
+    } else if error.is_timeout() {
+        UpstreamError::new(ErrorKind::Timeout, format!("{target} timed out: {error}"))
+    } else if error.is_parse() {
+        UpstreamError::new(ErrorKind::Protocol, format!("{target} sent malformed HTTP: {error}"))
+    } else {
+        UpstreamError::new(ErrorKind::Other, format!("request to {target} failed: {error}"))
+    }
+}

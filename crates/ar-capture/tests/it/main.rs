@@ -1,0 +1,1 @@
+//! Integration tests: real clients and origins on loopback through the proxy.
