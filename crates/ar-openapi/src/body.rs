@@ -1,0 +1,285 @@
+//! Request and response bodies of one endpoint, per media type: a schema
+//! built from every sample, multipart field names, and one redacted example.
+
+use std::collections::BTreeMap;
+
+use ar_schema::SchemaBuilder;
+use ar_store::Body;
+use serde_json::{Map, Value};
+
+use crate::form;
+use crate::redact::Redactor;
+
+/// How a media type is documented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum BodyKind {
+    /// JSON (`application/json`, `*+json`): schema inferred from samples.
+    Json,
+    /// `application/x-www-form-urlencoded`: an object of string fields.
+    Form,
+    /// `multipart/form-data`: field names, files as binary.
+    Multipart,
+    /// Text (`text/*`, XML, JavaScript): a string.
+    Text,
+    /// Anything else: binary.
+    Binary,
+}
+
+impl BodyKind {
+    /// Classifies a media type (lowercase, without parameters).
+    pub(crate) fn of(media: &str) -> Self {
+        if media == "application/json"
+            || media.ends_with("+json")
+            || media == "text/json"
+            || media == "application/graphql-response+json"
+        {
+            Self::Json
+        } else if media == "application/x-www-form-urlencoded" {
+            Self::Form
+        } else if media == "multipart/form-data" {
+            Self::Multipart
+        } else if media.starts_with("text/")
+            || media.ends_with("xml")
+            || media.contains("javascript")
+            || media.ends_with("+xml")
+            || media == "application/x-ndjson"
+        {
+            Self::Text
+        } else {
+            Self::Binary
+        }
+    }
+}
+
+/// One multipart field.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct PartStats {
+    pub(crate) count: u64,
+    pub(crate) file: bool,
+    pub(crate) content_type: Option<String>,
+}
+
+/// What was seen of one media type's bodies.
+#[derive(Debug, Clone)]
+pub(crate) struct BodyStats {
+    pub(crate) kind: BodyKind,
+    pub(crate) count: u64,
+    pub(crate) schema: SchemaBuilder,
+    pub(crate) parts: BTreeMap<String, PartStats>,
+    /// One redacted example (JSON value, form object, or text).
+    pub(crate) example: Option<Value>,
+    /// Bodies that claimed this media type but could not be parsed, or were cut short.
+    pub(crate) undecodable: u64,
+}
+
+/// Longest text example kept, in characters.
+const MAX_TEXT_EXAMPLE: usize = 400;
+/// At most this many multipart fields are tracked.
+const MAX_PARTS: usize = 64;
+
+impl BodyStats {
+    pub(crate) fn new(kind: BodyKind) -> Self {
+        Self {
+            kind,
+            count: 0,
+            schema: SchemaBuilder::new(),
+            parts: BTreeMap::new(),
+            example: None,
+            undecodable: 0,
+        }
+    }
+
+    /// Adds one body. Returns `false` when it could not be decoded as its media type claims.
+    pub(crate) fn observe(&mut self, body: &Body, redactor: &Redactor) -> bool {
+        self.count += 1;
+        let ok = match self.kind {
+            BodyKind::Json => self.observe_json(body, redactor),
+            BodyKind::Form => {
+                let text = String::from_utf8_lossy(&body.bytes);
+                let mut object = Map::new();
+                for (name, value) in form::parse_urlencoded(&text) {
+                    let shown = redactor.param_value(&name, &value).into_owned();
+                    object.insert(name, Value::String(shown));
+                }
+                let value = Value::Object(object);
+                self.schema.add_value(&value);
+                self.example.get_or_insert(value);
+                !body.truncated
+            }
+            BodyKind::Multipart => {
+                let content_type = body.content_type.as_deref().unwrap_or("");
+                let parts = form::parse_multipart(content_type, &body.bytes);
+                let mut example = Map::new();
+                for part in &parts {
+                    if !self.parts.contains_key(&part.name) && self.parts.len() >= MAX_PARTS {
+                        continue;
+                    }
+                    let stats = self.parts.entry(part.name.clone()).or_default();
+                    stats.count += 1;
+                    stats.file |= part.filename.is_some();
+                    if stats.content_type.is_none() {
+                        stats.content_type.clone_from(&part.content_type);
+                    }
+                    let shown = match (&part.filename, &part.text) {
+                        (Some(name), _) => format!("<file {}>", redactor.text(name)),
+                        (None, Some(text)) => clip(&redactor.param_value(&part.name, text)),
+                        (None, None) => "<binary>".to_string(),
+                    };
+                    example.insert(part.name.clone(), Value::String(shown));
+                }
+                if self.example.is_none() && !example.is_empty() {
+                    self.example = Some(Value::Object(example));
+                }
+                !parts.is_empty() || body.bytes.is_empty()
+            }
+            BodyKind::Text => {
+                if self.example.is_none() {
+                    let text = String::from_utf8_lossy(&body.bytes);
+                    self.example = Some(Value::String(clip(&redactor.text(&text))));
+                }
+                !body.truncated
+            }
+            BodyKind::Binary => true,
+        };
+        if !ok {
+            self.undecodable += 1;
+        }
+        ok
+    }
+
+    fn observe_json(&mut self, body: &Body, redactor: &Redactor) -> bool {
+        if body.truncated || body.decode_error.is_some() {
+            return false;
+        }
+        if self.example.is_some() {
+            // The fast path: infer straight from the bytes, no `Value` built.
+            return self.schema.add_json_slice(&body.bytes).is_ok();
+        }
+        match serde_json::from_slice::<Value>(&body.bytes) {
+            Ok(mut value) => {
+                self.schema.add_value(&value);
+                redactor.json(&mut value);
+                self.example = Some(prune(value, 0));
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Adds another endpoint's evidence (when the store merges endpoints).
+    pub(crate) fn merge(&mut self, other: &BodyStats) {
+        self.count += other.count;
+        self.undecodable += other.undecodable;
+        self.schema.add_schema(other.schema.schema());
+        for (name, part) in &other.parts {
+            let mine = self.parts.entry(name.clone()).or_default();
+            mine.count += part.count;
+            mine.file |= part.file;
+            if mine.content_type.is_none() {
+                mine.content_type.clone_from(&part.content_type);
+            }
+        }
+        if self.example.is_none() {
+            self.example.clone_from(&other.example);
+        }
+    }
+}
+
+/// Keeps examples small: the first two items of arrays, strings clipped, depth capped.
+pub(crate) fn prune(value: Value, depth: usize) -> Value {
+    match value {
+        Value::Array(_) if depth > 12 => Value::Array(Vec::new()),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .take(2)
+                .map(|v| prune(v, depth + 1))
+                .collect(),
+        ),
+        Value::Object(_) if depth > 12 => Value::Object(Map::new()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .take(40)
+                .map(|(k, v)| (k, prune(v, depth + 1)))
+                .collect(),
+        ),
+        Value::String(text) => Value::String(clip(&text)),
+        other => other,
+    }
+}
+
+fn clip(text: &str) -> String {
+    if text.chars().count() <= MAX_TEXT_EXAMPLE {
+        return text.to_string();
+    }
+    let mut clipped: String = text.chars().take(MAX_TEXT_EXAMPLE).collect();
+    clipped.push('…');
+    clipped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(content_type: &str, bytes: &[u8]) -> Body {
+        Body::from_decoded(Some(content_type.into()), bytes.to_vec())
+    }
+
+    #[test]
+    fn media_types_are_classified() {
+        assert_eq!(BodyKind::of("application/vnd.api+json"), BodyKind::Json);
+        assert_eq!(
+            BodyKind::of("application/x-www-form-urlencoded"),
+            BodyKind::Form
+        );
+        assert_eq!(BodyKind::of("text/csv"), BodyKind::Text);
+        assert_eq!(BodyKind::of("application/pdf"), BodyKind::Binary);
+    }
+
+    #[test]
+    fn json_bodies_build_a_schema_and_a_redacted_example() {
+        let redactor = Redactor::new();
+        let mut stats = BodyStats::new(BodyKind::Json);
+        assert!(stats.observe(
+            &body(
+                "application/json",
+                br#"{"id":1,"token":"abc","tags":[1,2,3]}"#
+            ),
+            &redactor
+        ));
+        assert!(stats.observe(
+            &body("application/json", br#"{"id":2.5,"token":"def","tags":[]}"#),
+            &redactor
+        ));
+        assert!(!stats.observe(&body("application/json", b"{not json"), &redactor));
+        let schema = stats.schema.schema().to_openapi();
+        assert_eq!(schema["properties"]["id"]["type"], "number");
+        assert_eq!(
+            stats.example,
+            Some(serde_json::json!({"id": 1, "token": "REDACTED", "tags": [1, 2]}))
+        );
+        assert_eq!((stats.count, stats.undecodable), (3, 1));
+    }
+
+    #[test]
+    fn form_fields_become_an_object_and_multipart_keeps_names() {
+        let redactor = Redactor::new();
+        let mut form = BodyStats::new(BodyKind::Form);
+        form.observe(
+            &body(
+                "application/x-www-form-urlencoded",
+                b"email=a%40b.test&password=pw",
+            ),
+            &redactor,
+        );
+        assert_eq!(
+            form.example,
+            Some(serde_json::json!({"email": "a@b.test", "password": "REDACTED"}))
+        );
+        let mut multi = BodyStats::new(BodyKind::Multipart);
+        let bytes = b"--b\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\r\n--b--\r\n";
+        assert!(multi.observe(&body("multipart/form-data; boundary=b", bytes), &redactor));
+        assert!(multi.parts["file"].file);
+        assert!(!multi.parts["caption"].file);
+    }
+}

@@ -1,0 +1,224 @@
+//! The documenter: observes in-scope flows with the store's verdict and keeps,
+//! per endpoint, everything the spec and the markdown need.
+
+use std::collections::BTreeMap;
+
+use ar_store::Flow;
+
+use crate::endpoint::EndpointDoc;
+use crate::redact::Redactor;
+
+/// An endpoint as the store sees it: identity, current template, and where
+/// its path parameters' values came from. The documenter is told this with
+/// every flow, and again (via [`Documenter::refresh`]) when templates widen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EndpointInfo {
+    /// The store's endpoint id.
+    pub id: u64,
+    /// The stable key agents use (`GET api.shop.test/users/{userId}`, or a GraphQL operation name).
+    pub key: String,
+    /// Uppercase method.
+    pub method: String,
+    /// Host (with `:port` when not the default).
+    pub host: String,
+    /// Path template, e.g. `/users/{userId}/orders`.
+    pub template: String,
+    /// Where path parameter values were seen before (for OpenAPI links).
+    pub sources: Vec<ValueSource>,
+}
+
+/// A path parameter whose value was first seen in another endpoint's response.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ValueSource {
+    /// The path parameter name (`orderId`).
+    pub param: String,
+    /// The endpoint id the value came from.
+    pub from_endpoint: u64,
+    /// Where in that endpoint's response body, as a JSON path (`$.orders[].id`).
+    pub json_path: String,
+}
+
+/// Why a flow did not make it into the spec, for the ledger in `API.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// The host is not in scope.
+    OutOfScopeHost,
+    /// A known analytics, ads or telemetry host.
+    Tracker,
+    /// A static asset (script, style, image, font, ...).
+    StaticAsset,
+    /// An HTML page (a document navigation, not an API call).
+    HtmlPage,
+    /// The exchange failed or has no response.
+    NoResponse,
+    /// Excluded by a user rule (path glob, deny list).
+    UserRule,
+}
+
+impl SkipReason {
+    /// A short human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::OutOfScopeHost => "out-of-scope host",
+            Self::Tracker => "tracker / analytics",
+            Self::StaticAsset => "static asset",
+            Self::HtmlPage => "HTML page",
+            Self::NoResponse => "no response (error or aborted)",
+            Self::UserRule => "excluded by a user rule",
+        }
+    }
+}
+
+/// What was left out of the spec, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ledger {
+    /// Flows observed in total (documented or skipped).
+    pub flows: u64,
+    /// Flows documented in the spec.
+    pub documented: u64,
+    /// Skipped flows by reason.
+    pub skipped: BTreeMap<SkipReason, u64>,
+    /// Hosts seen but not documented (out of scope or trackers), with flow counts.
+    pub other_hosts: BTreeMap<String, u64>,
+    /// Documented flows with a body that could not be decoded as its content type claims.
+    pub undecodable_bodies: u64,
+}
+
+/// At most this many out-of-scope hosts are listed by name.
+const MAX_OTHER_HOSTS: usize = 500;
+
+/// Collects per-endpoint documentation evidence from flows.
+///
+/// ```
+/// use ar_openapi::{Documenter, EndpointInfo, Redactor};
+/// use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+///
+/// let mut response = Response::new(200, HttpVersion::Http11);
+/// response.body = Body::from_decoded(Some("application/json".into()), br#"{"id":42}"#.to_vec());
+/// let request = Request::new("GET", "https://api.shop.test/users/42", HttpVersion::Http11);
+/// let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request).with_response(response);
+///
+/// let mut documenter = Documenter::new(Redactor::new());
+/// let info = EndpointInfo {
+///     id: 1, key: "GET api.shop.test/users/{userId}".into(), method: "GET".into(),
+///     host: "api.shop.test".into(), template: "/users/{userId}".into(), sources: vec![],
+/// };
+/// documenter.observe(&flow, &info);
+/// assert_eq!(documenter.endpoint_count(), 1);
+/// assert_eq!(documenter.ledger().documented, 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Documenter {
+    redactor: Redactor,
+    pub(crate) endpoints: BTreeMap<u64, (EndpointInfo, EndpointDoc)>,
+    ledger: Ledger,
+}
+
+impl Documenter {
+    /// A documenter that redacts examples with `redactor`.
+    pub fn new(redactor: Redactor) -> Self {
+        Self {
+            redactor,
+            endpoints: BTreeMap::new(),
+            ledger: Ledger::default(),
+        }
+    }
+
+    /// The redactor in use.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// Learns from one in-scope flow that the store placed in `endpoint`.
+    ///
+    /// HTML page loads are not API calls: they are counted in the ledger
+    /// and otherwise ignored.
+    pub fn observe(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
+        self.ledger.flows += 1;
+        if is_html_page(flow) {
+            *self.ledger.skipped.entry(SkipReason::HtmlPage).or_default() += 1;
+            return;
+        }
+        self.ledger.documented += 1;
+        let entry = self
+            .endpoints
+            .entry(endpoint.id)
+            .or_insert_with(|| (endpoint.clone(), EndpointDoc::default()));
+        entry.0.clone_from(endpoint);
+        let before = entry.1.undecodable;
+        entry.1.observe(flow, &endpoint.template, &self.redactor);
+        self.ledger.undecodable_bodies += entry.1.undecodable - before;
+    }
+
+    /// Counts a flow that was left out, and its host when the host was the reason.
+    pub fn skip(&mut self, flow: &Flow, reason: SkipReason) {
+        self.ledger.flows += 1;
+        *self.ledger.skipped.entry(reason).or_default() += 1;
+        if matches!(reason, SkipReason::OutOfScopeHost | SkipReason::Tracker) {
+            let host = host_of(&flow.request.url);
+            if self.ledger.other_hosts.len() < MAX_OTHER_HOSTS
+                || self.ledger.other_hosts.contains_key(host)
+            {
+                *self.ledger.other_hosts.entry(host.to_string()).or_default() += 1;
+            }
+        }
+    }
+
+    /// The store merged endpoint `from` into `into`: their evidence is combined.
+    pub fn merge_endpoints(&mut self, into: u64, from: u64) {
+        if into == from {
+            return;
+        }
+        let Some((_, absorbed)) = self.endpoints.remove(&from) else {
+            return;
+        };
+        if let Some((_, survivor)) = self.endpoints.get_mut(&into) {
+            survivor.merge(&absorbed);
+        }
+    }
+
+    /// Forgets an endpoint the store removed.
+    pub fn remove_endpoint(&mut self, id: u64) {
+        self.endpoints.remove(&id);
+    }
+
+    /// Updates an endpoint's identity (its template widened, its key changed).
+    pub fn refresh(&mut self, endpoint: &EndpointInfo) {
+        if let Some((info, _)) = self.endpoints.get_mut(&endpoint.id) {
+            info.clone_from(endpoint);
+        }
+    }
+
+    /// Number of documented endpoints.
+    pub fn endpoint_count(&self) -> usize {
+        self.endpoints.len()
+    }
+
+    /// The identities of the documented endpoints, by id.
+    pub fn endpoints(&self) -> impl Iterator<Item = &EndpointInfo> {
+        self.endpoints.values().map(|(info, _)| info)
+    }
+
+    /// What was left out and why.
+    pub fn ledger(&self) -> &Ledger {
+        &self.ledger
+    }
+}
+
+/// A GET answered with an HTML document is a page load, not an API call.
+fn is_html_page(flow: &Flow) -> bool {
+    flow.request.method.eq_ignore_ascii_case("GET")
+        && flow.response.as_ref().is_some_and(|r| {
+            matches!(
+                r.body.media_type().as_deref(),
+                Some("text/html" | "application/xhtml+xml")
+            )
+        })
+}
+
+/// The host (and port) of an absolute URL, without userinfo.
+pub(crate) fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    authority.rsplit('@').next().unwrap_or(authority)
+}

@@ -1,0 +1,219 @@
+//! GraphQL requests: one HTTP path (`/graphql`) carries many operations, so
+//! they are documented by operation name rather than by path.
+
+use ar_store::Request;
+use serde_json::Value;
+
+/// The kind of a GraphQL operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GraphqlKind {
+    /// `query`
+    Query,
+    /// `mutation`
+    Mutation,
+    /// `subscription`
+    Subscription,
+}
+
+impl GraphqlKind {
+    /// The GraphQL keyword.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Query => "query",
+            Self::Mutation => "mutation",
+            Self::Subscription => "subscription",
+        }
+    }
+}
+
+/// One GraphQL operation found in a request.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct GraphqlCall {
+    /// The operation name (`operationName`, else the name in the document, else `anonymous`).
+    pub(crate) name: String,
+    /// Query, mutation or subscription.
+    pub(crate) kind: GraphqlKind,
+    /// The `variables` object, if any.
+    pub(crate) variables: Option<Value>,
+    /// The query document text.
+    pub(crate) query: Option<String>,
+}
+
+/// The GraphQL operations in a request: a POST with a JSON body (single or
+/// batched) or a GET with `query`/`operationName` in the query string.
+/// Empty when the request is not GraphQL.
+pub(crate) fn calls(request: &Request) -> Vec<GraphqlCall> {
+    let media = request.body.media_type().unwrap_or_default();
+    if !request.body.bytes.is_empty() && (media.contains("json") || media.is_empty()) {
+        if let Ok(value) = serde_json::from_slice::<Value>(&request.body.bytes) {
+            let items = match value {
+                Value::Array(items) => items,
+                single @ Value::Object(_) => vec![single],
+                _ => Vec::new(),
+            };
+            return items.iter().filter_map(call_from_object).collect();
+        }
+    }
+    if media == "application/graphql" {
+        let query = String::from_utf8_lossy(&request.body.bytes).into_owned();
+        return call_from_parts(&query, None, None).into_iter().collect();
+    }
+    let Some((_, query_string)) = request.url.split_once('?') else {
+        return Vec::new();
+    };
+    let pairs = crate::form::parse_urlencoded(query_string.split('#').next().unwrap_or(""));
+    let find = |key: &str| {
+        pairs
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.clone())
+    };
+    let Some(query) = find("query") else {
+        return Vec::new();
+    };
+    let variables = find("variables").and_then(|text| serde_json::from_str(&text).ok());
+    call_from_parts(&query, find("operationName").as_deref(), variables)
+        .into_iter()
+        .collect()
+}
+
+fn call_from_object(object: &Value) -> Option<GraphqlCall> {
+    let query = object.get("query").and_then(Value::as_str);
+    let name = object.get("operationName").and_then(Value::as_str);
+    let variables = object.get("variables").filter(|v| !v.is_null()).cloned();
+    match query {
+        Some(query) => call_from_parts(query, name, variables),
+        // Persisted queries send only a name and a hash.
+        None => name.map(|name| GraphqlCall {
+            name: name.to_string(),
+            kind: GraphqlKind::Query,
+            variables,
+            query: None,
+        }),
+    }
+}
+
+fn call_from_parts(
+    query: &str,
+    name: Option<&str>,
+    variables: Option<Value>,
+) -> Option<GraphqlCall> {
+    let (kind, document_name) = parse_head(query)?;
+    let name = name
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .or(document_name);
+    Some(GraphqlCall {
+        name: name.unwrap_or_else(|| "anonymous".to_string()),
+        kind,
+        variables,
+        query: Some(query.to_string()),
+    })
+}
+
+/// The kind and name of the first operation in a GraphQL document.
+fn parse_head(document: &str) -> Option<(GraphqlKind, Option<String>)> {
+    let mut rest = document.trim_start();
+    // Skip comments and fragments defined before the operation.
+    loop {
+        if rest.starts_with('#') {
+            rest = rest
+                .split_once('\n')
+                .map_or("", |(_, after)| after)
+                .trim_start();
+        } else if rest.starts_with("fragment") {
+            let close = matching_brace_end(rest)?;
+            rest = rest[close..].trim_start();
+        } else {
+            break;
+        }
+    }
+    if rest.starts_with('{') {
+        return Some((GraphqlKind::Query, None));
+    }
+    let keyword: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+    let kind = match keyword.as_str() {
+        "query" => GraphqlKind::Query,
+        "mutation" => GraphqlKind::Mutation,
+        "subscription" => GraphqlKind::Subscription,
+        _ => return None,
+    };
+    let after = rest[keyword.len()..].trim_start();
+    let name: String = after
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    Some((kind, (!name.is_empty()).then_some(name)))
+}
+
+fn matching_brace_end(text: &str) -> Option<usize> {
+    let open = text.find('{')?;
+    let mut depth = 0usize;
+    for (index, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(open + index + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ar_store::{Body, HttpVersion};
+
+    fn post(body: &str) -> Request {
+        let mut request = Request::new("POST", "https://api.test/graphql", HttpVersion::Http11);
+        request.body =
+            Body::from_decoded(Some("application/json".into()), body.as_bytes().to_vec());
+        request
+    }
+
+    #[test]
+    fn named_operations_from_body_and_document() {
+        let found = calls(&post(
+            r#"{"query":"query GetUser($id: ID!) { user(id: $id) { name } }","variables":{"id":"1"}}"#,
+        ));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].name, "GetUser");
+        assert_eq!(found[0].kind, GraphqlKind::Query);
+        assert_eq!(found[0].variables, Some(serde_json::json!({"id": "1"})));
+        let found = calls(&post(
+            r#"{"operationName":"AddToCart","query":"fragment F on X { a } mutation AddToCart { add { id } }"}"#,
+        ));
+        assert_eq!(
+            (found[0].name.as_str(), found[0].kind),
+            ("AddToCart", GraphqlKind::Mutation)
+        );
+    }
+
+    #[test]
+    fn batches_get_requests_and_anonymous_queries() {
+        let found = calls(&post(
+            r#"[{"query":"{ me { id } }"},{"query":"mutation Logout { logout }"}]"#,
+        ));
+        assert_eq!(
+            found.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            ["anonymous", "Logout"]
+        );
+        let get = Request::new(
+            "GET",
+            "https://api.test/graphql?query=query%20Feed%7Bfeed%7Bid%7D%7D&operationName=Feed",
+            HttpVersion::Http11,
+        );
+        assert_eq!(calls(&get)[0].name, "Feed");
+    }
+
+    #[test]
+    fn non_graphql_json_is_ignored() {
+        assert!(calls(&post(r#"{"name":"ada"}"#)).is_empty());
+        assert!(calls(&post(r#"{"query":"red shoes"}"#)).is_empty());
+    }
+}

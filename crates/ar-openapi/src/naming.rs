@@ -1,0 +1,331 @@
+//! Names derived from paths when no enrichment is given: operationIds
+//! (`listUserOrders`, `getUser`), tags (`users`), and component schema names
+//! (`User`, `Order`). Deterministic and readable; uniqueness is the caller's job.
+
+/// One segment of a path template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Segment<'a> {
+    /// A literal segment (`users`).
+    Literal(&'a str),
+    /// A parameter (`{userId}` → `userId`).
+    Param(&'a str),
+}
+
+/// Splits `/users/{userId}/orders` into segments (empty segments dropped).
+pub(crate) fn segments(template: &str) -> Vec<Segment<'_>> {
+    template
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(
+            |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                Some(name) => Segment::Param(name),
+                None => Segment::Literal(segment),
+            },
+        )
+        .collect()
+}
+
+/// Whether a literal is a routing prefix that says nothing about the resource
+/// (`api`, `v1`, `rest`, `2024-01-01`...).
+pub(crate) fn is_prefix(literal: &str) -> bool {
+    let lower = literal.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "api" | "apis" | "rest" | "public" | "json" | "svc" | "service" | "services"
+    ) {
+        return true;
+    }
+    let version = lower.strip_prefix('v').unwrap_or(&lower);
+    (lower.starts_with('v')
+        && !version.is_empty()
+        && version.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        || lower
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-' || c == '.')
+}
+
+/// The literal words of a path that name resources, without routing prefixes.
+fn resource_literals<'a>(segments: &[Segment<'a>]) -> Vec<(usize, &'a str)> {
+    let first_resource = segments
+        .iter()
+        .position(|segment| matches!(segment, Segment::Literal(l) if !is_prefix(l)))
+        .unwrap_or(segments.len());
+    segments
+        .iter()
+        .enumerate()
+        .skip(first_resource)
+        .filter_map(|(index, segment)| match segment {
+            Segment::Literal(literal) => Some((index, *literal)),
+            Segment::Param(_) => None,
+        })
+        .collect()
+}
+
+/// The tag of an operation: its first resource word (`/api/v1/users/{id}` → `users`).
+pub(crate) fn tag(template: &str) -> String {
+    let segments = segments(template);
+    resource_literals(&segments)
+        .first()
+        .map(|(_, literal)| words(literal).join("-"))
+        .filter(|tag| !tag.is_empty())
+        .unwrap_or_else(|| "root".to_string())
+}
+
+/// An operationId from the method and path template.
+///
+/// `GET /users` → `listUsers`, `GET /users/{userId}` → `getUser`,
+/// `POST /users` → `createUser`, `GET /users/{userId}/orders` → `listUserOrders`.
+pub(crate) fn operation_id(method: &str, template: &str) -> String {
+    let segments = segments(template);
+    let literals = resource_literals(&segments);
+    let ends_with_param = matches!(segments.last(), Some(Segment::Param(_)));
+    let method = method.to_ascii_uppercase();
+    let collection = !ends_with_param;
+    let verb = match (method.as_str(), collection) {
+        ("GET", true) if literals.last().is_some_and(|(_, l)| is_plural(l)) => "list",
+        ("GET", _) => "get",
+        ("POST", true) => "create",
+        ("POST", false) => "post",
+        ("PUT", _) => "replace",
+        ("PATCH", _) => "update",
+        ("DELETE", _) => "delete",
+        ("HEAD", _) => "head",
+        ("OPTIONS", _) => "options",
+        (other, _) => {
+            return format!(
+                "{}{}",
+                other.to_ascii_lowercase(),
+                pascal_words(&literals, &segments, true)
+            );
+        }
+    };
+    let keep_plural = verb == "list";
+    let mut id = verb.to_string();
+    id.push_str(&pascal_words(&literals, &segments, keep_plural));
+    if literals.is_empty() {
+        id.push_str("Root");
+    }
+    id
+}
+
+/// PascalCase of the resource words; a word followed by a parameter (an item
+/// of a collection) and the word being created/fetched are singular.
+fn pascal_words(
+    literals: &[(usize, &str)],
+    segments: &[Segment<'_>],
+    keep_last_plural: bool,
+) -> String {
+    let mut out = String::new();
+    for (position, (index, literal)) in literals.iter().enumerate() {
+        let is_last = position + 1 == literals.len();
+        let followed_by_param = matches!(segments.get(index + 1), Some(Segment::Param(_)));
+        let singular_form = followed_by_param || (is_last && !keep_last_plural);
+        for (word_index, word) in words(literal).iter().enumerate() {
+            let last_word = word_index + 1 == words(literal).len();
+            let word = if singular_form && last_word {
+                singular(word)
+            } else {
+                word.clone()
+            };
+            out.push_str(&capitalise(&word));
+        }
+    }
+    out
+}
+
+/// A component schema name from a resource word (`orders` → `Order`).
+pub(crate) fn schema_name(word: &str) -> String {
+    let parts = words(word);
+    let count = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(index, part)| {
+            capitalise(&if index + 1 == count {
+                singular(part)
+            } else {
+                part.clone()
+            })
+        })
+        .collect()
+}
+
+/// The resource noun of a path (`/api/users/{id}/orders` → `orders`), for schema names.
+pub(crate) fn resource_noun(template: &str) -> Option<String> {
+    let segments = segments(template);
+    resource_literals(&segments)
+        .last()
+        .map(|(_, literal)| (*literal).to_string())
+}
+
+/// Lowercase words of a name: `X-API-Key` → `x api key`, `userId` → `user id`.
+pub(crate) fn words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut previous_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            previous_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && previous_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        current.push(c.to_ascii_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// camelCase of any name (`X-API-Key` → `xApiKey`, `connect.sid` → `connectSid`).
+pub(crate) fn camel(name: &str) -> String {
+    let mut out = String::new();
+    for (index, word) in words(name).iter().enumerate() {
+        if index == 0 {
+            out.push_str(word);
+        } else {
+            out.push_str(&capitalise(word));
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "x");
+    }
+    out
+}
+
+fn capitalise(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+fn is_plural(word: &str) -> bool {
+    words(word)
+        .last()
+        .is_some_and(|last| singular(last) != *last)
+}
+
+/// English singular for the plural forms API paths use.
+pub(crate) fn singular(word: &str) -> String {
+    let lower = word.to_ascii_lowercase();
+    const SAME: &[&str] = &[
+        "news",
+        "status",
+        "series",
+        "species",
+        "data",
+        "analytics",
+        "settings",
+        "access",
+        "address",
+        "business",
+        "class",
+        "process",
+        "canvas",
+        "alias",
+        "bus",
+        "campus",
+        "virus",
+        "corpus",
+        "bonus",
+        "census",
+        "focus",
+        "radius",
+    ];
+    if SAME.contains(&lower.as_str()) || lower.len() < 3 {
+        return word.to_string();
+    }
+    let irregular = [
+        ("people", "person"),
+        ("children", "child"),
+        ("men", "man"),
+        ("women", "woman"),
+        ("indices", "index"),
+        ("matrices", "matrix"),
+        ("criteria", "criterion"),
+    ];
+    if let Some((_, single)) = irregular.iter().find(|(plural, _)| *plural == lower) {
+        return (*single).to_string();
+    }
+    if let Some(stem) = word.strip_suffix("ies").filter(|stem| stem.len() > 1) {
+        return format!("{stem}y");
+    }
+    for suffix in ["sses", "shes", "ches", "xes", "zzes"] {
+        if lower.ends_with(suffix) {
+            return word[..word.len() - 2].to_string();
+        }
+    }
+    if lower.ends_with("ss") || lower.ends_with("us") || lower.ends_with("is") {
+        return word.to_string();
+    }
+    match word.strip_suffix('s') {
+        Some(stem) => stem.to_string(),
+        None => word.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_ids_read_like_sentences() {
+        assert_eq!(operation_id("GET", "/users"), "listUsers");
+        assert_eq!(operation_id("GET", "/users/{userId}"), "getUser");
+        assert_eq!(operation_id("POST", "/api/v2/users"), "createUser");
+        assert_eq!(
+            operation_id("GET", "/users/{userId}/orders"),
+            "listUserOrders"
+        );
+        assert_eq!(
+            operation_id("DELETE", "/users/{userId}/orders/{orderId}"),
+            "deleteUserOrder"
+        );
+        assert_eq!(
+            operation_id("PATCH", "/cart/items/{itemId}"),
+            "updateCartItem"
+        );
+        assert_eq!(operation_id("GET", "/users/me"), "getUsersMe");
+        assert_eq!(operation_id("GET", "/"), "getRoot");
+        assert_eq!(operation_id("GET", "/search.json"), "getSearchJson");
+        assert_eq!(
+            operation_id("GET", "/repos/{owner}/{repo}/issues"),
+            "listRepoIssues"
+        );
+    }
+
+    #[test]
+    fn tags_skip_routing_prefixes() {
+        assert_eq!(tag("/api/v1/users/{id}"), "users");
+        assert_eq!(tag("/v2/line-items"), "line-items");
+        assert_eq!(tag("/"), "root");
+        assert_eq!(tag("/2024-01-01/charges"), "charges");
+    }
+
+    #[test]
+    fn singulars_and_names() {
+        for (plural, single) in [
+            ("categories", "category"),
+            ("addresses", "address"),
+            ("boxes", "box"),
+            ("users", "user"),
+            ("status", "status"),
+            ("people", "person"),
+            ("me", "me"),
+        ] {
+            assert_eq!(singular(plural), single, "{plural}");
+        }
+        assert_eq!(schema_name("line_items"), "LineItem");
+        assert_eq!(camel("X-API-Key"), "xApiKey");
+        assert_eq!(camel("connect.sid"), "connectSid");
+        assert_eq!(words("userId"), ["user", "id"]);
+    }
+}

@@ -1,0 +1,329 @@
+//! Query and header parameters: which names were sent, how often, and what
+//! type their values had, so the spec can say `integer`, `required: true`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+/// At most this many distinct names are tracked per endpoint and location;
+/// beyond it (e.g. a cache-buster with a random name) new names are counted only.
+pub(crate) const MAX_PARAMS: usize = 64;
+
+/// Request headers that every client sends and that document nothing about
+/// the API (plus credentials, which become security schemes instead).
+pub(crate) fn is_boring_header(lower: &str) -> bool {
+    lower.starts_with(':')
+        || lower.starts_with("sec-")
+        || lower.starts_with("accept")
+        || lower.starts_with("if-")
+        || lower.starts_with("access-control-")
+        || lower.starts_with("proxy-")
+        || lower.starts_with("x-forwarded-")
+        || matches!(
+            lower,
+            "host"
+                | "user-agent"
+                | "connection"
+                | "keep-alive"
+                | "content-length"
+                | "content-type"
+                | "content-encoding"
+                | "transfer-encoding"
+                | "te"
+                | "trailer"
+                | "upgrade"
+                | "cookie"
+                | "authorization"
+                | "origin"
+                | "referer"
+                | "cache-control"
+                | "pragma"
+                | "dnt"
+                | "priority"
+                | "purpose"
+                | "expect"
+                | "range"
+                | "via"
+                | "upgrade-insecure-requests"
+                | "x-requested-with"
+                | "save-data"
+                | "device-memory"
+                | "dpr"
+                | "viewport-width"
+                | "rtt"
+                | "downlink"
+                | "ect"
+                | "sec-gpc"
+                | "x-real-ip"
+                | "forwarded"
+        )
+}
+
+/// Evidence about one parameter's values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ParamStats {
+    /// The name as first seen (headers keep their case).
+    pub(crate) name: String,
+    /// Flows in which it was present.
+    pub(crate) present: u64,
+    ints: u64,
+    numbers: u64,
+    bools: u64,
+    uuids: u64,
+    dates: u64,
+    date_times: u64,
+    strings: u64,
+    /// The first value seen, already redacted by the caller.
+    pub(crate) example: Option<String>,
+    /// Whether the name was sent more than once in one request (`tag=a&tag=b`).
+    pub(crate) repeated: bool,
+}
+
+impl ParamStats {
+    pub(crate) fn new(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            ..Self::default()
+        }
+    }
+
+    /// Records one value (already known not to be secret, or redacted).
+    pub(crate) fn observe(&mut self, raw: &str, redacted: &str) {
+        self.strings += 1;
+        match classify(raw) {
+            Kind::Int => self.ints += 1,
+            Kind::Number => self.numbers += 1,
+            Kind::Bool => self.bools += 1,
+            Kind::Uuid => self.uuids += 1,
+            Kind::Date => self.dates += 1,
+            Kind::DateTime => self.date_times += 1,
+            Kind::Text => {}
+        }
+        if self.example.is_none() {
+            self.example = Some(redacted.to_string());
+        }
+    }
+
+    /// Adds another endpoint's evidence (when the store merges endpoints).
+    pub(crate) fn merge(&mut self, other: &ParamStats) {
+        self.present += other.present;
+        self.ints += other.ints;
+        self.numbers += other.numbers;
+        self.bools += other.bools;
+        self.uuids += other.uuids;
+        self.dates += other.dates;
+        self.date_times += other.date_times;
+        self.strings += other.strings;
+        self.repeated |= other.repeated;
+        if self.example.is_none() {
+            self.example.clone_from(&other.example);
+        }
+    }
+
+    /// The OpenAPI schema of the values: the narrowest type every value fits.
+    pub(crate) fn schema(&self) -> Value {
+        let all = self.strings;
+        let item = if all == 0 {
+            json!({"type": "string"})
+        } else if self.ints == all {
+            json!({"type": "integer"})
+        } else if self.ints + self.numbers == all {
+            json!({"type": "number"})
+        } else if self.bools == all {
+            json!({"type": "boolean"})
+        } else if self.uuids == all {
+            json!({"type": "string", "format": "uuid"})
+        } else if self.dates == all {
+            json!({"type": "string", "format": "date"})
+        } else if self.date_times == all {
+            json!({"type": "string", "format": "date-time"})
+        } else {
+            json!({"type": "string"})
+        };
+        if self.repeated {
+            json!({"type": "array", "items": item})
+        } else {
+            item
+        }
+    }
+
+    /// The example as a typed JSON value (`2` rather than `"2"` for integers).
+    pub(crate) fn example_value(&self) -> Option<Value> {
+        let example = self.example.as_deref()?;
+        let schema = self.schema();
+        let typed = match schema.get("type").and_then(Value::as_str) {
+            Some("integer") => example.parse::<i64>().ok().map(Value::from),
+            Some("number") => example
+                .parse::<f64>()
+                .ok()
+                .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number)),
+            Some("boolean") => example.parse::<bool>().ok().map(Value::from),
+            Some("array") => Some(json!([example])),
+            _ => Some(Value::from(example)),
+        };
+        typed.or_else(|| Some(Value::from(example)))
+    }
+}
+
+/// Parameters of one location (query or header), keyed by lowercase name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct ParamSet {
+    pub(crate) params: BTreeMap<String, ParamStats>,
+    /// Names not tracked because `MAX_PARAMS` was reached.
+    pub(crate) overflow: u64,
+}
+
+impl ParamSet {
+    /// Records the parameters of one flow: `(name, raw value, redacted value)`.
+    pub(crate) fn observe<'a>(
+        &mut self,
+        values: impl IntoIterator<Item = (&'a str, &'a str, String)>,
+        case_sensitive: bool,
+    ) {
+        let mut seen: BTreeMap<String, u32> = BTreeMap::new();
+        for (name, raw, redacted) in values {
+            let key = if case_sensitive {
+                name.to_string()
+            } else {
+                name.to_ascii_lowercase()
+            };
+            if !self.params.contains_key(&key) && self.params.len() >= MAX_PARAMS {
+                self.overflow += 1;
+                continue;
+            }
+            let stats = self
+                .params
+                .entry(key.clone())
+                .or_insert_with(|| ParamStats::new(name));
+            stats.observe(raw, &redacted);
+            *seen.entry(key).or_default() += 1;
+        }
+        for (key, count) in seen {
+            if let Some(stats) = self.params.get_mut(&key) {
+                stats.present += 1;
+                stats.repeated |= count > 1;
+            }
+        }
+    }
+
+    pub(crate) fn merge(&mut self, other: &ParamSet) {
+        for (key, stats) in &other.params {
+            let len = self.params.len();
+            match self.params.get_mut(key) {
+                Some(mine) => mine.merge(stats),
+                None if len < MAX_PARAMS => {
+                    self.params.insert(key.clone(), stats.clone());
+                }
+                None => self.overflow += 1,
+            }
+        }
+        self.overflow += other.overflow;
+    }
+}
+
+enum Kind {
+    Int,
+    Number,
+    Bool,
+    Uuid,
+    Date,
+    DateTime,
+    Text,
+}
+
+fn classify(value: &str) -> Kind {
+    let bytes = value.as_bytes();
+    if !value.is_empty()
+        && value.len() <= 18
+        && value.parse::<i64>().is_ok()
+        && !(value.len() > 1 && value.starts_with('0'))
+    {
+        return Kind::Int;
+    }
+    if value.parse::<f64>().is_ok_and(f64::is_finite)
+        && value.bytes().any(|b| b == b'.')
+        && !value.starts_with('.')
+    {
+        return Kind::Number;
+    }
+    if value == "true" || value == "false" {
+        return Kind::Bool;
+    }
+    if bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                *b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
+    {
+        return Kind::Uuid;
+    }
+    let is_date = |d: &[u8]| {
+        d.len() == 10
+            && d[4] == b'-'
+            && d[7] == b'-'
+            && d.iter()
+                .enumerate()
+                .all(|(i, b)| i == 4 || i == 7 || b.is_ascii_digit())
+    };
+    if is_date(bytes) {
+        return Kind::Date;
+    }
+    if bytes.len() >= 19 && is_date(&bytes[..10]) && (bytes[10] == b'T' || bytes[10] == b't') {
+        return Kind::DateTime;
+    }
+    Kind::Text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn observe(set: &mut ParamSet, pairs: &[(&str, &str)]) {
+        set.observe(pairs.iter().map(|(n, v)| (*n, *v, (*v).to_string())), true);
+    }
+
+    #[test]
+    fn types_narrow_to_what_every_value_fits() {
+        let mut set = ParamSet::default();
+        observe(
+            &mut set,
+            &[("page", "1"), ("q", "shoes"), ("since", "2024-01-02")],
+        );
+        observe(&mut set, &[("page", "2"), ("q", "42"), ("price", "9.5")]);
+        assert_eq!(set.params["page"].schema(), json!({"type": "integer"}));
+        assert_eq!(set.params["page"].present, 2);
+        assert_eq!(set.params["q"].schema(), json!({"type": "string"}));
+        assert_eq!(
+            set.params["since"].schema(),
+            json!({"type": "string", "format": "date"})
+        );
+        assert_eq!(set.params["price"].schema(), json!({"type": "number"}));
+        assert_eq!(set.params["page"].example_value(), Some(json!(1)));
+    }
+
+    #[test]
+    fn repeated_names_become_arrays_and_leading_zeros_stay_strings() {
+        let mut set = ParamSet::default();
+        observe(&mut set, &[("tag", "a"), ("tag", "b"), ("zip", "01234")]);
+        assert_eq!(
+            set.params["tag"].schema(),
+            json!({"type": "array", "items": {"type": "string"}})
+        );
+        assert_eq!(set.params["tag"].present, 1);
+        assert_eq!(set.params["zip"].schema(), json!({"type": "string"}));
+    }
+
+    #[test]
+    fn names_are_bounded() {
+        let mut set = ParamSet::default();
+        for i in 0..(MAX_PARAMS + 10) {
+            let name = format!("p{i}");
+            observe(&mut set, &[(name.as_str(), "1")]);
+        }
+        assert_eq!(set.params.len(), MAX_PARAMS);
+        assert_eq!(set.overflow, 10);
+    }
+}

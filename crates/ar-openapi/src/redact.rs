@@ -1,0 +1,538 @@
+//! Redaction: secrets never reach the spec, the markdown, an example or an LLM.
+//!
+//! Two kinds of evidence mark a value as secret, and either is enough:
+//! - its *name*: the header, query parameter, form field or JSON key is called
+//!   something like `authorization`, `x-api-key`, `access_token`, `password`;
+//! - its *shape*: the value itself looks like a credential wherever it appears
+//!   (a JWT, `Bearer ...`, a well-known key prefix such as `sk_live_` or `AKIA`,
+//!   or a long random-looking token).
+//!
+//! Names are kept (so the documentation can say *that* a header carries a key);
+//! values are replaced by [`REDACTED`].
+
+use std::borrow::Cow;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// What every redacted value is replaced with.
+pub const REDACTED: &str = "REDACTED";
+
+/// Strips credentials from headers, URLs, query strings, JSON and text.
+///
+/// Redaction is on by default; [`Redactor::danger_disabled`] turns it off for
+/// users who explicitly ask for raw values (`ar import --no-redact`).
+///
+/// ```
+/// use ar_openapi::Redactor;
+///
+/// let redactor = Redactor::new();
+/// assert_eq!(redactor.header_value("Authorization", "Bearer abc.def"), "Bearer REDACTED");
+/// assert_eq!(
+///     redactor.url("https://api.shop.test/items?page=2&access_token=s3cr3t"),
+///     "https://api.shop.test/items?page=2&access_token=REDACTED"
+/// );
+/// let mut body = serde_json::json!({"user": "ada", "password": "hunter2"});
+/// redactor.json(&mut body);
+/// assert_eq!(body, serde_json::json!({"user": "ada", "password": "REDACTED"}));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    enabled: bool,
+    extra_names: Vec<String>,
+    patterns: Patterns,
+}
+
+#[derive(Debug, Clone)]
+struct Patterns {
+    /// Whole-value or embedded credentials: JWTs, auth schemes, vendor key prefixes.
+    secret: Regex,
+    /// Runs of token characters long enough to be a random secret.
+    long_token: Regex,
+    /// `password=...`, `"token": "..."` style assignments in free text.
+    assignment: Regex,
+}
+
+impl Patterns {
+    fn new() -> Self {
+        let secret = Regex::new(concat!(
+            r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
+            r"|(?i:\b(?:bearer|basic|token|digest)\s+)[A-Za-z0-9._~+/=-]{8,}",
+            r"|\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}",
+            r"|\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}",
+            r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bglpat-[A-Za-z0-9_-]{16,}|\bnpm_[A-Za-z0-9]{30,}",
+            r"|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{35}",
+        ))
+        .expect("static secret pattern compiles");
+        let long_token =
+            Regex::new(r"[A-Za-z0-9_+/=-]{32,}").expect("static token pattern compiles");
+        let assignment = Regex::new(
+            r#"(?i)\b((?:[a-z_-]*(?:password|passwd|secret|token|api[_-]?key|apikey|signature|session[_-]?id))["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)"#,
+        )
+        .expect("static assignment pattern compiles");
+        Self {
+            secret,
+            long_token,
+            assignment,
+        }
+    }
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Redactor {
+    /// A redactor with the default rules, switched on.
+    pub fn new() -> Self {
+        Self {
+            enabled: true,
+            extra_names: Vec::new(),
+            patterns: Patterns::new(),
+        }
+    }
+
+    /// A redactor that passes every value through unchanged.
+    ///
+    /// Only for users who asked for raw output; the name says it is dangerous.
+    pub fn danger_disabled() -> Self {
+        Self {
+            enabled: false,
+            ..Self::new()
+        }
+    }
+
+    /// Whether redaction is on.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Also treats headers, parameters and JSON keys called `name` as secret
+    /// (matched case-insensitively, ignoring `-` and `_`).
+    #[must_use]
+    pub fn with_secret_name(mut self, name: &str) -> Self {
+        self.extra_names.push(normalise(name));
+        self
+    }
+
+    /// Whether a header with this name carries a credential.
+    pub fn is_secret_header(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        if lower.starts_with(':') {
+            return false;
+        }
+        matches!(
+            lower.as_str(),
+            "authorization" | "proxy-authorization" | "cookie" | "set-cookie" | "www-authenticate"
+        ) || lower.ends_with("-key")
+            || lower.ends_with("-auth")
+            || self.is_secret_name(&lower)
+    }
+
+    /// Whether a query parameter, form field or JSON key with this name holds a secret.
+    pub fn is_secret_name(&self, name: &str) -> bool {
+        let norm = normalise(name);
+        if self.extra_names.iter().any(|extra| *extra == norm) {
+            return true;
+        }
+        const EXACT: &[&str] = &[
+            "key", "sig", "pwd", "pass", "otp", "auth", "cvv", "cvc", "pin", "ssn", "jwt", "sid",
+            "nonce", "hmac",
+        ];
+        const CONTAINS: &[&str] = &[
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "passphrase",
+            "signature",
+            "apikey",
+            "credential",
+            "session",
+            "csrf",
+            "xsrf",
+            "privatekey",
+            "accesskey",
+            "authorization",
+            "cookie",
+            "cardnumber",
+        ];
+        EXACT.contains(&norm.as_str()) || CONTAINS.iter().any(|part| norm.contains(part))
+    }
+
+    /// Whether a value looks like a credential by itself, whatever it is called.
+    pub fn is_secret_value(&self, value: &str) -> bool {
+        if !self.enabled {
+            return false;
+        }
+        let trimmed = value.trim();
+        self.patterns.secret.is_match(trimmed)
+            || self
+                .patterns
+                .long_token
+                .find_iter(trimmed)
+                .any(|m| looks_random(m.as_str()))
+    }
+
+    /// The value of a header as it may appear in output.
+    ///
+    /// Credentials keep their scheme (`Bearer REDACTED`), cookies keep their
+    /// names (`session=REDACTED; theme=REDACTED`), everything else is checked
+    /// for secret-looking content.
+    pub fn header_value<'a>(&self, name: &str, value: &'a str) -> Cow<'a, str> {
+        if !self.enabled {
+            return Cow::Borrowed(value);
+        }
+        let lower = name.to_ascii_lowercase();
+        match lower.as_str() {
+            "cookie" => Cow::Owned(redact_cookie_pairs(value, "; ")),
+            "set-cookie" => {
+                let (pair, attributes) = value.split_once(';').unwrap_or((value, ""));
+                let name = pair.split_once('=').map_or(pair, |(n, _)| n).trim();
+                if attributes.is_empty() {
+                    Cow::Owned(format!("{name}={REDACTED}"))
+                } else {
+                    Cow::Owned(format!("{name}={REDACTED};{attributes}"))
+                }
+            }
+            _ if self.is_secret_header(&lower) => {
+                let scheme = value.split_whitespace().next().filter(|first| {
+                    value.trim() != *first && first.chars().all(|c| c.is_ascii_alphabetic())
+                });
+                match scheme {
+                    Some(scheme) => Cow::Owned(format!("{scheme} {REDACTED}")),
+                    None => Cow::Borrowed(REDACTED),
+                }
+            }
+            _ => self.text(value),
+        }
+    }
+
+    /// The value of a query parameter or form field as it may appear in output.
+    pub fn param_value<'a>(&self, name: &str, value: &'a str) -> Cow<'a, str> {
+        if !self.enabled {
+            return Cow::Borrowed(value);
+        }
+        if self.is_secret_name(name) || self.is_secret_value(value) {
+            Cow::Borrowed(REDACTED)
+        } else {
+            Cow::Borrowed(value)
+        }
+    }
+
+    /// A URL with credentials removed: user info, secret query values, and
+    /// secret-looking path segments.
+    pub fn url(&self, url: &str) -> String {
+        if !self.enabled {
+            return url.to_string();
+        }
+        let (before_fragment, _) = url.split_once('#').unwrap_or((url, ""));
+        let (base, query) = match before_fragment.split_once('?') {
+            Some((base, query)) => (base, Some(query)),
+            None => (before_fragment, None),
+        };
+        let base = strip_userinfo(base);
+        let mut out = String::with_capacity(url.len());
+        for (index, segment) in base.split('/').enumerate() {
+            if index > 0 {
+                out.push('/');
+            }
+            if index > 2 && self.is_secret_value(segment) {
+                out.push_str(REDACTED);
+            } else {
+                out.push_str(segment);
+            }
+        }
+        if let Some(query) = query {
+            out.push('?');
+            out.push_str(&self.query_string(query));
+        }
+        out
+    }
+
+    /// A raw `a=1&b=2` query (or form) string with secret values replaced.
+    pub fn query_string(&self, query: &str) -> String {
+        if !self.enabled {
+            return query.to_string();
+        }
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((name, value)) => {
+                    let decoded_name = crate::form::percent_decode(name);
+                    let decoded_value = crate::form::percent_decode(value);
+                    if self.is_secret_name(&decoded_name) || self.is_secret_value(&decoded_value) {
+                        format!("{name}={REDACTED}")
+                    } else {
+                        pair.to_string()
+                    }
+                }
+                None => pair.to_string(),
+            })
+            .collect();
+        pairs.join("&")
+    }
+
+    /// Redacts a JSON document in place: values under secret keys, and strings
+    /// that look like credentials anywhere. Types are kept where it matters
+    /// (a secret number becomes `0`), so examples still fit their schemas.
+    pub fn json(&self, value: &mut Value) {
+        if !self.enabled {
+            return;
+        }
+        let mut stack = vec![value];
+        while let Some(node) = stack.pop() {
+            match node {
+                Value::Object(map) => {
+                    for (key, child) in map.iter_mut() {
+                        if self.is_secret_name(key) {
+                            match child {
+                                Value::String(text) => *text = REDACTED.to_string(),
+                                Value::Number(_) => *child = Value::from(0),
+                                Value::Object(_) | Value::Array(_) => stack.push(child),
+                                Value::Null | Value::Bool(_) => {}
+                            }
+                        } else {
+                            stack.push(child);
+                        }
+                    }
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                Value::String(text) => {
+                    if let Cow::Owned(clean) = self.text(text) {
+                        *text = clean;
+                    }
+                }
+                Value::Null | Value::Bool(_) | Value::Number(_) => {}
+            }
+        }
+    }
+
+    /// Free text (a text body, a header value, a markdown snippet) with
+    /// embedded credentials replaced.
+    pub fn text<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if !self.enabled {
+            return Cow::Borrowed(text);
+        }
+        let mut current = Cow::Borrowed(text);
+        if self.patterns.secret.is_match(&current) {
+            let replaced =
+                self.patterns
+                    .secret
+                    .replace_all(&current, |caps: &regex::Captures<'_>| {
+                        // `Bearer abc` keeps its scheme word: `Bearer REDACTED`.
+                        let found = &caps[0];
+                        match found.split_once(char::is_whitespace) {
+                            Some((scheme, _))
+                                if scheme.chars().all(|c| c.is_ascii_alphabetic()) =>
+                            {
+                                format!("{scheme} {REDACTED}")
+                            }
+                            _ => REDACTED.to_string(),
+                        }
+                    });
+            current = Cow::Owned(replaced.into_owned());
+        }
+        if self.patterns.assignment.is_match(&current) {
+            let replaced = self
+                .patterns
+                .assignment
+                .replace_all(&current, |caps: &regex::Captures<'_>| {
+                    format!("{}{REDACTED}", &caps[1])
+                });
+            current = Cow::Owned(replaced.into_owned());
+        }
+        if self
+            .patterns
+            .long_token
+            .find_iter(&current)
+            .any(|m| looks_random(m.as_str()))
+        {
+            let replaced =
+                self.patterns
+                    .long_token
+                    .replace_all(&current, |caps: &regex::Captures<'_>| {
+                        let token = &caps[0];
+                        if looks_random(token) {
+                            REDACTED.to_string()
+                        } else {
+                            token.to_string()
+                        }
+                    });
+            current = Cow::Owned(replaced.into_owned());
+        }
+        current
+    }
+}
+
+/// Lowercase with `-` and `_` removed, so `X-Api-Key`, `x_api_key` and `XAPIKEY` compare equal.
+fn normalise(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '-' && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Redacts every value of a `name=value<sep>name=value` list, keeping names.
+fn redact_cookie_pairs(value: &str, separator: &str) -> String {
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let name = pair.split_once('=').map_or(pair, |(name, _)| name);
+            format!("{name}={REDACTED}")
+        })
+        .collect::<Vec<_>>()
+        .join(separator)
+}
+
+/// `https://user:pass@host/x` → `https://host/x`.
+fn strip_userinfo(base: &str) -> Cow<'_, str> {
+    let Some((scheme, rest)) = base.split_once("://") else {
+        return Cow::Borrowed(base);
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => Cow::Owned(format!("{scheme}://{}", &rest[at + 1..])),
+        None => Cow::Borrowed(base),
+    }
+}
+
+/// Whether a long run of token characters looks machine-generated rather
+/// than like a word, a path or an id: it mixes character classes and has
+/// high per-character entropy. UUIDs and plain hex (ids, hashes) are not
+/// treated as secrets by shape alone; their names still can be.
+fn looks_random(token: &str) -> bool {
+    if token.len() < 32 {
+        return false;
+    }
+    if token.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+        return false;
+    }
+    let has_upper = token.bytes().any(|b| b.is_ascii_uppercase());
+    let has_lower = token.bytes().any(|b| b.is_ascii_lowercase());
+    let has_digit = token.bytes().any(|b| b.is_ascii_digit());
+    if !(has_digit && (has_upper || has_lower) && (has_upper && has_lower || token.len() >= 40)) {
+        return false;
+    }
+    shannon_bits(token) >= 4.0
+}
+
+fn shannon_bits(token: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for byte in token.bytes() {
+        counts[usize::from(byte)] += 1;
+    }
+    let total = token.len() as f64;
+    counts
+        .iter()
+        .filter(|count| **count > 0)
+        .map(|count| {
+            let p = f64::from(*count) / total;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JWT: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+
+    #[test]
+    fn auth_headers_keep_their_scheme_and_lose_their_value() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.header_value("authorization", "Basic dXNlcjpwYXNz"),
+            "Basic REDACTED"
+        );
+        assert_eq!(r.header_value("X-API-Key", "k-123"), "REDACTED");
+        assert_eq!(r.header_value("x-csrf-token", "abc"), "REDACTED");
+        assert_eq!(
+            r.header_value("Cookie", "sid=1; theme=dark"),
+            "sid=REDACTED; theme=REDACTED"
+        );
+        assert_eq!(
+            r.header_value("set-cookie", "sid=abc; Path=/; HttpOnly"),
+            "sid=REDACTED; Path=/; HttpOnly"
+        );
+        assert_eq!(
+            r.header_value("accept", "application/json"),
+            "application/json"
+        );
+        assert_eq!(r.header_value("x-trace", JWT), "REDACTED");
+    }
+
+    #[test]
+    fn urls_lose_userinfo_secret_params_and_token_segments() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.url("https://bob:pw@s3.test/b/o?X-Amz-Signature=ff00&X-Amz-Date=20250101"),
+            "https://s3.test/b/o?X-Amz-Signature=REDACTED&X-Amz-Date=20250101"
+        );
+        let url = format!("https://a.test/reset/{JWT}?q=shoes");
+        assert_eq!(r.url(&url), "https://a.test/reset/REDACTED?q=shoes");
+        assert_eq!(
+            r.url("https://a.test/users/42?page=1"),
+            "https://a.test/users/42?page=1"
+        );
+    }
+
+    #[test]
+    fn json_redacts_by_key_and_by_shape_and_keeps_ids() {
+        let r = Redactor::new();
+        let mut doc = serde_json::json!({
+            "id": "5f1c2a9e-8d7b-4c3a-9f0e-1a2b3c4d5e6f",
+            "sha": "3f786850e387550fdab836ed7e6dc881de23001b",
+            "auth": {"accessToken": JWT, "expires_in": 3600, "pin": 1234},
+            "notes": ["call me", "key: sk_live_51HxYzAbCdEfGhIjKlMn"],
+            "blob": "Q2hhcmxpZSBhbmQgdGhlIGNob2NvbGF0ZSBmYWN0b3J5IDEyMzQ1Ng9XyZ"
+        });
+        r.json(&mut doc);
+        let text = doc.to_string();
+        assert!(!text.contains("eyJ"), "{text}");
+        assert!(!text.contains("sk_live"), "{text}");
+        assert!(!text.contains("Q2hhcmxp"), "{text}");
+        assert!(text.contains("5f1c2a9e-8d7b-4c3a-9f0e-1a2b3c4d5e6f"));
+        assert!(text.contains("3f786850e387550fdab836ed7e6dc881de23001b"));
+        assert_eq!(doc["auth"]["pin"], 0);
+        assert_eq!(doc["auth"]["expires_in"], 3600);
+    }
+
+    #[test]
+    fn text_redacts_assignments_and_keeps_prose() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.text("user=ada&password=hunter2&x=1"),
+            "user=ada&password=REDACTED&x=1"
+        );
+        assert_eq!(r.text("the quick brown fox"), "the quick brown fox");
+        assert_eq!(
+            r.text("Authorization: Bearer abcdefghijkl"),
+            "Authorization: Bearer REDACTED"
+        );
+        assert_eq!(r.text("Bearer REDACTED"), "Bearer REDACTED");
+    }
+
+    #[test]
+    fn disabled_redactor_changes_nothing() {
+        let r = Redactor::danger_disabled();
+        assert_eq!(r.header_value("authorization", "Bearer x"), "Bearer x");
+        let mut doc = serde_json::json!({"password": "p"});
+        r.json(&mut doc);
+        assert_eq!(doc["password"], "p");
+    }
+
+    #[test]
+    fn extra_names_are_secret() {
+        let r = Redactor::new().with_secret_name("X-Shop-Passcode");
+        assert!(r.is_secret_header("x-shop-passcode"));
+        assert!(r.is_secret_name("x_shop_passcode"));
+        assert!(!r.is_secret_name("page"));
+        assert!(!r.is_secret_header("content-type"));
+    }
+}
