@@ -118,17 +118,24 @@ impl Headers {
 
     /// Appends a header, keeping any existing one with the same name.
     pub fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.0.push(Header { name: name.into(), value: value.into() });
+        self.0.push(Header {
+            name: name.into(),
+            value: value.into(),
+        });
     }
 
     /// The first value of a header, matched case-insensitively.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.iter().find(|h| h.name.eq_ignore_ascii_case(name)).map(|h| h.value.as_str())
+        self.iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
     }
 
     /// Every value of a header, matched case-insensitively, in order.
     pub fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.iter().filter(move |h| h.name.eq_ignore_ascii_case(name)).map(|h| h.value.as_str())
+        self.iter()
+            .filter(move |h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value.as_str())
     }
 
     /// Iterates over the headers in order.
@@ -189,7 +196,15 @@ impl Body {
     /// A complete, already decoded body.
     pub fn from_decoded(content_type: Option<String>, bytes: Vec<u8>) -> Self {
         let size = bytes.len() as u64;
-        Self { content_type, encoding: None, bytes, size, wire_size: None, truncated: false, decode_error: None }
+        Self {
+            content_type,
+            encoding: None,
+            bytes,
+            size,
+            wire_size: None,
+            truncated: false,
+            decode_error: None,
+        }
     }
 
     /// Whether the body carries no bytes and claims no size.
@@ -206,7 +221,11 @@ impl Body {
     /// `Application/JSON; charset=utf-8`).
     pub fn media_type(&self) -> Option<String> {
         self.content_type.as_deref().map(|ct| {
-            ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+            ct.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase()
         })
     }
 }
@@ -228,8 +247,18 @@ pub struct Request {
 
 impl Request {
     /// A request with no headers and no body.
-    pub fn new(method: impl Into<String>, url: impl Into<String>, http_version: HttpVersion) -> Self {
-        Self { method: method.into(), url: url.into(), http_version, headers: Headers::new(), body: Body::empty() }
+    pub fn new(
+        method: impl Into<String>,
+        url: impl Into<String>,
+        http_version: HttpVersion,
+    ) -> Self {
+        Self {
+            method: method.into(),
+            url: url.into(),
+            http_version,
+            headers: Headers::new(),
+            body: Body::empty(),
+        }
     }
 }
 
@@ -251,7 +280,13 @@ pub struct Response {
 impl Response {
     /// A response with no headers and no body.
     pub fn new(status: u16, http_version: HttpVersion) -> Self {
-        Self { status, reason: String::new(), http_version, headers: Headers::new(), body: Body::empty() }
+        Self {
+            status,
+            reason: String::new(),
+            http_version,
+            headers: Headers::new(),
+            body: Body::empty(),
+        }
     }
 }
 
@@ -410,7 +445,10 @@ impl Flow {
 
     /// Sets the error.
     pub fn with_error(mut self, kind: ErrorKind, message: impl Into<String>) -> Self {
-        self.error = Some(FlowError { kind, message: message.into() });
+        self.error = Some(FlowError {
+            kind,
+            message: message.into(),
+        });
         self
     }
 
@@ -435,9 +473,13 @@ mod base64_bytes {
         serializer.serialize_str(&STANDARD.encode(bytes))
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u8>, D::Error> {
         let text = String::deserialize(deserializer)?;
-        STANDARD.decode(text.as_bytes()).map_err(serde::de::Error::custom)
+        STANDARD
+            .decode(text.as_bytes())
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -452,8 +494,14 @@ mod tests {
         headers.push("content-type", "text/plain");
         headers.push("set-cookie", "b=2");
         assert_eq!(headers.get("SET-COOKIE"), Some("a=1"));
-        assert_eq!(headers.get_all("set-cookie").collect::<Vec<_>>(), ["a=1", "b=2"]);
-        assert_eq!(headers.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(), ["Set-Cookie", "content-type", "set-cookie"]);
+        assert_eq!(
+            headers.get_all("set-cookie").collect::<Vec<_>>(),
+            ["a=1", "b=2"]
+        );
+        assert_eq!(
+            headers.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+            ["Set-Cookie", "content-type", "set-cookie"]
+        );
     }
 
     #[test]
@@ -461,15 +509,24 @@ mod tests {
         assert_eq!(HttpVersion::parse("http/2.0"), HttpVersion::Http2);
         assert_eq!(HttpVersion::parse("h3"), HttpVersion::Http3);
         assert_eq!(HttpVersion::parse("HTTP/1.0"), HttpVersion::Http10);
-        assert_eq!(HttpVersion::parse("spdy/3"), HttpVersion::Other("spdy/3".into()));
+        assert_eq!(
+            HttpVersion::parse("spdy/3"),
+            HttpVersion::Other("spdy/3".into())
+        );
     }
 
     #[test]
     fn flow_round_trips_through_json_with_binary_body() {
         let mut request = Request::new("POST", "https://shop.test/upload", HttpVersion::Http2);
-        request.body = Body::from_decoded(Some("application/octet-stream".into()), vec![0, 159, 255]);
-        let flow = Flow::new(FlowId(7), Timestamp::from_unix_micros(5), Client::Agent, request)
-            .with_error(ErrorKind::Reset, "connection reset by peer");
+        request.body =
+            Body::from_decoded(Some("application/octet-stream".into()), vec![0, 159, 255]);
+        let flow = Flow::new(
+            FlowId(7),
+            Timestamp::from_unix_micros(5),
+            Client::Agent,
+            request,
+        )
+        .with_error(ErrorKind::Reset, "connection reset by peer");
         let json = serde_json::to_string(&flow).unwrap();
         let back: Flow = serde_json::from_str(&json).unwrap();
         assert_eq!(back, flow);

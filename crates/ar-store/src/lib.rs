@@ -1,7 +1,14 @@
 //! `ar-store` is the data model of `ar`: one captured HTTP exchange is a [`Flow`].
 //!
 //! The crate is a pure core: it does no I/O, reads no clock and spawns no
-//! threads. Time arrives as data ([`Timestamp`]), bytes arrive as slices.
+//! threads. Time arrives as data ([`Timestamp`]), bytes arrive as slices or
+//! through `Read`/`Write` values the caller supplies.
+//!
+//! - [`template`]: signatures `(method, host, path template, status class)`,
+//!   path templating in two layers with evidence, GraphQL operations.
+//! - [`scope`]: which flows describe the target's API.
+//! - [`store`]: the [`EndpointStore`](store::EndpointStore) that groups flows
+//!   into endpoints with bounded samples and parameter statistics.
 //!
 //! ```
 //! use ar_store::{Body, Client, Flow, FlowId, Headers, HttpVersion, Request, Response, Timestamp};
@@ -19,8 +26,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod error;
 mod flow;
+pub mod scope;
+pub mod store;
+pub mod template;
+mod url;
 
+pub use error::Error;
 pub use flow::{
     Body, Client, Direction, ErrorKind, Flow, FlowError, FlowId, Header, Headers, HttpVersion,
     Request, Response, Timestamp, Timings, WebSocketFrame, WebSocketLog, WsOpcode,

@@ -1,0 +1,463 @@
+//! Scope: which flows describe the target's API.
+//!
+//! In scope by default: the target's site (its registrable domain, see
+//! [`registrable_domain`]) and extra hosts. Out, each with a counted
+//! [`OutReason`]: other hosts, static assets (by extension or response
+//! content type), HTML pages, CORS preflights, a default denylist of
+//! analytics/ads/telemetry hosts (including any host whose first label is
+//! `metrics`, `telemetry`, `analytics`, `stats`, `beacon`, `tracking` or
+//! `pixel`), and the user's deny lists of hosts and path globs. Without a
+//! target every host is in scope except trackers. Filtering never touches
+//! the archive: it only decides what reaches the endpoint store.
+//!
+//! ```
+//! use ar_store::scope::{OutReason, Scope, ScopeConfig, ScopeDecision};
+//!
+//! let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+//! assert!(scope.decide_parts("api.shop.test", "/v1/cart", None).is_in());
+//! assert_eq!(scope.decide_parts("metrics.test", "/collect", None), ScopeDecision::Out(OutReason::Tracker));
+//! assert_eq!(scope.decide_parts("shop.test", "/app.css", None), ScopeDecision::Out(OutReason::StaticAsset));
+//! assert_eq!(scope.decide_parts("cdn.other.test", "/x", None), ScopeDecision::Out(OutReason::OutOfScopeHost));
+//! ```
+
+mod domain;
+mod rules;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::{Deserialize, Serialize};
+
+use crate::url::UrlParts;
+use crate::{Error, Flow};
+
+pub use domain::registrable_domain;
+
+/// What the user asked for; compile it with [`Scope::new`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScopeConfig {
+    /// The target as a URL (`https://shop.test/`) or a host; its site is in scope.
+    /// `None`: every host except trackers is in scope.
+    pub target: Option<String>,
+    /// More hosts in scope: exact (`api.other.test`) or `*.other.test` (the domain and its subdomains).
+    pub extra_hosts: Vec<String>,
+    /// Hosts in scope even when they match the tracker denylist.
+    pub allow_hosts: Vec<String>,
+    /// Hosts always out.
+    pub deny_hosts: Vec<String>,
+    /// When non-empty, only paths matching one of these globs are in scope (`/api/**`).
+    pub allow_paths: Vec<String>,
+    /// Paths matching these globs are out (`/admin/**`, `**/health`).
+    pub deny_paths: Vec<String>,
+    /// Keep static assets (scripts, styles, images, fonts, media).
+    pub keep_static: bool,
+    /// Keep HTML pages (server-rendered documents).
+    pub keep_html: bool,
+}
+
+impl ScopeConfig {
+    /// A config with only a target.
+    pub fn for_target(target: impl Into<String>) -> Self {
+        Self {
+            target: Some(target.into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// Why a flow is in scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InReason {
+    /// Same registrable domain as the target.
+    TargetSite,
+    /// Listed in `extra_hosts`.
+    ExtraHost,
+    /// Listed in `allow_hosts`.
+    AllowedHost,
+    /// No target was given, so any non-tracker host is in scope.
+    AnyHost,
+}
+
+/// Why a flow is out of scope; counted per host for reporting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutReason {
+    /// A host outside the target site and the extra hosts.
+    OutOfScopeHost,
+    /// A script, style, image, font or media file.
+    StaticAsset,
+    /// An analytics, ads or telemetry host.
+    Tracker,
+    /// A host on the user's deny list.
+    UserDeniedHost,
+    /// A path matching the user's deny globs.
+    UserDeniedPath,
+    /// A path outside the user's allow globs.
+    NotAllowedPath,
+    /// An HTML document rather than an API response.
+    HtmlPage,
+    /// A CORS preflight (`OPTIONS` with `Access-Control-Request-Method`).
+    Preflight,
+}
+
+impl OutReason {
+    /// Short lowercase label for reports (`tracker`, `static_asset`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OutOfScopeHost => "out_of_scope_host",
+            Self::StaticAsset => "static_asset",
+            Self::Tracker => "tracker",
+            Self::UserDeniedHost => "user_denied_host",
+            Self::UserDeniedPath => "user_denied_path",
+            Self::NotAllowedPath => "not_allowed_path",
+            Self::HtmlPage => "html_page",
+            Self::Preflight => "preflight",
+        }
+    }
+}
+
+/// The verdict on one flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScopeDecision {
+    /// Goes to the endpoint store.
+    In(InReason),
+    /// Counted, not stored (the archive still has it).
+    Out(OutReason),
+}
+
+impl ScopeDecision {
+    /// Whether the flow is in scope.
+    pub fn is_in(self) -> bool {
+        matches!(self, Self::In(_))
+    }
+}
+
+#[derive(Debug, Clone)]
+enum HostPattern {
+    Exact(String),
+    /// The domain itself and any subdomain.
+    Domain(String),
+}
+
+impl HostPattern {
+    fn parse(text: &str) -> Result<Self, Error> {
+        let t = text.trim().to_ascii_lowercase();
+        let host = domain::strip_port(&t);
+        let bad = |problem: &str| Error::ScopePattern {
+            pattern: text.to_string(),
+            problem: problem.to_string(),
+        };
+        if host.is_empty() {
+            return Err(bad("empty host"));
+        }
+        if let Some(rest) = host.strip_prefix("*.") {
+            if rest.is_empty() || rest.contains('*') {
+                return Err(bad("expected `*.domain`"));
+            }
+            return Ok(Self::Domain(rest.to_string()));
+        }
+        if host.contains(['*', '/', ' ']) {
+            return Err(bad("expected a host name or `*.domain`"));
+        }
+        Ok(Self::Exact(host.to_string()))
+    }
+
+    fn matches(&self, host: &str) -> bool {
+        match self {
+            Self::Exact(h) => h == host,
+            Self::Domain(d) => {
+                host == d
+                    || host
+                        .strip_suffix(d.as_str())
+                        .is_some_and(|p| p.ends_with('.'))
+            }
+        }
+    }
+}
+
+/// A compiled scope; cheap to query for every flow.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    site: Option<String>,
+    extra: Vec<HostPattern>,
+    allow: Vec<HostPattern>,
+    deny: Vec<HostPattern>,
+    allow_paths: Option<GlobSet>,
+    deny_paths: Option<GlobSet>,
+    keep_static: bool,
+    keep_html: bool,
+}
+
+impl Default for Scope {
+    fn default() -> Self {
+        Self::everything()
+    }
+}
+
+impl Scope {
+    /// Compiles a config; fails on a malformed host pattern or glob.
+    pub fn new(config: ScopeConfig) -> Result<Self, Error> {
+        let patterns = |list: &[String]| {
+            list.iter()
+                .map(|p| HostPattern::parse(p))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let site = config.target.as_deref().map(|t| {
+            let parts = UrlParts::split(t);
+            let host = if parts.host.is_empty() {
+                t.split(['/', '?']).next().unwrap_or(t)
+            } else {
+                parts.host
+            };
+            registrable_domain(host)
+        });
+        Ok(Self {
+            site,
+            extra: patterns(&config.extra_hosts)?,
+            allow: patterns(&config.allow_hosts)?,
+            deny: patterns(&config.deny_hosts)?,
+            allow_paths: globs(&config.allow_paths)?,
+            deny_paths: globs(&config.deny_paths)?,
+            keep_static: config.keep_static,
+            keep_html: config.keep_html,
+        })
+    }
+
+    /// No target: every host except trackers; static assets and HTML out.
+    pub fn everything() -> Self {
+        Self {
+            site: None,
+            extra: Vec::new(),
+            allow: Vec::new(),
+            deny: Vec::new(),
+            allow_paths: None,
+            deny_paths: None,
+            keep_static: false,
+            keep_html: false,
+        }
+    }
+
+    /// The target's registrable domain, if a target was given.
+    pub fn site(&self) -> Option<&str> {
+        self.site.as_deref()
+    }
+
+    /// Decides on a flow (host from the URL, falling back to `:authority` / `Host`).
+    pub fn decide(&self, flow: &Flow) -> ScopeDecision {
+        let url = UrlParts::split(&flow.request.url);
+        let host = if url.host.is_empty() {
+            flow.request
+                .headers
+                .get(":authority")
+                .or_else(|| flow.request.headers.get("host"))
+                .unwrap_or("")
+        } else {
+            url.host
+        };
+        let response_type = flow.response.as_ref().and_then(|r| {
+            r.headers
+                .get("content-type")
+                .or(r.body.content_type.as_deref())
+        });
+        if flow.request.method.eq_ignore_ascii_case("OPTIONS")
+            && flow
+                .request
+                .headers
+                .get("access-control-request-method")
+                .is_some()
+        {
+            return ScopeDecision::Out(OutReason::Preflight);
+        }
+        self.decide_parts(host, url.path, response_type)
+    }
+
+    /// Decides from the parts: host (port allowed), path, and the response content type if known.
+    pub fn decide_parts(
+        &self,
+        host: &str,
+        path: &str,
+        response_content_type: Option<&str>,
+    ) -> ScopeDecision {
+        let host = domain::strip_port(host)
+            .trim_end_matches('.')
+            .to_ascii_lowercase();
+        let path = if path.is_empty() { "/" } else { path };
+        if host.is_empty() {
+            return ScopeDecision::Out(OutReason::OutOfScopeHost);
+        }
+        if self.deny.iter().any(|p| p.matches(&host)) {
+            return ScopeDecision::Out(OutReason::UserDeniedHost);
+        }
+        if self.deny_paths.as_ref().is_some_and(|g| g.is_match(path)) {
+            return ScopeDecision::Out(OutReason::UserDeniedPath);
+        }
+        let allowed = self.allow.iter().any(|p| p.matches(&host));
+        if !allowed && rules::is_tracker(&host, path) {
+            return ScopeDecision::Out(OutReason::Tracker);
+        }
+        let reason = if allowed {
+            InReason::AllowedHost
+        } else if self.extra.iter().any(|p| p.matches(&host)) {
+            InReason::ExtraHost
+        } else {
+            match &self.site {
+                None => InReason::AnyHost,
+                Some(site) if registrable_domain(&host) == *site => InReason::TargetSite,
+                Some(_) => return ScopeDecision::Out(OutReason::OutOfScopeHost),
+            }
+        };
+        if self.allow_paths.as_ref().is_some_and(|g| !g.is_match(path)) {
+            return ScopeDecision::Out(OutReason::NotAllowedPath);
+        }
+        if !self.keep_static
+            && (rules::is_static_path(path)
+                || response_content_type.is_some_and(rules::is_static_type))
+        {
+            return ScopeDecision::Out(OutReason::StaticAsset);
+        }
+        if !self.keep_html && response_content_type.is_some_and(rules::is_html_type) {
+            return ScopeDecision::Out(OutReason::HtmlPage);
+        }
+        ScopeDecision::In(reason)
+    }
+}
+
+fn globs(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| Error::ScopePattern {
+                pattern: pattern.clone(),
+                problem: e.kind().to_string(),
+            })?;
+        builder.add(glob);
+    }
+    builder.build().map(Some).map_err(|e| Error::ScopePattern {
+        pattern: patterns.join(" "),
+        problem: e.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(config: ScopeConfig) -> Scope {
+        Scope::new(config).unwrap()
+    }
+
+    #[test]
+    fn target_site_and_extra_hosts() {
+        let mut cfg = ScopeConfig::for_target("https://www.shop.test:8443/home");
+        cfg.extra_hosts = vec!["*.payments.test".into(), "cdn.test".into()];
+        let s = scope(cfg);
+        assert_eq!(s.site(), Some("shop.test"));
+        assert_eq!(
+            s.decide_parts("api.shop.test:8443", "/v1/x", Some("application/json")),
+            ScopeDecision::In(InReason::TargetSite)
+        );
+        assert_eq!(
+            s.decide_parts("eu.payments.test", "/pay", None),
+            ScopeDecision::In(InReason::ExtraHost)
+        );
+        assert_eq!(
+            s.decide_parts("payments.test", "/pay", None),
+            ScopeDecision::In(InReason::ExtraHost)
+        );
+        assert_eq!(
+            s.decide_parts("xpayments.test", "/pay", None),
+            ScopeDecision::Out(OutReason::OutOfScopeHost)
+        );
+        assert_eq!(
+            s.decide_parts("shop.test", "/", Some("text/html; charset=utf-8")),
+            ScopeDecision::Out(OutReason::HtmlPage)
+        );
+        assert_eq!(
+            s.decide_parts("shop.test", "/img/logo", Some("image/png")),
+            ScopeDecision::Out(OutReason::StaticAsset)
+        );
+    }
+
+    #[test]
+    fn trackers_are_out_unless_allowed() {
+        let s = Scope::everything();
+        for host in [
+            "www.google-analytics.com",
+            "region1.google-analytics.com",
+            "www.googletagmanager.com",
+            "stats.g.doubleclick.net",
+            "api.segment.io",
+            "api-js.mixpanel.com",
+            "o1.ingest.sentry.io",
+            "connect.facebook.net",
+            "metrics.test",
+            "telemetry.shop.test",
+            "beacon.x.test",
+        ] {
+            assert_eq!(
+                s.decide_parts(host, "/collect", None),
+                ScopeDecision::Out(OutReason::Tracker),
+                "{host}"
+            );
+        }
+        assert_eq!(
+            s.decide_parts("www.facebook.com", "/tr", None),
+            ScopeDecision::Out(OutReason::Tracker)
+        );
+        assert_eq!(
+            s.decide_parts("www.facebook.com", "/api/graphql", None),
+            ScopeDecision::In(InReason::AnyHost)
+        );
+        let mut cfg = ScopeConfig::default();
+        cfg.allow_hosts = vec!["metrics.test".into()];
+        assert_eq!(
+            scope(cfg).decide_parts("metrics.test", "/q", None),
+            ScopeDecision::In(InReason::AllowedHost)
+        );
+    }
+
+    #[test]
+    fn user_globs_and_denied_hosts() {
+        let mut cfg = ScopeConfig::for_target("shop.test");
+        cfg.deny_paths = vec!["/admin/**".into(), "**/health".into()];
+        cfg.deny_hosts = vec!["legacy.shop.test".into()];
+        cfg.allow_paths = vec!["/api/**".into(), "/admin/**".into()];
+        let s = scope(cfg);
+        assert_eq!(
+            s.decide_parts("shop.test", "/admin/users", None),
+            ScopeDecision::Out(OutReason::UserDeniedPath)
+        );
+        assert_eq!(
+            s.decide_parts("shop.test", "/api/v1/health", None),
+            ScopeDecision::Out(OutReason::UserDeniedPath)
+        );
+        assert_eq!(
+            s.decide_parts("legacy.shop.test", "/api/x", None),
+            ScopeDecision::Out(OutReason::UserDeniedHost)
+        );
+        assert_eq!(
+            s.decide_parts("shop.test", "/other", None),
+            ScopeDecision::Out(OutReason::NotAllowedPath)
+        );
+        assert!(s.decide_parts("shop.test", "/api/cart", None).is_in());
+        let bad = Scope::new(ScopeConfig {
+            deny_paths: vec!["/a/[".into()],
+            ..ScopeConfig::default()
+        })
+        .unwrap_err();
+        assert!(bad.to_string().contains("/a/["), "{bad}");
+        assert!(
+            Scope::new(ScopeConfig {
+                extra_hosts: vec!["a*b.test".into()],
+                ..ScopeConfig::default()
+            })
+            .is_err()
+        );
+    }
+}

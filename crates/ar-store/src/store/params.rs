@@ -1,0 +1,260 @@
+//! Observed query and header parameters: presence counts and value types.
+//!
+//! Presence is counted per flow, so `seen == endpoint.flow_count()` means
+//! "always present" (a required parameter). Example values of sensitive
+//! names (tokens, keys, cookies) are never kept: the store may be shown to an
+//! agent or printed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::template::{SegmentKind, classify_segment};
+
+/// The type of one observed parameter value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    /// Present with no value (`?flag` or `?flag=`).
+    Empty,
+    /// `true` / `false`.
+    Boolean,
+    /// Decimal integer.
+    Integer,
+    /// Decimal number with a fraction or exponent.
+    Number,
+    /// A UUID.
+    Uuid,
+    /// A calendar date (`2024-05-01`).
+    Date,
+    /// A date-time (`2024-05-01T10:00:00Z`).
+    DateTime,
+    /// An email address.
+    Email,
+    /// An absolute URL.
+    Uri,
+    /// Anything else.
+    String,
+}
+
+impl ValueKind {
+    /// Classifies one value.
+    ///
+    /// ```
+    /// use ar_store::store::ValueKind;
+    /// assert_eq!(ValueKind::of("42"), ValueKind::Integer);
+    /// assert_eq!(ValueKind::of("2024-05-01T10:00:00Z"), ValueKind::DateTime);
+    /// assert_eq!(ValueKind::of("red shoes"), ValueKind::String);
+    /// ```
+    pub fn of(value: &str) -> Self {
+        let v = value.trim();
+        if v.is_empty() {
+            return Self::Empty;
+        }
+        if v == "true" || v == "false" {
+            return Self::Boolean;
+        }
+        let digits = v.strip_prefix('-').unwrap_or(v);
+        if !digits.is_empty() && digits.len() <= 19 && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Self::Integer;
+        }
+        if v.parse::<f64>().is_ok_and(f64::is_finite)
+            && v.bytes().any(|b| b.is_ascii_digit())
+            && !v.contains(['i', 'n', 'N', 'I'])
+        {
+            return Self::Number;
+        }
+        if v.starts_with("http://") || v.starts_with("https://") {
+            return Self::Uri;
+        }
+        match classify_segment(v) {
+            Some(SegmentKind::Uuid) => Self::Uuid,
+            Some(SegmentKind::Date) if v.len() == 10 => Self::Date,
+            Some(SegmentKind::Date) => Self::DateTime,
+            Some(SegmentKind::Email) if v.contains('@') => Self::Email,
+            _ => Self::String,
+        }
+    }
+}
+
+/// What was seen of one parameter name.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamStats {
+    /// Flows in which the parameter was present.
+    pub seen: u64,
+    /// Value kinds with how many values had each.
+    pub kinds: BTreeMap<ValueKind, u64>,
+    /// Up to five distinct example values (none for sensitive names).
+    pub examples: Vec<String>,
+    /// Whether the name looks secret (values are then never kept).
+    pub sensitive: bool,
+}
+
+/// Parameters by name (query: as sent; headers: lowercased).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamSet {
+    /// The parameters, sorted by name.
+    pub params: BTreeMap<String, ParamStats>,
+    /// Names not tracked because the per-endpoint cap was reached.
+    pub dropped_names: u64,
+}
+
+const MAX_EXAMPLES: usize = 5;
+const MAX_EXAMPLE_LEN: usize = 80;
+
+impl ParamSet {
+    /// Records the parameters of one flow; a name repeated within the flow counts once.
+    pub(crate) fn observe<'a>(
+        &mut self,
+        pairs: impl Iterator<Item = (&'a str, &'a str)>,
+        max_names: usize,
+    ) {
+        let mut seen_here: Vec<&str> = Vec::new();
+        for (name, value) in pairs {
+            if !self.params.contains_key(name) {
+                if self.params.len() >= max_names {
+                    self.dropped_names += 1;
+                    continue;
+                }
+                self.params.insert(
+                    name.to_string(),
+                    ParamStats {
+                        sensitive: is_sensitive(name),
+                        ..ParamStats::default()
+                    },
+                );
+            }
+            let stats = self.params.get_mut(name).expect("inserted above");
+            if !seen_here.contains(&name) {
+                stats.seen += 1;
+                seen_here.push(name);
+            }
+            *stats.kinds.entry(ValueKind::of(value)).or_default() += 1;
+            if !stats.sensitive
+                && stats.examples.len() < MAX_EXAMPLES
+                && !stats.examples.iter().any(|e| e == value)
+            {
+                let mut example: String = value.chars().take(MAX_EXAMPLE_LEN).collect();
+                if example.len() < value.len() {
+                    example.push('…');
+                }
+                stats.examples.push(example);
+            }
+        }
+    }
+
+    /// Adds another set's observations (used when endpoints merge).
+    pub(crate) fn merge(&mut self, other: &ParamSet, max_names: usize) {
+        self.dropped_names += other.dropped_names;
+        for (name, theirs) in &other.params {
+            if !self.params.contains_key(name) && self.params.len() >= max_names {
+                self.dropped_names += 1;
+                continue;
+            }
+            let mine = self
+                .params
+                .entry(name.clone())
+                .or_insert_with(|| ParamStats {
+                    sensitive: theirs.sensitive,
+                    ..ParamStats::default()
+                });
+            mine.seen += theirs.seen;
+            for (kind, n) in &theirs.kinds {
+                *mine.kinds.entry(*kind).or_default() += n;
+            }
+            for example in &theirs.examples {
+                if mine.examples.len() < MAX_EXAMPLES && !mine.examples.contains(example) {
+                    mine.examples.push(example.clone());
+                }
+            }
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.params
+            .iter()
+            .map(|(k, v)| {
+                k.len()
+                    + 96
+                    + v.kinds.len() * 32
+                    + v.examples.iter().map(|e| e.len() + 24).sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+/// Names whose values are credentials or session state.
+pub(crate) fn is_sensitive(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    matches!(
+        n.as_str(),
+        "authorization"
+            | "proxy-authorization"
+            | "cookie"
+            | "set-cookie"
+            | "sig"
+            | "signature"
+            | "code"
+            | "state"
+            | "nonce"
+            | "otp"
+            | "pin"
+    ) || [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "api_key",
+        "apikey",
+        "api-key",
+        "access_key",
+        "session",
+        "auth",
+        "credential",
+        "jwt",
+        "csrf",
+        "xsrf",
+    ]
+    .iter()
+    .any(|s| n.contains(s))
+        || n == "key"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_presence_kinds_and_hides_secrets() {
+        let mut set = ParamSet::default();
+        set.observe(
+            [("page", "1"), ("q", "shoes"), ("api_key", "sk_live_123")].into_iter(),
+            64,
+        );
+        set.observe(
+            [("page", "2"), ("page", "3"), ("api_key", "sk_live_456")].into_iter(),
+            64,
+        );
+        let page = &set.params["page"];
+        assert_eq!(page.seen, 2);
+        assert_eq!(page.kinds[&ValueKind::Integer], 3);
+        assert_eq!(page.examples, ["1", "2", "3"]);
+        assert!(set.params["api_key"].sensitive && set.params["api_key"].examples.is_empty());
+        set.observe([("x", "1"), ("y", "2")].into_iter(), 4);
+        assert_eq!((set.params.len(), set.dropped_names), (4, 1));
+    }
+
+    #[test]
+    fn value_kinds() {
+        assert_eq!(ValueKind::of(""), ValueKind::Empty);
+        assert_eq!(ValueKind::of("-3.5e2"), ValueKind::Number);
+        assert_eq!(ValueKind::of("nan"), ValueKind::String);
+        assert_eq!(ValueKind::of("2024-05-01"), ValueKind::Date);
+        assert_eq!(ValueKind::of("a@b.test"), ValueKind::Email);
+        assert_eq!(ValueKind::of("https://x.test/"), ValueKind::Uri);
+        assert_eq!(
+            ValueKind::of("0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e"),
+            ValueKind::Uuid
+        );
+    }
+}

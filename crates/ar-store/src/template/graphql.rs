@@ -1,0 +1,284 @@
+//! GraphQL requests are keyed by operation, not by their (single) URL.
+//!
+//! Detected from a POST JSON body with a `query` string (or a persisted-query
+//! extension) or a GET query string with `query` / `operationName`. The name
+//! comes from `operationName`, else from the document (`query Foo {`,
+//! `mutation Bar(`). Batched requests (a JSON array) join the names with `+`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Flow;
+use crate::url::{UrlParts, query_pairs};
+
+/// The kind of a GraphQL operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperationKind {
+    /// `query` (also the `{ ... }` shorthand).
+    Query,
+    /// `mutation`.
+    Mutation,
+    /// `subscription`.
+    Subscription,
+    /// Not stated (persisted query by hash or name only).
+    Unknown,
+}
+
+/// A GraphQL operation recognised in a request.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct GraphQlOperation {
+    /// The operation name; `None` for an anonymous operation.
+    pub name: Option<String>,
+    /// Query, mutation or subscription.
+    pub kind: OperationKind,
+}
+
+/// Recognises a GraphQL request.
+///
+/// ```
+/// use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Timestamp};
+/// use ar_store::template::{graphql_operation, OperationKind};
+///
+/// let mut request = Request::new("POST", "https://shop.test/graphql", HttpVersion::Http2);
+/// request.body = Body::from_decoded(Some("application/json".into()),
+///     br#"{"query":"mutation AddToCart($id: ID!) { addToCart(id: $id) { id } }"}"#.to_vec());
+/// let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request);
+/// let op = graphql_operation(&flow).unwrap();
+/// assert_eq!(op.name.as_deref(), Some("AddToCart"));
+/// assert_eq!(op.kind, OperationKind::Mutation);
+/// ```
+pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
+    let request = &flow.request;
+    let url = UrlParts::split(&request.url);
+    let looks_graphql_path =
+        url.path.to_ascii_lowercase().contains("graphql") || url.path.ends_with("/gql");
+    if !request.body.bytes.is_empty() && request.body.bytes.len() <= 1 << 20 {
+        let first = request
+            .body
+            .bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .copied();
+        if matches!(first, Some(b'{') | Some(b'[')) {
+            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&request.body.bytes) {
+                if let Some(op) = from_json(&value, looks_graphql_path) {
+                    return Some(op);
+                }
+            }
+        }
+    }
+    let query = url.query?;
+    let (mut doc, mut name, mut persisted) = (None, None, false);
+    for (key, value) in query_pairs(query) {
+        match key.as_str() {
+            "query" => doc = Some(value),
+            "operationName" => name = Some(value).filter(|n| !n.is_empty()),
+            "extensions" => persisted = value.contains("persistedQuery"),
+            _ => {}
+        }
+    }
+    let doc_ok = doc.as_deref().is_some_and(looks_like_document);
+    if !(doc_ok || (looks_graphql_path && (name.is_some() || persisted))) {
+        return None;
+    }
+    Some(operation(name, doc.as_deref()))
+}
+
+fn from_json(value: &serde_json::Value, graphql_path: bool) -> Option<GraphQlOperation> {
+    match value {
+        serde_json::Value::Object(map) => {
+            let doc = map.get("query").and_then(|q| q.as_str());
+            let name = map
+                .get("operationName")
+                .and_then(|n| n.as_str())
+                .filter(|n| !n.is_empty());
+            let persisted = map
+                .get("extensions")
+                .and_then(|e| e.get("persistedQuery"))
+                .is_some();
+            let ok = doc.is_some_and(looks_like_document)
+                || ((persisted || graphql_path) && name.is_some());
+            ok.then(|| operation(name.map(str::to_string), doc))
+        }
+        serde_json::Value::Array(items) if !items.is_empty() => {
+            let ops: Vec<_> = items
+                .iter()
+                .take(16)
+                .map(|v| from_json(v, graphql_path))
+                .collect::<Option<_>>()?;
+            let names: Vec<String> = ops
+                .iter()
+                .map(|o| o.name.clone().unwrap_or_else(|| "anonymous".into()))
+                .collect();
+            let kind = if ops.iter().all(|o| o.kind == ops[0].kind) {
+                ops[0].kind
+            } else {
+                OperationKind::Unknown
+            };
+            Some(GraphQlOperation {
+                name: Some(names.join("+")),
+                kind,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn operation(name: Option<String>, doc: Option<&str>) -> GraphQlOperation {
+    let (kind, doc_name) = doc
+        .map(parse_document)
+        .unwrap_or((OperationKind::Unknown, None));
+    GraphQlOperation {
+        name: name.or(doc_name),
+        kind,
+    }
+}
+
+fn looks_like_document(doc: &str) -> bool {
+    let t = skip_ignored(doc);
+    t.starts_with('{')
+        || t.starts_with("query")
+        || t.starts_with("mutation")
+        || t.starts_with("subscription")
+        || t.starts_with("fragment")
+}
+
+/// Skips whitespace, commas and `#` comments.
+fn skip_ignored(mut text: &str) -> &str {
+    loop {
+        text = text.trim_start_matches(|c: char| c.is_whitespace() || c == ',' || c == '\u{feff}');
+        if let Some(rest) = text.strip_prefix('#') {
+            text = rest.split_once('\n').map(|(_, r)| r).unwrap_or("");
+        } else {
+            return text;
+        }
+    }
+}
+
+/// The kind and name of the first operation in a document; fragments before it are skipped.
+fn parse_document(doc: &str) -> (OperationKind, Option<String>) {
+    let mut text = skip_ignored(doc);
+    loop {
+        if text.starts_with('{') {
+            return (OperationKind::Query, None);
+        }
+        let word: String = text
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let kind = match word.as_str() {
+            "query" => OperationKind::Query,
+            "mutation" => OperationKind::Mutation,
+            "subscription" => OperationKind::Subscription,
+            "fragment" => {
+                // Skip the fragment's selection set, counting braces.
+                let Some(open) = text.find('{') else {
+                    return (OperationKind::Unknown, None);
+                };
+                let mut depth = 0usize;
+                let mut end = None;
+                for (i, c) in text[open..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(open + i + 1);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let Some(end) = end else {
+                    return (OperationKind::Unknown, None);
+                };
+                text = skip_ignored(&text[end..]);
+                continue;
+            }
+            _ => return (OperationKind::Unknown, None),
+        };
+        let rest = skip_ignored(&text[word.len()..]);
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        return (kind, (!name.is_empty()).then_some(name));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Body, Client, FlowId, HttpVersion, Request, Timestamp};
+
+    fn flow(method: &str, url: &str, body: &str) -> Flow {
+        let mut request = Request::new(method, url, HttpVersion::Http11);
+        request.body =
+            Body::from_decoded(Some("application/json".into()), body.as_bytes().to_vec());
+        Flow::new(
+            FlowId(1),
+            Timestamp::from_unix_micros(0),
+            Client::Unknown,
+            request,
+        )
+    }
+
+    #[test]
+    fn names_come_from_operation_name_or_document() {
+        let op = graphql_operation(&flow(
+            "POST",
+            "https://x.test/graphql",
+            r#"{"operationName":"GetUser","query":"query GetUser { me { id } }"}"#,
+        ))
+        .unwrap();
+        assert_eq!(
+            (op.name.as_deref(), op.kind),
+            (Some("GetUser"), OperationKind::Query)
+        );
+        let op = graphql_operation(&flow(
+            "POST",
+            "https://x.test/api",
+            "{\"query\":\"# c\\n fragment F on User { id { x } }\\n query Viewer { ...F }\"}",
+        ))
+        .unwrap();
+        assert_eq!(op.name.as_deref(), Some("Viewer"));
+        let op = graphql_operation(&flow(
+            "GET",
+            "https://x.test/graphql?query=query%20Search%28%24q%3A%20String%29%20%7B%20x%20%7D",
+            "",
+        ))
+        .unwrap();
+        assert_eq!(
+            (op.name.as_deref(), op.kind),
+            (Some("Search"), OperationKind::Query)
+        );
+        let op = graphql_operation(&flow(
+            "POST",
+            "https://x.test/graphql",
+            r#"[{"query":"query A { a }"},{"query":"query B { b }"}]"#,
+        ))
+        .unwrap();
+        assert_eq!(op.name.as_deref(), Some("A+B"));
+        let op = graphql_operation(&flow(
+            "POST",
+            "https://x.test/graphql",
+            r#"{"query":"{ me { id } }"}"#,
+        ))
+        .unwrap();
+        assert_eq!((op.name, op.kind), (None, OperationKind::Query));
+    }
+
+    #[test]
+    fn ordinary_json_is_not_graphql() {
+        assert!(
+            graphql_operation(&flow(
+                "POST",
+                "https://x.test/search",
+                r#"{"query":"red shoes"}"#
+            ))
+            .is_none()
+        );
+        assert!(graphql_operation(&flow("GET", "https://x.test/search?query=shoes", "")).is_none());
+    }
+}

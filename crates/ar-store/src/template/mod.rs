@@ -1,0 +1,347 @@
+//! Signature templating: which concrete paths are the same endpoint.
+//!
+//! A request's signature is `(method, host, path template, status class)`.
+//! Query parameters never enter it; GraphQL requests are keyed by operation
+//! name instead of their single URL ([`graphql_operation`]).
+//!
+//! # The algorithm
+//!
+//! **Layer 1, one segment alone** ([`classify_segment`]): a segment whose
+//! spelling says "value" is a parameter at once: integers, UUIDs, hex ids and
+//! hashes, dates and Unix timestamps, emails, prefixed ids (`cus_9Xh2kQ`),
+//! `AC`+32-hex SIDs, long opaque base62/base64url tokens and JWTs, issue keys
+//! (`PROJ-123`). Version tags (`v1`) are never values.
+//!
+//! **Layer 2, across samples** ([`Templater`]): every observed path is
+//! inserted into a *raw trie* per host: literal segments are children by
+//! name, classified segments share one parameter child. The raw trie only
+//! grows (counts add, sets union), so it is a function of the *set* of
+//! observed paths, not of their order. Templates are read from a *view* that
+//! is rebuilt from the raw trie whenever it gains a node. At each node the
+//! view decides which literal children fold into the parameter child:
+//!
+//! - **alike subtrees**: two literals fold when their subtrees contain paths
+//!   of the same length that end the same way and agree on a literal anchor
+//!   (`rust-lang/cargo/issues` and `tokio-rs/tokio/issues`, anchor `issues`).
+//!   Under a literal parent a one-segment suffix is weak evidence and needs
+//!   three alike literals; under a parameter two suffice. Folding recurses:
+//!   the merged subtree is decided again, so `cargo`/`tokio` fold too, giving
+//!   `/repos/{owner}/{repo}/issues`.
+//! - **cardinality**: at least five leaf literals (not at the root) whose
+//!   responses share a shape fingerprint fold (`/products/red-shoes`, ...).
+//!   Short closed vocabularies (`/search`, `/settings`) stay literal.
+//! - **provenance**: a literal whose value was seen earlier in a JSON body
+//!   folds even alone, and is named after that field (`$.orders[].id` →
+//!   `{orderId}`).
+//! - **overflow**: a node that reached the cap of distinct literals folds
+//!   them all (memory stays bounded, and so many names are values).
+//!
+//! Never folded: version tags, literals of a pinned node (a user split), and
+//! groups made only of plural collection words (`orgs`, `users`), which are
+//! names of resources rather than values. A single literal beside a
+//! parameter keeps its own endpoint (`/users/me` beside `/users/{userId}`).
+//!
+//! Because the raw trie only grows and every rule is monotone (more paths can
+//! only add folds), templates only *widen* as evidence grows; the store then
+//! merges the endpoints that now share a template. Every fold keeps its
+//! [`Evidence`] (rule, sample count, values), and [`Templater::explain`]
+//! also says why each literal stayed literal. [`Templater::pin`] undoes a
+//! fold (a split), and the pin is itself part of the raw trie.
+//!
+//! Parameter names come from context (see the naming rules on
+//! [`PathParam::name`]) and are unique within a path.
+
+mod graphql;
+mod naming;
+mod segment;
+mod trie;
+mod view;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use graphql::{GraphQlOperation, OperationKind, graphql_operation};
+pub use segment::{SegmentKind, classify_segment};
+pub use trie::{Templater, TemplaterConfig};
+
+pub(crate) use naming::name_from_field;
+pub(crate) use segment::is_version_like;
+pub(crate) use trie::Origin;
+
+/// Why a position of a template is a parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Rule {
+    /// The segment's own spelling (layer 1).
+    Segment {
+        /// The kind recognised.
+        kind: SegmentKind,
+    },
+    /// Literal siblings whose subtrees end alike, at the literal `anchor`.
+    Alike {
+        /// The shared literal that anchors the alike suffixes (`issues`).
+        anchor: String,
+    },
+    /// Many leaf literals whose responses share a shape.
+    Cardinality {
+        /// How many distinct literals were alike.
+        distinct: usize,
+    },
+    /// More distinct literals than the trie keeps at one node.
+    Overflow {
+        /// Distinct literals kept before the cap was reached.
+        distinct: usize,
+    },
+    /// The value was seen in an earlier JSON body.
+    Provenance {
+        /// Where it was seen, e.g. `$.orders[].id`.
+        field_path: String,
+        /// The parameter name derived from that field (`orderId`).
+        name: String,
+    },
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Segment { kind } => write!(f, "each value looks like {}", kind.as_str()),
+            Self::Alike { anchor } => write!(
+                f,
+                "distinct literals whose subtrees end alike at `{anchor}`"
+            ),
+            Self::Cardinality { distinct } => write!(
+                f,
+                "{distinct} distinct leaf literals with the same response shape"
+            ),
+            Self::Overflow { distinct } => {
+                write!(f, "more than {distinct} distinct literals at this position")
+            }
+            Self::Provenance { field_path, .. } => {
+                write!(f, "value seen earlier in a body at {field_path}")
+            }
+        }
+    }
+}
+
+/// The evidence behind one parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The strongest rule that made this position a parameter.
+    pub rule: Rule,
+    /// Flows observed through this position (when the template was computed).
+    pub samples: u64,
+    /// Some of the values seen (sorted, at most eight).
+    pub values: Vec<String>,
+    /// The layer-1 kinds seen at this position, sorted (empty for pure slugs).
+    pub kinds: Vec<SegmentKind>,
+}
+
+/// A parameter segment of a template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathParam {
+    /// Unique within the path. From a body field when the value came from
+    /// one (`orderId`); else from the nearest collection before it,
+    /// singularised: `{userId}` for ids, `{product}` for slugs; `{owner}`
+    /// for the first of two slugs in a row; `email`, `date`, `timestamp`,
+    /// `issueKey` for those kinds; `id` / `name` with no collection.
+    pub name: String,
+    /// Why this is a parameter.
+    pub evidence: Evidence,
+}
+
+/// One segment of a path template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Segment {
+    /// A fixed name, as written in the URL.
+    Literal(String),
+    /// A parameter.
+    Param(PathParam),
+}
+
+/// A path template such as `/users/{userId}/orders`.
+///
+/// ```
+/// use ar_store::template::Templater;
+/// let mut templater = Templater::default();
+/// templater.observe("api.shop.test", "/users/42/orders", None);
+/// let template = templater.template("api.shop.test", "/users/42/orders");
+/// assert_eq!(template.to_string(), "/users/{userId}/orders");
+/// assert_eq!(template.params().next().unwrap().name, "userId");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathTemplate {
+    /// The segments in order (empty for `/`).
+    pub segments: Vec<Segment>,
+    /// Whether the path ended with `/` (`/users/` vs `/users`).
+    pub trailing_slash: bool,
+}
+
+impl PathTemplate {
+    /// The parameters in path order.
+    pub fn params(&self) -> impl Iterator<Item = &PathParam> {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Param(p) => Some(p),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// The parameter at segment `position`, if that segment is one.
+    pub fn param_at(&self, position: usize) -> Option<&PathParam> {
+        match self.segments.get(position) {
+            Some(Segment::Param(p)) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for PathTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.segments.is_empty() {
+            return f.write_str("/");
+        }
+        for segment in &self.segments {
+            match segment {
+                Segment::Literal(text) => write!(f, "/{text}")?,
+                Segment::Param(p) => write!(f, "/{{{}}}", p.name)?,
+            }
+        }
+        if self.trailing_slash {
+            f.write_str("/")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a literal segment stayed literal beside a parameter or its siblings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeptReason {
+    /// A version tag (`v1`, `v2`): a closed vocabulary.
+    Version,
+    /// A user split pinned this position to literals.
+    Pinned,
+    /// No sibling literal has an alike subtree, and too few leaves share a shape.
+    OwnShape {
+        /// Literal siblings at this position (including this one).
+        siblings: usize,
+    },
+    /// Alike siblings exist, but all are plural collection names (`orgs`, `users`).
+    CollectionNames,
+}
+
+impl fmt::Display for KeptReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Version => f.write_str("a version tag"),
+            Self::Pinned => f.write_str("pinned to literals by a split"),
+            Self::OwnShape { siblings } => {
+                write!(f, "own shape: no alike sibling among {siblings} literals")
+            }
+            Self::CollectionNames => f.write_str("alike siblings are all collection names"),
+        }
+    }
+}
+
+/// One templating decision for one segment of a path, with its evidence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// The segment is a parameter.
+    Param {
+        /// 0-based segment position.
+        position: usize,
+        /// The parameter's name.
+        name: String,
+        /// Why.
+        evidence: Evidence,
+    },
+    /// The segment stayed a literal.
+    Literal {
+        /// 0-based segment position.
+        position: usize,
+        /// The literal.
+        value: String,
+        /// Why.
+        reason: KeptReason,
+    },
+}
+
+/// Every decision behind one path's template, for `explain`-style output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The template, rendered (`/users/{userId}`).
+    pub template: String,
+    /// One decision per segment.
+    pub decisions: Vec<Decision>,
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.template)?;
+        for d in &self.decisions {
+            match d {
+                Decision::Param {
+                    position,
+                    name,
+                    evidence,
+                } => {
+                    let values = evidence.values.join(", ");
+                    writeln!(
+                        f,
+                        "  [{position}] {{{name}}}: {} ({} samples; e.g. {values})",
+                        evidence.rule, evidence.samples
+                    )?
+                }
+                Decision::Literal {
+                    position,
+                    value,
+                    reason,
+                } => writeln!(f, "  [{position}] {value}: literal, {reason}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The class of a response status, part of a signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusClass {
+    /// 1xx
+    Informational,
+    /// 2xx
+    Success,
+    /// 3xx
+    Redirect,
+    /// 4xx
+    ClientError,
+    /// 5xx
+    ServerError,
+    /// No response (an error flow) or a status outside 100..=599.
+    NoResponse,
+}
+
+impl StatusClass {
+    /// The class of `status`, or [`StatusClass::NoResponse`] for `None`.
+    pub fn of(status: Option<u16>) -> Self {
+        match status {
+            Some(100..=199) => Self::Informational,
+            Some(200..=299) => Self::Success,
+            Some(300..=399) => Self::Redirect,
+            Some(400..=499) => Self::ClientError,
+            Some(500..=599) => Self::ServerError,
+            _ => Self::NoResponse,
+        }
+    }
+}
+
+/// Splits a URL path into raw segments and whether it had a trailing slash.
+pub(crate) fn split_path(path: &str) -> (impl Iterator<Item = &str>, bool) {
+    let trimmed = path.strip_prefix('/').unwrap_or(path);
+    let trailing = trimmed.ends_with('/') && !trimmed.is_empty();
+    let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
+    let iter = trimmed.split('/').filter(move |_| !trimmed.is_empty());
+    (iter, trailing)
+}

@@ -1,0 +1,243 @@
+//! Parameter names from context: `/users/{userId}/orders/{orderId}`.
+//!
+//! A parameter is named after the nearest collection segment before it
+//! (singularised, camelCased), with a suffix from its kind: ids get `Id`,
+//! slugs get nothing (`/products/{product}`). Two slug parameters in a row
+//! after one collection are an owner/name pair (`/repos/{owner}/{repo}`).
+//! A name learnt from a body field (provenance) wins over all of this.
+//! Names are made unique within a path (`id`, `id2`).
+
+use super::SegmentKind;
+
+/// What the namer needs to know about one segment of a template.
+pub(crate) enum NameInput<'a> {
+    Literal(&'a str),
+    /// `kind` is `None` for slugs (folded literals); `hint` is a name learnt from a body field.
+    Param {
+        kind: Option<SegmentKind>,
+        hint: Option<&'a str>,
+    },
+}
+
+/// One name per `Param` input, in order.
+pub(crate) fn name_params(segments: &[NameInput<'_>]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut used: Vec<String> = Vec::new();
+    for (i, seg) in segments.iter().enumerate() {
+        let NameInput::Param { kind, hint } = seg else {
+            continue;
+        };
+        let collection = segments[..i].iter().rev().find_map(|s| match s {
+            NameInput::Literal(text) if !is_noise(text) => Some(*text),
+            _ => None,
+        });
+        let base = collection.map(|c| camel(&singular(c)));
+        let slug = kind.is_none();
+        let next_is_slug_param = matches!(
+            segments.get(i + 1),
+            Some(NameInput::Param {
+                kind: None,
+                hint: None
+            })
+        );
+        let prev_is_param = i > 0 && matches!(segments[i - 1], NameInput::Param { .. });
+        let name = match (hint, kind) {
+            (Some(hint), _) => (*hint).to_string(),
+            (_, Some(SegmentKind::Email)) => "email".to_string(),
+            (_, Some(SegmentKind::Date)) => "date".to_string(),
+            (_, Some(SegmentKind::Timestamp)) => "timestamp".to_string(),
+            (_, Some(SegmentKind::IssueKey)) => "issueKey".to_string(),
+            (_, Some(_)) => match base {
+                Some(b) => format!("{b}Id"),
+                None => "id".to_string(),
+            },
+            _ if slug && next_is_slug_param && !prev_is_param => "owner".to_string(),
+            _ => base.unwrap_or_else(|| "name".to_string()),
+        };
+        let mut unique = name.clone();
+        let mut n = 2;
+        while used.contains(&unique) {
+            unique = format!("{name}{n}");
+            n += 1;
+        }
+        used.push(unique.clone());
+        names.push(unique);
+    }
+    names
+}
+
+/// Segments that name no resource: API prefixes and versions.
+fn is_noise(text: &str) -> bool {
+    super::segment::is_version_like(text)
+        || matches!(
+            text,
+            "api" | "rest" | "public" | "private" | "internal" | "latest"
+        )
+}
+
+/// English plural to singular for the usual REST collection names.
+pub(crate) fn singular(word: &str) -> String {
+    let lower = word.to_ascii_lowercase();
+    let irregular = [
+        ("people", "person"),
+        ("children", "child"),
+        ("men", "man"),
+        ("women", "woman"),
+        ("data", "data"),
+        ("news", "news"),
+        ("status", "status"),
+        ("address", "address"),
+        ("addresses", "address"),
+        ("analysis", "analysis"),
+    ];
+    if let Some((_, s)) = irregular.iter().find(|(p, _)| *p == lower) {
+        return keep_prefix_case(word, s);
+    }
+    let cut = |n: usize, add: &str| format!("{}{add}", &word[..word.len() - n]);
+    if lower.ends_with("ies") && word.len() > 4 {
+        cut(3, "y")
+    } else if lower.ends_with("sses")
+        || lower.ends_with("xes")
+        || lower.ends_with("ches")
+        || lower.ends_with("shes")
+        || lower.ends_with("zes")
+    {
+        cut(2, "")
+    } else if lower.ends_with('s')
+        && !lower.ends_with("ss")
+        && !lower.ends_with("us")
+        && !lower.ends_with("is")
+        && word.len() > 3
+    {
+        cut(1, "")
+    } else {
+        word.to_string()
+    }
+}
+
+fn keep_prefix_case(original: &str, replacement: &str) -> String {
+    if original.chars().next().is_some_and(char::is_uppercase) {
+        let mut chars = replacement.chars();
+        chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default()
+    } else {
+        replacement.to_string()
+    }
+}
+
+/// `line-items` / `line_items` / `LineItems` → `lineItems`; drops characters
+/// that cannot appear in an identifier.
+pub(crate) fn camel(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut upper_next = false;
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            if out.is_empty() {
+                if c.is_ascii_digit() {
+                    out.push('p');
+                }
+                out.push(c.to_ascii_lowercase());
+            } else if upper_next {
+                out.push(c.to_ascii_uppercase());
+            } else {
+                out.push(c);
+            }
+            upper_next = false;
+        } else {
+            upper_next = !out.is_empty();
+        }
+    }
+    if out.is_empty() {
+        "param".to_string()
+    } else {
+        out
+    }
+}
+
+/// A name for a value found at a body field: `$.orders[].id` → `orderId`,
+/// `$.user.login` → `login`, `$.repos[].name` → `repoName`.
+pub(crate) fn name_from_field(parent: Option<&str>, field: &str) -> String {
+    let generic = matches!(
+        field.to_ascii_lowercase().as_str(),
+        "id" | "_id" | "uuid" | "name" | "slug" | "key" | "code" | "handle"
+    );
+    match parent {
+        Some(parent) if generic => {
+            let base = camel(&singular(parent));
+            let field = camel(field.trim_start_matches('_'));
+            let mut chars = field.chars();
+            let head: String = chars
+                .next()
+                .map(|c| c.to_uppercase().collect())
+                .unwrap_or_default();
+            format!("{base}{head}{}", chars.as_str())
+        }
+        _ if field.eq_ignore_ascii_case("_id") => "id".to_string(),
+        _ => camel(field),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn singularises_collections() {
+        for (plural, one) in [
+            ("users", "user"),
+            ("categories", "category"),
+            ("boxes", "box"),
+            ("repos", "repo"),
+            ("people", "person"),
+            ("status", "status"),
+            ("addresses", "address"),
+            ("me", "me"),
+            ("news", "news"),
+        ] {
+            assert_eq!(singular(plural), one);
+        }
+        assert_eq!(camel("line-items"), "lineItems");
+        assert_eq!(camel("2fa"), "p2fa");
+    }
+
+    #[test]
+    fn names_follow_context_and_stay_unique() {
+        let int = || NameInput::Param {
+            kind: Some(SegmentKind::Integer),
+            hint: None,
+        };
+        let slug = || NameInput::Param {
+            kind: None,
+            hint: None,
+        };
+        let segs = [
+            NameInput::Literal("users"),
+            int(),
+            NameInput::Literal("orders"),
+            int(),
+        ];
+        assert_eq!(name_params(&segs), ["userId", "orderId"]);
+        let segs = [
+            NameInput::Literal("repos"),
+            slug(),
+            slug(),
+            NameInput::Literal("issues"),
+        ];
+        assert_eq!(name_params(&segs), ["owner", "repo"]);
+        let segs = [
+            NameInput::Literal("orders"),
+            NameInput::Param {
+                kind: None,
+                hint: Some("orderId"),
+            },
+        ];
+        assert_eq!(name_params(&segs), ["orderId"]);
+        let segs = [int(), int()];
+        assert_eq!(name_params(&segs), ["id", "id2"]);
+        assert_eq!(name_from_field(Some("orders"), "id"), "orderId");
+        assert_eq!(name_from_field(Some("user"), "login"), "login");
+        assert_eq!(name_from_field(Some("repos"), "name"), "repoName");
+    }
+}

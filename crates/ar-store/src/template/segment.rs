@@ -1,0 +1,299 @@
+//! Layer 1 of templating: classifying one path segment without context.
+//!
+//! A segment is a parameter on its own when its spelling alone says "this is
+//! a value, not a name": digits, UUIDs, hashes, dates, emails, prefixed ids.
+//! The checks are hand-written byte scans (no regex) because they run for
+//! every segment of every flow.
+
+use serde::{Deserialize, Serialize};
+
+/// What a path segment looks like when it is a value rather than a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentKind {
+    /// Decimal digits (`42`).
+    Integer,
+    /// A UUID (`0b0e5f6e-...`), any version, any case.
+    Uuid,
+    /// A hex id or hash: 8+ hex digits with a digit in them, or 16+ hex digits.
+    Hex,
+    /// A calendar date or date-time (`2024-05-01`, `2024-05-01T10:00:00Z`).
+    Date,
+    /// A Unix timestamp in seconds or milliseconds (10 or 13 digits, 2001..2286).
+    Timestamp,
+    /// An email address (also `%40`-encoded).
+    Email,
+    /// A prefixed id such as Stripe's `cus_9Xh2kQ` or `ord_...`.
+    PrefixedId,
+    /// Two uppercase letters and 32 hex digits (Twilio-style `AC...` SIDs).
+    Sid,
+    /// A long opaque base62 / base64url token (or a JWT).
+    OpaqueToken,
+    /// An issue-tracker key (`PROJ-123`).
+    IssueKey,
+}
+
+impl SegmentKind {
+    /// Short lowercase name, as used in explanations (`integer`, `uuid`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Integer => "integer",
+            Self::Uuid => "uuid",
+            Self::Hex => "hex",
+            Self::Date => "date",
+            Self::Timestamp => "timestamp",
+            Self::Email => "email",
+            Self::PrefixedId => "prefixed_id",
+            Self::Sid => "sid",
+            Self::OpaqueToken => "opaque_token",
+            Self::IssueKey => "issue_key",
+        }
+    }
+
+    /// Whether values of this kind identify a resource (named `{thingId}`).
+    pub(crate) fn is_id_like(self) -> bool {
+        !matches!(
+            self,
+            Self::Date | Self::Timestamp | Self::Email | Self::IssueKey
+        )
+    }
+}
+
+/// Classifies one raw path segment (as written in the URL, not decoded).
+///
+/// Returns `None` for anything that may be a name: words, slugs, version
+/// tags (`v2`), file names.
+///
+/// ```
+/// use ar_store::template::{classify_segment, SegmentKind};
+/// assert_eq!(classify_segment("42"), Some(SegmentKind::Integer));
+/// assert_eq!(classify_segment("cus_9Xh2kQ"), Some(SegmentKind::PrefixedId));
+/// assert_eq!(classify_segment("PROJ-123"), Some(SegmentKind::IssueKey));
+/// assert_eq!(classify_segment("settings"), None);
+/// assert_eq!(classify_segment("v2"), None);
+/// ```
+pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
+    let b = segment.as_bytes();
+    if b.is_empty() {
+        return None;
+    }
+    if b.iter().all(u8::is_ascii_digit) {
+        return Some(if is_timestamp(b) {
+            SegmentKind::Timestamp
+        } else {
+            SegmentKind::Integer
+        });
+    }
+    if is_uuid(b) {
+        return Some(SegmentKind::Uuid);
+    }
+    if is_sid(b) {
+        return Some(SegmentKind::Sid);
+    }
+    if is_hex_id(b) {
+        return Some(SegmentKind::Hex);
+    }
+    if is_date(b) {
+        return Some(SegmentKind::Date);
+    }
+    if is_email(segment) {
+        return Some(SegmentKind::Email);
+    }
+    if is_issue_key(b) {
+        return Some(SegmentKind::IssueKey);
+    }
+    if is_prefixed_id(b) {
+        return Some(SegmentKind::PrefixedId);
+    }
+    if is_opaque(b) {
+        return Some(SegmentKind::OpaqueToken);
+    }
+    None
+}
+
+/// Version tags (`v1`, `v2.1`, `V3`) are names of an API generation, never values.
+pub(crate) fn is_version_like(segment: &str) -> bool {
+    let b = segment.as_bytes();
+    b.len() >= 2
+        && (b[0] == b'v' || b[0] == b'V')
+        && b[1].is_ascii_digit()
+        && b[1..].iter().all(|c| c.is_ascii_digit() || *c == b'.')
+}
+
+fn is_timestamp(b: &[u8]) -> bool {
+    // 2001-09-09 (1_000_000_000) to 2286 in seconds, or the same in milliseconds.
+    (b.len() == 10 && b[0] != b'0') || (b.len() == 13 && b[0] != b'0')
+}
+
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+fn is_sid(b: &[u8]) -> bool {
+    b.len() == 34
+        && b[0].is_ascii_uppercase()
+        && b[1].is_ascii_uppercase()
+        && b[2..].iter().all(u8::is_ascii_hexdigit)
+}
+
+fn is_hex_id(b: &[u8]) -> bool {
+    b.len() >= 8
+        && b.iter().all(u8::is_ascii_hexdigit)
+        && (b.len() >= 16 || b.iter().any(u8::is_ascii_digit))
+        && !(b.iter().any(u8::is_ascii_lowercase) && b.iter().any(u8::is_ascii_uppercase))
+}
+
+fn is_date(b: &[u8]) -> bool {
+    if b.len() < 10 {
+        return false;
+    }
+    let d = |i: usize| b[i].is_ascii_digit();
+    let ymd = d(0)
+        && d(1)
+        && d(2)
+        && d(3)
+        && b[4] == b'-'
+        && d(5)
+        && d(6)
+        && b[7] == b'-'
+        && d(8)
+        && d(9);
+    if !ymd {
+        return false;
+    }
+    b.len() == 10
+        || (b[10] == b'T' || b[10] == b't' || b[10] == b' ')
+            && b[11..]
+                .iter()
+                .all(|c| c.is_ascii_digit() || b":.+-Zz%".contains(c))
+}
+
+fn is_email(s: &str) -> bool {
+    let (local, domain) = match s.split_once('@').or_else(|| s.split_once("%40")) {
+        Some(parts) => parts,
+        None => return false,
+    };
+    !local.is_empty()
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && domain
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'-')
+}
+
+fn is_issue_key(b: &[u8]) -> bool {
+    let Some(dash) = b.iter().position(|c| *c == b'-') else {
+        return false;
+    };
+    (2..=10).contains(&dash)
+        && b[0].is_ascii_uppercase()
+        && b[..dash]
+            .iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        && dash + 1 < b.len()
+        && b[dash + 1..].iter().all(u8::is_ascii_digit)
+}
+
+fn is_prefixed_id(b: &[u8]) -> bool {
+    let Some(us) = b.iter().position(|c| *c == b'_') else {
+        return false;
+    };
+    let (prefix, tail) = (&b[..us], &b[us + 1..]);
+    (2..=8).contains(&prefix.len())
+        && prefix.iter().all(u8::is_ascii_lowercase)
+        && tail.len() >= 6
+        && tail.iter().all(u8::is_ascii_alphanumeric)
+        && tail
+            .iter()
+            .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+}
+
+fn is_opaque(b: &[u8]) -> bool {
+    // JWT-like: three base64url parts separated by dots.
+    if b.iter().filter(|c| **c == b'.').count() == 2 && b.len() >= 20 {
+        return b
+            .split(|c| *c == b'.')
+            .all(|part| !part.is_empty() && part.iter().all(|c| is_b64url(*c)));
+    }
+    if b.len() < 16 || !b.iter().all(|c| is_b64url(*c)) {
+        return false;
+    }
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    let upper = b.iter().filter(|c| c.is_ascii_uppercase()).count();
+    let lower = b.iter().filter(|c| c.is_ascii_lowercase()).count();
+    let separators = b.iter().filter(|c| **c == b'-' || **c == b'_').count();
+    // Slugs (`my-first-post-2023`) are words joined by separators; tokens mix
+    // classes densely and rarely separate words.
+    let mixed = (digits > 0) as u8 + (upper > 0) as u8 + (lower > 0) as u8;
+    mixed >= 2 && separators * 6 < b.len() && (digits + upper) * 5 >= b.len()
+}
+
+fn is_b64url(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'-' || c == b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use SegmentKind::*;
+
+    #[test]
+    fn values_are_classified() {
+        let cases = [
+            ("42", Integer),
+            ("0", Integer),
+            ("1700000000", Timestamp),
+            ("1700000000123", Timestamp),
+            ("0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e", Uuid),
+            ("5f2b1c9a", Hex),
+            ("da39a3ee5e6b4b0d3255bfef95601890afd80709", Hex),
+            ("2024-05-01", Date),
+            ("2024-05-01T10:00:00Z", Date),
+            ("ann@example.com", Email),
+            ("ann%40example.com", Email),
+            ("cus_9Xh2kQ", PrefixedId),
+            ("ord_1NcPq7Lk", PrefixedId),
+            ("AC0123456789abcdef0123456789abcdef", Sid),
+            ("dGhpcyBpcyBhIHRva2VuIQ", OpaqueToken),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",
+                OpaqueToken,
+            ),
+            ("PROJ-123", IssueKey),
+        ];
+        for (segment, kind) in cases {
+            assert_eq!(classify_segment(segment), Some(kind), "{segment}");
+        }
+    }
+
+    #[test]
+    fn names_stay_literal() {
+        for segment in [
+            "users",
+            "me",
+            "v1",
+            "v2",
+            "search",
+            "settings",
+            "rust-lang",
+            "tokio",
+            "deadbeef",
+            "index.json",
+            "my-first-post-2023",
+            "user_settings",
+            "api",
+            "graphql",
+            "Cafe",
+            "facade",
+            "2fa",
+        ] {
+            assert_eq!(classify_segment(segment), None, "{segment}");
+        }
+        assert!(is_version_like("v2") && is_version_like("v1.1") && !is_version_like("vip"));
+    }
+}

@@ -1,0 +1,414 @@
+//! The raw trie of observed paths per host, and the [`Templater`] facade.
+//!
+//! The raw trie only grows: counts add and sets union, so its content is a
+//! function of the set of observed paths (below the caps). Decisions live in
+//! the view ([`super::view`]), rebuilt from it when it gains structure.
+
+use std::collections::BTreeMap;
+
+use super::view::{self, ViewNode};
+use super::{Explanation, PathTemplate, SegmentKind, classify_segment, split_path};
+
+/// Limits and thresholds of the templater.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TemplaterConfig {
+    /// Distinct literal children kept per trie node; beyond it the position
+    /// folds into a parameter (bounds memory).
+    pub max_literals_per_node: usize,
+    /// Leaf literals sharing a response shape needed to fold by cardinality.
+    pub cardinality_threshold: usize,
+    /// Segments beyond this depth are all treated as one literal-free tail.
+    pub max_depth: usize,
+}
+
+impl Default for TemplaterConfig {
+    fn default() -> Self {
+        Self {
+            max_literals_per_node: 64,
+            cardinality_threshold: 5,
+            max_depth: 32,
+        }
+    }
+}
+
+/// Where a literal value was seen in a body before it appeared in a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Origin {
+    pub(crate) field_path: String,
+    pub(crate) name: String,
+}
+
+const MAX_VALUES: usize = 8;
+const MAX_SHAPES: usize = 4;
+
+#[derive(Debug, Default, Clone)]
+pub(crate) struct RawNode {
+    pub(crate) literals: BTreeMap<Box<str>, RawNode>,
+    pub(crate) param: Option<Box<RawNode>>,
+    /// Bitset of [`SegmentKind`]s seen at this node (param nodes only).
+    pub(crate) kinds: u16,
+    /// Some classified or overflowed values seen at this node (param nodes only).
+    pub(crate) values: Vec<Box<str>>,
+    pub(crate) count: u64,
+    pub(crate) terminal: u64,
+    /// Response shape fingerprints of flows ending here (sorted, capped).
+    pub(crate) shapes: Vec<u64>,
+    /// Literals refused because the cap was reached.
+    pub(crate) overflowed: u64,
+    pub(crate) origin: Option<Box<Origin>>,
+    pub(crate) pinned: bool,
+}
+
+impl RawNode {
+    fn heap_bytes(&self) -> usize {
+        let own = self.values.iter().map(|v| v.len() + 16).sum::<usize>()
+            + self.shapes.capacity() * 8
+            + self
+                .origin
+                .as_ref()
+                .map_or(0, |o| 64 + o.field_path.len() + o.name.len());
+        let children: usize = self
+            .literals
+            .iter()
+            .map(|(k, c)| k.len() + 48 + std::mem::size_of::<RawNode>() + c.heap_bytes())
+            .sum();
+        own + children
+            + self
+                .param
+                .as_ref()
+                .map_or(0, |p| std::mem::size_of::<RawNode>() + p.heap_bytes())
+    }
+}
+
+pub(crate) fn kind_bit(kind: SegmentKind) -> u16 {
+    1 << (kind as u16)
+}
+
+pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
+    use SegmentKind::*;
+    [
+        Integer,
+        Uuid,
+        Hex,
+        Date,
+        Timestamp,
+        Email,
+        PrefixedId,
+        Sid,
+        OpaqueToken,
+        IssueKey,
+    ]
+    .into_iter()
+    .filter(|k| bits & kind_bit(*k) != 0)
+    .collect()
+}
+
+#[derive(Debug, Default)]
+struct HostTrie {
+    raw: RawNode,
+    view: ViewNode,
+}
+
+/// Learns path templates per host from observed paths.
+///
+/// `observe` every path (with an optional response shape fingerprint), then
+/// ask for the `template` of any observed path. Results depend only on the
+/// set of observed paths, not their order (within the caps).
+///
+/// ```
+/// use ar_store::template::Templater;
+/// let mut t = Templater::default();
+/// for path in ["/repos/rust-lang/cargo/issues", "/repos/tokio-rs/tokio/issues", "/users/me", "/users/42"] {
+///     t.observe("api.test", path, None);
+/// }
+/// assert_eq!(t.template("api.test", "/repos/rust-lang/cargo/issues").to_string(), "/repos/{owner}/{repo}/issues");
+/// assert_eq!(t.template("api.test", "/users/me").to_string(), "/users/me");
+/// assert_eq!(t.template("api.test", "/users/7").to_string(), "/users/{userId}");
+/// ```
+#[derive(Debug, Default)]
+pub struct Templater {
+    config: TemplaterConfig,
+    hosts: BTreeMap<String, HostTrie>,
+}
+
+impl Templater {
+    /// A templater with the given limits.
+    pub fn new(config: TemplaterConfig) -> Self {
+        Self {
+            config,
+            hosts: BTreeMap::new(),
+        }
+    }
+
+    /// Records one observed path; returns whether templates of `host` may
+    /// have changed (the caller should then re-template what it holds).
+    pub fn observe(&mut self, host: &str, path: &str, shape: Option<u64>) -> bool {
+        self.observe_with_origins(host, path, shape, &[])
+    }
+
+    /// Like [`Templater::observe`], marking segments (by position) whose
+    /// literal value was seen earlier in a body.
+    pub(crate) fn observe_with_origins(
+        &mut self,
+        host: &str,
+        path: &str,
+        shape: Option<u64>,
+        origins: &[(usize, Origin)],
+    ) -> bool {
+        let cfg = &self.config;
+        let trie = match self.hosts.get_mut(host) {
+            Some(t) => t,
+            None => self.hosts.entry(host.to_string()).or_default(),
+        };
+        let mut changed = false;
+        let mut node = &mut trie.raw;
+        node.count += 1;
+        let (segments, _) = split_path(path);
+        for (position, segment) in segments.enumerate().take(cfg.max_depth) {
+            let kind = classify_segment(segment);
+            let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
+            node = if kind.is_none()
+                && (node.literals.contains_key(segment)
+                    || node.literals.len() < cfg.max_literals_per_node)
+            {
+                if !node.literals.contains_key(segment) {
+                    changed = true;
+                    node.literals.insert(segment.into(), RawNode::default());
+                }
+                let child = node.literals.get_mut(segment).expect("inserted above");
+                if let (Some(origin), None) = (origin, &child.origin) {
+                    child.origin = Some(Box::new(origin.clone()));
+                    changed = true;
+                }
+                child
+            } else {
+                if node.param.is_none() {
+                    changed = true;
+                }
+                if kind.is_none() {
+                    changed |= node.overflowed == 0;
+                    node.overflowed += 1;
+                }
+                let child = node.param.get_or_insert_with(Box::default);
+                if let Some(kind) = kind {
+                    changed |= child.kinds & kind_bit(kind) == 0;
+                    child.kinds |= kind_bit(kind);
+                }
+                if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment)
+                {
+                    child.values.push(segment.into());
+                }
+                child
+            };
+            node.count += 1;
+        }
+        node.terminal += 1;
+        if let Some(shape) = shape {
+            if let Err(at) = node.shapes.binary_search(&shape) {
+                if node.shapes.len() < MAX_SHAPES {
+                    node.shapes.insert(at, shape);
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            trie.view = view::build_root(&trie.raw, cfg);
+        }
+        changed
+    }
+
+    /// The template of `path` on `host` (an unobserved path gets its layer-1 template).
+    pub fn template(&self, host: &str, path: &str) -> PathTemplate {
+        let empty = ViewNode::default();
+        let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
+        view::template(view, path)
+    }
+
+    /// A compact key of the template shape (`/users/\u{1}/orders`), cheaper
+    /// than [`Templater::template`]; equal keys mean equal templates.
+    pub(crate) fn shape_key(&self, host: &str, path: &str) -> String {
+        let empty = ViewNode::default();
+        let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
+        view::shape_key(view, path)
+    }
+
+    /// Every decision behind the template of `path` on `host`.
+    pub fn explain(&self, host: &str, path: &str) -> Explanation {
+        let empty = ViewNode::default();
+        let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
+        view::explain(view, path)
+    }
+
+    /// Splits a fold: pins the trie nodes that hold position `position` of
+    /// `path` so their literals stay literal. Returns whether anything changed.
+    pub fn pin(&mut self, host: &str, path: &str, position: usize) -> bool {
+        let Some(trie) = self.hosts.get_mut(host) else {
+            return false;
+        };
+        let (segments, _) = split_path(path);
+        let segments: Vec<&str> = segments.collect();
+        if position >= segments.len() {
+            return false;
+        }
+        // Pin every raw node that can stand at `position` on the way of this
+        // path's template: the literal parent and any parameter parent.
+        let mut frontier: Vec<&mut RawNode> = vec![&mut trie.raw];
+        for segment in &segments[..position] {
+            let mut next = Vec::new();
+            for node in frontier {
+                let RawNode {
+                    literals, param, ..
+                } = node;
+                if let Some(child) = literals.get_mut(*segment) {
+                    next.push(child);
+                }
+                if let Some(p) = param.as_deref_mut() {
+                    next.push(p);
+                }
+            }
+            frontier = next;
+        }
+        let mut changed = false;
+        for node in frontier {
+            changed |= !node.pinned;
+            node.pinned = true;
+        }
+        if changed {
+            trie.view = view::build_root(&trie.raw, &self.config);
+        }
+        changed
+    }
+
+    /// Hosts with observed paths, sorted.
+    pub fn hosts(&self) -> impl Iterator<Item = &str> {
+        self.hosts.keys().map(String::as_str)
+    }
+
+    /// An estimate of the heap bytes held (raw tries and views).
+    pub fn approx_heap_bytes(&self) -> usize {
+        self.hosts
+            .iter()
+            .map(|(h, t)| h.len() + 64 + t.raw.heap_bytes() + t.view.heap_bytes())
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn learn(paths: &[&str]) -> Templater {
+        let mut t = Templater::default();
+        for p in paths {
+            t.observe("h", p, None);
+        }
+        t
+    }
+
+    fn tpl(t: &Templater, path: &str) -> String {
+        t.template("h", path).to_string()
+    }
+
+    #[test]
+    fn slugs_fold_when_subtrees_are_alike() {
+        let t = learn(&[
+            "/repos/rust-lang/cargo/issues",
+            "/repos/tokio-rs/tokio/issues",
+        ]);
+        assert_eq!(
+            tpl(&t, "/repos/rust-lang/cargo/issues"),
+            "/repos/{owner}/{repo}/issues"
+        );
+        assert_eq!(
+            tpl(&t, "/repos/tokio-rs/tokio/issues"),
+            "/repos/{owner}/{repo}/issues"
+        );
+        let explained = t.explain("h", "/repos/rust-lang/cargo/issues").to_string();
+        assert!(explained.contains("end alike at `issues`"), "{explained}");
+    }
+
+    #[test]
+    fn me_beside_ids_and_versions_stay_literal() {
+        let t = learn(&[
+            "/users/me",
+            "/users/42",
+            "/users/43/orders/7",
+            "/v1/search",
+            "/v2/search",
+            "/api/search",
+            "/api/settings",
+        ]);
+        assert_eq!(tpl(&t, "/users/me"), "/users/me");
+        assert_eq!(tpl(&t, "/users/42"), "/users/{userId}");
+        assert_eq!(
+            tpl(&t, "/users/43/orders/7"),
+            "/users/{userId}/orders/{orderId}"
+        );
+        assert_eq!(tpl(&t, "/v1/search"), "/v1/search");
+        assert_eq!(tpl(&t, "/v2/search"), "/v2/search");
+        assert_eq!(tpl(&t, "/api/search"), "/api/search");
+        assert_eq!(tpl(&t, "/api/settings"), "/api/settings");
+    }
+
+    #[test]
+    fn collection_names_do_not_fold() {
+        let t = learn(&[
+            "/api/orgs/acme/members",
+            "/api/users/bob/members",
+            "/api/teams/core/members",
+        ]);
+        assert_eq!(tpl(&t, "/api/orgs/acme/members"), "/api/orgs/acme/members");
+    }
+
+    #[test]
+    fn leaf_slugs_widen_once_there_are_enough() {
+        let mut t = Templater::default();
+        let slugs = [
+            "red-shoes",
+            "blue-hat",
+            "green-scarf",
+            "black-belt",
+            "white-socks",
+        ];
+        for (i, slug) in slugs.iter().enumerate() {
+            let changed = t.observe("h", &format!("/products/{slug}"), Some(7));
+            assert!(changed);
+            let expected = if i < 4 {
+                format!("/products/{slug}")
+            } else {
+                "/products/{product}".to_string()
+            };
+            assert_eq!(tpl(&t, &format!("/products/{slug}")), expected);
+        }
+        assert_eq!(tpl(&t, "/products/red-shoes"), "/products/{product}");
+    }
+
+    #[test]
+    fn overflowing_literals_fold_and_stay_bounded() {
+        let mut t = Templater::default();
+        for i in 0..10_000 {
+            t.observe(
+                "h",
+                &format!("/tags/tag-{}x/items", i * 7919 % 100_003),
+                None,
+            );
+        }
+        assert_eq!(tpl(&t, "/tags/tag-3x/items"), "/tags/{tag}/items");
+        assert!(t.approx_heap_bytes() < 200_000, "{}", t.approx_heap_bytes());
+    }
+
+    #[test]
+    fn pin_splits_a_fold() {
+        let mut t = learn(&[
+            "/repos/rust-lang/cargo/issues",
+            "/repos/tokio-rs/tokio/issues",
+        ]);
+        assert!(t.pin("h", "/repos/rust-lang/cargo/issues", 1));
+        assert_eq!(
+            tpl(&t, "/repos/rust-lang/cargo/issues"),
+            "/repos/rust-lang/cargo/issues"
+        );
+        assert!(!t.pin("h", "/repos/rust-lang/cargo/issues", 1));
+    }
+}

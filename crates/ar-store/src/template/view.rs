@@ -1,0 +1,521 @@
+//! The decided view of a raw trie: which literals fold into parameters.
+//!
+//! Rebuilt from scratch (a pure function of the raw trie) whenever the raw
+//! trie gains structure; see the module docs of [`super`] for the rules.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::naming::{NameInput, name_params};
+use super::trie::{Origin, RawNode, TemplaterConfig, kinds_of};
+use super::{
+    Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule, Segment,
+    SegmentKind, classify_segment, is_version_like, split_path,
+};
+
+#[derive(Debug, Default)]
+pub(crate) struct ViewNode {
+    literals: BTreeMap<Box<str>, ViewNode>,
+    param: Option<Box<ViewParam>>,
+    /// Why this node (a literal child) stayed literal.
+    kept: Option<KeptReason>,
+}
+
+#[derive(Debug)]
+struct ViewParam {
+    node: ViewNode,
+    rule: Rule,
+    kinds: Vec<SegmentKind>,
+    /// Literal values folded into this parameter (sorted).
+    folded: bool,
+    samples: u64,
+    values: Vec<String>,
+    origin: Option<Origin>,
+}
+
+impl ViewNode {
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let lits: usize = self
+            .literals
+            .iter()
+            .map(|(k, c)| k.len() + 48 + std::mem::size_of::<ViewNode>() + c.heap_bytes())
+            .sum();
+        lits + self.param.as_ref().map_or(0, |p| {
+            std::mem::size_of::<ViewParam>()
+                + p.node.heap_bytes()
+                + p.values.iter().map(|v| v.len() + 24).sum::<usize>()
+        })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Parent {
+    Root,
+    Literal,
+    Param,
+}
+
+const MAX_SUFFIXES: usize = 32;
+const MAX_SUFFIX_DEPTH: usize = 6;
+const MANY_COLLECTIONS: usize = 8;
+
+pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
+    build(&[raw], Parent::Root, cfg)
+}
+
+fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
+    let mut lits: BTreeMap<&str, Vec<&RawNode>> = BTreeMap::new();
+    let mut params: Vec<&RawNode> = Vec::new();
+    let (mut overflowed, mut pinned) = (0u64, false);
+    for raw in raws {
+        for (name, child) in &raw.literals {
+            lits.entry(name).or_default().push(child);
+        }
+        params.extend(raw.param.as_deref());
+        overflowed += raw.overflowed;
+        pinned |= raw.pinned;
+    }
+    let candidates: Vec<&str> = lits
+        .keys()
+        .copied()
+        .filter(|k| !is_version_like(k))
+        .collect();
+    let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
+    let mut collections: BTreeSet<&str> = BTreeSet::new();
+    if !pinned {
+        if overflowed > 0 {
+            for k in &candidates {
+                fold.insert(
+                    k,
+                    Rule::Overflow {
+                        distinct: lits.len(),
+                    },
+                );
+            }
+        }
+        for k in &candidates {
+            if let Some(origin) = lits[k].iter().find_map(|r| r.origin.as_deref()) {
+                fold.entry(k).or_insert(Rule::Provenance {
+                    field_path: origin.field_path.clone(),
+                    name: origin.name.clone(),
+                });
+            }
+        }
+        let open: Vec<&str> = candidates
+            .iter()
+            .copied()
+            .filter(|k| !fold.contains_key(k))
+            .collect();
+        for (group, anchor) in alike_groups(&open, &lits, parent) {
+            if group.len() < MANY_COLLECTIONS && group.iter().all(|k| is_plural_word(k)) {
+                collections.extend(group);
+                continue;
+            }
+            for k in group {
+                fold.insert(
+                    k,
+                    Rule::Alike {
+                        anchor: anchor.to_string(),
+                    },
+                );
+            }
+        }
+        if parent != Parent::Root {
+            let open: Vec<&str> = candidates
+                .iter()
+                .copied()
+                .filter(|k| !fold.contains_key(k))
+                .collect();
+            for group in cardinality_groups(&open, &lits, cfg.cardinality_threshold) {
+                if group.len() < MANY_COLLECTIONS && group.iter().all(|k| is_plural_word(k)) {
+                    collections.extend(group);
+                    continue;
+                }
+                let distinct = group.len();
+                for k in group {
+                    fold.insert(k, Rule::Cardinality { distinct });
+                }
+            }
+        }
+    }
+    let mut node = ViewNode::default();
+    let mut param_raws: Vec<&RawNode> = params.clone();
+    for (name, raws) in &lits {
+        if fold.contains_key(name) {
+            param_raws.extend(raws.iter().copied());
+            continue;
+        }
+        let mut child = build(raws, Parent::Literal, cfg);
+        child.kept = Some(if is_version_like(name) {
+            KeptReason::Version
+        } else if pinned {
+            KeptReason::Pinned
+        } else if collections.contains(name) {
+            KeptReason::CollectionNames
+        } else {
+            KeptReason::OwnShape {
+                siblings: lits.len(),
+            }
+        });
+        node.literals.insert((*name).into(), child);
+    }
+    if !param_raws.is_empty() {
+        let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
+        let kinds = kinds_of(bits);
+        let rule = strongest(fold.values())
+            .cloned()
+            .unwrap_or_else(|| match kinds.first() {
+                Some(kind) => Rule::Segment { kind: *kind },
+                None => Rule::Overflow {
+                    distinct: lits.len(),
+                },
+            });
+        let mut values: BTreeSet<String> = fold.keys().map(|k| k.to_string()).collect();
+        values.extend(
+            params
+                .iter()
+                .flat_map(|p| p.values.iter().map(|v| v.to_string())),
+        );
+        let origin = param_raws.iter().find_map(|r| r.origin.as_deref()).cloned();
+        let samples = param_raws.iter().map(|r| r.count).sum();
+        let child = build(&param_raws, Parent::Param, cfg);
+        node.param = Some(Box::new(ViewParam {
+            node: child,
+            rule,
+            kinds,
+            folded: !fold.is_empty() || overflowed > 0,
+            samples,
+            values: values.into_iter().take(8).collect(),
+            origin,
+        }));
+    }
+    node
+}
+
+fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
+    let rank = |r: &Rule| match r {
+        Rule::Provenance { .. } => 0,
+        Rule::Alike { .. } => 1,
+        Rule::Cardinality { .. } => 2,
+        Rule::Overflow { .. } => 3,
+        Rule::Segment { .. } => 4,
+    };
+    rules.min_by_key(|r| rank(r))
+}
+
+/// Lowercase words ending in a plural `s`: names of collections.
+fn is_plural_word(word: &str) -> bool {
+    word.len() >= 3
+        && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tok<'a> {
+    Lit(&'a str),
+    Param,
+}
+
+fn suffixes<'a>(raws: &[&'a RawNode]) -> BTreeSet<Vec<Tok<'a>>> {
+    fn walk<'a>(node: &'a RawNode, prefix: &mut Vec<Tok<'a>>, out: &mut BTreeSet<Vec<Tok<'a>>>) {
+        if out.len() >= MAX_SUFFIXES || prefix.len() >= MAX_SUFFIX_DEPTH {
+            return;
+        }
+        for (name, child) in &node.literals {
+            prefix.push(Tok::Lit(name));
+            if child.terminal > 0 {
+                out.insert(prefix.clone());
+            }
+            walk(child, prefix, out);
+            prefix.pop();
+        }
+        if let Some(p) = &node.param {
+            prefix.push(Tok::Param);
+            if p.terminal > 0 {
+                out.insert(prefix.clone());
+            }
+            walk(p, prefix, out);
+            prefix.pop();
+        }
+    }
+    let mut out = BTreeSet::new();
+    for raw in raws {
+        walk(raw, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// The literal anchor and length when two suffixes are alike.
+fn alike<'a>(x: &[Tok<'a>], y: &[Tok<'a>]) -> Option<(&'a str, usize)> {
+    if x.len() != y.len() || x.is_empty() || x.last() != y.last() {
+        return None;
+    }
+    let mut anchor = None;
+    for (a, b) in x.iter().zip(y) {
+        match (a, b) {
+            (Tok::Lit(p), Tok::Lit(q)) if p == q => anchor = Some(*p),
+            (Tok::Lit(_), Tok::Lit(_)) | (Tok::Param, Tok::Param) => {}
+            _ => return None,
+        }
+    }
+    anchor.map(|a| (a, x.len()))
+}
+
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        Self((0..n).collect())
+    }
+    fn find(&mut self, i: usize) -> usize {
+        let mut r = i;
+        while self.0[r] != r {
+            r = self.0[r];
+        }
+        self.0[i] = r;
+        r
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    fn groups(&mut self, min: usize) -> Vec<Vec<usize>> {
+        let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for i in 0..self.0.len() {
+            let root = self.find(i);
+            by_root.entry(root).or_default().push(i);
+        }
+        by_root.into_values().filter(|g| g.len() >= min).collect()
+    }
+}
+
+fn alike_groups<'a>(
+    open: &[&'a str],
+    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    parent: Parent,
+) -> Vec<(Vec<&'a str>, &'a str)> {
+    let sufs: Vec<BTreeSet<Vec<Tok<'a>>>> = open.iter().map(|k| suffixes(&lits[k])).collect();
+    let (mut strong, mut all) = (UnionFind::new(open.len()), UnionFind::new(open.len()));
+    let mut anchors: BTreeMap<usize, &'a str> = BTreeMap::new();
+    for i in 0..open.len() {
+        for j in i + 1..open.len() {
+            let best = sufs[i]
+                .iter()
+                .flat_map(|x| sufs[j].iter().filter_map(move |y| alike(x, y)))
+                .max_by_key(|(a, len)| (*len, std::cmp::Reverse(*a)));
+            if let Some((anchor, len)) = best {
+                all.union(i, j);
+                if len >= 2 || parent == Parent::Param {
+                    strong.union(i, j);
+                }
+                anchors.entry(i).or_insert(anchor);
+                anchors.entry(j).or_insert(anchor);
+            }
+        }
+    }
+    let min_strong = if parent == Parent::Root { 3 } else { 2 };
+    let mut chosen: BTreeSet<Vec<usize>> = strong.groups(min_strong).into_iter().collect();
+    for g in all.groups(3) {
+        if !chosen
+            .iter()
+            .any(|c| c.iter().all(|i| g.contains(i)) && c.len() == g.len())
+        {
+            chosen.retain(|c| !c.iter().all(|i| g.contains(i)));
+            chosen.insert(g);
+        }
+    }
+    chosen
+        .into_iter()
+        .map(|g| {
+            let anchor = anchors.get(&g[0]).copied().unwrap_or("");
+            (g.into_iter().map(|i| open[i]).collect(), anchor)
+        })
+        .collect()
+}
+
+fn cardinality_groups<'a>(
+    open: &[&'a str],
+    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    threshold: usize,
+) -> Vec<Vec<&'a str>> {
+    let leaves: Vec<&'a str> = open
+        .iter()
+        .copied()
+        .filter(|k| {
+            lits[k]
+                .iter()
+                .all(|r| r.literals.is_empty() && r.param.is_none())
+        })
+        .collect();
+    let mut uf = UnionFind::new(leaves.len());
+    let mut owner: BTreeMap<u64, usize> = BTreeMap::new();
+    for (i, k) in leaves.iter().enumerate() {
+        let mut shapes: Vec<u64> = lits[k]
+            .iter()
+            .flat_map(|r| r.shapes.iter().copied())
+            .collect();
+        if shapes.is_empty() {
+            shapes.push(0);
+        }
+        for shape in shapes {
+            match owner.get(&shape) {
+                Some(&j) => uf.union(i, j),
+                None => {
+                    owner.insert(shape, i);
+                }
+            }
+        }
+    }
+    uf.groups(threshold.max(2))
+        .into_iter()
+        .map(|g| g.into_iter().map(|i| leaves[i]).collect())
+        .collect()
+}
+
+enum Step<'v, 'p> {
+    Lit(&'p str, Option<&'v KeptReason>),
+    Param(Option<&'v ViewParam>, Option<SegmentKind>, &'p str),
+}
+
+fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> (Vec<Step<'v, 'p>>, bool) {
+    let (segments, trailing) = split_path(path);
+    let mut node = Some(view);
+    let mut steps = Vec::new();
+    for segment in segments {
+        let kind = classify_segment(segment);
+        let here = node.take();
+        let step = match (here, kind) {
+            (Some(n), Some(kind)) => match &n.param {
+                Some(p) => {
+                    node = Some(&p.node);
+                    Step::Param(Some(p), Some(kind), segment)
+                }
+                None => Step::Param(None, Some(kind), segment),
+            },
+            (None, Some(kind)) => Step::Param(None, Some(kind), segment),
+            (Some(n), None) => match (n.literals.get(segment), &n.param) {
+                (Some(child), _) => {
+                    node = Some(child);
+                    Step::Lit(segment, child.kept.as_ref())
+                }
+                (None, Some(p)) if p.folded => {
+                    node = Some(&p.node);
+                    Step::Param(Some(p), None, segment)
+                }
+                _ => Step::Lit(segment, None),
+            },
+            (None, None) => Step::Lit(segment, None),
+        };
+        steps.push(step);
+    }
+    (steps, trailing)
+}
+
+fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
+    let inputs: Vec<NameInput<'_>> = steps
+        .iter()
+        .map(|s| match s {
+            Step::Lit(text, _) => NameInput::Literal(text),
+            Step::Param(p, kind, _) => {
+                let folded = p.is_some_and(|p| p.folded && !matches!(p.rule, Rule::Segment { .. }));
+                let hint = p.and_then(|p| p.origin.as_ref()).map(|o| o.name.as_str());
+                let kind = if folded {
+                    None
+                } else {
+                    p.and_then(|p| p.kinds.first().copied()).or(*kind)
+                };
+                NameInput::Param { kind, hint }
+            }
+        })
+        .collect();
+    name_params(&inputs)
+}
+
+fn evidence(p: Option<&ViewParam>, kind: Option<SegmentKind>, value: &str) -> Evidence {
+    match p {
+        Some(p) => Evidence {
+            rule: p.rule.clone(),
+            samples: p.samples,
+            values: p.values.clone(),
+            kinds: p.kinds.clone(),
+        },
+        None => Evidence {
+            rule: Rule::Segment {
+                kind: kind.unwrap_or(SegmentKind::Integer),
+            },
+            samples: 0,
+            values: vec![value.to_string()],
+            kinds: kind.into_iter().collect(),
+        },
+    }
+}
+
+pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
+    let (steps, trailing_slash) = walk(view, path);
+    let mut names = names(&steps).into_iter();
+    let segments = steps
+        .iter()
+        .map(|s| match s {
+            Step::Lit(text, _) => Segment::Literal(text.to_string()),
+            Step::Param(p, kind, value) => Segment::Param(PathParam {
+                name: names.next().unwrap_or_default(),
+                evidence: evidence(*p, *kind, value),
+            }),
+        })
+        .collect();
+    PathTemplate {
+        segments,
+        trailing_slash,
+    }
+}
+
+pub(crate) fn shape_key(view: &ViewNode, path: &str) -> String {
+    let (steps, trailing) = walk(view, path);
+    let mut key = String::with_capacity(path.len());
+    for step in &steps {
+        key.push('/');
+        match step {
+            Step::Lit(text, _) => key.push_str(text),
+            Step::Param(..) => key.push('\u{1}'),
+        }
+    }
+    if trailing || steps.is_empty() {
+        key.push('/');
+    }
+    key
+}
+
+pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
+    let template = template(view, path);
+    let (steps, _) = walk(view, path);
+    let decisions = steps
+        .iter()
+        .zip(&template.segments)
+        .enumerate()
+        .map(|(position, (step, segment))| match (step, segment) {
+            (Step::Lit(text, reason), _) => Decision::Literal {
+                position,
+                value: text.to_string(),
+                reason: reason
+                    .cloned()
+                    .unwrap_or(KeptReason::OwnShape { siblings: 1 }),
+            },
+            (Step::Param(..), Segment::Param(p)) => Decision::Param {
+                position,
+                name: p.name.clone(),
+                evidence: p.evidence.clone(),
+            },
+            (Step::Param(_, _, value), Segment::Literal(_)) => Decision::Literal {
+                position,
+                value: value.to_string(),
+                reason: KeptReason::OwnShape { siblings: 1 },
+            },
+        })
+        .collect();
+    Explanation {
+        template: template.to_string(),
+        decisions,
+    }
+}

@@ -1,0 +1,173 @@
+//! A small, allocation-light splitter for the absolute URLs found in flows.
+//!
+//! The store splits every request URL on the hot path, so this avoids a full
+//! WHATWG parse: it only needs scheme, host, port, path and query, and it
+//! must never fail on odd input (a relative URL yields an empty host).
+
+/// The parts of a URL the store cares about, borrowed from the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UrlParts<'a> {
+    /// Lowercase expected; as written otherwise (`https`).
+    pub(crate) scheme: &'a str,
+    /// Host without userinfo and port; IPv6 literals keep their brackets.
+    pub(crate) host: &'a str,
+    /// Explicit port, when one was written and parses.
+    pub(crate) port: Option<u16>,
+    /// Path starting with `/` (or empty when the URL has none).
+    pub(crate) path: &'a str,
+    /// Query without the `?`, when present.
+    pub(crate) query: Option<&'a str>,
+}
+
+impl<'a> UrlParts<'a> {
+    /// Splits `url`; never fails.
+    pub(crate) fn split(url: &'a str) -> Self {
+        let (scheme, rest) = match url.find("://") {
+            Some(i)
+                if url[..i]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.') =>
+            {
+                (&url[..i], &url[i + 3..])
+            }
+            _ => ("", url),
+        };
+        let rest = rest.split('#').next().unwrap_or("");
+        let (authority, path_query) = if scheme.is_empty() {
+            ("", rest)
+        } else {
+            match rest.find(['/', '?']) {
+                Some(i) => (&rest[..i], &rest[i..]),
+                None => (rest, ""),
+            }
+        };
+        let authority = authority.rsplit('@').next().unwrap_or("");
+        let (host, port) = split_host_port(authority);
+        let (path, query) = match path_query.find('?') {
+            Some(i) => (&path_query[..i], Some(&path_query[i + 1..])),
+            None => (path_query, None),
+        };
+        Self {
+            scheme,
+            host,
+            port,
+            path,
+            query,
+        }
+    }
+
+    /// `host` or `host:port` when the port is not the scheme's default, lowercased.
+    pub(crate) fn host_key(&self) -> String {
+        let mut key = self.host.to_ascii_lowercase();
+        if let Some(port) = self.port {
+            let default = matches!(
+                (self.scheme, port),
+                ("http" | "ws", 80) | ("https" | "wss", 443)
+            );
+            if !default {
+                key.push(':');
+                key.push_str(&port.to_string());
+            }
+        }
+        key
+    }
+}
+
+fn split_host_port(authority: &str) -> (&str, Option<u16>) {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => {
+                let port = authority[end + 1..]
+                    .strip_prefix(':')
+                    .and_then(|p| p.parse().ok());
+                (&authority[..=end], port)
+            }
+            None => (authority, None),
+        };
+    }
+    match authority.rfind(':') {
+        Some(i) => (&authority[..i], authority[i + 1..].parse().ok()),
+        None => (authority, None),
+    }
+}
+
+/// Splits a query string into raw `(name, value)` pairs, percent-decoded
+/// (`+` as space), skipping empty pieces.
+pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        (percent_decode(name), percent_decode(value))
+    })
+}
+
+/// Percent-decodes `text` (and `+` as space); invalid escapes stay as written,
+/// and bytes that are not UTF-8 are replaced.
+pub(crate) fn percent_decode(text: &str) -> String {
+    if !text.bytes().any(|b| b == b'%' || b == b'+') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex_val(bytes[i + 1]), hex_val(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_common_shapes() {
+        let u = UrlParts::split("https://user:pw@API.Shop.test:8443/v1/users?id=1#frag");
+        assert_eq!(
+            (u.scheme, u.host, u.port, u.path, u.query),
+            (
+                "https",
+                "API.Shop.test",
+                Some(8443),
+                "/v1/users",
+                Some("id=1")
+            )
+        );
+        assert_eq!(u.host_key(), "api.shop.test:8443");
+        let u = UrlParts::split("http://[::1]:80/x");
+        assert_eq!((u.host, u.port), ("[::1]", Some(80)));
+        assert_eq!(u.host_key(), "[::1]");
+        let u = UrlParts::split("https://shop.test?q=1");
+        assert_eq!((u.path, u.query), ("", Some("q=1")));
+        let u = UrlParts::split("/relative/path");
+        assert_eq!((u.host, u.path), ("", "/relative/path"));
+    }
+
+    #[test]
+    fn decodes_queries() {
+        let pairs: Vec<_> = query_pairs("a=1&b=hello+world&c=%E2%9C%93&d&e=%zz%").collect();
+        assert_eq!(pairs[1], ("b".into(), "hello world".into()));
+        assert_eq!(pairs[2].1, "✓");
+        assert_eq!(pairs[3], ("d".into(), String::new()));
+        assert_eq!(pairs[4].1, "%zz%");
+    }
+}
