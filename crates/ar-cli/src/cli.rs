@@ -23,6 +23,8 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     // One line per subcommand; the arguments and the logic live in `cmd/`.
+    /// JSON/JSONL samples → one merged JSON Schema (or OpenAPI 3.0 schema with --openapi).
+    InferSchema(cmd::infer_schema::Args),
 }
 
 impl Cli {
@@ -35,6 +37,7 @@ impl Cli {
                 Cli::command().print_help()?;
                 Ok(ExitCode::from(2))
             }
+            Some(Command::InferSchema(args)) => cmd::infer_schema::run(args, &mut stdout),
         }
     }
 }

@@ -1,3 +1,4 @@
 //! Integration tests of the `ar` binary: one test binary, one module per capability.
 
 mod archiver;
+mod infer_schema;
