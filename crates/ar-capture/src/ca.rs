@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose,
-    IsCa, Issuer, KeyPair, KeyUsagePurpose, PublicKeyData as _, SanType, SerialNumber,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, PublicKeyData as _, SanType, SerialNumber,
 };
 use rustls::sign::CertifiedKey;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
@@ -79,7 +79,9 @@ struct LeafCache {
 impl CertificateAuthority {
     /// The default CA directory: `<user data dir>/ar/ca` (e.g. `~/.local/share/ar/ca`).
     pub fn default_dir() -> Result<PathBuf, CaptureError> {
-        dirs::data_dir().map(|d| d.join("ar").join("ca")).ok_or(CaptureError::NoDataDir)
+        dirs::data_dir()
+            .map(|d| d.join("ar").join("ca"))
+            .ok_or(CaptureError::NoDataDir)
     }
 
     /// Loads the CA from `dir` (`ca.pem` + `ca.key`), or creates both files
@@ -91,7 +93,13 @@ impl CertificateAuthority {
             (true, true) => {
                 let cert_pem = read(&cert_path)?;
                 let key_pem = read(&key_path)?;
-                Self::from_pem(Some(dir.to_path_buf()), &cert_pem, &key_pem, &cert_path, &key_path)
+                Self::from_pem(
+                    Some(dir.to_path_buf()),
+                    &cert_pem,
+                    &key_pem,
+                    &cert_path,
+                    &key_path,
+                )
             }
             (false, false) => {
                 let now = OffsetDateTime::now_utc();
@@ -99,7 +107,13 @@ impl CertificateAuthority {
                 create_private_dir(dir)?;
                 write_file(&key_path, key_pem.as_bytes(), 0o600)?;
                 write_file(&cert_path, cert_pem.as_bytes(), 0o644)?;
-                Self::from_pem(Some(dir.to_path_buf()), &cert_pem, &key_pem, &cert_path, &key_path)
+                Self::from_pem(
+                    Some(dir.to_path_buf()),
+                    &cert_pem,
+                    &key_pem,
+                    &cert_path,
+                    &key_path,
+                )
             }
             (true, false) => Err(CaptureError::CaInvalid {
                 path: key_path,
@@ -115,7 +129,13 @@ impl CertificateAuthority {
     /// A fresh CA that lives only in memory (tests, one-off sessions).
     pub fn ephemeral() -> Result<Self, CaptureError> {
         let (cert_pem, key_pem) = new_ca_pem(OffsetDateTime::now_utc())?;
-        Self::from_pem(None, &cert_pem, &key_pem, Path::new("<memory>"), Path::new("<memory>"))
+        Self::from_pem(
+            None,
+            &cert_pem,
+            &key_pem,
+            Path::new("<memory>"),
+            Path::new("<memory>"),
+        )
     }
 
     fn from_pem(
@@ -131,11 +151,16 @@ impl CertificateAuthority {
         };
         let key = KeyPair::from_pem(key_pem).map_err(|e| invalid(key_path, e.to_string()))?;
         let spki_sha256: [u8; 32] = Sha256::digest(key.subject_public_key_info()).into();
-        let cert_der = first_pem_cert(cert_pem).ok_or_else(|| {
-            invalid(cert_path, "no CERTIFICATE block found".into())
-        })?;
+        let cert_der = first_pem_cert(cert_pem)
+            .ok_or_else(|| invalid(cert_path, "no CERTIFICATE block found".into()))?;
         if !contains(&cert_der, &key.subject_public_key_info()) {
-            return Err(invalid(cert_path, format!("the certificate does not match the key in {}", key_path.display())));
+            return Err(invalid(
+                cert_path,
+                format!(
+                    "the certificate does not match the key in {}",
+                    key_path.display()
+                ),
+            ));
         }
         let issuer = Issuer::from_ca_cert_pem(cert_pem, key)
             .map_err(|e| invalid(cert_path, e.to_string()))?;
@@ -193,7 +218,11 @@ impl CertificateAuthority {
     }
 
     /// Like [`CertificateAuthority::leaf`], with the current time given by the caller.
-    pub fn leaf_at(&self, host: &str, now: OffsetDateTime) -> Result<Arc<CertifiedKey>, CaptureError> {
+    pub fn leaf_at(
+        &self,
+        host: &str,
+        now: OffsetDateTime,
+    ) -> Result<Arc<CertifiedKey>, CaptureError> {
         let host = host.trim_end_matches('.').to_ascii_lowercase();
         if let Some((leaf, not_after)) = self.lock_cache().leaves.get(&host)
             && now + LEAF_RENEW_MARGIN < *not_after
@@ -202,7 +231,11 @@ impl CertificateAuthority {
         }
         let (leaf, not_after) = self.mint(&host, now)?;
         let mut cache = self.lock_cache();
-        if cache.leaves.insert(host.clone(), (Arc::clone(&leaf), not_after)).is_none() {
+        if cache
+            .leaves
+            .insert(host.clone(), (Arc::clone(&leaf), not_after))
+            .is_none()
+        {
             cache.order.push_back(host);
             while cache.order.len() > LEAF_CACHE_LIMIT {
                 if let Some(old) = cache.order.pop_front() {
@@ -215,30 +248,51 @@ impl CertificateAuthority {
 
     fn lock_cache(&self) -> std::sync::MutexGuard<'_, LeafCache> {
         // A panic while holding the lock cannot leave the map inconsistent.
-        self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn mint(&self, host: &str, now: OffsetDateTime) -> Result<(Arc<CertifiedKey>, OffsetDateTime), CaptureError> {
+    fn mint(
+        &self,
+        host: &str,
+        now: OffsetDateTime,
+    ) -> Result<(Arc<CertifiedKey>, OffsetDateTime), CaptureError> {
         let fail = |e: rcgen::Error| cert_error(host, &e);
         let mut params = CertificateParams::default();
-        let san = match host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
+        let san = match host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+        {
             Ok(ip) => SanType::IpAddress(ip),
             Err(_) => SanType::DnsName(host.to_string().try_into().map_err(fail)?),
         };
         params.subject_alt_names = vec![san];
         let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, host.chars().take(64).collect::<String>());
+        dn.push(
+            DnType::CommonName,
+            host.chars().take(64).collect::<String>(),
+        );
         params.distinguished_name = dn;
         params.not_before = now - LEAF_BACKDATE;
         let not_after = now + LEAF_LIFETIME;
         params.not_after = not_after;
-        params.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
         params.serial_number = Some(serial(host, now));
         params.use_authority_key_identifier_extension = true;
-        let cert = params.signed_by(&self.leaf_key, &self.issuer).map_err(fail)?;
+        let cert = params
+            .signed_by(&self.leaf_key, &self.issuer)
+            .map_err(fail)?;
         let chain = vec![cert.der().clone(), self.cert_der.clone()];
-        Ok((Arc::new(CertifiedKey::new(chain, Arc::clone(&self.leaf_signing_key))), not_after))
+        Ok((
+            Arc::new(CertifiedKey::new(chain, Arc::clone(&self.leaf_signing_key))),
+            not_after,
+        ))
     }
 }
 
@@ -260,12 +314,20 @@ fn new_ca_pem(now: OffsetDateTime) -> Result<(String, String), CaptureError> {
     let mut params = CertificateParams::default();
     let mut dn = DistinguishedName::new();
     let who = std::env::var("USER").unwrap_or_default();
-    let cn = if who.is_empty() { "ar capture CA".to_string() } else { format!("ar capture CA ({who})") };
+    let cn = if who.is_empty() {
+        "ar capture CA".to_string()
+    } else {
+        format!("ar capture CA ({who})")
+    };
     dn.push(DnType::CommonName, cn);
     dn.push(DnType::OrganizationName, "ar (auto-reverse)");
     params.distinguished_name = dn;
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
     params.not_before = now - LEAF_BACKDATE;
     params.not_after = now + Duration::days(3650);
     params.serial_number = Some(serial("CA", now));
@@ -274,7 +336,10 @@ fn new_ca_pem(now: OffsetDateTime) -> Result<(String, String), CaptureError> {
 }
 
 fn cert_error(host: &str, error: &rcgen::Error) -> CaptureError {
-    CaptureError::Certificate { host: host.to_string(), reason: error.to_string() }
+    CaptureError::Certificate {
+        host: host.to_string(),
+        reason: error.to_string(),
+    }
 }
 
 /// The DER bytes of the first `CERTIFICATE` block of a PEM text.
@@ -305,11 +370,17 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 fn read(path: &Path) -> Result<String, CaptureError> {
-    std::fs::read_to_string(path).map_err(|source| CaptureError::CaIo { path: path.to_path_buf(), source })
+    std::fs::read_to_string(path).map_err(|source| CaptureError::CaIo {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), CaptureError> {
-    let io = |source| CaptureError::CaIo { path: dir.to_path_buf(), source };
+    let io = |source| CaptureError::CaIo {
+        path: dir.to_path_buf(),
+        source,
+    };
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -319,7 +390,10 @@ fn create_private_dir(dir: &Path) -> Result<(), CaptureError> {
 
 fn write_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), CaptureError> {
     use std::io::Write as _;
-    let io = |source| CaptureError::CaIo { path: path.to_path_buf(), source };
+    let io = |source| CaptureError::CaIo {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -343,7 +417,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt as _;
-            let mode = std::fs::metadata(ca_dir.join(CA_KEY_FILE)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(ca_dir.join(CA_KEY_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         let again = CertificateAuthority::load_or_create(&ca_dir).unwrap();

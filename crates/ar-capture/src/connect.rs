@@ -30,9 +30,16 @@ const TLS_CONFIG_CACHE_LIMIT: usize = 1024;
 
 pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Response<ProxyBody> {
     let Some(authority) = req.uri().authority().cloned() else {
-        return text_response(StatusCode::BAD_REQUEST, "ar proxy: CONNECT needs HOST:PORT\n");
+        return text_response(
+            StatusCode::BAD_REQUEST,
+            "ar proxy: CONNECT needs HOST:PORT\n",
+        );
     };
-    let host = authority.host().trim_start_matches('[').trim_end_matches(']').to_string();
+    let host = authority
+        .host()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
     let port = authority.port_u16().unwrap_or(443);
     let started = Started::new(&shared, &req, format!("https://{authority}/"));
     let (tcp, addr, connect_ms) = match shared.dialer.tcp(&host, port).await {
@@ -42,7 +49,21 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Respo
     let on_upgrade = hyper::upgrade::on(req);
     tokio::spawn(async move {
         match on_upgrade.await {
-            Ok(upgraded) => tunnel(shared, TokioIo::new(upgraded), Dialed { host, port, tcp, addr, connect_ms }, started).await,
+            Ok(upgraded) => {
+                tunnel(
+                    shared,
+                    TokioIo::new(upgraded),
+                    Dialed {
+                        host,
+                        port,
+                        tcp,
+                        addr,
+                        connect_ms,
+                    },
+                    started,
+                )
+                .await
+            }
             Err(error) => tracing::debug!(%error, "CONNECT upgrade failed"),
         }
     });
@@ -77,8 +98,18 @@ where
     match kind {
         Peeked::Tls => intercept_tls(shared, io, dialed, started).await,
         Peeked::Http => {
-            let target = Target::Origin { scheme: "http", host: dialed.host.clone(), port: dialed.port };
-            shared.dialer.park(&dialed.host, dialed.port, dialed.tcp, dialed.addr, dialed.connect_ms);
+            let target = Target::Origin {
+                scheme: "http",
+                host: dialed.host.clone(),
+                port: dialed.port,
+            };
+            shared.dialer.park(
+                &dialed.host,
+                dialed.port,
+                dialed.tcp,
+                dialed.addr,
+                dialed.connect_ms,
+            );
             serve_origin(shared, io, target, false).await;
         }
         Peeked::Other => record_tunnel(&shared, io, dialed, started).await,
@@ -112,20 +143,34 @@ where
     C: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let deadline = shared.opts.handshake_timeout;
-    let start = match tokio::time::timeout(deadline, LazyConfigAcceptor::new(Acceptor::default(), io)).await {
+    let start = match tokio::time::timeout(
+        deadline,
+        LazyConfigAcceptor::new(Acceptor::default(), io),
+    )
+    .await
+    {
         Ok(Ok(start)) => start,
         Ok(Err(error)) => {
-            let message = format!("the client's TLS hello for {} was not valid: {error}", dialed.host);
+            let message = format!(
+                "the client's TLS hello for {} was not valid: {error}",
+                dialed.host
+            );
             started.fail(&shared, Body::empty(), ErrorKind::Tls, message);
             return;
         }
         Err(_) => {
-            let message = format!("the client's TLS hello for {} did not arrive in {deadline:?}", dialed.host);
+            let message = format!(
+                "the client's TLS hello for {} did not arrive in {deadline:?}",
+                dialed.host
+            );
             started.fail(&shared, Body::empty(), ErrorKind::Timeout, message);
             return;
         }
     };
-    let name = start.client_hello().server_name().map_or_else(|| dialed.host.clone(), str::to_string);
+    let name = start
+        .client_hello()
+        .server_name()
+        .map_or_else(|| dialed.host.clone(), str::to_string);
     let config = match server_config(&shared, &name) {
         Ok(config) => config,
         Err(message) => {
@@ -143,21 +188,36 @@ where
             return;
         }
         Err(_) => {
-            let message = format!("the TLS handshake with the client for {name} did not finish in {deadline:?}");
+            let message = format!(
+                "the TLS handshake with the client for {name} did not finish in {deadline:?}"
+            );
             started.fail(&shared, Body::empty(), ErrorKind::Timeout, message);
             return;
         }
     };
     let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-    shared.dialer.park(&dialed.host, dialed.port, dialed.tcp, dialed.addr, dialed.connect_ms);
-    let target = Target::Origin { scheme: "https", host: dialed.host, port: dialed.port };
+    shared.dialer.park(
+        &dialed.host,
+        dialed.port,
+        dialed.tcp,
+        dialed.addr,
+        dialed.connect_ms,
+    );
+    let target = Target::Origin {
+        scheme: "https",
+        host: dialed.host,
+        port: dialed.port,
+    };
     serve_origin(shared, tls, target, h2).await;
 }
 
 /// The TLS server configuration presenting `name`'s leaf (cached per name).
 fn server_config(shared: &Shared, name: &str) -> Result<Arc<rustls::ServerConfig>, String> {
     let key = name.to_ascii_lowercase();
-    let mut cache = shared.tls_configs.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut cache = shared
+        .tls_configs
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(config) = cache.get(&key) {
         return Ok(Arc::clone(config));
     }
@@ -196,18 +256,33 @@ where
     let (mut up, mut down) = (CappedCopy::new(cap), CappedCopy::new(cap));
     let end = relay(client, dialed.tcp, &mut up, &mut down).await;
     let mut request = started.request;
-    request.url = format!("tcp://{}:{}", if dialed.host.contains(':') { format!("[{}]", dialed.host) } else { dialed.host.clone() }, dialed.port);
+    request.url = format!(
+        "tcp://{}:{}",
+        if dialed.host.contains(':') {
+            format!("[{}]", dialed.host)
+        } else {
+            dialed.host.clone()
+        },
+        dialed.port
+    );
     request.body = raw_body(up);
     let mut response = ar_store::Response::new(200, HttpVersion::Http11);
     response.reason = "Connection established".into();
     response.body = raw_body(down);
-    let mut flow = Flow::new(started.id, started.at, started.client, request).with_response(response);
+    let mut flow =
+        Flow::new(started.id, started.at, started.client, request).with_response(response);
     flow.server_addr = Some(dialed.addr.to_string());
     flow.ended = Some(record::now());
     if let Some(error) = end.client_error {
-        flow = flow.with_error(ErrorKind::ClientAborted, format!("the client side of the tunnel failed: {error}"));
+        flow = flow.with_error(
+            ErrorKind::ClientAborted,
+            format!("the client side of the tunnel failed: {error}"),
+        );
     } else if let Some(error) = end.server_error {
-        flow = flow.with_error(ErrorKind::Reset, format!("the origin side of the tunnel failed: {error}"));
+        flow = flow.with_error(
+            ErrorKind::Reset,
+            format!("the origin side of the tunnel failed: {error}"),
+        );
     }
     shared.sinks.emit(flow);
 }

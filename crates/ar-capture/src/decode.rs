@@ -28,7 +28,13 @@ pub(crate) struct Decoded {
 ///
 /// `raw_complete` says whether `raw` is the whole body; a decoder hitting
 /// the end of a capped copy is a truncation, not an error.
-pub(crate) fn decode(encoding: &str, raw: &[u8], raw_complete: bool, cap: usize, max_ratio: usize) -> Decoded {
+pub(crate) fn decode(
+    encoding: &str,
+    raw: &[u8],
+    raw_complete: bool,
+    cap: usize,
+    max_ratio: usize,
+) -> Decoded {
     let codings: Vec<String> = encoding
         .split(',')
         .map(|c| c.trim().to_ascii_lowercase())
@@ -41,7 +47,9 @@ pub(crate) fn decode(encoding: &str, raw: &[u8], raw_complete: bool, cap: usize,
     for coding in codings.iter().rev() {
         let limit = cap.min(RATIO_FLOOR.max(current.len().saturating_mul(max_ratio)));
         let result = match coding.as_str() {
-            "gzip" | "x-gzip" => read_bounded(flate2::read::MultiGzDecoder::new(current.as_slice()), limit),
+            "gzip" | "x-gzip" => {
+                read_bounded(flate2::read::MultiGzDecoder::new(current.as_slice()), limit)
+            }
             "deflate" => {
                 let zlib = read_bounded(flate2::read::ZlibDecoder::new(current.as_slice()), limit);
                 // Some servers send raw deflate without the zlib wrapper.
@@ -54,13 +62,19 @@ pub(crate) fn decode(encoding: &str, raw: &[u8], raw_complete: bool, cap: usize,
             "br" => read_bounded(brotli::Decompressor::new(current.as_slice(), 4096), limit),
             "zstd" => match zstd::stream::read::Decoder::new(current.as_slice()) {
                 Ok(decoder) => read_bounded(decoder, limit),
-                Err(e) => Bounded { bytes: Vec::new(), hit_limit: false, error: Some(e.to_string()) },
+                Err(e) => Bounded {
+                    bytes: Vec::new(),
+                    hit_limit: false,
+                    error: Some(e.to_string()),
+                },
             },
             other => {
                 return Decoded {
                     bytes: raw.to_vec(),
                     truncated: !raw_complete,
-                    note: Some(format!("unsupported content-encoding {other:?}; raw bytes kept")),
+                    note: Some(format!(
+                        "unsupported content-encoding {other:?}; raw bytes kept"
+                    )),
                     failed: true,
                 };
             }
@@ -77,7 +91,10 @@ pub(crate) fn decode(encoding: &str, raw: &[u8], raw_complete: bool, cap: usize,
                 };
             } else {
                 truncated = true;
-                note = Some(format!("{coding} decoding stopped after {} bytes: {error}", result.bytes.len()));
+                note = Some(format!(
+                    "{coding} decoding stopped after {} bytes: {error}",
+                    result.bytes.len()
+                ));
             }
         }
         if result.hit_limit {
@@ -91,7 +108,12 @@ pub(crate) fn decode(encoding: &str, raw: &[u8], raw_complete: bool, cap: usize,
         }
         current = result.bytes;
     }
-    Decoded { bytes: current, truncated, note, failed: false }
+    Decoded {
+        bytes: current,
+        truncated,
+        note,
+        failed: false,
+    }
 }
 
 struct Bounded {
@@ -106,22 +128,42 @@ fn read_bounded(mut reader: impl Read, limit: usize) -> Bounded {
     let mut chunk = [0u8; 16 * 1024];
     loop {
         match reader.read(&mut chunk) {
-            Ok(0) => return Bounded { bytes, hit_limit: false, error: None },
+            Ok(0) => {
+                return Bounded {
+                    bytes,
+                    hit_limit: false,
+                    error: None,
+                };
+            }
             Ok(n) => {
                 let room = limit - bytes.len();
                 if n > room {
                     bytes.extend_from_slice(&chunk[..room]);
-                    return Bounded { bytes, hit_limit: true, error: None };
+                    return Bounded {
+                        bytes,
+                        hit_limit: true,
+                        error: None,
+                    };
                 }
                 bytes.extend_from_slice(&chunk[..n]);
                 if bytes.len() == limit {
                     // Exactly at the limit: find out whether anything follows.
                     let more = matches!(reader.read(&mut chunk[..1]), Ok(n) if n > 0);
-                    return Bounded { bytes, hit_limit: more, error: None };
+                    return Bounded {
+                        bytes,
+                        hit_limit: more,
+                        error: None,
+                    };
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Bounded { bytes, hit_limit: false, error: Some(e.to_string()) },
+            Err(e) => {
+                return Bounded {
+                    bytes,
+                    hit_limit: false,
+                    error: Some(e.to_string()),
+                };
+            }
         }
     }
 }
@@ -154,10 +196,17 @@ mod tests {
         assert_eq!(decode("zstd", &z, true, 1 << 20, 100).bytes, text);
         let mut zl = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
         zl.write_all(&text).unwrap();
-        assert_eq!(decode("deflate", &zl.finish().unwrap(), true, 1 << 20, 100).bytes, text);
-        let mut raw = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        assert_eq!(
+            decode("deflate", &zl.finish().unwrap(), true, 1 << 20, 100).bytes,
+            text
+        );
+        let mut raw =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
         raw.write_all(&text).unwrap();
-        assert_eq!(decode("deflate", &raw.finish().unwrap(), true, 1 << 20, 100).bytes, text);
+        assert_eq!(
+            decode("deflate", &raw.finish().unwrap(), true, 1 << 20, 100).bytes,
+            text
+        );
     }
 
     #[test]

@@ -47,7 +47,9 @@ pub enum CaptureError {
         reason: String,
     },
     /// A `--resolve HOST:PORT:ADDR` entry is malformed.
-    #[error("bad --resolve entry {entry:?}: expected HOST:PORT:ADDR (e.g. shop.test:443:127.0.0.1)")]
+    #[error(
+        "bad --resolve entry {entry:?}: expected HOST:PORT:ADDR (e.g. shop.test:443:127.0.0.1)"
+    )]
     Resolve {
         /// The entry as given.
         entry: String,

@@ -28,7 +28,8 @@ pub(crate) struct Started {
 
 impl Started {
     pub(crate) fn new<B>(shared: &Shared, req: &Request<B>, url: String) -> Self {
-        let mut request = ar_store::Request::new(req.method().as_str(), url, record::version(req.version()));
+        let mut request =
+            ar_store::Request::new(req.method().as_str(), url, record::version(req.version()));
         request.headers = record::headers(req.headers());
         Self {
             id: shared.next_id(),
@@ -41,8 +42,15 @@ impl Started {
     }
 
     /// Records a failed exchange and builds the 502 the client gets.
-    pub(crate) fn fail(self, shared: &Shared, request_body: Body, kind: ErrorKind, message: String) -> Response<ProxyBody> {
-        let mut flow = Flow::new(self.id, self.at, self.client, self.request).with_error(kind, message.clone());
+    pub(crate) fn fail(
+        self,
+        shared: &Shared,
+        request_body: Body,
+        kind: ErrorKind,
+        message: String,
+    ) -> Response<ProxyBody> {
+        let mut flow = Flow::new(self.id, self.at, self.client, self.request)
+            .with_error(kind, message.clone());
         flow.request.body = request_body;
         flow.ended = Some(record::now());
         shared.sinks.emit(flow);
@@ -54,7 +62,9 @@ impl Started {
 pub(crate) fn bad_gateway(kind: ErrorKind, message: &str) -> Response<ProxyBody> {
     let mut response = text_response(StatusCode::BAD_GATEWAY, &format!("ar proxy: {message}\n"));
     let kind = serde_kind(kind);
-    response.headers_mut().insert("x-ar-proxy-error", HeaderValue::from_static(kind));
+    response
+        .headers_mut()
+        .insert("x-ar-proxy-error", HeaderValue::from_static(kind));
     response
 }
 
@@ -78,15 +88,23 @@ fn upstream_uri(req: &Request<Incoming>, target: &Target) -> Result<Uri, String>
         None => Ok(req.uri().clone()),
         Some(origin) => {
             let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
-            format!("{origin}{path}").parse::<Uri>().map_err(|e| format!("bad request target {path:?}: {e}"))
+            format!("{origin}{path}")
+                .parse::<Uri>()
+                .map_err(|e| format!("bad request target {path:?}: {e}"))
         }
     }
 }
 
-pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> Response<ProxyBody> {
+pub(crate) async fn handle(
+    shared: Arc<Shared>,
+    req: Request<Incoming>,
+    target: Target,
+) -> Response<ProxyBody> {
     let uri = match upstream_uri(&req, &target) {
         Ok(uri) => uri,
-        Err(message) => return text_response(StatusCode::BAD_REQUEST, &format!("ar proxy: {message}\n")),
+        Err(message) => {
+            return text_response(StatusCode::BAD_REQUEST, &format!("ar proxy: {message}\n"));
+        }
     };
     let started = Started::new(&shared, &req, uri.to_string());
     if req.version() <= http::Version::HTTP_11 && record::is_upgrade(req.headers()) {
@@ -104,7 +122,11 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>, target: 
     let upstream_req = Request::from_parts(parts, tap.map_err(Into::into).boxed_unsync());
     let sent = Instant::now();
     let target_name = started.request.url.clone();
-    let result = tokio::time::timeout(shared.opts.response_timeout, shared.http.request(upstream_req)).await;
+    let result = tokio::time::timeout(
+        shared.opts.response_timeout,
+        shared.http.request(upstream_req),
+    )
+    .await;
     let response = match result {
         Ok(Ok(response)) => response,
         Ok(Err(error)) => {
@@ -114,12 +136,17 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>, target: 
         }
         Err(_) => {
             let body = request_body(&started.meta, &request_slot, &shared);
-            let message = format!("no response from {} within {:?}", authority_of(&target_name), shared.opts.response_timeout);
+            let message = format!(
+                "no response from {} within {:?}",
+                authority_of(&target_name),
+                shared.opts.response_timeout
+            );
             return started.fail(&shared, body, ErrorKind::Timeout, message);
         }
     };
     let (mut parts, body) = response.into_parts();
-    let mut recorded = ar_store::Response::new(parts.status.as_u16(), record::version(parts.version));
+    let mut recorded =
+        ar_store::Response::new(parts.status.as_u16(), record::version(parts.version));
     recorded.reason = parts
         .extensions
         .get::<hyper::ext::ReasonPhrase>()
@@ -143,11 +170,16 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>, target: 
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn authority_of(url: &str) -> String {
-    url.parse::<Uri>().ok().and_then(|u| u.authority().map(ToString::to_string)).unwrap_or_else(|| url.to_string())
+    url.parse::<Uri>()
+        .ok()
+        .and_then(|u| u.authority().map(ToString::to_string))
+        .unwrap_or_else(|| url.to_string())
 }
 
 /// The request body as far as it was relayed.
@@ -155,7 +187,10 @@ fn request_body(meta: &BodyMeta, slot: &Mutex<Option<Tapped>>, shared: &Shared) 
     match lock(slot).take() {
         Some(tapped) => record::body(meta, &tapped, shared.opts.limits),
         // Still being relayed when the exchange ended: nothing complete to show.
-        None => Body { truncated: true, ..record::body(meta, &Tapped::none(), shared.opts.limits) },
+        None => Body {
+            truncated: true,
+            ..record::body(meta, &Tapped::none(), shared.opts.limits)
+        },
     }
 }
 
@@ -184,12 +219,22 @@ impl Pending {
     }
 
     fn finish(self, tapped: Tapped) {
-        let Self { shared, started, request_slot, mut response, meta, info, sent, head } = self;
+        let Self {
+            shared,
+            started,
+            request_slot,
+            mut response,
+            meta,
+            info,
+            sent,
+            head,
+        } = self;
         let ended = Instant::now();
         let limits = shared.opts.limits;
         response.body = record::body(&meta, &tapped, limits);
         let request_body = request_body(&started.meta, &request_slot, &shared);
-        let mut flow = Flow::new(started.id, started.at, started.client, started.request).with_response(response);
+        let mut flow = Flow::new(started.id, started.at, started.client, started.request)
+            .with_response(response);
         flow.request.body = request_body;
         flow.ended = Some(record::now());
         flow.timings.wait = Some(ms(head - sent));
@@ -207,13 +252,19 @@ impl Pending {
             TapEnd::Failed(reason) => {
                 flow = flow.with_error(
                     ErrorKind::Reset,
-                    format!("the origin's response broke off after {} body bytes: {reason}", tapped.wire_size),
+                    format!(
+                        "the origin's response broke off after {} body bytes: {reason}",
+                        tapped.wire_size
+                    ),
                 );
             }
             TapEnd::Dropped => {
                 flow = flow.with_error(
                     ErrorKind::ClientAborted,
-                    format!("the client went away after {} response body bytes", tapped.wire_size),
+                    format!(
+                        "the client went away after {} response body bytes",
+                        tapped.wire_size
+                    ),
                 );
             }
         }
@@ -237,7 +288,10 @@ mod tests {
 
     #[test]
     fn bad_gateway_says_why_and_tags_the_kind() {
-        let response = bad_gateway(ErrorKind::Tls, "TLS handshake with bad.test:443 failed: invalid peer certificate");
+        let response = bad_gateway(
+            ErrorKind::Tls,
+            "TLS handshake with bad.test:443 failed: invalid peer certificate",
+        );
         assert_eq!(response.status(), StatusCode::BAD_GATEWAY);
         assert_eq!(response.headers()["x-ar-proxy-error"], "tls");
     }

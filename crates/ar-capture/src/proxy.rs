@@ -67,11 +67,16 @@ impl ProxyBuilder {
 
     /// Trusts every certificate in the PEM file at `path` for upstream TLS (`--upstream-ca`).
     pub fn upstream_roots_pem(mut self, path: &Path) -> Result<Self, CaptureError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CaptureError::UpstreamCa { path: path.to_path_buf(), reason: e.to_string() })?;
+        let text = std::fs::read_to_string(path).map_err(|e| CaptureError::UpstreamCa {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
         let certs = pem_certs(&text);
         if certs.is_empty() {
-            return Err(CaptureError::UpstreamCa { path: path.to_path_buf(), reason: "no CERTIFICATE block found".into() });
+            return Err(CaptureError::UpstreamCa {
+                path: path.to_path_buf(),
+                reason: "no CERTIFICATE block found".into(),
+            });
         }
         self.extra_roots.extend(certs);
         Ok(self)
@@ -81,18 +86,28 @@ impl ProxyBuilder {
     /// Browsers hand host names to a proxy unresolved, so this is how
     /// made-up test hosts reach a local server.
     pub fn resolve(mut self, host: &str, port: u16, addr: IpAddr) -> Self {
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_ascii_lowercase();
-        self.resolve.insert((host, port), SocketAddr::new(addr, port));
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase();
+        self.resolve
+            .insert((host, port), SocketAddr::new(addr, port));
         self
     }
 
     /// Parses a `HOST:PORT:ADDR` entry (`shop.test:443:127.0.0.1`, `[::1]` for IPv6).
     pub fn resolve_entry(self, entry: &str) -> Result<Self, CaptureError> {
-        let bad = || CaptureError::Resolve { entry: entry.to_string() };
+        let bad = || CaptureError::Resolve {
+            entry: entry.to_string(),
+        };
         let (host, rest) = entry.split_once(':').ok_or_else(bad)?;
         let (port, addr) = rest.split_once(':').ok_or_else(bad)?;
         let port: u16 = port.parse().map_err(|_| bad())?;
-        let addr: IpAddr = addr.trim_start_matches('[').trim_end_matches(']').parse().map_err(|_| bad())?;
+        let addr: IpAddr = addr
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse()
+            .map_err(|_| bad())?;
         if host.is_empty() {
             return Err(bad());
         }
@@ -166,21 +181,39 @@ impl ProxyBuilder {
 
     /// Binds the listener. The proxy serves once [`Proxy::spawn`] or [`Proxy::run_until`] runs.
     pub async fn bind(self) -> Result<Proxy, CaptureError> {
-        let listener = TcpListener::bind(self.listen)
-            .await
-            .map_err(|source| CaptureError::Bind { addr: self.listen, source })?;
-        let local_addr = listener.local_addr().map_err(|source| CaptureError::Bind { addr: self.listen, source })?;
-        let mut roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let listener =
+            TcpListener::bind(self.listen)
+                .await
+                .map_err(|source| CaptureError::Bind {
+                    addr: self.listen,
+                    source,
+                })?;
+        let local_addr = listener.local_addr().map_err(|source| CaptureError::Bind {
+            addr: self.listen,
+            source,
+        })?;
+        let mut roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
         for cert in self.extra_roots {
-            roots.add(cert).map_err(|e| CaptureError::Tls(format!("extra upstream root rejected: {e}")))?;
+            roots
+                .add(cert)
+                .map_err(|e| CaptureError::Tls(format!("extra upstream root rejected: {e}")))?;
         }
-        let dialer = Arc::new(Dialer::new(self.resolve, self.connect_timeout, local_addr, roots));
+        let dialer = Arc::new(Dialer::new(
+            self.resolve,
+            self.connect_timeout,
+            local_addr,
+            roots,
+        ));
         let http = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .pool_max_idle_per_host(1024)
             .pool_timer(TokioTimer::new())
             .timer(TokioTimer::new())
-            .build(Connector { dialer: Arc::clone(&dialer) });
+            .build(Connector {
+                dialer: Arc::clone(&dialer),
+            });
         let shared = Arc::new(Shared {
             ca: self.ca,
             dialer,
@@ -194,7 +227,11 @@ impl ProxyBuilder {
                 handshake_timeout: self.connect_timeout,
                 passthrough: self.passthrough,
             },
-            sinks: Sinks { archive: self.archive, live: self.live, counters: Counters::default() },
+            sinks: Sinks {
+                archive: self.archive,
+                live: self.live,
+                counters: Counters::default(),
+            },
             next_id: AtomicU64::new(self.first_flow_id),
             client: AtomicU8::new(client_code(self.client)),
             tls_configs: Mutex::new(HashMap::new()),
@@ -238,7 +275,10 @@ impl Proxy {
             extra_roots: Vec::new(),
             resolve: HashMap::new(),
             passthrough: Vec::new(),
-            limits: BodyLimits { cap: DEFAULT_BODY_CAP, max_ratio: 100 },
+            limits: BodyLimits {
+                cap: DEFAULT_BODY_CAP,
+                max_ratio: 100,
+            },
             ws_frame_cap: 64 << 10,
             ws_max_frames: 1000,
             connect_timeout: Duration::from_secs(10),
@@ -263,7 +303,11 @@ impl Proxy {
         let task = tokio::spawn(self.run_until(async move {
             let _ = stopped.await;
         }));
-        ProxyHandle { shared, stop: Some(stop), task }
+        ProxyHandle {
+            shared,
+            stop: Some(stop),
+            task,
+        }
     }
 
     /// Serves until `shutdown` completes, then stops accepting, gives open
@@ -323,7 +367,9 @@ impl ProxyHandle {
 
     /// Tags flows that start from now on with `client` (e.g. `Human` after `/take`).
     pub fn set_client(&self, client: Client) {
-        self.shared.client.store(client_code(client), Ordering::Relaxed);
+        self.shared
+            .client
+            .store(client_code(client), Ordering::Relaxed);
     }
 
     /// Stops accepting, lets open exchanges finish briefly, and waits for the listener task.
@@ -398,13 +444,17 @@ fn client_code(client: Client) -> u8 {
 
 impl std::fmt::Debug for Proxy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Proxy").field("local_addr", &self.shared.local_addr).finish_non_exhaustive()
+        f.debug_struct("Proxy")
+            .field("local_addr", &self.shared.local_addr)
+            .finish_non_exhaustive()
     }
 }
 
 impl std::fmt::Debug for ProxyHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ProxyHandle").field("local_addr", &self.shared.local_addr).finish_non_exhaustive()
+        f.debug_struct("ProxyHandle")
+            .field("local_addr", &self.shared.local_addr)
+            .finish_non_exhaustive()
     }
 }
 
@@ -415,19 +465,40 @@ mod tests {
     #[test]
     fn resolve_entries_parse_like_curl() {
         let ca = Arc::new(CertificateAuthority::ephemeral().unwrap());
-        let b = Proxy::builder(Arc::clone(&ca)).resolve_entry("Shop.Test:443:127.0.0.1").unwrap();
-        assert_eq!(b.resolve.get(&("shop.test".into(), 443)), Some(&"127.0.0.1:443".parse().unwrap()));
-        let b = Proxy::builder(Arc::clone(&ca)).resolve_entry("v6.test:8443:[::1]").unwrap();
-        assert_eq!(b.resolve.get(&("v6.test".into(), 8443)), Some(&"[::1]:8443".parse().unwrap()));
-        for bad in ["shop.test", "shop.test:x:127.0.0.1", ":443:127.0.0.1", "a:443:not-an-ip"] {
-            assert!(Proxy::builder(Arc::clone(&ca)).resolve_entry(bad).is_err(), "{bad}");
+        let b = Proxy::builder(Arc::clone(&ca))
+            .resolve_entry("Shop.Test:443:127.0.0.1")
+            .unwrap();
+        assert_eq!(
+            b.resolve.get(&("shop.test".into(), 443)),
+            Some(&"127.0.0.1:443".parse().unwrap())
+        );
+        let b = Proxy::builder(Arc::clone(&ca))
+            .resolve_entry("v6.test:8443:[::1]")
+            .unwrap();
+        assert_eq!(
+            b.resolve.get(&("v6.test".into(), 8443)),
+            Some(&"[::1]:8443".parse().unwrap())
+        );
+        for bad in [
+            "shop.test",
+            "shop.test:x:127.0.0.1",
+            ":443:127.0.0.1",
+            "a:443:not-an-ip",
+        ] {
+            assert!(
+                Proxy::builder(Arc::clone(&ca)).resolve_entry(bad).is_err(),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn passthrough_matches_exact_and_wildcard_hosts() {
         let opts = Options {
-            limits: BodyLimits { cap: 1, max_ratio: 1 },
+            limits: BodyLimits {
+                cap: 1,
+                max_ratio: 1,
+            },
             ws_frame_cap: 1,
             ws_max_frames: 1,
             response_timeout: Duration::ZERO,

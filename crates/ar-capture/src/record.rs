@@ -12,7 +12,10 @@ use crate::tap::{TapEnd, Tapped};
 
 /// The current time as a flow timestamp.
 pub(crate) fn now() -> Timestamp {
-    let micros = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_micros()).unwrap_or(0);
+    let micros = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros())
+        .unwrap_or(0);
     Timestamp::from_unix_micros(i64::try_from(micros).unwrap_or(i64::MAX))
 }
 
@@ -65,7 +68,10 @@ pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
         map.remove(name);
     }
     if keep_upgrade {
-        map.insert(header::CONNECTION, http::HeaderValue::from_static("upgrade"));
+        map.insert(
+            header::CONNECTION,
+            http::HeaderValue::from_static("upgrade"),
+        );
     } else {
         map.remove(header::UPGRADE);
     }
@@ -78,7 +84,10 @@ pub(crate) fn is_upgrade(map: &HeaderMap) -> bool {
             .get_all(header::CONNECTION)
             .iter()
             .filter_map(|v| v.to_str().ok())
-            .any(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("upgrade")))
+            .any(|v| {
+                v.split(',')
+                    .any(|t| t.trim().eq_ignore_ascii_case("upgrade"))
+            })
 }
 
 /// Capture limits for bodies.
@@ -97,12 +106,17 @@ pub(crate) struct BodyMeta {
 
 impl BodyMeta {
     pub(crate) fn of(map: &HeaderMap) -> Self {
-        let content_type = map.get(header::CONTENT_TYPE).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let content_type = map
+            .get(header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         let encoding = map
             .get(header::CONTENT_ENCODING)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
             .filter(|e| !e.is_empty() && !e.eq_ignore_ascii_case("identity"));
-        Self { content_type, encoding }
+        Self {
+            content_type,
+            encoding,
+        }
     }
 
     /// Whether decoding the captured copy is worth moving off the I/O threads.
@@ -113,7 +127,10 @@ impl BodyMeta {
 
 /// Builds the captured body from a tap and the message's headers.
 pub(crate) fn body(meta: &BodyMeta, tapped: &Tapped, limits: BodyLimits) -> Body {
-    let BodyMeta { content_type, encoding } = meta.clone();
+    let BodyMeta {
+        content_type,
+        encoding,
+    } = meta.clone();
     let complete = tapped.end == TapEnd::Complete && !tapped.capped();
     let Some(encoding) = encoding else {
         return Body {
@@ -137,8 +154,18 @@ pub(crate) fn body(meta: &BodyMeta, tapped: &Tapped, limits: BodyLimits) -> Body
             decode_error: None,
         };
     }
-    let decoded = decode::decode(&encoding, &tapped.raw, complete, limits.cap, limits.max_ratio);
-    let size = if decoded.failed { tapped.wire_size } else { decoded.bytes.len() as u64 };
+    let decoded = decode::decode(
+        &encoding,
+        &tapped.raw,
+        complete,
+        limits.cap,
+        limits.max_ratio,
+    );
+    let size = if decoded.failed {
+        tapped.wire_size
+    } else {
+        decoded.bytes.len() as u64
+    };
     Body {
         content_type,
         encoding: Some(encoding),
@@ -158,10 +185,16 @@ mod tests {
     #[test]
     fn hop_by_hop_headers_and_those_named_by_connection_go() {
         let mut map = HeaderMap::new();
-        map.insert(header::CONNECTION, HeaderValue::from_static("keep-alive, x-secret-hop"));
+        map.insert(
+            header::CONNECTION,
+            HeaderValue::from_static("keep-alive, x-secret-hop"),
+        );
         map.insert("x-secret-hop", HeaderValue::from_static("1"));
         map.insert("keep-alive", HeaderValue::from_static("timeout=5"));
-        map.insert(header::TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+        map.insert(
+            header::TRANSFER_ENCODING,
+            HeaderValue::from_static("chunked"),
+        );
         map.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
         strip_hop_by_hop(&mut map, false);
         assert_eq!(map.len(), 1);
@@ -171,7 +204,10 @@ mod tests {
     #[test]
     fn upgrade_survives_for_websocket() {
         let mut map = HeaderMap::new();
-        map.insert(header::CONNECTION, HeaderValue::from_static("keep-alive, Upgrade"));
+        map.insert(
+            header::CONNECTION,
+            HeaderValue::from_static("keep-alive, Upgrade"),
+        );
         map.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
         assert!(is_upgrade(&map));
         strip_hop_by_hop(&mut map, true);
@@ -182,9 +218,23 @@ mod tests {
     #[test]
     fn identity_body_is_kept_with_sizes() {
         let mut map = HeaderMap::new();
-        map.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        let tapped = Tapped { raw: b"{}".to_vec(), wire_size: 2, end: TapEnd::Complete };
-        let body = body(&BodyMeta::of(&map), &tapped, BodyLimits { cap: 10, max_ratio: 100 });
+        map.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        let tapped = Tapped {
+            raw: b"{}".to_vec(),
+            wire_size: 2,
+            end: TapEnd::Complete,
+        };
+        let body = body(
+            &BodyMeta::of(&map),
+            &tapped,
+            BodyLimits {
+                cap: 10,
+                max_ratio: 100,
+            },
+        );
         assert_eq!(body.bytes, b"{}");
         assert!(!body.truncated);
         assert_eq!(body.media_type().as_deref(), Some("application/json"));
@@ -193,7 +243,21 @@ mod tests {
     #[test]
     fn aborted_body_is_truncated() {
         let map = HeaderMap::new();
-        let tapped = Tapped { raw: b"par".to_vec(), wire_size: 3, end: TapEnd::Dropped };
-        assert!(body(&BodyMeta::of(&map), &tapped, BodyLimits { cap: 10, max_ratio: 100 }).truncated);
+        let tapped = Tapped {
+            raw: b"par".to_vec(),
+            wire_size: 3,
+            end: TapEnd::Dropped,
+        };
+        assert!(
+            body(
+                &BodyMeta::of(&map),
+                &tapped,
+                BodyLimits {
+                    cap: 10,
+                    max_ratio: 100
+                }
+            )
+            .truncated
+        );
     }
 }

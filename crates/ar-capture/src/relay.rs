@@ -22,7 +22,11 @@ impl<T> Rewind<T> {
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Rewind<T> {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         if !this.prefix.is_empty() {
             let n = this.prefix.len().min(buf.remaining());
@@ -35,7 +39,11 @@ impl<T: AsyncRead + Unpin> AsyncRead for Rewind<T> {
 }
 
 impl<T: AsyncWrite + Unpin> AsyncWrite for Rewind<T> {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -44,7 +52,11 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Rewind<T> {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
-    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
     }
     fn is_write_vectored(&self) -> bool {
@@ -67,7 +79,11 @@ pub(crate) struct CappedCopy {
 
 impl CappedCopy {
     pub(crate) fn new(cap: usize) -> Self {
-        Self { bytes: Vec::new(), total: 0, cap }
+        Self {
+            bytes: Vec::new(),
+            total: 0,
+            cap,
+        }
     }
 }
 
@@ -75,7 +91,8 @@ impl Observer for CappedCopy {
     fn observe(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
         let room = self.cap.saturating_sub(self.bytes.len());
-        self.bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        self.bytes
+            .extend_from_slice(&chunk[..chunk.len().min(room)]);
     }
 }
 
@@ -86,10 +103,20 @@ pub(crate) struct RelayEnd {
     pub(crate) server_error: Option<String>,
 }
 
+/// After the origin has finished sending, how long the client may keep its
+/// side open before the tunnel is closed (clients that never hang up must
+/// not keep a finished tunnel, and its flow, open forever).
+const CLIENT_LINGER: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Copies `client → server` and `server → client` until both sides are
 /// done, feeding each direction's bytes to its observer. When one side
 /// finishes sending, the other side's write half is shut down (half-close).
-pub(crate) async fn relay<C, S, O1, O2>(client: C, server: S, up: &mut O1, down: &mut O2) -> RelayEnd
+pub(crate) async fn relay<C, S, O1, O2>(
+    client: C,
+    server: S,
+    up: &mut O1,
+    down: &mut O2,
+) -> RelayEnd
 where
     C: AsyncRead + AsyncWrite + Unpin,
     S: AsyncRead + AsyncWrite + Unpin,
@@ -100,8 +127,25 @@ where
     let (mut server_read, mut server_write) = tokio::io::split(server);
     let upstream = pump(&mut client_read, &mut server_write, up);
     let downstream = pump(&mut server_read, &mut client_write, down);
-    let (up_result, down_result) = tokio::join!(upstream, downstream);
-    RelayEnd { client_error: up_result.err(), server_error: down_result.err() }
+    tokio::pin!(upstream, downstream);
+    let mut up_result = None;
+    let down_result = tokio::select! {
+        result = &mut downstream => result,
+        result = &mut upstream => {
+            up_result = Some(result);
+            downstream.await
+        }
+    };
+    let up_result = match up_result {
+        Some(result) => result,
+        None => tokio::time::timeout(CLIENT_LINGER, upstream)
+            .await
+            .unwrap_or(Ok(())),
+    };
+    RelayEnd {
+        client_error: up_result.err(),
+        server_error: down_result.err(),
+    }
 }
 
 async fn pump<R, W, O>(from: &mut R, to: &mut W, observer: &mut O) -> Result<(), String>

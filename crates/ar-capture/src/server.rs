@@ -37,10 +37,20 @@ pub(crate) enum Target {
 impl Target {
     /// `scheme://host[:port]` with the default port left out.
     pub(crate) fn origin(&self) -> Option<String> {
-        let Self::Origin { scheme, host, port } = self else { return None };
-        let host = if host.contains(':') { format!("[{host}]") } else { host.clone() };
+        let Self::Origin { scheme, host, port } = self else {
+            return None;
+        };
+        let host = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.clone()
+        };
         let default = matches!((*scheme, *port), ("https", 443) | ("http", 80));
-        Some(if default { format!("{scheme}://{host}") } else { format!("{scheme}://{host}:{port}") })
+        Some(if default {
+            format!("{scheme}://{host}")
+        } else {
+            format!("{scheme}://{host}:{port}")
+        })
     }
 }
 
@@ -89,7 +99,11 @@ where
 
 /// Routes one request. Boxed: a tunnel's server calls back into this, and
 /// the boxed future keeps that recursion `Send` and finitely sized.
-fn dispatch(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> Pin<Box<dyn Future<Output = Response<ProxyBody>> + Send>> {
+fn dispatch(
+    shared: Arc<Shared>,
+    req: Request<Incoming>,
+    target: Target,
+) -> Pin<Box<dyn Future<Output = Response<ProxyBody>> + Send>> {
     Box::pin(route(shared, req, target))
 }
 
@@ -98,7 +112,10 @@ async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> R
         if matches!(target, Target::Absolute) {
             return connect::handle(shared, req).await;
         }
-        return text_response(StatusCode::METHOD_NOT_ALLOWED, "ar proxy: CONNECT inside a tunnel is not supported\n");
+        return text_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "ar proxy: CONNECT inside a tunnel is not supported\n",
+        );
     }
     if matches!(target, Target::Absolute) && req.uri().authority().is_none() {
         return text_response(
@@ -113,9 +130,16 @@ async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> R
 
 /// A small plain-text response made by the proxy itself.
 pub(crate) fn text_response(status: StatusCode, text: &str) -> Response<ProxyBody> {
-    let mut response = Response::new(Full::new(Bytes::from(text.to_string())).map_err(|never| match never {}).boxed_unsync());
+    let mut response = Response::new(
+        Full::new(Bytes::from(text.to_string()))
+            .map_err(|never| match never {})
+            .boxed_unsync(),
+    );
     *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, http::HeaderValue::from_static("text/plain; charset=utf-8"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
     response
 }
 
@@ -125,7 +149,15 @@ mod tests {
 
     #[test]
     fn origin_omits_default_ports_and_brackets_ipv6() {
-        let t = |scheme, host: &str, port| Target::Origin { scheme, host: host.into(), port }.origin().unwrap();
+        let t = |scheme, host: &str, port| {
+            Target::Origin {
+                scheme,
+                host: host.into(),
+                port,
+            }
+            .origin()
+            .unwrap()
+        };
         assert_eq!(t("https", "shop.test", 443), "https://shop.test");
         assert_eq!(t("https", "shop.test", 8443), "https://shop.test:8443");
         assert_eq!(t("http", "::1", 80), "http://[::1]");

@@ -73,9 +73,17 @@ impl Sinks {
             match archive.try_send(flow) {
                 Ok(()) | Err(TrySendError::Closed(_)) => {}
                 Err(TrySendError::Full(flow)) => {
-                    let dropped = self.counters.dropped_archive.fetch_add(1, Ordering::Relaxed) + 1;
+                    let dropped = self
+                        .counters
+                        .dropped_archive
+                        .fetch_add(1, Ordering::Relaxed)
+                        + 1;
                     if dropped.is_power_of_two() {
-                        tracing::warn!(flow = flow.id.0, dropped, "archive sink is full; flow dropped");
+                        tracing::warn!(
+                            flow = flow.id.0,
+                            dropped,
+                            "archive sink is full; flow dropped"
+                        );
                     }
                 }
             }
@@ -89,19 +97,31 @@ mod tests {
     use ar_store::{Client, FlowId, HttpVersion, Request, Timestamp};
 
     fn flow(id: u64) -> Flow {
-        Flow::new(FlowId(id), Timestamp::from_unix_micros(0), Client::Human, Request::new("GET", "http://a.test/", HttpVersion::Http11))
+        Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(0),
+            Client::Human,
+            Request::new("GET", "http://a.test/", HttpVersion::Http11),
+        )
     }
 
     #[tokio::test]
     async fn a_full_live_sink_degrades_to_archive_only() {
         let (archive, mut archive_rx) = tokio::sync::mpsc::channel(10);
         let (live, mut live_rx) = tokio::sync::mpsc::channel(1);
-        let sinks = Sinks { archive: Some(archive), live: Some(live), counters: Counters::default() };
+        let sinks = Sinks {
+            archive: Some(archive),
+            live: Some(live),
+            counters: Counters::default(),
+        };
         for id in 1..=3 {
             sinks.emit(flow(id));
         }
         let stats = sinks.counters.snapshot();
-        assert_eq!((stats.flows, stats.dropped_live, stats.dropped_archive), (3, 2, 0));
+        assert_eq!(
+            (stats.flows, stats.dropped_live, stats.dropped_archive),
+            (3, 2, 0)
+        );
         assert_eq!(live_rx.recv().await.unwrap().id, FlowId(1));
         for id in 1..=3 {
             assert_eq!(archive_rx.recv().await.unwrap().id, FlowId(id));
@@ -111,7 +131,11 @@ mod tests {
     #[tokio::test]
     async fn a_full_archive_counts_drops() {
         let (archive, _rx) = tokio::sync::mpsc::channel(1);
-        let sinks = Sinks { archive: Some(archive), live: None, counters: Counters::default() };
+        let sinks = Sinks {
+            archive: Some(archive),
+            live: None,
+            counters: Counters::default(),
+        };
         sinks.emit(flow(1));
         sinks.emit(flow(2));
         assert_eq!(sinks.counters.snapshot().dropped_archive, 1);

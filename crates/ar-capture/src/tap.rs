@@ -38,7 +38,11 @@ pub(crate) struct Tapped {
 impl Tapped {
     /// A body that was never relayed (for example an error before sending).
     pub(crate) fn none() -> Self {
-        Self { raw: Vec::new(), wire_size: 0, end: TapEnd::Complete }
+        Self {
+            raw: Vec::new(),
+            wire_size: 0,
+            end: TapEnd::Complete,
+        }
     }
 
     /// Whether `raw` holds fewer bytes than were relayed.
@@ -66,7 +70,13 @@ where
     /// A body that is empty from the start (GET requests, HEAD responses, 204,
     /// 304) completes at once, since hyper may drop it without polling.
     pub(crate) fn new(inner: B, cap: usize, done: impl FnOnce(Tapped) + Send + 'static) -> Self {
-        let mut tap = Self { inner, raw: Vec::new(), cap, seen: 0, done: Some(Box::new(done)) };
+        let mut tap = Self {
+            inner,
+            raw: Vec::new(),
+            cap,
+            seen: 0,
+            done: Some(Box::new(done)),
+        };
         if tap.inner.is_end_stream() {
             tap.finish(TapEnd::Complete);
         }
@@ -77,7 +87,11 @@ where
 impl<B> TapBody<B> {
     fn finish(&mut self, end: TapEnd) {
         if let Some(done) = self.done.take() {
-            done(Tapped { raw: std::mem::take(&mut self.raw), wire_size: self.seen, end });
+            done(Tapped {
+                raw: std::mem::take(&mut self.raw),
+                wire_size: self.seen,
+                end,
+            });
         }
     }
 }
@@ -90,7 +104,10 @@ where
     type Data = Bytes;
     type Error = B::Error;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         let this = &mut *self;
         match Pin::new(&mut this.inner).poll_frame(cx) {
             Poll::Ready(Some(Ok(frame))) => {
@@ -143,7 +160,10 @@ mod tests {
     use http_body_util::{BodyExt as _, Full, StreamBody};
     use std::sync::{Arc, Mutex};
 
-    fn slot() -> (Arc<Mutex<Option<Tapped>>>, impl FnOnce(Tapped) + Send + 'static) {
+    fn slot() -> (
+        Arc<Mutex<Option<Tapped>>>,
+        impl FnOnce(Tapped) + Send + 'static,
+    ) {
         let slot = Arc::new(Mutex::new(None));
         let writer = Arc::clone(&slot);
         (slot, move |t| *writer.lock().unwrap() = Some(t))
@@ -151,10 +171,15 @@ mod tests {
 
     #[tokio::test]
     async fn relays_everything_and_keeps_a_capped_copy() {
-        let chunks: Vec<Result<Frame<Bytes>, std::convert::Infallible>> =
-            (0..10).map(|i| Ok(Frame::data(Bytes::from(vec![i as u8; 100])))).collect();
+        let chunks: Vec<Result<Frame<Bytes>, std::convert::Infallible>> = (0..10)
+            .map(|i| Ok(Frame::data(Bytes::from(vec![i as u8; 100]))))
+            .collect();
         let (seen, done) = slot();
-        let body = TapBody::new(StreamBody::new(futures_util::stream::iter(chunks)), 250, done);
+        let body = TapBody::new(
+            StreamBody::new(futures_util::stream::iter(chunks)),
+            250,
+            done,
+        );
         let all = body.collect().await.unwrap().to_bytes();
         assert_eq!(all.len(), 1000);
         let tapped = seen.lock().unwrap().take().unwrap();
@@ -167,9 +192,15 @@ mod tests {
     #[tokio::test]
     async fn dropping_midway_reports_dropped() {
         let (seen, done) = slot();
-        let chunks: Vec<Result<Frame<Bytes>, std::convert::Infallible>> =
-            vec![Ok(Frame::data(Bytes::from_static(b"abc"))), Ok(Frame::data(Bytes::from_static(b"def")))];
-        let mut body = TapBody::new(StreamBody::new(futures_util::stream::iter(chunks)), 100, done);
+        let chunks: Vec<Result<Frame<Bytes>, std::convert::Infallible>> = vec![
+            Ok(Frame::data(Bytes::from_static(b"abc"))),
+            Ok(Frame::data(Bytes::from_static(b"def"))),
+        ];
+        let mut body = TapBody::new(
+            StreamBody::new(futures_util::stream::iter(chunks)),
+            100,
+            done,
+        );
         let first = body.frame().await.unwrap().unwrap();
         assert_eq!(first.data_ref().unwrap().as_ref(), b"abc");
         drop(body);

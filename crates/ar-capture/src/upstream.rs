@@ -36,7 +36,10 @@ pub(crate) struct UpstreamError {
 
 impl UpstreamError {
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -61,12 +64,19 @@ pub(crate) struct UpstreamInfo {
 
 impl UpstreamInfo {
     fn new(addr: SocketAddr, connect_ms: f64, tls_ms: Option<f64>) -> Self {
-        Self { addr, connect_ms, tls_ms, reported: Arc::default() }
+        Self {
+            addr,
+            connect_ms,
+            tls_ms,
+            reported: Arc::default(),
+        }
     }
 
     /// `(connect, ssl)` in milliseconds for the first flow on this connection, else `None`.
     pub(crate) fn setup_timings(&self) -> Option<(f64, Option<f64>)> {
-        let first = !self.reported.swap(true, std::sync::atomic::Ordering::Relaxed);
+        let first = !self
+            .reported
+            .swap(true, std::sync::atomic::Ordering::Relaxed);
         first.then_some((self.connect_ms, self.tls_ms))
     }
 }
@@ -102,10 +112,15 @@ impl Dialer {
         let config = |alpn: &[&[u8]]| {
             let mut config = ClientConfig::builder_with_provider(Arc::clone(&provider))
                 .with_safe_default_protocol_versions()
-                .map(|b| b.with_root_certificates(roots.clone()).with_no_client_auth())
+                .map(|b| {
+                    b.with_root_certificates(roots.clone())
+                        .with_no_client_auth()
+                })
                 .unwrap_or_else(|_| {
                     // ring supports the default versions; this branch is unreachable in practice.
-                    ClientConfig::builder().with_root_certificates(roots.clone()).with_no_client_auth()
+                    ClientConfig::builder()
+                        .with_root_certificates(roots.clone())
+                        .with_no_client_auth()
                 });
             config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
             TlsConnector::from(Arc::new(config))
@@ -129,23 +144,43 @@ impl Dialer {
     }
 
     /// Resolves `host:port` (overrides first) and connects, with the deadline.
-    pub(crate) async fn tcp(&self, host: &str, port: u16) -> Result<(TcpStream, SocketAddr, f64), UpstreamError> {
+    pub(crate) async fn tcp(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> Result<(TcpStream, SocketAddr, f64), UpstreamError> {
         let started = Instant::now();
         let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let addrs: Vec<SocketAddr> = if let Some(addr) = self.resolve.get(&(bare.to_ascii_lowercase(), port)) {
+        let addrs: Vec<SocketAddr> = if let Some(addr) =
+            self.resolve.get(&(bare.to_ascii_lowercase(), port))
+        {
             vec![*addr]
         } else if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
             vec![SocketAddr::new(ip, port)]
         } else {
-            let lookup = tokio::time::timeout(self.connect_timeout, tokio::net::lookup_host((bare, port)));
+            let lookup =
+                tokio::time::timeout(self.connect_timeout, tokio::net::lookup_host((bare, port)));
             match lookup.await {
-                Err(_) => return Err(UpstreamError::new(ErrorKind::Timeout, format!("DNS lookup of {bare} timed out"))),
-                Ok(Err(e)) => return Err(UpstreamError::new(ErrorKind::Dns, format!("DNS lookup of {bare} failed: {e}"))),
+                Err(_) => {
+                    return Err(UpstreamError::new(
+                        ErrorKind::Timeout,
+                        format!("DNS lookup of {bare} timed out"),
+                    ));
+                }
+                Ok(Err(e)) => {
+                    return Err(UpstreamError::new(
+                        ErrorKind::Dns,
+                        format!("DNS lookup of {bare} failed: {e}"),
+                    ));
+                }
                 Ok(Ok(addrs)) => addrs.collect(),
             }
         };
         if addrs.is_empty() {
-            return Err(UpstreamError::new(ErrorKind::Dns, format!("DNS lookup of {bare} returned no address")));
+            return Err(UpstreamError::new(
+                ErrorKind::Dns,
+                format!("DNS lookup of {bare} returned no address"),
+            ));
         }
         if let Some(addr) = addrs.iter().find(|a| self.is_own_addr(**a)) {
             return Err(UpstreamError::new(
@@ -160,25 +195,58 @@ impl Dialer {
                     let _ = stream.set_nodelay(true);
                     return Ok((stream, addr, started.elapsed().as_secs_f64() * 1000.0));
                 }
-                Ok(Err(e)) => last = Some(UpstreamError::new(ErrorKind::Connect, format!("connecting to {host}:{port} ({addr}) failed: {e}"))),
-                Err(_) => last = Some(UpstreamError::new(ErrorKind::Timeout, format!("connecting to {host}:{port} ({addr}) timed out after {:?}", self.connect_timeout))),
+                Ok(Err(e)) => {
+                    last = Some(UpstreamError::new(
+                        ErrorKind::Connect,
+                        format!("connecting to {host}:{port} ({addr}) failed: {e}"),
+                    ))
+                }
+                Err(_) => {
+                    last = Some(UpstreamError::new(
+                        ErrorKind::Timeout,
+                        format!(
+                            "connecting to {host}:{port} ({addr}) timed out after {:?}",
+                            self.connect_timeout
+                        ),
+                    ))
+                }
             }
         }
-        Err(last.unwrap_or_else(|| UpstreamError::new(ErrorKind::Connect, format!("no address for {host}:{port}"))))
+        Err(last.unwrap_or_else(|| {
+            UpstreamError::new(ErrorKind::Connect, format!("no address for {host}:{port}"))
+        }))
     }
 
     /// Keeps a socket dialed for a CONNECT so the first request to that origin uses it.
-    pub(crate) fn park(&self, host: &str, port: u16, stream: TcpStream, addr: SocketAddr, connect_ms: f64) {
-        let mut parked = self.parked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    pub(crate) fn park(
+        &self,
+        host: &str,
+        port: u16,
+        stream: TcpStream,
+        addr: SocketAddr,
+        connect_ms: f64,
+    ) {
+        let mut parked = self
+            .parked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let slot = parked.entry((host.to_ascii_lowercase(), port)).or_default();
         slot.retain(|p| p.at.elapsed() < PARKED_MAX_AGE);
         if slot.len() < 64 {
-            slot.push(Parked { at: Instant::now(), stream, addr, connect_ms });
+            slot.push(Parked {
+                at: Instant::now(),
+                stream,
+                addr,
+                connect_ms,
+            });
         }
     }
 
     fn unpark(&self, host: &str, port: u16) -> Option<(TcpStream, SocketAddr, f64)> {
-        let mut parked = self.parked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut parked = self
+            .parked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let key = (host.to_ascii_lowercase(), port);
         let slot = parked.get_mut(&key)?;
         let found = loop {
@@ -194,9 +262,15 @@ impl Dialer {
     }
 
     /// Opens a connection for `uri` (`http` or `https`), TLS included.
-    pub(crate) async fn open(&self, uri: &Uri, h1_only: bool) -> Result<UpstreamConn, UpstreamError> {
+    pub(crate) async fn open(
+        &self,
+        uri: &Uri,
+        h1_only: bool,
+    ) -> Result<UpstreamConn, UpstreamError> {
         let https = uri.scheme_str() == Some("https");
-        let host = uri.host().ok_or_else(|| UpstreamError::new(ErrorKind::Protocol, format!("no host in {uri}")))?;
+        let host = uri
+            .host()
+            .ok_or_else(|| UpstreamError::new(ErrorKind::Protocol, format!("no host in {uri}")))?;
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
         let (tcp, addr, connect_ms) = match self.unpark(host, port) {
             Some(parked) => parked,
@@ -204,31 +278,57 @@ impl Dialer {
         };
         if !https {
             let info = UpstreamInfo::new(addr, connect_ms, None);
-            return Ok(UpstreamConn { io: TokioIo::new(MaybeTls::Plain(tcp)), h2: false, info });
+            return Ok(UpstreamConn {
+                io: TokioIo::new(MaybeTls::Plain(tcp)),
+                h2: false,
+                info,
+            });
         }
         let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let name = ServerName::try_from(bare.to_string())
-            .map_err(|_| UpstreamError::new(ErrorKind::Tls, format!("{bare} is not a valid TLS server name")))?;
+        let name = ServerName::try_from(bare.to_string()).map_err(|_| {
+            UpstreamError::new(
+                ErrorKind::Tls,
+                format!("{bare} is not a valid TLS server name"),
+            )
+        })?;
         let tls_started = Instant::now();
         let connector = if h1_only { &self.tls_h1 } else { &self.tls_any };
         let handshake = tokio::time::timeout(self.connect_timeout, connector.connect(name, tcp));
         let tls = match handshake.await {
-            Err(_) => return Err(UpstreamError::new(ErrorKind::Timeout, format!("TLS handshake with {host}:{port} timed out"))),
+            Err(_) => {
+                return Err(UpstreamError::new(
+                    ErrorKind::Timeout,
+                    format!("TLS handshake with {host}:{port} timed out"),
+                ));
+            }
             Ok(Err(e)) => return Err(classify_tls(host, port, &e)),
             Ok(Ok(tls)) => tls,
         };
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        let info = UpstreamInfo::new(addr, connect_ms, Some(tls_started.elapsed().as_secs_f64() * 1000.0));
-        Ok(UpstreamConn { io: TokioIo::new(MaybeTls::Tls(Box::new(tls))), h2, info })
+        let info = UpstreamInfo::new(
+            addr,
+            connect_ms,
+            Some(tls_started.elapsed().as_secs_f64() * 1000.0),
+        );
+        Ok(UpstreamConn {
+            io: TokioIo::new(MaybeTls::Tls(Box::new(tls))),
+            h2,
+            info,
+        })
     }
 }
 
 fn classify_tls(host: &str, port: u16, error: &io::Error) -> UpstreamError {
     let kind = match error.kind() {
-        io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof | io::ErrorKind::BrokenPipe => ErrorKind::Reset,
+        io::ErrorKind::ConnectionReset
+        | io::ErrorKind::UnexpectedEof
+        | io::ErrorKind::BrokenPipe => ErrorKind::Reset,
         _ => ErrorKind::Tls,
     };
-    UpstreamError::new(kind, format!("TLS handshake with {host}:{port} failed: {error}"))
+    UpstreamError::new(
+        kind,
+        format!("TLS handshake with {host}:{port} failed: {error}"),
+    )
 }
 
 /// The hyper-util connector: clones share one [`Dialer`].
@@ -259,7 +359,11 @@ pub(crate) enum MaybeTls {
 }
 
 impl AsyncRead for MaybeTls {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Self::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Self::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
@@ -268,7 +372,11 @@ impl AsyncRead for MaybeTls {
 }
 
 impl AsyncWrite for MaybeTls {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Self::Plain(s) => Pin::new(s).poll_write(cx, buf),
             Self::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
@@ -286,7 +394,11 @@ impl AsyncWrite for MaybeTls {
             Self::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
     }
-    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             Self::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
             Self::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
@@ -310,18 +422,30 @@ pub(crate) struct UpstreamConn {
 impl Connection for UpstreamConn {
     fn connected(&self) -> Connected {
         let connected = Connected::new().extra(self.info.clone());
-        if self.h2 { connected.negotiated_h2() } else { connected }
+        if self.h2 {
+            connected.negotiated_h2()
+        } else {
+            connected
+        }
     }
 }
 
 impl hyper::rt::Read for UpstreamConn {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: hyper::rt::ReadBufCursor<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: hyper::rt::ReadBufCursor<'_>,
+    ) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
     }
 }
 
 impl hyper::rt::Write for UpstreamConn {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -330,7 +454,11 @@ impl hyper::rt::Write for UpstreamConn {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().io).poll_shutdown(cx)
     }
-    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
         Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
     }
     fn is_write_vectored(&self) -> bool {
@@ -339,7 +467,10 @@ impl hyper::rt::Write for UpstreamConn {
 }
 
 /// Sorts an error from hyper-util's client into a flow error with a readable reason.
-pub(crate) fn classify_client_error(error: &hyper_util::client::legacy::Error, target: &str) -> UpstreamError {
+pub(crate) fn classify_client_error(
+    error: &hyper_util::client::legacy::Error,
+    target: &str,
+) -> UpstreamError {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = source {
         if let Some(up) = e.downcast_ref::<UpstreamError>() {
@@ -350,20 +481,41 @@ pub(crate) fn classify_client_error(error: &hyper_util::client::legacy::Error, t
         }
         source = e.source();
     }
-    UpstreamError::new(ErrorKind::Other, format!("request to {target} failed: {error}"))
+    UpstreamError::new(
+        ErrorKind::Other,
+        format!("request to {target} failed: {error}"),
+    )
 }
 
 pub(crate) fn classify_hyper(error: &hyper::Error, target: &str) -> UpstreamError {
     let io_kind = std::error::Error::source(error)
         .and_then(|s| s.downcast_ref::<io::Error>())
         .map(io::Error::kind);
-    if error.is_incomplete_message() || matches!(io_kind, Some(io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe | io::ErrorKind::UnexpectedEof)) {
-        UpstreamError::new(ErrorKind::Reset, format!("{target} closed or reset the connection before responding ({error})"))
+    if error.is_incomplete_message()
+        || matches!(
+            io_kind,
+            Some(
+                io::ErrorKind::ConnectionReset
+                    | io::ErrorKind::BrokenPipe
+                    | io::ErrorKind::UnexpectedEof
+            )
+        )
+    {
+        UpstreamError::new(
+            ErrorKind::Reset,
+            format!("{target} closed or reset the connection before responding ({error})"),
+        )
     } else if error.is_timeout() {
         UpstreamError::new(ErrorKind::Timeout, format!("{target} timed out: {error}"))
     } else if error.is_parse() {
-        UpstreamError::new(ErrorKind::Protocol, format!("{target} sent malformed HTTP: {error}"))
+        UpstreamError::new(
+            ErrorKind::Protocol,
+            format!("{target} sent malformed HTTP: {error}"),
+        )
     } else {
-        UpstreamError::new(ErrorKind::Other, format!("request to {target} failed: {error}"))
+        UpstreamError::new(
+            ErrorKind::Other,
+            format!("request to {target} failed: {error}"),
+        )
     }
 }

@@ -22,7 +22,12 @@ use crate::relay::{Observer, relay};
 use crate::tap::{TapEnd, Tapped};
 use crate::upstream::classify_hyper;
 
-pub(crate) async fn handle(shared: Arc<Shared>, mut req: Request<Incoming>, uri: Uri, started: Started) -> Response<ProxyBody> {
+pub(crate) async fn handle(
+    shared: Arc<Shared>,
+    mut req: Request<Incoming>,
+    uri: Uri,
+    started: Started,
+) -> Response<ProxyBody> {
     let client_upgrade = hyper::upgrade::on(&mut req);
     let (mut parts, _body) = req.into_parts();
     record::strip_hop_by_hop(&mut parts.headers, true);
@@ -38,7 +43,9 @@ pub(crate) async fn handle(shared: Arc<Shared>, mut req: Request<Incoming>, uri:
         Err(error) => return started.fail(&shared, Body::empty(), error.kind, error.message),
     };
     let server_addr = conn.info.addr;
-    let origin = uri.authority().map_or_else(String::new, ToString::to_string);
+    let origin = uri
+        .authority()
+        .map_or_else(String::new, ToString::to_string);
     let (mut sender, connection) = match hyper::client::conn::http1::handshake(conn).await {
         Ok(pair) => pair,
         Err(error) => {
@@ -51,21 +58,41 @@ pub(crate) async fn handle(shared: Arc<Shared>, mut req: Request<Incoming>, uri:
             tracing::debug!(%error, "WebSocket origin connection ended with an error");
         }
     });
-    parts.uri = uri.path_and_query().map_or("/", |p| p.as_str()).parse().unwrap_or_default();
+    parts.uri = uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .parse()
+        .unwrap_or_default();
     parts.version = http::Version::HTTP_11;
-    let upstream_req = Request::from_parts(parts, Empty::<Bytes>::new().map_err(|never| match never {}).boxed_unsync());
-    let mut response = match tokio::time::timeout(shared.opts.response_timeout, sender.send_request(upstream_req)).await {
+    let upstream_req = Request::from_parts(
+        parts,
+        Empty::<Bytes>::new()
+            .map_err(|never| match never {})
+            .boxed_unsync(),
+    );
+    let mut response = match tokio::time::timeout(
+        shared.opts.response_timeout,
+        sender.send_request(upstream_req),
+    )
+    .await
+    {
         Ok(Ok(response)) => response,
         Ok(Err(error)) => {
             let error = classify_hyper(&error, &origin);
             return started.fail(&shared, Body::empty(), error.kind, error.message);
         }
         Err(_) => {
-            let message = format!("no WebSocket handshake answer from {origin} within {:?}", shared.opts.response_timeout);
+            let message = format!(
+                "no WebSocket handshake answer from {origin} within {:?}",
+                shared.opts.response_timeout
+            );
             return started.fail(&shared, Body::empty(), ErrorKind::Timeout, message);
         }
     };
-    let mut recorded = ar_store::Response::new(response.status().as_u16(), record::version(response.version()));
+    let mut recorded = ar_store::Response::new(
+        response.status().as_u16(),
+        record::version(response.version()),
+    );
     recorded.headers = record::headers(response.headers());
     if response.status() != StatusCode::SWITCHING_PROTOCOLS {
         return refused(shared, started, response, recorded, server_addr).await;
@@ -75,31 +102,53 @@ pub(crate) async fn handle(shared: Arc<Shared>, mut req: Request<Incoming>, uri:
     let caps = (shared.opts.ws_frame_cap, shared.opts.ws_max_frames);
     tokio::spawn(async move {
         let (client_io, server_io) = tokio::join!(client_upgrade, server_upgrade);
-        let mut flow = Flow::new(started.id, started.at, started.client, started.request).with_response(recorded);
+        let mut flow = Flow::new(started.id, started.at, started.client, started.request)
+            .with_response(recorded);
         flow.server_addr = Some(server_addr.to_string());
         let (client_io, server_io) = match (client_io, server_io) {
             (Ok(c), Ok(s)) => (c, s),
             (Err(e), _) | (_, Err(e)) => {
                 flow.ended = Some(record::now());
-                shared.sinks.emit(flow.with_error(ErrorKind::Protocol, format!("WebSocket upgrade did not complete: {e}")));
+                shared.sinks.emit(flow.with_error(
+                    ErrorKind::Protocol,
+                    format!("WebSocket upgrade did not complete: {e}"),
+                ));
                 return;
             }
         };
-        let recorder = Arc::new(Mutex::new(Recorder { log: WebSocketLog::default(), max_frames: caps.1 }));
+        let recorder = Arc::new(Mutex::new(Recorder {
+            log: WebSocketLog::default(),
+            max_frames: caps.1,
+        }));
         let mut up = FrameParser::new(Direction::ClientToServer, Arc::clone(&recorder), caps.0);
         let mut down = FrameParser::new(Direction::ServerToClient, Arc::clone(&recorder), caps.0);
-        let end = relay(TokioIo::new(client_io), TokioIo::new(server_io), &mut up, &mut down).await;
+        let end = relay(
+            TokioIo::new(client_io),
+            TokioIo::new(server_io),
+            &mut up,
+            &mut down,
+        )
+        .await;
         drop((up, down));
         flow.websocket = Some(std::mem::take(&mut lock(&recorder).log));
         flow.ended = Some(record::now());
         if let Some(error) = end.client_error {
-            flow = flow.with_error(ErrorKind::ClientAborted, format!("the client's WebSocket connection failed: {error}"));
+            flow = flow.with_error(
+                ErrorKind::ClientAborted,
+                format!("the client's WebSocket connection failed: {error}"),
+            );
         } else if let Some(error) = end.server_error {
-            flow = flow.with_error(ErrorKind::Reset, format!("the origin's WebSocket connection failed: {error}"));
+            flow = flow.with_error(
+                ErrorKind::Reset,
+                format!("the origin's WebSocket connection failed: {error}"),
+            );
         }
         shared.sinks.emit(flow);
     });
-    Response::from_parts(parts, Empty::new().map_err(|never| match never {}).boxed_unsync())
+    Response::from_parts(
+        parts,
+        Empty::new().map_err(|never| match never {}).boxed_unsync(),
+    )
 }
 
 /// The origin answered the handshake with something other than 101: pass that answer on.
@@ -116,19 +165,31 @@ async fn refused(
         Ok(collected) => (collected.to_bytes(), TapEnd::Complete),
         Err(error) => (Bytes::new(), TapEnd::Failed(error.to_string())),
     };
-    let tapped = Tapped { raw: bytes.to_vec(), wire_size: bytes.len() as u64, end };
+    let tapped = Tapped {
+        raw: bytes.to_vec(),
+        wire_size: bytes.len() as u64,
+        end,
+    };
     recorded.body = record::body(&BodyMeta::of(&parts.headers), &tapped, shared.opts.limits);
-    let mut flow = Flow::new(started.id, started.at, started.client, started.request).with_response(recorded);
+    let mut flow =
+        Flow::new(started.id, started.at, started.client, started.request).with_response(recorded);
     flow.server_addr = Some(server_addr.to_string());
     flow.ended = Some(record::now());
     shared.sinks.emit(flow);
     record::strip_hop_by_hop(&mut parts.headers, false);
     parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Full::new(bytes).map_err(|never| match never {}).boxed_unsync())
+    Response::from_parts(
+        parts,
+        Full::new(bytes)
+            .map_err(|never| match never {})
+            .boxed_unsync(),
+    )
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Frames of one connection, both directions, in the order they completed.
@@ -158,7 +219,13 @@ struct PayloadState {
 
 impl FrameParser {
     fn new(direction: Direction, recorder: Arc<Mutex<Recorder>>, payload_cap: usize) -> Self {
-        Self { direction, recorder, payload_cap, header: Vec::with_capacity(14), payload: None }
+        Self {
+            direction,
+            recorder,
+            payload_cap,
+            header: Vec::with_capacity(14),
+            payload: None,
+        }
     }
 
     /// Total header length once the first two bytes are known.
@@ -177,7 +244,10 @@ impl FrameParser {
         let masked = h[1] & 0x80 != 0;
         let (len, mut at) = match h[1] & 0x7f {
             126 => (u64::from(u16::from_be_bytes([h[2], h[3]])), 4),
-            127 => (u64::from_be_bytes(h[2..10].try_into().unwrap_or([0; 8])), 10),
+            127 => (
+                u64::from_be_bytes(h[2..10].try_into().unwrap_or([0; 8])),
+                10,
+            ),
             n => (u64::from(n), 2),
         };
         let mask = masked.then(|| {
@@ -186,7 +256,14 @@ impl FrameParser {
             key
         });
         let _ = at;
-        self.payload = Some(PayloadState { opcode: h[0] & 0x0f, mask, remaining: len, offset: 0, bytes: Vec::new(), truncated: false });
+        self.payload = Some(PayloadState {
+            opcode: h[0] & 0x0f,
+            mask,
+            remaining: len,
+            offset: 0,
+            bytes: Vec::new(),
+            truncated: false,
+        });
         self.header.clear();
         if len == 0 {
             self.finish_frame();
@@ -194,7 +271,9 @@ impl FrameParser {
     }
 
     fn finish_frame(&mut self) {
-        let Some(state) = self.payload.take() else { return };
+        let Some(state) = self.payload.take() else {
+            return;
+        };
         let opcode = match state.opcode {
             0 => WsOpcode::Continuation,
             1 => WsOpcode::Text,
@@ -207,7 +286,13 @@ impl FrameParser {
                 return;
             }
         };
-        let frame = WebSocketFrame { direction: self.direction, at: record::now(), opcode, payload: state.bytes, truncated: state.truncated };
+        let frame = WebSocketFrame {
+            direction: self.direction,
+            at: record::now(),
+            opcode,
+            payload: state.bytes,
+            truncated: state.truncated,
+        };
         let mut recorder = lock(&self.recorder);
         if recorder.log.frames.len() < recorder.max_frames {
             recorder.log.frames.push(frame);
@@ -221,11 +306,15 @@ impl Observer for FrameParser {
     fn observe(&mut self, mut chunk: &[u8]) {
         while !chunk.is_empty() {
             if let Some(state) = &mut self.payload {
-                let n = usize::try_from(state.remaining).unwrap_or(usize::MAX).min(chunk.len());
+                let n = usize::try_from(state.remaining)
+                    .unwrap_or(usize::MAX)
+                    .min(chunk.len());
                 let room = self.payload_cap.saturating_sub(state.bytes.len());
                 let keep = n.min(room);
                 for (i, byte) in chunk[..keep].iter().enumerate() {
-                    let key = state.mask.map_or(0, |m| m[((state.offset + i as u64) % 4) as usize]);
+                    let key = state
+                        .mask
+                        .map_or(0, |m| m[((state.offset + i as u64) % 4) as usize]);
                     state.bytes.push(byte ^ key);
                 }
                 if keep < n {
@@ -278,7 +367,10 @@ mod tests {
     }
 
     fn parse_in_pieces(bytes: &[u8], piece: usize, cap: usize) -> WebSocketLog {
-        let recorder = Arc::new(Mutex::new(Recorder { log: WebSocketLog::default(), max_frames: 10 }));
+        let recorder = Arc::new(Mutex::new(Recorder {
+            log: WebSocketLog::default(),
+            max_frames: 10,
+        }));
         let mut parser = FrameParser::new(Direction::ClientToServer, Arc::clone(&recorder), cap);
         for chunk in bytes.chunks(piece) {
             parser.observe(chunk);
@@ -296,7 +388,16 @@ mod tests {
         for piece in [1, 2, 3, 7, 64, 4096] {
             let log = parse_in_pieces(&stream, piece, 1024);
             let ops: Vec<WsOpcode> = log.frames.iter().map(|f| f.opcode).collect();
-            assert_eq!(ops, [WsOpcode::Text, WsOpcode::Binary, WsOpcode::Ping, WsOpcode::Close], "piece {piece}");
+            assert_eq!(
+                ops,
+                [
+                    WsOpcode::Text,
+                    WsOpcode::Binary,
+                    WsOpcode::Ping,
+                    WsOpcode::Close
+                ],
+                "piece {piece}"
+            );
             assert_eq!(log.frames[0].payload, b"hello");
             assert_eq!(log.frames[1].payload.len(), 300);
             assert_eq!(log.frames[3].payload, [0x03, 0xe8]);

@@ -1,1 +1,7 @@
-//! Integration tests: real clients and origins on loopback through the proxy.
+//! Integration tests: real clients (curl, hyper + tokio-rustls) and real
+//! origins on loopback, through the proxy.
+
+mod curl;
+mod https;
+mod plain;
+mod support;
