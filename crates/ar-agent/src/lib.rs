@@ -1,3 +1,5 @@
 //! The ar agent: LLM providers, the tool-use loop, the Browser trait and the no-LLM explorer.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod llm;

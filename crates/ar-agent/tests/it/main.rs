@@ -1,0 +1,10 @@
+//! Integration tests of ar-agent. Every LLM test talks to `ar-mock-llm`, a
+//! real HTTP server on loopback speaking the provider wire formats.
+
+mod llm_anthropic;
+mod llm_config;
+mod llm_openai;
+mod llm_retry;
+mod llm_secrets;
+mod llm_support;
+mod llm_tls;
