@@ -4,6 +4,9 @@
 //! threads. Time arrives as data ([`Timestamp`]), bytes arrive as slices or
 //! through `Read`/`Write` values the caller supplies.
 //!
+//! - [`har`]: streaming HAR 1.2 import (Chrome, Firefox, mitmproxy, Charles,
+//!   Proxyman quirks) and export.
+//! - [`archive`]: the lossless `flows.jsonl` line format with spilled bodies.
 //! - [`template`]: signatures `(method, host, path template, status class)`,
 //!   path templating in two layers with evidence, GraphQL operations.
 //! - [`scope`]: which flows describe the target's API.
@@ -26,8 +29,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod archive;
 mod error;
 mod flow;
+pub mod har;
 pub mod scope;
 pub mod store;
 pub mod template;

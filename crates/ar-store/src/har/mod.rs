@@ -1,0 +1,261 @@
+//! HAR 1.2 import and export.
+//!
+//! Import streams: entries are parsed one at a time from any `Read`, so a
+//! 200 MB HAR is never held as a whole tree. Files from Chrome and Firefox
+//! DevTools, mitmproxy, Charles and Proxyman import (see the quirks listed
+//! in the tests and fixtures). A malformed entry yields an error naming the
+//! entry index and field (`entry 17: request.url: missing`); the caller
+//! chooses [`ImportMode::Strict`] (stop there) or [`ImportMode::Lenient`]
+//! (skip it, keep the good entries, collect the errors).
+//!
+//! ```
+//! use ar_store::har::{import_har, ImportOptions};
+//!
+//! let har = br#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[
+//!   {"startedDateTime":"2024-05-01T10:00:00.000Z","time":5,
+//!    "request":{"method":"GET","url":"https://shop.test/api/cart","httpVersion":"HTTP/1.1","headers":[]},
+//!    "response":{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[],
+//!                "content":{"size":2,"mimeType":"application/json","text":"[]"}},
+//!    "timings":{"send":0,"wait":5,"receive":0}},
+//!   {"startedDateTime":"2024-05-01T10:00:01.000Z","request":{"method":"GET"},"response":{"status":200}}
+//! ]}}"#;
+//! let imported = import_har(&har[..], &ImportOptions::lenient()).unwrap();
+//! assert_eq!(imported.flows.len(), 1);
+//! assert_eq!(imported.skipped[0].to_string(), "entry 1: request.url: missing");
+//! assert!(import_har(&har[..], &ImportOptions::strict()).is_err());
+//! ```
+
+mod export;
+mod import;
+mod stream;
+mod time;
+
+use std::io::{Read, Write};
+
+use crate::{Error, Flow, FlowId};
+
+pub(crate) use export::entry_value;
+pub(crate) use import::{Ctx, Flavor, entry_to_flow};
+
+/// What to do with a malformed entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImportMode {
+    /// Fail on the first malformed entry.
+    Strict,
+    /// Skip malformed entries, keep the rest, and report the errors.
+    #[default]
+    Lenient,
+}
+
+/// Options for [`import_har`] and [`stream_har`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// Strict or lenient.
+    pub mode: ImportMode,
+    /// The id of the first imported flow; later flows count up from it
+    /// (pass the next free id when importing several files into one session).
+    pub first_id: u64,
+    /// Errors kept in [`HarSummary::skipped`]; more are only counted.
+    pub max_errors: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            mode: ImportMode::Lenient,
+            first_id: 1,
+            max_errors: 1000,
+        }
+    }
+}
+
+impl ImportOptions {
+    /// Fail on the first malformed entry.
+    pub fn strict() -> Self {
+        Self {
+            mode: ImportMode::Strict,
+            ..Self::default()
+        }
+    }
+    /// Skip malformed entries and collect their errors.
+    pub fn lenient() -> Self {
+        Self::default()
+    }
+    /// Number flows from `first_id`.
+    pub fn with_first_id(mut self, first_id: u64) -> Self {
+        self.first_id = first_id;
+        self
+    }
+}
+
+/// What a streamed import saw.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct HarSummary {
+    /// `log.creator` as `name version`, when present.
+    pub creator: Option<String>,
+    /// Entries in the file.
+    pub entries: usize,
+    /// Entries turned into flows.
+    pub imported: usize,
+    /// Errors of skipped entries (lenient mode), at most `max_errors`.
+    pub skipped: Vec<Error>,
+    /// Entries skipped in all (may exceed `skipped.len()`).
+    pub skipped_count: usize,
+    /// Invalid UTF-8 sequences replaced by U+FFFD.
+    pub replaced_invalid_utf8: u64,
+}
+
+/// An imported HAR held in memory.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct HarImport {
+    /// The flows, in file order.
+    pub flows: Vec<Flow>,
+    /// Errors of skipped entries (lenient mode).
+    pub skipped: Vec<Error>,
+    /// `log.creator` as `name version`, when present.
+    pub creator: Option<String>,
+    /// Invalid UTF-8 sequences replaced by U+FFFD.
+    pub replaced_invalid_utf8: u64,
+}
+
+/// Streams flows from a HAR to `on_flow`, one entry in memory at a time.
+///
+/// Fails on I/O errors, invalid JSON (with line and column), a document that
+/// is not a HAR, and in strict mode on the first malformed entry.
+pub fn stream_har<R: Read>(
+    reader: R,
+    options: &ImportOptions,
+    mut on_flow: impl FnMut(Flow),
+) -> Result<HarSummary, Error> {
+    let mut summary = HarSummary::default();
+    let mut next_id = options.first_id;
+    let (facts, replaced) = stream::stream_entries(reader, &mut |index, entry| {
+        match entry_to_flow(&Ctx { index }, &entry, Flavor::Foreign) {
+            Ok(mut flow) => {
+                flow.id = FlowId(next_id);
+                next_id += 1;
+                summary.imported += 1;
+                on_flow(flow);
+            }
+            Err(error) if options.mode == ImportMode::Strict => return Err(error),
+            Err(error) => {
+                summary.skipped_count += 1;
+                if summary.skipped.len() < options.max_errors {
+                    summary.skipped.push(error);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    summary.creator = facts.creator;
+    summary.entries = facts.entries;
+    summary.replaced_invalid_utf8 = replaced;
+    Ok(summary)
+}
+
+/// Imports a whole HAR into memory (flows only; the file's tree is never built).
+pub fn import_har<R: Read>(reader: R, options: &ImportOptions) -> Result<HarImport, Error> {
+    let mut flows = Vec::new();
+    let summary = stream_har(reader, options, |flow| flows.push(flow))?;
+    Ok(HarImport {
+        flows,
+        skipped: summary.skipped,
+        creator: summary.creator,
+        replaced_invalid_utf8: summary.replaced_invalid_utf8,
+    })
+}
+
+/// Who wrote a HAR (`log.creator`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HarCreator {
+    /// Tool name.
+    pub name: String,
+    /// Tool version.
+    pub version: String,
+}
+
+impl Default for HarCreator {
+    fn default() -> Self {
+        Self {
+            name: "ar".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// Writes a HAR 1.2 file entry by entry, so a long capture is never held twice.
+///
+/// ```
+/// use ar_store::har::{HarCreator, HarWriter, import_har, ImportOptions};
+/// use ar_store::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+///
+/// let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(1_700_000_000_000_000), Client::Agent,
+///     Request::new("GET", "https://shop.test/api/cart?x=1", HttpVersion::Http2))
+///     .with_response(Response::new(204, HttpVersion::Http2));
+/// let mut writer = HarWriter::new(Vec::new(), &HarCreator::default()).unwrap();
+/// writer.write(&flow).unwrap();
+/// let bytes = writer.finish().unwrap();
+/// let back = import_har(&bytes[..], &ImportOptions::strict()).unwrap();
+/// assert_eq!(back.flows[0].request.url, flow.request.url);
+/// assert_eq!(back.flows[0].status(), Some(204));
+/// ```
+pub struct HarWriter<W: Write> {
+    out: W,
+    entries: usize,
+}
+
+impl<W: Write> HarWriter<W> {
+    /// Writes the HAR header.
+    pub fn new(mut out: W, creator: &HarCreator) -> Result<Self, Error> {
+        let creator = serde_json::json!({"name": creator.name, "version": creator.version});
+        write!(
+            out,
+            "{{\"log\":{{\"version\":\"1.2\",\"creator\":{creator},\"pages\":[],\"entries\":["
+        )
+        .map_err(|e| Error::io("writing HAR", e))?;
+        Ok(Self { out, entries: 0 })
+    }
+
+    /// Writes one entry (bodies inline).
+    pub fn write(&mut self, flow: &Flow) -> Result<(), Error> {
+        let entry = entry_value(flow, &mut |_, _| Ok(true), true)?;
+        if self.entries > 0 {
+            self.out
+                .write_all(b",\n")
+                .map_err(|e| Error::io("writing HAR", e))?;
+        } else {
+            self.out
+                .write_all(b"\n")
+                .map_err(|e| Error::io("writing HAR", e))?;
+        }
+        serde_json::to_writer(&mut self.out, &entry)
+            .map_err(|e| Error::io("writing HAR", std::io::Error::other(e)))?;
+        self.entries += 1;
+        Ok(())
+    }
+
+    /// Closes the document, flushes, and returns the writer.
+    pub fn finish(mut self) -> Result<W, Error> {
+        self.out
+            .write_all(b"\n]}}\n")
+            .and_then(|()| self.out.flush())
+            .map_err(|e| Error::io("writing HAR", e))?;
+        Ok(self.out)
+    }
+}
+
+/// Writes `flows` as one HAR document to `out`.
+pub fn export_har<'a, W: Write>(
+    out: W,
+    flows: impl IntoIterator<Item = &'a Flow>,
+    creator: &HarCreator,
+) -> Result<W, Error> {
+    let mut writer = HarWriter::new(out, creator)?;
+    for flow in flows {
+        writer.write(flow)?;
+    }
+    writer.finish()
+}

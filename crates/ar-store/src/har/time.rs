@@ -1,0 +1,168 @@
+//! ISO 8601 date-times as HAR writes them, to and from [`Timestamp`].
+//!
+//! Accepts what the tools emit: `2024-05-01T10:00:00.123Z`, offsets
+//! (`+02:00`, `+0200`), any number of fraction digits, a space instead of
+//! `T`, and no zone at all (taken as UTC).
+
+use crate::Timestamp;
+
+/// Parses an ISO 8601 date-time; `None` when it is not one.
+pub(crate) fn parse_iso8601(text: &str) -> Option<Timestamp> {
+    let b = text.trim().as_bytes();
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let s = b.get(range)?;
+        if s.iter().all(u8::is_ascii_digit) {
+            std::str::from_utf8(s).ok()?.parse().ok()
+        } else {
+            None
+        }
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if b.get(4) != Some(&b'-')
+        || b.get(7) != Some(&b'-')
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+    {
+        return None;
+    }
+    let mut micros = days_from_civil(year, month, day) * 86_400_000_000;
+    if b.len() == 10 {
+        return Some(Timestamp::from_unix_micros(micros));
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) {
+        return None;
+    }
+    let (hour, minute) = (num(11..13)?, num(14..16)?);
+    let second = if b.get(16) == Some(&b':') {
+        num(17..19)?
+    } else {
+        0
+    };
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    micros += ((hour * 60 + minute) * 60 + second) * 1_000_000;
+    let mut i = if b.get(16) == Some(&b':') { 19 } else { 16 };
+    if matches!(b.get(i), Some(b'.' | b',')) {
+        i += 1;
+        let start = i;
+        let mut frac: i64 = 0;
+        while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+            if i - start < 6 {
+                frac = frac * 10 + i64::from(d - b'0');
+            }
+            i += 1;
+        }
+        let digits = (i - start).min(6);
+        if i == start {
+            return None;
+        }
+        micros += frac * 10i64.pow(6 - digits as u32);
+    }
+    match b.get(i) {
+        None | Some(b'Z' | b'z') if b.len() <= i + 1 => {}
+        Some(sign @ (b'+' | b'-')) => {
+            let rest = &text.trim()[i + 1..];
+            let digits: String = rest.chars().filter(char::is_ascii_digit).collect();
+            if digits.len() != 4 || rest.len() > 5 {
+                return None;
+            }
+            let offset = digits[..2].parse::<i64>().ok()? * 60 + digits[2..].parse::<i64>().ok()?;
+            let offset = offset * 60_000_000;
+            micros += if *sign == b'+' { -offset } else { offset };
+        }
+        _ => return None,
+    }
+    Some(Timestamp::from_unix_micros(micros))
+}
+
+/// Formats as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, as HAR tools write).
+pub(crate) fn format_iso8601(at: Timestamp) -> String {
+    let micros = at.unix_micros();
+    let days = micros.div_euclid(86_400_000_000);
+    let rem = micros.rem_euclid(86_400_000_000);
+    let (y, m, d) = civil_from_days(days);
+    let secs = rem / 1_000_000;
+    let millis = (rem % 1_000_000) / 1000;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn micros(text: &str) -> Option<i64> {
+        parse_iso8601(text).map(Timestamp::unix_micros)
+    }
+
+    #[test]
+    fn parses_har_spellings() {
+        assert_eq!(micros("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            micros("2023-11-14T22:13:20.123Z"),
+            Some(1_700_000_000_123_000)
+        );
+        assert_eq!(
+            micros("2023-11-14T23:13:20.123456+01:00"),
+            Some(1_700_000_000_123_456)
+        );
+        assert_eq!(
+            micros("2023-11-14T23:13:20.1234567+0100"),
+            Some(1_700_000_000_123_456)
+        );
+        assert_eq!(micros("2023-11-14 22:13:20"), Some(1_700_000_000_000_000));
+        assert_eq!(
+            micros("2023-11-14T21:13:20-01:00"),
+            Some(1_700_000_000_000_000)
+        );
+        assert_eq!(micros("1969-12-31T23:59:59.999Z"), Some(-1000));
+        for bad in [
+            "",
+            "yesterday",
+            "2023-13-01T00:00:00Z",
+            "2023-11-14T22:13:20.Z",
+            "2023-11-14T22:13:20+1",
+        ] {
+            assert_eq!(micros(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn formats_and_round_trips_milliseconds() {
+        let at = Timestamp::from_unix_micros(1_700_000_000_123_000);
+        assert_eq!(format_iso8601(at), "2023-11-14T22:13:20.123Z");
+        assert_eq!(parse_iso8601(&format_iso8601(at)), Some(at));
+        assert_eq!(
+            format_iso8601(Timestamp::from_unix_micros(-1000)),
+            "1969-12-31T23:59:59.999Z"
+        );
+    }
+}
