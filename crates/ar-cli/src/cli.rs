@@ -18,6 +18,9 @@ Note: `ar` shares its name with the binutils archiver. Archiver-style calls
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// `ar <url> [flags]`: the session (see `session/args.rs`).
+    #[command(flatten)]
+    session: crate::session::SessionArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -25,6 +28,9 @@ enum Command {
     // One line per subcommand; the arguments and the logic live in `cmd/`.
     /// JSON/JSONL samples → one merged JSON Schema (or OpenAPI 3.0 schema with --openapi).
     InferSchema(cmd::infer_schema::Args),
+    /// Explore a built-in demo shop end to end, headless (no network, no API key).
+    #[cfg(feature = "demo")]
+    Demo(cmd::demo::Args),
 }
 
 impl Cli {
@@ -32,12 +38,22 @@ impl Cli {
     pub(crate) fn run(self) -> anyhow::Result<ExitCode> {
         let mut stdout = std::io::stdout().lock();
         match self.command {
+            None if self.session.url.is_some() || self.session.resume.is_some() => {
+                // The session prints from several threads: no lock held here.
+                drop(stdout);
+                crate::session::run(self.session)
+            }
             None => {
                 use clap::CommandFactory as _;
                 Cli::command().print_help()?;
                 Ok(ExitCode::from(2))
             }
             Some(Command::InferSchema(args)) => cmd::infer_schema::run(args, &mut stdout),
+            #[cfg(feature = "demo")]
+            Some(Command::Demo(args)) => {
+                drop(stdout);
+                cmd::demo::run(args, &mut std::io::stdout())
+            }
         }
     }
 }

@@ -6,6 +6,7 @@
 mod archiver;
 mod cli;
 mod cmd;
+mod session;
 
 use std::process::ExitCode;
 

@@ -1,3 +1,5 @@
 //! Subcommands: each module holds its clap `Args` and a `run` function.
 
+#[cfg(feature = "demo")]
+pub(crate) mod demo;
 pub(crate) mod infer_schema;

@@ -2,3 +2,4 @@
 
 mod archiver;
 mod infer_schema;
+mod proxy;

@@ -1,0 +1,133 @@
+//! The archive on disk: `DIR/flows.jsonl` (one HAR entry per line, in
+//! ar-store's archive format) and `DIR/bodies/<sha256>` for large bodies.
+//!
+//! Lines are appended and flushed one flow at a time, so a crash loses at
+//! most the line being written (which the reader reports and skips).
+//! Bodies are written to a temp file and renamed, so a body file is whole
+//! or absent; being content-addressed, a repeated body is stored once.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufReader};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use ar_store::Flow;
+use ar_store::archive::{ArchiveContents, ArchiveWriter, BodyStore, read_archive};
+
+/// File name of the flow log inside an output directory.
+pub(crate) const FLOWS_FILE: &str = "flows.jsonl";
+/// Directory of spilled bodies inside an output directory.
+pub(crate) const BODIES_DIR: &str = "bodies";
+
+/// Spilled bodies as files named by their SHA-256.
+#[derive(Debug, Clone)]
+pub(crate) struct DirBodyStore {
+    dir: PathBuf,
+}
+
+impl BodyStore for DirBodyStore {
+    fn put(&mut self, sha256_hex: &str, bytes: &[u8]) -> io::Result<()> {
+        let path = self.dir.join(sha256_hex);
+        if path.exists() {
+            return Ok(()); // content-addressed: the same bytes are already there
+        }
+        let tmp = self.dir.join(format!(".{sha256_hex}.tmp-{}", std::process::id()));
+        fs::write(&tmp, bytes)?;
+        fs::rename(&tmp, &path)
+    }
+
+    fn get(&self, sha256_hex: &str) -> io::Result<Vec<u8>> {
+        fs::read(self.dir.join(sha256_hex))
+    }
+}
+
+/// An output directory's archive, open for appending.
+pub(crate) struct ArchiveDir {
+    path: PathBuf,
+    writer: ArchiveWriter<File>,
+    /// A second handle on `flows.jsonl`, for `sync_data` (the writer owns the first).
+    sync_handle: File,
+    bodies: DirBodyStore,
+}
+
+impl ArchiveDir {
+    /// Opens (creating as needed) `dir/flows.jsonl` for appending and `dir/bodies/`.
+    pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
+        let bodies = dir.join(BODIES_DIR);
+        fs::create_dir_all(&bodies).with_context(|| format!("cannot create {}", bodies.display()))?;
+        let path = dir.join(FLOWS_FILE);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        let sync_handle = file.try_clone().with_context(|| format!("cannot open {}", path.display()))?;
+        Ok(Self { path, writer: ArchiveWriter::new(file), sync_handle, bodies: DirBodyStore { dir: bodies } })
+    }
+
+    /// Appends one flow (flushed before this returns).
+    pub(crate) fn append(&mut self, flow: &Flow) -> anyhow::Result<()> {
+        self.writer
+            .append(flow, &mut self.bodies)
+            .with_context(|| format!("cannot append to {}", self.path.display()))
+    }
+
+    /// Flows appended through this handle.
+    pub(crate) fn written(&self) -> u64 {
+        self.writer.written()
+    }
+
+    /// Forces the file's data to disk (on exit); every line is already flushed to the OS.
+    pub(crate) fn sync(&self) -> anyhow::Result<()> {
+        self.sync_handle.sync_data().with_context(|| format!("cannot flush {}", self.path.display()))
+    }
+
+    /// The path of `flows.jsonl`.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Reads every intact flow of an output directory (for `--resume` and tests).
+#[cfg_attr(not(test), allow(dead_code, reason = "the session's --resume reads archives through this"))]
+pub(crate) fn read_dir(dir: &Path) -> anyhow::Result<ArchiveContents> {
+    let path = dir.join(FLOWS_FILE);
+    let file = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    let bodies = DirBodyStore { dir: dir.join(BODIES_DIR) };
+    read_archive(BufReader::new(file), &bodies).with_context(|| format!("cannot read {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    fn flow(id: u64, body: Vec<u8>) -> Flow {
+        let mut response = Response::new(200, HttpVersion::Http11);
+        response.body = Body::from_decoded(Some("application/octet-stream".into()), body);
+        Flow::new(FlowId(id), Timestamp::from_unix_micros(1_700_000_000_000_000), Client::Human, Request::new("GET", "https://shop.test/x", HttpVersion::Http11))
+            .with_response(response)
+    }
+
+    #[test]
+    fn flows_round_trip_and_large_bodies_are_stored_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = vec![42u8; 200_000];
+        {
+            let mut archive = ArchiveDir::open(dir.path()).unwrap();
+            archive.append(&flow(1, b"small".to_vec())).unwrap();
+            archive.append(&flow(2, big.clone())).unwrap();
+            archive.append(&flow(3, big.clone())).unwrap();
+            archive.sync().unwrap();
+            assert_eq!(archive.written(), 3);
+        }
+        // Reopening appends rather than truncating.
+        ArchiveDir::open(dir.path()).unwrap().append(&flow(4, Vec::new())).unwrap();
+        let contents = read_dir(dir.path()).unwrap();
+        let ids: Vec<u64> = contents.flows.iter().map(|f| f.id.0).collect();
+        assert_eq!(ids, [1, 2, 3, 4]);
+        assert_eq!(contents.flows[2].response.as_ref().unwrap().body.bytes, big);
+        let spilled = fs::read_dir(dir.path().join(BODIES_DIR)).unwrap().count();
+        assert_eq!(spilled, 1, "one file for two identical large bodies");
+    }
+}

@@ -1,0 +1,196 @@
+//! `ar proxy`: capture-only mode. Any client (curl, an app, a script, an
+//! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
+//! appended to `OUT/flows.jsonl` (+ `bodies/`).
+//!
+//! Every flow goes through one place, [`Ingest`]: today it archives; the
+//! spec pipeline (openapi.yaml + API.md kept live, a line per new endpoint)
+//! takes over by implementing the same trait, archiving first.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use ar_capture::{DEFAULT_BODY_CAP, Proxy};
+use ar_store::{Client, Flow};
+use tokio::sync::mpsc;
+
+use crate::archive_dir::ArchiveDir;
+use crate::cmd::ca;
+
+/// Flows buffered between the proxy and the archive before the proxy starts
+/// dropping (and counting) them rather than slowing traffic down.
+const FLOW_QUEUE: usize = 16 * 1024;
+
+/// Run the capture proxy alone and archive everything that goes through it.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Port on 127.0.0.1 to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Output directory: flows.jsonl and bodies/ (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Hosts the API spec is about (comma-separated); the archive keeps every host.
+    #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
+    scope: Vec<String>,
+    /// CA directory (default: <user data dir>/ar/ca; see `ar ca`).
+    #[arg(long, value_name = "DIR")]
+    ca_dir: Option<PathBuf>,
+    /// Extra PEM root(s) to trust for upstream TLS, e.g. a test server's CA. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    upstream_ca: Vec<PathBuf>,
+    /// Send HOST:PORT to ADDR instead of resolving it (curl's --resolve). Repeatable.
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    resolve: Vec<String>,
+    /// Hosts whose TLS is relayed untouched, not intercepted (comma-separated; `*.x.com` ok).
+    #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
+    passthrough: Vec<String>,
+    /// Bytes of each body kept in the capture (clients always get every byte).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_BODY_CAP)]
+    body_cap: usize,
+}
+
+/// What `ar proxy` does with each captured flow.
+pub(crate) trait Ingest {
+    /// Takes one finished flow. An error stops the proxy (nothing is lost silently).
+    fn ingest(&mut self, flow: Flow, out: &mut dyn Write) -> anyhow::Result<()>;
+    /// Called once on exit, after the last flow: flush everything.
+    fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
+}
+
+/// Archive-only ingest: every flow appended to `flows.jsonl`, one line printed per flow.
+pub(crate) struct ArchiveIngest {
+    archive: ArchiveDir,
+}
+
+impl Ingest for ArchiveIngest {
+    fn ingest(&mut self, flow: Flow, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.archive.append(&flow)?;
+        // A closed stdout (`ar proxy | head`) must not stop the capture.
+        let _ = writeln!(out, "{}", flow_line(&flow));
+        Ok(())
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.archive.sync()?;
+        let _ = writeln!(out, "archived {} flows to {}", self.archive.written(), self.archive.path().display());
+        Ok(())
+    }
+}
+
+/// One line per flow: status, method, URL without its query (queries can hold tokens), time.
+fn flow_line(flow: &Flow) -> String {
+    let url = flow.request.url.split(['?', '#']).next().unwrap_or_default();
+    let status = match (&flow.error, flow.status()) {
+        (Some(error), _) => format!("ERR {:?}", error.kind).to_lowercase(),
+        (None, Some(status)) => status.to_string(),
+        (None, None) => "---".into(),
+    };
+    let ms = flow.duration_ms().map(|d| format!(" ({d:.0} ms)")).unwrap_or_default();
+    format!("{status:>4} {} {url}{ms}", flow.request.method)
+}
+
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
+    runtime.block_on(serve(args, out))
+}
+
+async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let ca = Arc::new(ca::load(args.ca_dir)?);
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut ingest = ArchiveIngest { archive: ArchiveDir::open(&args.out)? };
+    let (tx, mut flows) = mpsc::channel(FLOW_QUEUE);
+    let mut builder = Proxy::builder(Arc::clone(&ca)).port(args.port).archive_sink(tx).body_cap(args.body_cap).client(Client::Human);
+    for path in &args.upstream_ca {
+        builder = builder.upstream_roots_pem(path)?;
+    }
+    for entry in &args.resolve {
+        builder = builder.resolve_entry(entry)?;
+    }
+    for host in &args.passthrough {
+        builder = builder.passthrough(host);
+    }
+    let proxy = builder.bind().await?;
+    let addr = proxy.local_addr();
+    let cert = ca.cert_path().map(|p| p.display().to_string()).unwrap_or_default();
+    let spki = ca.spki_sha256_base64();
+    writeln!(out, "ar proxy listening on http://{addr}")?;
+    writeln!(out, "  archive  {} (+ bodies/)", ingest.archive.path().display())?;
+    if !args.scope.is_empty() {
+        writeln!(out, "  scope    {} (the archive keeps every host)", args.scope.join(", "))?;
+    }
+    writeln!(out, "  CA       {cert}  (SPKI sha256 {spki})")?;
+    writeln!(out, "Point a client at it:")?;
+    writeln!(out, "  curl --proxy http://{addr} --cacert {cert} https://example.com/")?;
+    writeln!(out, "  export HTTP_PROXY=http://{addr} HTTPS_PROXY=http://{addr} SSL_CERT_FILE={cert} NODE_EXTRA_CA_CERTS={cert}")?;
+    writeln!(out, "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}")?;
+    writeln!(out, "Ctrl-C to stop.")?;
+    out.flush()?;
+
+    let handle = proxy.spawn();
+    let stop = shutdown_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => break,
+            flow = flows.recv() => match flow {
+                Some(flow) => ingest.ingest(flow, out)?,
+                None => break,
+            },
+        }
+    }
+    let stats = handle.stats();
+    handle.shutdown().await;
+    // Flows that finished while shutting down are archived too.
+    while let Ok(flow) = flows.try_recv() {
+        ingest.ingest(flow, out)?;
+    }
+    ingest.finish(out)?;
+    if stats.dropped_archive > 0 {
+        let _ = writeln!(out, "warning: {} flows were dropped because the archive could not keep up", stats.dropped_archive);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ar_store::{ErrorKind, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    #[test]
+    fn flow_lines_hide_queries_and_show_errors() {
+        let request = Request::new("GET", "https://shop.test/api?token=secret", HttpVersion::Http11);
+        let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request.clone())
+            .with_response(Response::new(200, HttpVersion::Http11));
+        let line = flow_line(&flow);
+        assert!(line.contains(" 200 GET https://shop.test/api"), "{line}");
+        assert!(!line.contains("secret"));
+        let failed = Flow::new(FlowId(2), Timestamp::from_unix_micros(0), Client::Human, request).with_error(ErrorKind::Tls, "bad cert");
+        assert!(flow_line(&failed).starts_with("err tls"), "{}", flow_line(&failed));
+    }
+}

@@ -1,0 +1,455 @@
+//! [`Session`]: the running parts of `ar <url>` (CA, proxy, capture
+//! pipeline, browser) and the commands that act on them. It prints nothing
+//! itself: every method writes to the `&mut dyn Write` it is given, so the
+//! REPL, scripts and tests drive it the same way.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use ar_agent::browser::{Browser, Wait};
+use ar_capture::{CertificateAuthority, Proxy, ProxyHandle};
+use ar_store::Client;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::capture::Capture;
+use super::commands::{Command, HELP};
+use super::config::SessionConfig;
+use super::driver::{Driver, DriverContext, PageVisits, TurnReport};
+use super::manifest::Manifest;
+use super::status::{Counters, Style, status_line};
+use crate::browser::{BrowserConfig, ChromeBrowser};
+
+/// Flows the proxy may queue for the pipeline before it degrades to dropping.
+const FLOW_QUEUE: usize = 8192;
+
+/// What the caller should do after a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// Keep reading input.
+    Continue,
+    /// Flush everything and exit.
+    Quit,
+}
+
+/// A driver's turn in progress.
+struct Turn {
+    name: String,
+    cancel: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+    before: Counters,
+}
+
+/// Something the session loop should show or act on.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// A line to print (driver progress, a new endpoint).
+    Message(String),
+    /// The running turn ended; pass it to [`Session::end_turn`].
+    TurnEnded(anyhow::Result<TurnReport>),
+}
+
+/// A finished turn, for the caller to report.
+#[derive(Debug)]
+pub(crate) struct TurnOutcome {
+    /// The driver's name.
+    pub(crate) name: String,
+    /// Its report, or why it failed.
+    pub(crate) result: anyhow::Result<TurnReport>,
+    /// What the turn added.
+    pub(crate) added: Counters,
+}
+
+/// The running session.
+pub(crate) struct Session {
+    config: SessionConfig,
+    style: Style,
+    manifest: Manifest,
+    capture: Capture,
+    proxy: Option<ProxyHandle>,
+    browser: Option<Arc<ChromeBrowser>>,
+    turn: Option<Turn>,
+    events: mpsc::UnboundedSender<Event>,
+    /// Counters when the user took the browser (`/take`), until `/done`.
+    taken: Option<Counters>,
+    /// Counters last shown on a status line.
+    shown: Counters,
+}
+
+impl Session {
+    /// Starts everything: output dir, CA, pipeline (re-ingesting the archive
+    /// on resume), proxy, browser on the target page.
+    /// Events (progress, new endpoints, turn ends) arrive on the returned receiver.
+    pub(crate) async fn start(
+        config: SessionConfig,
+        style: Style,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<(Self, mpsc::UnboundedReceiver<Event>)> {
+        std::fs::create_dir_all(&config.out_dir).with_context(|| {
+            format!(
+                "cannot create the output directory {}",
+                config.out_dir.display()
+            )
+        })?;
+        let previous = if config.resume {
+            Some(Manifest::load(&config.out_dir)?)
+        } else {
+            None
+        };
+        let mut manifest = Manifest::start(&config, previous, time::OffsetDateTime::now_utc());
+
+        let ca_dir = match &config.ca_dir {
+            Some(dir) => dir.clone(),
+            None => CertificateAuthority::default_dir()?,
+        };
+        let ca = Arc::new(
+            CertificateAuthority::load_or_create(&ca_dir).with_context(|| {
+                format!("cannot load or create ar's CA in {}", ca_dir.display())
+            })?,
+        );
+
+        let (events, events_rx) = mpsc::unbounded_channel();
+        let (flows_tx, flows_rx) = mpsc::channel(FLOW_QUEUE);
+        let capture = Capture::start(&config, flows_rx, events.clone(), out)?;
+        let first_id = capture.next_flow_id();
+
+        let mut builder = Proxy::builder(Arc::clone(&ca))
+            .port(config.proxy_port)
+            .archive_sink(flows_tx)
+            .client(if config.explore {
+                Client::Explorer
+            } else {
+                Client::Human
+            })
+            .first_flow_id(first_id);
+        for entry in &config.resolve {
+            builder = builder.resolve_entry(entry)?;
+        }
+        if let Some(path) = &config.upstream_ca {
+            builder = builder.upstream_roots_pem(path)?;
+        }
+        let proxy = builder
+            .bind()
+            .await
+            .context("cannot start the capture proxy")?;
+        let proxy_addr = proxy.local_addr();
+        let proxy = proxy.spawn();
+        manifest.save(
+            &config.out_dir,
+            capture.counters(),
+            time::OffsetDateTime::now_utc(),
+        )?;
+
+        writeln!(out, "{} {}", style.bold("ar:"), config.target)?;
+        writeln!(out, "  output   {}", config.out_dir.display())?;
+        writeln!(
+            out,
+            "  proxy    http://{proxy_addr} (CA {})",
+            ca_dir.display()
+        )?;
+
+        let browser_config = BrowserConfig {
+            headless: config.headless,
+            proxy: Some(proxy_addr.to_string()),
+            spki_hashes: vec![ca.spki_sha256_base64()],
+            profile: config.profile.clone(),
+            webdriver: config.webdriver.clone(),
+            ..BrowserConfig::default()
+        };
+        let mut session = Self {
+            config,
+            style,
+            manifest,
+            capture,
+            proxy: Some(proxy),
+            browser: None,
+            turn: None,
+            events,
+            taken: None,
+            shown: Counters::default(),
+        };
+        let browser = match ChromeBrowser::launch(&browser_config).await {
+            Ok(browser) => Arc::new(browser),
+            Err(error) => {
+                // Keep what was captured (nothing yet, or a resumed archive) consistent.
+                let _ = session.shutdown(&mut std::io::sink()).await;
+                return Err(anyhow::Error::new(error).context("cannot start the browser"));
+            }
+        };
+        writeln!(
+            out,
+            "  browser  Chromium{}",
+            if session.config.headless {
+                " (headless)"
+            } else {
+                ""
+            }
+        )?;
+        let target = session.config.target.to_string();
+        match browser.navigate(&target).await {
+            Ok(page) => writeln!(out, "  opened   {} — {}", page.url, page.title)?,
+            Err(error) => writeln!(
+                out,
+                "  {}",
+                style.warn(&format!("cannot open {target}: {error}"))
+            )?,
+        }
+        let _ = browser.wait(Wait::network_idle()).await;
+        session.browser = Some(browser);
+        Ok((session, events_rx))
+    }
+
+    /// The session's config.
+    pub(crate) fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// What has been captured and documented so far.
+    pub(crate) fn counters(&self) -> Counters {
+        self.capture.counters()
+    }
+
+    /// Whether a driver's turn is running.
+    pub(crate) fn turn_running(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// A status line when the counters changed since the last one shown.
+    pub(crate) fn status_update(&mut self) -> Option<String> {
+        let now = self.counters();
+        (now != self.shown).then(|| {
+            self.shown = now;
+            status_line(self.style, now)
+        })
+    }
+
+    /// Closes the books on the turn that just sent [`Event::TurnEnded`].
+    pub(crate) fn end_turn(&mut self, result: anyhow::Result<TurnReport>) -> TurnOutcome {
+        if let Some(proxy) = &self.proxy {
+            proxy.set_client(Client::Human);
+        }
+        let (name, before) = match self.turn.take() {
+            Some(turn) => (turn.name, turn.before),
+            None => ("driver".to_owned(), self.counters()),
+        };
+        let added = self.counters().since(before);
+        TurnOutcome {
+            name,
+            result,
+            added,
+        }
+    }
+
+    /// Hands the browser to `driver` for a turn; false (with a message) when busy.
+    pub(crate) fn start_turn(
+        &mut self,
+        mut driver: Box<dyn Driver>,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<bool> {
+        if let Some(turn) = &self.turn {
+            writeln!(out, "the {} is still running: /stop it first", turn.name)?;
+            return Ok(false);
+        }
+        if self.taken.is_some() && driver.client() != Client::Human {
+            writeln!(out, "you have the browser: /done gives it back first")?;
+            return Ok(false);
+        }
+        let Some(browser) = &self.browser else {
+            writeln!(out, "the browser is not running")?;
+            return Ok(false);
+        };
+        if let Some(proxy) = &self.proxy {
+            proxy.set_client(driver.client());
+        }
+        let cancel = CancellationToken::new();
+        let (progress, mut progress_rx) = mpsc::unbounded_channel::<String>();
+        let ctx = DriverContext {
+            browser: Arc::clone(browser) as Arc<dyn Browser>,
+            cancel: cancel.clone(),
+            progress,
+            target: self.config.target.clone(),
+        };
+        let name = driver.name().to_owned();
+        let events = self.events.clone();
+        let task = tokio::spawn(async move {
+            let turn = tokio::spawn(async move { driver.run(ctx).await });
+            // Progress lines reach the user in order, before the turn's end.
+            while let Some(line) = progress_rx.recv().await {
+                let _ = events.send(Event::Message(line));
+            }
+            let result = turn.await.unwrap_or_else(|join_error| {
+                Err(anyhow::anyhow!(
+                    "the driver stopped unexpectedly: {join_error}"
+                ))
+            });
+            let _ = events.send(Event::TurnEnded(result));
+        });
+        self.turn = Some(Turn {
+            name,
+            cancel,
+            task,
+            before: self.counters(),
+        });
+        Ok(true)
+    }
+
+    /// Asks the running turn to stop; false when none runs.
+    pub(crate) fn stop_turn(&mut self) -> bool {
+        match &self.turn {
+            Some(turn) => {
+                turn.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The name of the running driver.
+    pub(crate) fn turn_name(&self) -> Option<&str> {
+        self.turn.as_ref().map(|t| t.name.as_str())
+    }
+
+    /// Runs one command.
+    pub(crate) async fn handle(
+        &mut self,
+        command: Command,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<Next> {
+        match command {
+            Command::Quit => return Ok(Next::Quit),
+            Command::Help => writeln!(out, "{HELP}")?,
+            Command::Status => writeln!(out, "{}", status_line(self.style, self.counters()))?,
+            Command::Stop => {
+                if self.stop_turn() {
+                    writeln!(
+                        out,
+                        "stopping the {}…",
+                        self.turn_name().unwrap_or("driver")
+                    )?;
+                } else {
+                    writeln!(out, "nothing is running")?;
+                }
+            }
+            Command::Take => self.take(out)?,
+            Command::Done => self.done(out)?,
+            Command::Flows(query) => self.capture.list_endpoints(query.as_deref(), out).await?,
+            Command::Spec => self.capture.describe_spec(out).await?,
+            Command::Save => self.save(out).await?,
+            Command::Explore => super::explore::start(self, out)?,
+            Command::Open(urls) => {
+                let urls = urls
+                    .iter()
+                    .map(|u| self.resolve_url(u))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                // The user asked for these pages, so their flows are the user's.
+                self.start_turn(Box::new(PageVisits::new(urls, Client::Human)), out)?;
+            }
+            Command::Intent(text) => {
+                writeln!(
+                    out,
+                    "{} no LLM agent is configured in this build, so \"{text}\" cannot be pursued yet.\n\
+                     Try /explore (the built-in explorer, no LLM), or /take to browse yourself.",
+                    self.style.warn("note:")
+                )?;
+            }
+            Command::Unknown(word) => writeln!(out, "unknown command /{word}: /help lists them")?,
+            Command::Usage(usage) => writeln!(out, "usage: {usage}")?,
+        }
+        Ok(Next::Continue)
+    }
+
+    /// `/take`: stop any driver, stamp flows as human, remember the counters.
+    fn take(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if self.taken.is_some() {
+            writeln!(out, "you already have the browser: /done gives it back")?;
+            return Ok(());
+        }
+        if self.stop_turn() {
+            writeln!(out, "stopped the {}", self.turn_name().unwrap_or("driver"))?;
+        }
+        if let Some(proxy) = &self.proxy {
+            proxy.set_client(Client::Human);
+        }
+        self.taken = Some(self.counters());
+        writeln!(
+            out,
+            "the browser is yours: capture continues and your flows are marked as yours; /done when finished"
+        )?;
+        Ok(())
+    }
+
+    /// `/done`: summarise what the user's browsing added.
+    fn done(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let Some(before) = self.taken.take() else {
+            writeln!(out, "you do not have the browser (/take takes it)")?;
+            return Ok(());
+        };
+        let added = self.counters().since(before);
+        writeln!(
+            out,
+            "thanks: your browsing added {} flows ({} in scope) and {} new endpoints",
+            added.flows, added.in_scope_flows, added.endpoints
+        )?;
+        Ok(())
+    }
+
+    /// `/open` accepts paths relative to the target (`/products`).
+    fn resolve_url(&self, text: &str) -> anyhow::Result<String> {
+        let url = self
+            .config
+            .target
+            .join(text)
+            .with_context(|| format!("`{text}` is not a URL"))?;
+        Ok(url.to_string())
+    }
+
+    /// `/save`: spec and docs, `capture.har`, `session.json`.
+    pub(crate) async fn save(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let report = self.capture.save().await?;
+        self.manifest.save(
+            &self.config.out_dir,
+            self.counters(),
+            time::OffsetDateTime::now_utc(),
+        )?;
+        writeln!(
+            out,
+            "saved {report} and session.json in {}",
+            self.config.out_dir.display()
+        )?;
+        Ok(())
+    }
+
+    /// Stops the driver, the browser and the proxy, drains every captured
+    /// flow into the archive and the spec, writes everything, and reports.
+    pub(crate) async fn shutdown(mut self, out: &mut dyn Write) -> anyhow::Result<Counters> {
+        if let Some(turn) = self.turn.take() {
+            turn.cancel.cancel();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), turn.task).await;
+        }
+        if let Some(browser) = self.browser.take() {
+            match Arc::try_unwrap(browser) {
+                Ok(browser) => browser.close().await,
+                // A driver still holds it: dropping the last clone kills the process group.
+                Err(shared) => drop(shared),
+            }
+        }
+        if let Some(proxy) = self.proxy.take() {
+            proxy.shutdown().await;
+        }
+        let report = self.capture.finish().await?;
+        let counters = report.counters;
+        self.manifest.save(
+            &self.config.out_dir,
+            counters,
+            time::OffsetDateTime::now_utc(),
+        )?;
+        writeln!(out, "{}", status_line(self.style, counters))?;
+        writeln!(
+            out,
+            "wrote {report} and session.json in {}",
+            self.config.out_dir.display()
+        )?;
+        Ok(counters)
+    }
+}

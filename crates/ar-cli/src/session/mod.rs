@@ -1,0 +1,34 @@
+//! `ar <url>`: a browser watched through the capture proxy, a spec that
+//! grows while someone (the explorer, the agent, or you) uses the site, and
+//! a REPL to steer it.
+//!
+//! ```text
+//!  browser ──proxy (ar-capture)──► flows ──► capture task (one owner of the store)
+//!     ▲                                        │ flows.jsonl, store, documenter
+//!     │ Driver turn (explorer / agent / /open)  ▼
+//!  Session ◄── commands (REPL, pipe) ── openapi.yaml + API.md (atomic, ≤ 1 s)
+//! ```
+//!
+//! - `args` / `config`: the flags and the validated config.
+//! - `manifest`: `session.json`, what `--resume` reads.
+//! - `capture`: the task that owns the pipeline and answers queries.
+//! - `core`: [`core::Session`], the running parts and every command.
+//! - `driver`: the [`driver::Driver`] trait turns are run through.
+//! - `input` / `run`: the editor, pipes and signals, and the loop.
+//! - `status` / `commands`: the status line and the REPL grammar.
+
+mod archive;
+pub(crate) mod args;
+mod capture;
+mod commands;
+mod config;
+mod core;
+pub(crate) mod driver;
+mod explore;
+mod input;
+mod manifest;
+mod run;
+mod status;
+
+pub(crate) use args::SessionArgs;
+pub(crate) use run::{run, run_in_runtime};

@@ -1,0 +1,205 @@
+//! The session loop: input (editor or pipe), signals, driver turns, progress
+//! and the status line, until `/quit`, end of input, a second Ctrl-C, or
+//! SIGTERM; then everything is flushed.
+//!
+//! Ctrl-C while a driver runs stops its turn (the session goes on); Ctrl-C
+//! with nothing running arms the exit, and a second one exits. Without a
+//! terminal, each line is run to completion before the next is read, and a
+//! session started with `--explore` exits once the explorer is done.
+
+use std::io::IsTerminal as _;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::args::SessionArgs;
+use super::commands::{self, Command};
+use super::config::SessionConfig;
+use super::core::{Event, Next, Session, TurnOutcome};
+use super::input::{self, Input, Printer};
+use super::status::Style;
+
+/// How often the status line may be reprinted.
+const STATUS_EVERY: Duration = Duration::from_millis(1000);
+
+/// Runs `ar <url>` until the user quits; returns the process exit code.
+pub(crate) fn run(args: SessionArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(run_in_runtime(args));
+    // The editor thread may still sit in readline; do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+/// The session inside a running Tokio runtime (`ar demo` starts its fixture site first).
+pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode> {
+    let config = SessionConfig::from_args(args, time::OffsetDateTime::now_utc())?;
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let interactive = terminal && config.intents.is_empty() && !config.batch;
+    let style = Style::detect(std::io::stdout().is_terminal());
+    let history = config.out_dir.join(".ar_history");
+
+    let (signals_tx, mut signals) = mpsc::unbounded_channel();
+    input::spawn_signals(signals_tx)?;
+
+    let mut printer = Printer::Stdout;
+    let mut buffer = Vec::new();
+    let started = Session::start(config, style, &mut buffer).await;
+    printer.print(&take(&mut buffer));
+    let (mut session, mut events) = started?;
+
+    let (lines_tx, mut lines) = mpsc::unbounded_channel();
+    if interactive {
+        let prompt = style.bold("ar> ");
+        let editor = input::spawn_editor(prompt, Some(history), lines_tx);
+        printer.print(&format!(
+            "{}\n",
+            style.dim("/help lists the commands; type an intent or /explore")
+        ));
+        printer = editor.await.unwrap_or(Printer::Stdout);
+    } else {
+        input::spawn_stdin_lines(lines_tx);
+    }
+
+    // Non-interactive runs with work to do exit once it is done.
+    let mut exit_after_turn = false;
+    if session.config().explore {
+        session.handle(Command::Explore, &mut buffer).await?;
+        exit_after_turn = !interactive && session.turn_running();
+    }
+    if !session.config().open.is_empty() && !session.turn_running() {
+        let pages = session.config().open.clone();
+        session.handle(Command::Open(pages), &mut buffer).await?;
+        exit_after_turn = exit_after_turn || (!interactive && session.turn_running());
+    }
+    if !session.config().intents.is_empty() {
+        let intents = session.config().intents.clone();
+        for intent in intents {
+            session.handle(Command::Intent(intent), &mut buffer).await?;
+        }
+        exit_after_turn = !session.turn_running() || exit_after_turn;
+    }
+    printer.print(&take(&mut buffer));
+
+    let mut armed = false;
+    let mut end_of_input = false;
+    let mut status = tokio::time::interval(STATUS_EVERY);
+    exit_after_turn = exit_after_turn || session.config().batch;
+    let done_before_loop = exit_after_turn && !session.turn_running();
+    if !done_before_loop {
+        loop {
+            let gate = interactive || !session.turn_running();
+            tokio::select! {
+                Some(signal) = signals.recv() => {
+                    match signal {
+                        Input::Terminate => {
+                            printer.print("ar: terminated: saving and exiting");
+                            break;
+                        }
+                        _ => {
+                            if interrupt(&mut session, &mut armed, &mut printer) {
+                                break;
+                            }
+                        }
+                    }
+                }
+                input = lines.recv(), if gate && !end_of_input => {
+                    match input.unwrap_or(Input::Eof) {
+                        Input::Line(line) => {
+                            armed = false;
+                            let Some(command) = commands::parse(&line) else { continue };
+                            let next = session.handle(command, &mut buffer).await;
+                            printer.print(&take(&mut buffer));
+                            match next {
+                                Ok(Next::Quit) => break,
+                                Ok(Next::Continue) => {}
+                                Err(error) => printer.print(&format!("error: {error:#}")),
+                            }
+                        }
+                        Input::Interrupt => {
+                            if interrupt(&mut session, &mut armed, &mut printer) {
+                                break;
+                            }
+                        }
+                        Input::Terminate => break,
+                        Input::Eof => {
+                            end_of_input = true;
+                            if !session.turn_running() {
+                                break;
+                            }
+                        }
+                    }
+                }
+                Some(event) = events.recv() => match event {
+                    Event::Message(line) => printer.print(&line),
+                    Event::TurnEnded(result) => {
+                        let outcome = session.end_turn(result);
+                        printer.print(&report(style, &outcome));
+                        if exit_after_turn || end_of_input {
+                            break;
+                        }
+                    }
+                },
+                _ = status.tick() => {
+                    if let Some(line) = session.status_update() {
+                        printer.print(&line);
+                    }
+                }
+            }
+        }
+    }
+    let finished = session.shutdown(&mut buffer).await;
+    printer.print(&take(&mut buffer));
+    finished?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C: stop the running turn, or arm the exit; true when the session should end.
+fn interrupt(session: &mut Session, armed: &mut bool, printer: &mut Printer) -> bool {
+    if *armed {
+        printer.print("ar: saving and exiting");
+        return true;
+    }
+    *armed = true;
+    if session.stop_turn() {
+        printer.print(&format!(
+            "stopping the {} (Ctrl-C again to exit)",
+            session.turn_name().unwrap_or("driver")
+        ));
+    } else {
+        printer.print("Ctrl-C again, /quit or Ctrl-D exits (everything is saved)");
+    }
+    false
+}
+
+/// The message at the end of a turn.
+fn report(style: Style, outcome: &TurnOutcome) -> String {
+    let added = format!(
+        "+{} flows, +{} in scope, +{} endpoints",
+        outcome.added.flows, outcome.added.in_scope_flows, outcome.added.endpoints
+    );
+    match &outcome.result {
+        Ok(report) if report.cancelled => {
+            format!("{} stopped: {} ({added})", outcome.name, report.summary)
+        }
+        Ok(report) => format!(
+            "{} {}: {} ({added})",
+            style.good("done:"),
+            outcome.name,
+            report.summary
+        ),
+        Err(error) => format!(
+            "{} {} failed: {error:#} ({added})",
+            style.warn("error:"),
+            outcome.name
+        ),
+    }
+}
+
+fn take(buffer: &mut Vec<u8>) -> String {
+    String::from_utf8_lossy(&std::mem::take(buffer)).into_owned()
+}

@@ -1,0 +1,150 @@
+//! `ar proxy` and `ar ca` as a user runs them: a real process, curl as the
+//! client, a real origin on loopback, SIGTERM to stop.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A tiny HTTP/1.1 origin: answers every request with a JSON body naming its path.
+fn origin() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let n = stream.read(&mut buf).unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
+                let body = format!(r#"{{"path":"{path}"}}"#);
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(reply.as_bytes());
+            });
+        }
+    });
+    port
+}
+
+/// `ar proxy` running in the background, its stdout lines on a channel.
+struct RunningProxy {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    addr: String,
+}
+
+impl RunningProxy {
+    fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ar"))
+            .arg("proxy")
+            .args(["--port", "0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut proxy = Self { child, lines, addr: String::new() };
+        let first = proxy.wait_for("listening on http://");
+        proxy.addr = first.rsplit("http://").next().unwrap().trim().to_string();
+        proxy
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        loop {
+            let line = self.lines.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no line with {needle:?}"));
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+
+    /// SIGTERM, then the rest of stdout and the exit status.
+    fn stop(mut self) -> (Vec<String>, std::process::ExitStatus) {
+        Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
+        let status = self.child.wait().unwrap();
+        (self.lines.try_iter().collect(), status)
+    }
+}
+
+#[test]
+fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
+    let port = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ca_dir = dir.path().join("ca");
+    let resolve = format!("api.test:{port}:127.0.0.1");
+    let proxy = RunningProxy::start(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--ca-dir",
+        ca_dir.to_str().unwrap(),
+        "--resolve",
+        &resolve,
+        "--scope",
+        "api.test",
+    ]);
+    for path in ["/users/1?token=hunter2", "/users/2"] {
+        let url = format!("http://api.test:{port}{path}");
+        let output = Command::new("curl").args(["-sS", "--max-time", "20", "--proxy", &format!("http://{}", proxy.addr), &url]).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let expected = format!(r#"{{"path":"{path}"}}"#);
+        assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
+    }
+    let line = proxy.wait_for("/users/1");
+    assert!(line.contains("200 GET http://api.test"), "{line}");
+    assert!(!line.contains("hunter2"), "query strings (tokens) are not printed: {line}");
+    proxy.wait_for("/users/2");
+    let (rest, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+    assert!(rest.iter().any(|l| l.contains("archived 2 flows")), "{rest:?}");
+
+    let archive = std::fs::read_to_string(out.join("flows.jsonl")).unwrap();
+    let entries: Vec<serde_json::Value> = archive.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(entries[0]["request"]["url"], format!("http://api.test:{port}/users/1?token=hunter2"));
+    assert_eq!(entries[1]["response"]["status"], 200);
+    assert!(out.join("bodies").is_dir());
+}
+
+#[test]
+fn ar_ca_prints_trust_instructions_spki_and_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca_dir = dir.path().join("ca");
+    let ar = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_ar")).arg("ca").args(["--ca-dir", ca_dir.to_str().unwrap()]).args(args).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let help = ar(&[]);
+    let cert = ca_dir.join("ca.pem");
+    for needle in ["--cacert", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "--ignore-certificate-errors-spki-list="] {
+        assert!(help.contains(needle), "{needle} missing:\n{help}");
+    }
+    assert!(help.contains(cert.to_str().unwrap()));
+    let spki = ar(&["--print-spki"]);
+    assert_eq!(spki.trim().len(), 44, "base64 of 32 bytes: {spki}");
+    assert!(help.contains(spki.trim()), "the same CA both times");
+    let exported = dir.path().join("exported.pem");
+    ar(&["--export", exported.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&exported).unwrap(), std::fs::read_to_string(&cert).unwrap());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(ca_dir.join("ca.key")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
