@@ -188,6 +188,10 @@ impl std::fmt::Display for ArchiveWarning {
 
 /// One item read from an archive.
 #[derive(Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "records are consumed one at a time; boxing would cost an allocation per flow"
+)]
 pub enum ArchiveRecord {
     /// A rebuilt flow.
     Flow(Flow),

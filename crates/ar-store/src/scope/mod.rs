@@ -414,8 +414,10 @@ mod tests {
             s.decide_parts("www.facebook.com", "/api/graphql", None),
             ScopeDecision::In(InReason::AnyHost)
         );
-        let mut cfg = ScopeConfig::default();
-        cfg.allow_hosts = vec!["metrics.test".into()];
+        let cfg = ScopeConfig {
+            allow_hosts: vec!["metrics.test".into()],
+            ..ScopeConfig::default()
+        };
         assert_eq!(
             scope(cfg).decide_parts("metrics.test", "/q", None),
             ScopeDecision::In(InReason::AllowedHost)

@@ -156,10 +156,10 @@ impl ValueIndex {
             if self.map.contains_key(&text) {
                 continue;
             }
-            if self.map.len() >= self.capacity {
-                if let Some(old) = self.order.pop_front() {
-                    self.map.remove(&old);
-                }
+            if self.map.len() >= self.capacity
+                && let Some(old) = self.order.pop_front()
+            {
+                self.map.remove(&old);
             }
             self.order.push_back(text.clone());
             self.map.insert(

@@ -190,6 +190,10 @@ impl Endpoint {
         &self.merged_from
     }
 
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "crate-internal constructor called from one place"
+    )]
     pub(crate) fn new(
         id: EndpointId,
         key: StableKey,

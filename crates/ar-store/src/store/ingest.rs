@@ -150,16 +150,18 @@ impl EndpointStore {
         let mut out = Vec::new();
         let mut previous: Option<&str> = None;
         for (position, segment) in segments.enumerate() {
-            if position > 0 && segment.len() >= 2 && !is_version_like(segment) {
-                if let Some(seen) = self.values.get(segment) {
-                    // A short classified value (`17`) only counts when the field's
-                    // collection matches the segment before it (`/orders/17` and `$.orders[].id`).
-                    let distinctive = segment.len() >= 6 || classify_segment(segment).is_none();
-                    let matches_collection =
-                        previous.is_some_and(|p| seen.field_path.contains(&format!(".{p}")));
-                    if distinctive || matches_collection {
-                        out.push((position, seen.clone()));
-                    }
+            if position > 0
+                && segment.len() >= 2
+                && !is_version_like(segment)
+                && let Some(seen) = self.values.get(segment)
+            {
+                // A short classified value (`17`) only counts when the field's
+                // collection matches the segment before it (`/orders/17` and `$.orders[].id`).
+                let distinctive = segment.len() >= 6 || classify_segment(segment).is_none();
+                let matches_collection =
+                    previous.is_some_and(|p| seen.field_path.contains(&format!(".{p}")));
+                if distinctive || matches_collection {
+                    out.push((position, seen.clone()));
                 }
             }
             previous = Some(segment);
@@ -224,10 +226,10 @@ impl EndpointStore {
     }
 
     fn alias(&mut self, old: &StableKey, id: EndpointId) {
-        if self.aliases.len() >= super::MAX_ALIASES {
-            if let Some(oldest) = self.alias_order.pop_front() {
-                self.aliases.remove(&oldest);
-            }
+        if self.aliases.len() >= super::MAX_ALIASES
+            && let Some(oldest) = self.alias_order.pop_front()
+        {
+            self.aliases.remove(&oldest);
         }
         self.alias_order.push_back(old.0.clone());
         self.aliases.insert(old.0.clone(), id);

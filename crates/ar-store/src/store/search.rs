@@ -53,10 +53,10 @@ impl Query {
 
     /// Whether `ep` matches.
     pub fn matches(&self, ep: &Endpoint) -> bool {
-        if let Some(m) = &self.method {
-            if !ep.method.eq_ignore_ascii_case(m) {
-                return false;
-            }
+        if let Some(m) = &self.method
+            && !ep.method.eq_ignore_ascii_case(m)
+        {
+            return false;
         }
         if let Some(h) = &self.host {
             let h = h.to_ascii_lowercase();

@@ -59,12 +59,11 @@ pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .copied();
-        if matches!(first, Some(b'{') | Some(b'[')) {
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&request.body.bytes) {
-                if let Some(op) = from_json(&value, looks_graphql_path) {
-                    return Some(op);
-                }
-            }
+        if matches!(first, Some(b'{') | Some(b'['))
+            && let Ok(value) = serde_json::from_slice::<serde_json::Value>(&request.body.bytes)
+            && let Some(op) = from_json(&value, looks_graphql_path)
+        {
+            return Some(op);
         }
     }
     let query = url.query?;

@@ -122,7 +122,7 @@ pub(crate) fn is_version_like(segment: &str) -> bool {
 
 fn is_timestamp(b: &[u8]) -> bool {
     // 2001-09-09 (1_000_000_000) to 2286 in seconds, or the same in milliseconds.
-    (b.len() == 10 && b[0] != b'0') || (b.len() == 13 && b[0] != b'0')
+    (b.len() == 10 || b.len() == 13) && b[0] != b'0'
 }
 
 fn is_uuid(b: &[u8]) -> bool {

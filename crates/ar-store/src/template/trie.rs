@@ -204,13 +204,12 @@ impl Templater {
             node.count += 1;
         }
         node.terminal += 1;
-        if let Some(shape) = shape {
-            if let Err(at) = node.shapes.binary_search(&shape) {
-                if node.shapes.len() < MAX_SHAPES {
-                    node.shapes.insert(at, shape);
-                    changed = true;
-                }
-            }
+        if let Some(shape) = shape
+            && let Err(at) = node.shapes.binary_search(&shape)
+            && node.shapes.len() < MAX_SHAPES
+        {
+            node.shapes.insert(at, shape);
+            changed = true;
         }
         if changed {
             trie.view = view::build_root(&trie.raw, cfg);
