@@ -2,4 +2,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod browser;
+pub mod explorer;
 pub mod llm;
