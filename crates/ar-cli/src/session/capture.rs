@@ -188,6 +188,9 @@ impl Capture {
 /// Flows seen before the documents are rewritten again (at most once a second).
 const WRITE_EVERY: Duration = Duration::from_secs(1);
 
+/// Distinct hosts counted for the status line.
+const MAX_HOSTS: usize = 100_000;
+
 /// Counters the pipeline does not keep: hosts seen and the next flow id.
 #[derive(Debug, Default)]
 struct Books {
@@ -201,13 +204,13 @@ impl Books {
         pipeline: &mut Pipeline,
         flow: &Flow,
     ) -> anyhow::Result<crate::pipeline::Ingest> {
-        if let Some(host) = url::Url::parse(&flow.request.url)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_owned))
+        // Bounded: a hostile page cannot grow this without end.
+        if self.hosts.len() < MAX_HOSTS
+            && let Some(host) = url::Url::parse(&flow.request.url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
         {
-            if !self.hosts.contains(&host) {
-                self.hosts.insert(host);
-            }
+            self.hosts.insert(host);
         }
         self.next_id = self.next_id.max(flow.id.0 + 1);
         pipeline.ingest(flow)

@@ -3,3 +3,4 @@
 mod archiver;
 mod infer_schema;
 mod proxy;
+mod session;

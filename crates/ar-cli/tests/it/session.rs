@@ -1,0 +1,472 @@
+//! End to end: the real `ar` binary drives real headless Chromium through
+//! chromedriver and its capture proxy, against the fixture shop served over
+//! HTTPS on loopback (made-up hosts reached with `--resolve`, the shop's own
+//! CA trusted with `--upstream-ca`). Commands come on stdin, as a script
+//! would send them. One Chromium per test.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use ar_fixtures::{ENDPOINTS, EndpointKind, FixtureConfig, FixtureSite, METRICS_HOST, SHOP_HOST};
+use serde_json::Value;
+
+/// The fixture site on a runtime of its own, with its CA in a file.
+struct Shop {
+    site: FixtureSite,
+    ca_file: tempfile::NamedTempFile,
+    ca_dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Shop {
+    fn start() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let site = runtime
+            .block_on(FixtureSite::start(FixtureConfig::new()))
+            .unwrap();
+        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
+        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
+        Self {
+            site,
+            ca_file,
+            ca_dir: tempfile::tempdir().unwrap(),
+            _runtime: runtime,
+        }
+    }
+
+    fn port(&self) -> u16 {
+        self.site.addr().port()
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://{SHOP_HOST}:{}{path}", self.port())
+    }
+
+    /// `ar <shop> --headless ...` with stdin piped.
+    fn ar(&self, extra: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
+        command
+            .arg(self.url("/"))
+            .arg("--headless")
+            .arg("--ca-dir")
+            .arg(self.ca_dir.path());
+        command.arg("--upstream-ca").arg(self.ca_file.path());
+        for (host, addr) in self.site.host_mappings() {
+            command
+                .arg("--resolve")
+                .arg(format!("{host}:{}:{}", self.port(), addr.ip()));
+        }
+        command.args(extra).env("NO_COLOR", "1");
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+}
+
+/// Runs `command`, sends `script` on stdin, closes it, and waits (bounded).
+fn run_script(mut command: Command, script: &str) -> (ExitStatus, String) {
+    let mut child = command.spawn().expect("ar starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(90));
+    let output = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (status, text)
+}
+
+fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("ar did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `/open` lines for these pages of the shop.
+fn open(shop: &Shop, pages: &[&str]) -> String {
+    let urls: Vec<String> = pages.iter().map(|p| shop.url(p)).collect();
+    format!("/open {}\n", urls.join(" "))
+}
+
+fn yaml(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("openapi.yaml")).expect("openapi.yaml written");
+    serde_norway::from_str(&text).expect("openapi.yaml parses")
+}
+
+/// `(method, host, path, graphql operations)` of every operation in a spec.
+fn operations(spec: &Value) -> Vec<(String, String, String, Vec<String>)> {
+    let host_of = |url: &str| {
+        url.split("://")
+            .nth(1)
+            .unwrap_or(url)
+            .split([':', '/'])
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let primary = spec["servers"][0]["url"]
+        .as_str()
+        .map(host_of)
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for (path, item) in spec["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let host = op["servers"][0]["url"]
+                .as_str()
+                .map(host_of)
+                .unwrap_or_else(|| primary.clone());
+            let ops = op["x-graphql-operations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| o["name"].as_str().map(str::to_owned))
+                .collect();
+            out.push((method.to_ascii_uppercase(), host, path.clone(), ops));
+        }
+    }
+    out
+}
+
+/// The true endpoints the spec recovered with the right template, and those it missed.
+fn score(spec: &Value, wanted: &[&ar_fixtures::Endpoint]) -> (Vec<String>, Vec<String>) {
+    let ops = operations(spec);
+    let (mut found, mut missed) = (Vec::new(), Vec::new());
+    for truth in wanted {
+        let hit = ops.iter().any(|(method, host, path, names)| {
+            method == truth.method.as_ref()
+                && host == truth.host.as_ref()
+                && truth.same_template(path)
+                && truth
+                    .operation
+                    .as_ref()
+                    .is_none_or(|op| names.iter().any(|n| n == op.as_ref()))
+        });
+        if hit {
+            found.push(truth.key())
+        } else {
+            missed.push(truth.key())
+        }
+    }
+    (found, missed)
+}
+
+/// Hosts of the archived flows, and their ids.
+fn archive(dir: &Path) -> (BTreeSet<String>, Vec<u64>) {
+    let text = std::fs::read_to_string(dir.join("flows.jsonl")).expect("flows.jsonl written");
+    let mut hosts = BTreeSet::new();
+    let mut ids = Vec::new();
+    for line in text.lines() {
+        let entry: Value = serde_json::from_str(line).expect("every archive line is JSON");
+        let url = entry["request"]["url"].as_str().unwrap_or_default();
+        hosts.insert(
+            url.split("://")
+                .nth(1)
+                .unwrap_or("")
+                .split([':', '/'])
+                .next()
+                .unwrap_or("")
+                .to_owned(),
+        );
+        ids.push(entry["_ar"]["id"].as_u64().expect("flow id"));
+    }
+    (hosts, ids)
+}
+
+/// Runs a real OpenAPI validator when one is installed.
+fn validate_if_possible(spec: &Path) {
+    let Ok(status) = Command::new("openapi-spec-validator")
+        .arg(spec)
+        .stdout(Stdio::null())
+        .status()
+    else {
+        eprintln!("openapi-spec-validator not on PATH: structural checks only");
+        return;
+    };
+    assert!(
+        status.success(),
+        "openapi-spec-validator rejected {}",
+        spec.display()
+    );
+}
+
+const PAGES_A: &[&str] = &[
+    "/products",
+    "/products/101",
+    "/products/102",
+    "/projects",
+    "/projects/acme",
+    "/projects/globex",
+];
+const PAGES_B: &[&str] = &[
+    "/projects/acme/rocket",
+    "/projects/globex/tunnel",
+    "/projects/acme/rocket/issues/1",
+    "/projects/globex/tunnel/issues/2",
+    "/users/2",
+    "/users/3",
+    "/cart",
+];
+
+#[test]
+fn a_session_turns_browsing_into_a_spec_and_keeps_everything_in_the_archive() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("run");
+    let mut pages: Vec<&str> = PAGES_A.to_vec();
+    pages.extend_from_slice(PAGES_B);
+    let script = format!("{}/flows users\n/spec\n/save\n", open(&shop, &pages));
+    let (status, text) = run_script(shop.ar(&["--out", dir.to_str().unwrap()]), &script);
+    assert!(status.success(), "{text}");
+
+    // The user saw the work happen: new endpoints, the /flows and /spec answers.
+    assert!(
+        text.contains(&format!("+ GET {SHOP_HOST}:{}/api/products", shop.port())),
+        "{text}"
+    );
+    assert!(
+        text.contains("/api/users/{"),
+        "/flows users lists the users endpoint:\n{text}"
+    );
+    assert!(
+        text.contains(&dir.join("openapi.yaml").display().to_string()),
+        "{text}"
+    );
+
+    let spec = yaml(&dir);
+    let rest: Vec<_> = ENDPOINTS
+        .iter()
+        .filter(|e| e.kind == EndpointKind::Rest && !e.destructive)
+        .collect();
+    let (found, missed) = score(&spec, &rest);
+    println!(
+        "recovered {}/{} REST endpoints by browsing 13 pages; missed: {missed:?}",
+        found.len(),
+        rest.len()
+    );
+    for key in [
+        "GET shop.test/api/products",
+        "GET shop.test/api/products/{productId}",
+        "GET shop.test/api/orgs",
+        "GET shop.test/api/orgs/{org}/repos",
+        "GET shop.test/api/orgs/{org}/repos/{repo}/issues",
+        "GET shop.test/api/orgs/{org}/repos/{repo}/issues/{issueNumber}",
+        "GET shop.test/api/users/{userId}",
+        "GET shop.test/api/cart",
+    ] {
+        assert!(
+            found.iter().any(|k| k == key),
+            "{key} not recovered with its template; found {found:?}"
+        );
+    }
+    let ops = operations(&spec);
+    assert!(
+        ops.iter().all(|(_, host, _, _)| host != METRICS_HOST),
+        "telemetry in the spec: {ops:?}"
+    );
+    let servers = spec["servers"].to_string();
+    assert!(!servers.contains(METRICS_HOST), "{servers}");
+    validate_if_possible(&dir.join("openapi.yaml"));
+
+    // The archive keeps what the spec leaves out: telemetry and static assets.
+    let (hosts, ids) = archive(&dir);
+    for host in [SHOP_HOST, "cdn.shop.test", METRICS_HOST] {
+        assert!(
+            hosts.contains(host),
+            "{host} missing from the archive: {hosts:?}"
+        );
+    }
+    let unique: BTreeSet<_> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "flow ids are unique");
+
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("capture.har")).unwrap()).unwrap();
+    assert_eq!(
+        har["log"]["entries"].as_array().unwrap().len(),
+        ids.len(),
+        "capture.har holds every flow"
+    );
+    let session: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("session.json")).unwrap()).unwrap();
+    assert_eq!(
+        session["counters"]["flows"].as_u64(),
+        Some(ids.len() as u64)
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("API.md"))
+            .unwrap()
+            .contains("/api/products")
+    );
+}
+
+#[test]
+fn resume_carries_on_the_same_archive_and_spec() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("run");
+    let (status, text) = run_script(
+        shop.ar(&["--out", dir.to_str().unwrap()]),
+        &open(&shop, PAGES_A),
+    );
+    assert!(status.success(), "{text}");
+    let first = operations(&yaml(&dir));
+    let (_, first_ids) = archive(&dir);
+
+    // A second run in the same directory without --resume is refused, not mixed in.
+    let (status, text) = run_script(shop.ar(&["--out", dir.to_str().unwrap()]), "");
+    assert!(!status.success());
+    assert!(text.contains("--resume"), "{text}");
+
+    let mut resumed = Command::new(env!("CARGO_BIN_EXE_ar"));
+    resumed
+        .args(["--headless", "--resume", dir.to_str().unwrap(), "--ca-dir"])
+        .arg(shop.ca_dir.path());
+    resumed
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (status, text) = run_script(resumed, &open(&shop, PAGES_B));
+    assert!(status.success(), "{text}");
+    assert!(text.contains("resumed"), "{text}");
+
+    let second = operations(&yaml(&dir));
+    for op in &first {
+        assert!(second.contains(op), "{op:?} lost on resume");
+    }
+    let paths: BTreeSet<_> = second.iter().map(|(_, _, path, _)| path.as_str()).collect();
+    assert!(
+        paths
+            .iter()
+            .any(|p| p.ends_with("/issues/{issueNumber}") || p.contains("/issues/{")),
+        "{paths:?}"
+    );
+    assert!(
+        second.len() > first.len(),
+        "the resumed run added endpoints"
+    );
+
+    let (_, ids) = archive(&dir);
+    assert_eq!(
+        ids[..first_ids.len()],
+        first_ids[..],
+        "the archive was appended to, not rewritten"
+    );
+    assert!(ids.len() > first_ids.len());
+    let max_first = first_ids.iter().max().copied().unwrap_or(0);
+    assert!(
+        ids[first_ids.len()..].iter().all(|id| *id > max_first),
+        "resumed ids continue after {max_first}"
+    );
+    let session: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("session.json")).unwrap()).unwrap();
+    assert_eq!(session["runs"].as_u64(), Some(2));
+}
+
+#[test]
+fn sigterm_mid_run_leaves_a_valid_spec_and_a_readable_archive() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let dir: PathBuf = out.path().join("run");
+    let mut child = shop.ar(&["--out", dir.to_str().unwrap()]).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(open(&shop, &[PAGES_A, PAGES_B].concat()).as_bytes())
+        .unwrap();
+    // Stdin stays open: ar is busy browsing when the signal comes.
+    let start = Instant::now();
+    while !dir.join("openapi.yaml").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no spec written within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(30));
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        status.success(),
+        "ar exits cleanly on SIGTERM: {status:?}\n{text}"
+    );
+    assert!(text.contains("terminated"), "{text}");
+
+    let spec = yaml(&dir);
+    assert!(!operations(&spec).is_empty());
+    validate_if_possible(&dir.join("openapi.yaml"));
+    let (hosts, ids) = archive(&dir);
+    assert!(hosts.contains(SHOP_HOST) && !ids.is_empty());
+    let har: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("capture.har")).unwrap()).unwrap();
+    assert_eq!(har["log"]["entries"].as_array().unwrap().len(), ids.len());
+}
+
+#[test]
+fn ar_demo_explores_the_built_in_shop_and_says_where_the_spec_is() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("demo");
+    let ca_dir = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
+    command.args([
+        "demo",
+        "--out",
+        dir.to_str().unwrap(),
+        "--ca-dir",
+        ca_dir.path().to_str().unwrap(),
+    ]);
+    command
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (status, text) = run_script_no_stdin(command);
+    assert!(status.success(), "{text}");
+    assert!(text.contains(&dir.display().to_string()), "{text}");
+    let spec = yaml(&dir);
+    let ops = operations(&spec);
+    assert!(
+        ops.iter()
+            .any(|(m, h, p, _)| m == "GET" && h == SHOP_HOST && p == "/api/products"),
+        "{ops:?}"
+    );
+}
+
+fn run_script_no_stdin(mut command: Command) -> (ExitStatus, String) {
+    let mut child = command.spawn().expect("ar starts");
+    let status = wait_bounded(&mut child, Duration::from_secs(90));
+    let output = child.wait_with_output().unwrap();
+    (
+        status,
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
