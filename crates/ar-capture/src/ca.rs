@@ -23,6 +23,8 @@ use sha2::{Digest as _, Sha256};
 use time::{Duration, OffsetDateTime};
 
 use crate::CaptureError;
+use crate::files::{create_private_dir, read, write_file};
+use crate::pem::{contains, first_pem_cert};
 
 /// File name of the CA certificate inside the CA directory.
 pub const CA_CERT_FILE: &str = "ca.pem";
@@ -342,69 +344,6 @@ fn cert_error(host: &str, error: &rcgen::Error) -> CaptureError {
     }
 }
 
-/// The DER bytes of the first `CERTIFICATE` block of a PEM text.
-fn first_pem_cert(pem: &str) -> Option<CertificateDer<'static>> {
-    pem_certs(pem).into_iter().next()
-}
-
-/// Every `CERTIFICATE` block of a PEM text, as DER.
-pub(crate) fn pem_certs(pem: &str) -> Vec<CertificateDer<'static>> {
-    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
-    const END: &str = "-----END CERTIFICATE-----";
-    let mut out = Vec::new();
-    let mut rest = pem;
-    while let Some(start) = rest.find(BEGIN) {
-        let body = &rest[start + BEGIN.len()..];
-        let Some(end) = body.find(END) else { break };
-        let b64: String = body[..end].chars().filter(|c| !c.is_whitespace()).collect();
-        if let Ok(der) = base64::engine::general_purpose::STANDARD.decode(b64) {
-            out.push(CertificateDer::from(der));
-        }
-        rest = &body[end + END.len()..];
-    }
-    out
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
-}
-
-fn read(path: &Path) -> Result<String, CaptureError> {
-    std::fs::read_to_string(path).map_err(|source| CaptureError::CaIo {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-fn create_private_dir(dir: &Path) -> Result<(), CaptureError> {
-    let io = |source| CaptureError::CaIo {
-        path: dir.to_path_buf(),
-        source,
-    };
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(io)
-}
-
-fn write_file(path: &Path, bytes: &[u8], mode: u32) -> Result<(), CaptureError> {
-    use std::io::Write as _;
-    let io = |source| CaptureError::CaIo {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
-    #[cfg(not(unix))]
-    let _ = mode;
-    let mut file = options.open(path).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,7 +403,7 @@ mod tests {
         let a = CertificateAuthority::ephemeral().unwrap();
         let b = CertificateAuthority::ephemeral().unwrap();
         let bundle = format!("junk\n{}\n{}", a.cert_pem(), b.cert_pem());
-        assert_eq!(pem_certs(&bundle).len(), 2);
-        assert!(pem_certs("no certs here").is_empty());
+        assert_eq!(crate::pem::pem_certs(&bundle).len(), 2);
+        assert!(crate::pem::pem_certs("no certs here").is_empty());
     }
 }

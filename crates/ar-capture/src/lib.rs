@@ -27,11 +27,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod builder;
 mod ca;
 mod connect;
 mod decode;
 mod error;
+mod files;
 mod forward;
+mod pem;
 mod proxy;
 mod record;
 mod relay;
@@ -39,9 +42,11 @@ mod server;
 pub mod sink;
 mod tap;
 mod upstream;
+mod upstream_io;
 mod websocket;
 
+pub use builder::{DEFAULT_BODY_CAP, ProxyBuilder};
 pub use ca::{CA_CERT_FILE, CA_KEY_FILE, CertificateAuthority};
 pub use error::CaptureError;
-pub use proxy::{DEFAULT_BODY_CAP, Proxy, ProxyBuilder, ProxyHandle};
+pub use proxy::{Proxy, ProxyHandle};
 pub use sink::ProxyStats;

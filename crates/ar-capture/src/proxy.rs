@@ -3,243 +3,22 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::path::Path;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ar_store::{Client, Flow, FlowId};
-use hyper_util::rt::{TokioExecutor, TokioTimer};
-use rustls_pki_types::CertificateDer;
+use ar_store::{Client, FlowId};
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
-use crate::ca::{CertificateAuthority, pem_certs};
+use crate::builder::ProxyBuilder;
+use crate::ca::CertificateAuthority;
 use crate::record::BodyLimits;
-use crate::sink::{Counters, ProxyStats, Sinks};
+use crate::server;
+use crate::sink::{ProxyStats, Sinks};
 use crate::upstream::{Connector, Dialer};
-use crate::{CaptureError, server};
-
-/// Default cap on the captured copy of each body.
-pub const DEFAULT_BODY_CAP: usize = 4 << 20;
-
-/// Options for a [`Proxy`]; start with [`Proxy::builder`].
-#[derive(Debug)]
-#[must_use]
-pub struct ProxyBuilder {
-    ca: Arc<CertificateAuthority>,
-    listen: SocketAddr,
-    extra_roots: Vec<CertificateDer<'static>>,
-    resolve: HashMap<(String, u16), SocketAddr>,
-    passthrough: Vec<String>,
-    limits: BodyLimits,
-    ws_frame_cap: usize,
-    ws_max_frames: usize,
-    connect_timeout: Duration,
-    response_timeout: Duration,
-    peek_timeout: Duration,
-    archive: Option<mpsc::Sender<Flow>>,
-    live: Option<mpsc::Sender<Flow>>,
-    client: Client,
-    first_flow_id: u64,
-}
-
-impl ProxyBuilder {
-    /// Listens on `127.0.0.1:port` (0, the default, picks a free port).
-    pub fn port(mut self, port: u16) -> Self {
-        self.listen.set_port(port);
-        self
-    }
-
-    /// Listens on `addr` instead of loopback. Anyone who can reach it can use the proxy.
-    pub fn listen(mut self, addr: SocketAddr) -> Self {
-        self.listen = addr;
-        self
-    }
-
-    /// Trusts `cert` for upstream TLS, in addition to the web PKI roots.
-    pub fn upstream_root(mut self, cert: CertificateDer<'static>) -> Self {
-        self.extra_roots.push(cert);
-        self
-    }
-
-    /// Trusts every certificate in the PEM file at `path` for upstream TLS (`--upstream-ca`).
-    pub fn upstream_roots_pem(mut self, path: &Path) -> Result<Self, CaptureError> {
-        let text = std::fs::read_to_string(path).map_err(|e| CaptureError::UpstreamCa {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })?;
-        let certs = pem_certs(&text);
-        if certs.is_empty() {
-            return Err(CaptureError::UpstreamCa {
-                path: path.to_path_buf(),
-                reason: "no CERTIFICATE block found".into(),
-            });
-        }
-        self.extra_roots.extend(certs);
-        Ok(self)
-    }
-
-    /// Sends connections for `host:port` to `addr` (curl's `--resolve`).
-    /// Browsers hand host names to a proxy unresolved, so this is how
-    /// made-up test hosts reach a local server.
-    pub fn resolve(mut self, host: &str, port: u16, addr: IpAddr) -> Self {
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_ascii_lowercase();
-        self.resolve
-            .insert((host, port), SocketAddr::new(addr, port));
-        self
-    }
-
-    /// Parses a `HOST:PORT:ADDR` entry (`shop.test:443:127.0.0.1`, `[::1]` for IPv6).
-    pub fn resolve_entry(self, entry: &str) -> Result<Self, CaptureError> {
-        let bad = || CaptureError::Resolve {
-            entry: entry.to_string(),
-        };
-        let (host, rest) = entry.split_once(':').ok_or_else(bad)?;
-        let (port, addr) = rest.split_once(':').ok_or_else(bad)?;
-        let port: u16 = port.parse().map_err(|_| bad())?;
-        let addr: IpAddr = addr
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse()
-            .map_err(|_| bad())?;
-        if host.is_empty() {
-            return Err(bad());
-        }
-        Ok(self.resolve(host, port, addr))
-    }
-
-    /// Relays TLS to `host` untouched (not intercepted), e.g. for apps that pin
-    /// certificates. `*.example.com` matches every subdomain.
-    pub fn passthrough(mut self, host: &str) -> Self {
-        self.passthrough.push(host.trim().to_ascii_lowercase());
-        self
-    }
-
-    /// Caps the captured copy of each body (default [`DEFAULT_BODY_CAP`]).
-    /// Clients always get every byte; only the copy is capped.
-    pub fn body_cap(mut self, bytes: usize) -> Self {
-        self.limits.cap = bytes;
-        self
-    }
-
-    /// Caps the recorded payload of each WebSocket frame (default 64 KiB) and
-    /// the number of frames recorded per connection (default 1000).
-    pub fn websocket_caps(mut self, payload_bytes: usize, frames: usize) -> Self {
-        self.ws_frame_cap = payload_bytes;
-        self.ws_max_frames = frames;
-        self
-    }
-
-    /// Deadline for DNS + TCP connect + TLS handshake upstream (default 10 s).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// Deadline for an origin's response head once the request is sent (default 120 s).
-    pub fn response_timeout(mut self, timeout: Duration) -> Self {
-        self.response_timeout = timeout;
-        self
-    }
-
-    /// How long to wait for a client's first bytes in a CONNECT tunnel
-    /// before relaying it as an opaque tunnel (default 2 s).
-    pub fn peek_timeout(mut self, timeout: Duration) -> Self {
-        self.peek_timeout = timeout;
-        self
-    }
-
-    /// The lossless sink: every flow, while the channel has room (see [`crate::sink`] policy).
-    pub fn archive_sink(mut self, sink: mpsc::Sender<Flow>) -> Self {
-        self.archive = Some(sink);
-        self
-    }
-
-    /// A best-effort sink (live documentation, UI): flows it has no room for are skipped and counted.
-    pub fn live_sink(mut self, sink: mpsc::Sender<Flow>) -> Self {
-        self.live = Some(sink);
-        self
-    }
-
-    /// Who is driving when the proxy starts (default [`Client::Human`]); see [`ProxyHandle::set_client`].
-    pub fn client(mut self, client: Client) -> Self {
-        self.client = client;
-        self
-    }
-
-    /// The id of the first flow (default 1); use the next free id when resuming an archive.
-    pub fn first_flow_id(mut self, id: u64) -> Self {
-        self.first_flow_id = id;
-        self
-    }
-
-    /// Binds the listener. The proxy serves once [`Proxy::spawn`] or [`Proxy::run_until`] runs.
-    pub async fn bind(self) -> Result<Proxy, CaptureError> {
-        let listener =
-            TcpListener::bind(self.listen)
-                .await
-                .map_err(|source| CaptureError::Bind {
-                    addr: self.listen,
-                    source,
-                })?;
-        let local_addr = listener.local_addr().map_err(|source| CaptureError::Bind {
-            addr: self.listen,
-            source,
-        })?;
-        let mut roots = rustls::RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        for cert in self.extra_roots {
-            roots
-                .add(cert)
-                .map_err(|e| CaptureError::Tls(format!("extra upstream root rejected: {e}")))?;
-        }
-        let dialer = Arc::new(Dialer::new(
-            self.resolve,
-            self.connect_timeout,
-            local_addr,
-            roots,
-        ));
-        let http = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(30))
-            .pool_max_idle_per_host(1024)
-            .pool_timer(TokioTimer::new())
-            .timer(TokioTimer::new())
-            .build(Connector {
-                dialer: Arc::clone(&dialer),
-            });
-        let shared = Arc::new(Shared {
-            ca: self.ca,
-            dialer,
-            http,
-            opts: Options {
-                limits: self.limits,
-                ws_frame_cap: self.ws_frame_cap,
-                ws_max_frames: self.ws_max_frames,
-                response_timeout: self.response_timeout,
-                peek_timeout: self.peek_timeout,
-                handshake_timeout: self.connect_timeout,
-                passthrough: self.passthrough,
-            },
-            sinks: Sinks {
-                archive: self.archive,
-                live: self.live,
-                counters: Counters::default(),
-            },
-            next_id: AtomicU64::new(self.first_flow_id),
-            client: AtomicU8::new(client_code(self.client)),
-            tls_configs: Mutex::new(HashMap::new()),
-            local_addr,
-        });
-        Ok(Proxy { listener, shared })
-    }
-}
 
 /// The capture proxy: an HTTP proxy (absolute-form requests and CONNECT)
 /// that intercepts TLS with leaves from a [`CertificateAuthority`] and
@@ -262,33 +41,14 @@ impl ProxyBuilder {
 /// # Ok(()) }
 /// ```
 pub struct Proxy {
-    listener: TcpListener,
-    shared: Arc<Shared>,
+    pub(crate) listener: TcpListener,
+    pub(crate) shared: Arc<Shared>,
 }
 
 impl Proxy {
     /// Starts configuring a proxy that intercepts TLS with leaves from `ca`.
     pub fn builder(ca: Arc<CertificateAuthority>) -> ProxyBuilder {
-        ProxyBuilder {
-            ca,
-            listen: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
-            extra_roots: Vec::new(),
-            resolve: HashMap::new(),
-            passthrough: Vec::new(),
-            limits: BodyLimits {
-                cap: DEFAULT_BODY_CAP,
-                max_ratio: 100,
-            },
-            ws_frame_cap: 64 << 10,
-            ws_max_frames: 1000,
-            connect_timeout: Duration::from_secs(10),
-            response_timeout: Duration::from_secs(120),
-            peek_timeout: Duration::from_secs(2),
-            archive: None,
-            live: None,
-            client: Client::Human,
-            first_flow_id: 1,
-        }
+        ProxyBuilder::new(ca)
     }
 
     /// The address clients point at (`http://ADDR` as HTTP and HTTPS proxy).
@@ -412,8 +172,8 @@ pub(crate) struct Shared {
     pub(crate) http: hyper_util::client::legacy::Client<Connector, ProxyBody>,
     pub(crate) opts: Options,
     pub(crate) sinks: Sinks,
-    next_id: AtomicU64,
-    client: AtomicU8,
+    pub(crate) next_id: AtomicU64,
+    pub(crate) client: AtomicU8,
     pub(crate) tls_configs: Mutex<HashMap<String, Arc<rustls::ServerConfig>>>,
     pub(crate) local_addr: SocketAddr,
 }
@@ -433,7 +193,7 @@ impl Shared {
     }
 }
 
-fn client_code(client: Client) -> u8 {
+pub(crate) fn client_code(client: Client) -> u8 {
     match client {
         Client::Agent => 0,
         Client::Explorer => 1,
@@ -461,36 +221,6 @@ impl std::fmt::Debug for ProxyHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn resolve_entries_parse_like_curl() {
-        let ca = Arc::new(CertificateAuthority::ephemeral().unwrap());
-        let b = Proxy::builder(Arc::clone(&ca))
-            .resolve_entry("Shop.Test:443:127.0.0.1")
-            .unwrap();
-        assert_eq!(
-            b.resolve.get(&("shop.test".into(), 443)),
-            Some(&"127.0.0.1:443".parse().unwrap())
-        );
-        let b = Proxy::builder(Arc::clone(&ca))
-            .resolve_entry("v6.test:8443:[::1]")
-            .unwrap();
-        assert_eq!(
-            b.resolve.get(&("v6.test".into(), 8443)),
-            Some(&"[::1]:8443".parse().unwrap())
-        );
-        for bad in [
-            "shop.test",
-            "shop.test:x:127.0.0.1",
-            ":443:127.0.0.1",
-            "a:443:not-an-ip",
-        ] {
-            assert!(
-                Proxy::builder(Arc::clone(&ca)).resolve_entry(bad).is_err(),
-                "{bad}"
-            );
-        }
-    }
 
     #[test]
     fn passthrough_matches_exact_and_wildcard_hosts() {

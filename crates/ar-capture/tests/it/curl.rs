@@ -118,3 +118,40 @@ async fn curl_sees_why_an_origin_failed() {
         ErrorKind::Tls
     );
 }
+
+#[tokio::test]
+async fn curl_expect_100_continue_upload_is_relayed() {
+    let (test_ca, origin) = tls_origin(&[b"http/1.1"], "shop.test").await;
+    let port = origin.addr.port();
+    let mut h = Harness::start(|b| {
+        b.upstream_root(test_ca.cert.clone())
+            .resolve("shop.test", port, origin.addr.ip())
+    })
+    .await;
+    let body = "x".repeat(300_000);
+    let file = h._dir.path().join("upload.txt");
+    std::fs::write(&file, &body).unwrap();
+    let url = format!("https://shop.test:{port}/echo");
+    let data = format!("@{}", file.display());
+    let (stdout, stderr, ok) = curl(&[
+        "--http1.1",
+        "--proxy",
+        &format!("http://{}", h.addr()),
+        "--cacert",
+        h.ca_pem.to_str().unwrap(),
+        "-H",
+        "Expect: 100-continue",
+        "-H",
+        "content-type: text/plain",
+        "--data-binary",
+        &data,
+        &url,
+    ])
+    .await;
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.len(), body.len());
+    let flow = h.flow_for("/echo").await;
+    assert_eq!(flow.request.headers.get("expect"), Some("100-continue"));
+    assert_eq!(flow.request.body.size, body.len() as u64);
+    assert_eq!(flow.response.unwrap().body.size, body.len() as u64);
+}

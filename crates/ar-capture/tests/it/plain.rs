@@ -127,3 +127,61 @@ async fn an_origin_form_request_gets_a_hint_instead_of_a_loop() {
     assert!(ok);
     assert!(String::from_utf8_lossy(&stdout).contains("capture proxy"));
 }
+
+#[tokio::test]
+async fn a_sink_nobody_reads_never_stalls_traffic() {
+    let origin = origin(None).await;
+    let port = origin.addr.port();
+    let dir = tempfile::tempdir().unwrap();
+    let ca =
+        std::sync::Arc::new(ar_capture::CertificateAuthority::load_or_create(dir.path()).unwrap());
+    let (archive, _never_read) = tokio::sync::mpsc::channel(2);
+    let (live, _also_never_read) = tokio::sync::mpsc::channel(1);
+    let handle = ar_capture::Proxy::builder(ca)
+        .archive_sink(archive)
+        .live_sink(live)
+        .resolve("stall.test", port, origin.addr.ip())
+        .bind()
+        .await
+        .unwrap()
+        .spawn();
+    let tcp = TcpStream::connect(handle.local_addr()).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    for _ in 0..20 {
+        let request = http::Request::get(format!("http://stall.test:{port}/hello"))
+            .header("host", format!("stall.test:{port}"))
+            .body(http_body_util::Empty::<Bytes>::new())
+            .unwrap();
+        let response = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            sender.send_request(request),
+        )
+        .await
+        .expect("a full sink must not block requests")
+        .unwrap();
+        assert_eq!(
+            response.into_body().collect().await.unwrap().to_bytes(),
+            "hello"
+        );
+    }
+    // Flows are emitted as bodies end; give the last one a moment to be counted.
+    let mut stats = handle.stats();
+    for _ in 0..100 {
+        if stats.flows == 20 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        stats = handle.stats();
+    }
+    assert_eq!(stats.flows, 20);
+    assert_eq!(
+        stats.dropped_archive, 18,
+        "two fit, the rest were dropped and counted"
+    );
+    assert_eq!(stats.dropped_live, 19);
+    assert_eq!(stats.connections, 1);
+    handle.shutdown().await;
+}
