@@ -171,11 +171,11 @@ fn collect(
 
 /// Replaces the schema itself (if chosen) or, failing that, its children.
 fn replace(schema: &mut Value, chosen: &BTreeMap<Fingerprint, String>) {
-    if is_shape(schema) {
-        if let Some(name) = chosen.get(&fingerprint(schema)) {
-            *schema = json!({"$ref": format!("#/components/schemas/{name}")});
-            return;
-        }
+    if is_shape(schema)
+        && let Some(name) = chosen.get(&fingerprint(schema))
+    {
+        *schema = json!({"$ref": format!("#/components/schemas/{name}")});
+        return;
     }
     replace_children(schema, chosen);
 }

@@ -34,8 +34,10 @@ pub struct ValueSource {
     pub param: String,
     /// The endpoint id the value came from.
     pub from_endpoint: u64,
-    /// Where in that endpoint's response body, as a JSON path (`$.orders[].id`).
+    /// Where in that endpoint's body, as a JSON path (`$.orders[].id`).
     pub json_path: String,
+    /// Whether the value was in the response body (else the request body).
+    pub from_response: bool,
 }
 
 /// Why a flow did not make it into the spec, for the ledger in `API.md`.
@@ -53,6 +55,10 @@ pub enum SkipReason {
     NoResponse,
     /// Excluded by a user rule (path glob, deny list).
     UserRule,
+    /// A CORS preflight request.
+    Preflight,
+    /// In scope, but the store's endpoint limit was reached.
+    OverCapacity,
 }
 
 impl SkipReason {
@@ -65,6 +71,8 @@ impl SkipReason {
             Self::HtmlPage => "HTML page",
             Self::NoResponse => "no response (error or aborted)",
             Self::UserRule => "excluded by a user rule",
+            Self::Preflight => "CORS preflight",
+            Self::OverCapacity => "endpoint limit reached",
         }
     }
 }
@@ -140,6 +148,14 @@ impl Documenter {
             return;
         }
         self.ledger.documented += 1;
+        self.observe_quietly(flow, endpoint);
+    }
+
+    /// Observes without counting in the ledger (for rebuilding from samples).
+    pub(crate) fn observe_quietly(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
+        if is_html_page(flow) {
+            return;
+        }
         let entry = self
             .endpoints
             .entry(endpoint.id)

@@ -134,14 +134,16 @@ impl EndpointDoc {
                 .body
                 .media_type()
                 .unwrap_or_else(|| "application/octet-stream".into());
-            if let Some(stats) = bounded_entry(&mut self.request, &media) {
-                if !stats.observe(&request.body, redactor) {
-                    self.undecodable += 1;
-                }
+            if let Some(stats) = bounded_entry(&mut self.request, &media)
+                && !stats.observe(&request.body, redactor)
+            {
+                self.undecodable += 1;
             }
         }
-        if let Some(response) = &flow.response {
-            if self.responses.len() < MAX_STATUSES || self.responses.contains_key(&response.status)
+        if let Some(response) = &flow.response
+            && (self.responses.len() < MAX_STATUSES
+                || self.responses.contains_key(&response.status))
+        {
             {
                 let doc = self.responses.entry(response.status).or_default();
                 doc.count += 1;
@@ -153,10 +155,10 @@ impl EndpointDoc {
                         .body
                         .media_type()
                         .unwrap_or_else(|| "application/octet-stream".into());
-                    if let Some(stats) = bounded_entry(&mut doc.content, &media) {
-                        if !stats.observe(&response.body, redactor) {
-                            self.undecodable += 1;
-                        }
+                    if let Some(stats) = bounded_entry(&mut doc.content, &media)
+                        && !stats.observe(&response.body, redactor)
+                    {
+                        self.undecodable += 1;
                     }
                 }
             }

@@ -44,8 +44,11 @@ pub(crate) struct GraphqlCall {
 /// Empty when the request is not GraphQL.
 pub(crate) fn calls(request: &Request) -> Vec<GraphqlCall> {
     let media = request.body.media_type().unwrap_or_default();
-    if !request.body.bytes.is_empty() && (media.contains("json") || media.is_empty()) {
-        if let Ok(value) = serde_json::from_slice::<Value>(&request.body.bytes) {
+    if !request.body.bytes.is_empty()
+        && (media.contains("json") || media.is_empty())
+        && let Ok(value) = serde_json::from_slice::<Value>(&request.body.bytes)
+    {
+        {
             let items = match value {
                 Value::Array(items) => items,
                 single @ Value::Object(_) => vec![single],

@@ -51,6 +51,7 @@ mod params;
 mod redact;
 mod security;
 mod spec;
+mod store;
 
 pub use assemble::{Documentation, assemble, document, to_json, to_yaml};
 pub use documenter::{Documenter, EndpointInfo, Ledger, SkipReason, ValueSource};
@@ -59,3 +60,4 @@ pub use graphql::GraphqlKind;
 pub use options::{Annotation, Enrichment, Options};
 pub use redact::{REDACTED, Redactor};
 pub use security::{Credential, KeyLocation, SecurityKind, detect_credentials};
+pub use store::{endpoint_info, skip_reason};

@@ -112,13 +112,50 @@ pub(crate) struct Model {
     pub(crate) components: BTreeMap<String, Value>,
 }
 
+/// Endpoints grouped by `(method, host, template)`: the first one's identity,
+/// the merged evidence, and the ids of every member.
+type Groups = BTreeMap<(String, String, String), (EndpointInfo, EndpointDoc, Vec<u64>)>;
+/// Per host: origins with counts, templates, endpoint count.
+type Hosts<'a> = BTreeMap<&'a str, (BTreeMap<&'a str, u64>, Vec<&'a str>, usize)>;
+
 /// Builds the model from what the documenter saw.
 pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &Options) -> Model {
     let render = RenderOptions::default().sample_counts(options.sample_counts);
-    let endpoints: Vec<&(EndpointInfo, EndpointDoc)> = documenter.endpoints.values().collect();
+    // Endpoints sharing method, host and template are one operation: the store keys
+    // GraphQL traffic by operation name, but OpenAPI has one `POST /graphql`.
+    let mut grouped: Groups = BTreeMap::new();
+    for (info, doc) in documenter.endpoints.values() {
+        let group = (
+            info.method.to_ascii_uppercase(),
+            info.host.clone(),
+            info.template.clone(),
+        );
+        match grouped.get_mut(&group) {
+            Some((first, merged, members)) => {
+                merged.merge(doc);
+                members.push(info.id);
+                if !doc.graphql.is_empty() {
+                    first.key = format!("{} {}{}", group.0, group.1, group.2);
+                }
+                first.sources.extend(info.sources.iter().cloned());
+            }
+            None => {
+                grouped.insert(group, (info.clone(), doc.clone(), vec![info.id]));
+            }
+        }
+    }
+    let members_of: BTreeMap<u64, Vec<u64>> = grouped
+        .values()
+        .map(|(info, _, members)| (info.id, members.clone()))
+        .collect();
+    let owned: Vec<(EndpointInfo, EndpointDoc)> = grouped
+        .into_values()
+        .map(|(info, doc, _)| (info, doc))
+        .collect();
+    let endpoints: Vec<&(EndpointInfo, EndpointDoc)> = owned.iter().collect();
 
     // Servers: one origin per host (the most used scheme), plus a base path shared by all its paths.
-    let mut hosts: BTreeMap<&str, (BTreeMap<&str, u64>, Vec<&str>, usize)> = BTreeMap::new();
+    let mut hosts: Hosts<'_> = BTreeMap::new();
     for (info, doc) in &endpoints {
         let entry = hosts.entry(info.host.as_str()).or_default();
         for (origin, count) in &doc.origins {
@@ -184,6 +221,9 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
             n += 1;
         }
         used_ids.insert(id.clone());
+        for member in members_of.get(&info.id).into_iter().flatten() {
+            id_of.insert(*member, id.clone());
+        }
         id_of.insert(info.id, id);
     }
 
@@ -356,7 +396,8 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
             let Some(source_op) = id_of.get(&source.from_endpoint) else {
                 continue;
             };
-            if source.from_endpoint == *target_id {
+            if !source.from_response || source_op == target_op || source.from_endpoint == *target_id
+            {
                 continue;
             }
             let Some(operation) = operations
@@ -521,37 +562,42 @@ fn capitalise(word: &str) -> String {
 
 /// The standard reason phrase of a status code.
 pub(crate) fn reason_phrase(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        201 => "Created",
-        202 => "Accepted",
-        204 => "No Content",
-        206 => "Partial Content",
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        304 => "Not Modified",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        409 => "Conflict",
-        410 => "Gone",
-        413 => "Payload Too Large",
-        415 => "Unsupported Media Type",
-        422 => "Unprocessable Entity",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        100..=199 => "Informational",
-        200..=299 => "Success",
-        300..=399 => "Redirect",
-        400..=499 => "Client error",
+    const KNOWN: &[(u16, &str)] = &[
+        (200, "OK"),
+        (201, "Created"),
+        (202, "Accepted"),
+        (204, "No Content"),
+        (206, "Partial Content"),
+        (301, "Moved Permanently"),
+        (302, "Found"),
+        (303, "See Other"),
+        (304, "Not Modified"),
+        (307, "Temporary Redirect"),
+        (308, "Permanent Redirect"),
+        (400, "Bad Request"),
+        (401, "Unauthorized"),
+        (403, "Forbidden"),
+        (404, "Not Found"),
+        (405, "Method Not Allowed"),
+        (409, "Conflict"),
+        (410, "Gone"),
+        (413, "Payload Too Large"),
+        (415, "Unsupported Media Type"),
+        (422, "Unprocessable Entity"),
+        (429, "Too Many Requests"),
+        (500, "Internal Server Error"),
+        (502, "Bad Gateway"),
+        (503, "Service Unavailable"),
+        (504, "Gateway Timeout"),
+    ];
+    if let Some((_, phrase)) = KNOWN.iter().find(|(code, _)| *code == status) {
+        return phrase;
+    }
+    match status / 100 {
+        1 => "Informational",
+        2 => "Success",
+        3 => "Redirect",
+        4 => "Client error",
         _ => "Server error",
     }
 }

@@ -194,7 +194,7 @@ pub(crate) fn camel(name: &str) -> String {
         }
     }
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, "x");
+        out.insert(0, 'x');
     }
     out
 }

@@ -65,7 +65,7 @@ impl Patterns {
         ))
         .expect("static secret pattern compiles");
         let long_token =
-            Regex::new(r"[A-Za-z0-9_+/=-]{32,}").expect("static token pattern compiles");
+            Regex::new(r"[A-Za-z0-9_+=-]{32,}").expect("static token pattern compiles");
         let assignment = Regex::new(
             r#"(?i)\b((?:[a-z_-]*(?:password|passwd|secret|token|api[_-]?key|apikey|signature|session[_-]?id))["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)"#,
         )
@@ -134,8 +134,11 @@ impl Redactor {
     /// Whether a query parameter, form field or JSON key with this name holds a secret.
     pub fn is_secret_name(&self, name: &str) -> bool {
         let norm = normalise(name);
-        if self.extra_names.iter().any(|extra| *extra == norm) {
+        if self.extra_names.contains(&norm) {
             return true;
+        }
+        if norm.ends_with("type") || norm.contains("expir") || norm.ends_with("count") {
+            return false; // `token_type`, `expires_in`, `session_count`: facts about a secret, not the secret
         }
         const EXACT: &[&str] = &[
             "key", "sig", "pwd", "pass", "otp", "auth", "cvv", "cvc", "pin", "ssn", "jwt", "sid",
@@ -413,6 +416,9 @@ fn looks_random(token: &str) -> bool {
         return false;
     }
     let has_upper = token.bytes().any(|b| b.is_ascii_uppercase());
+    if !has_upper && token.bytes().any(|b| b == b'-' || b == b'_') {
+        return false; // a slug or a snake_case name, not a key
+    }
     let has_lower = token.bytes().any(|b| b.is_ascii_lowercase());
     let has_digit = token.bytes().any(|b| b.is_ascii_digit());
     if !(has_digit && (has_upper || has_lower) && (has_upper && has_lower || token.len() >= 40)) {
@@ -533,6 +539,11 @@ mod tests {
         assert!(r.is_secret_header("x-shop-passcode"));
         assert!(r.is_secret_name("x_shop_passcode"));
         assert!(!r.is_secret_name("page"));
+        assert!(!r.is_secret_name("token_type"));
+        assert!(!r.is_secret_value(
+            "https://api.shop.test/api/v1/orders/5f1c2a9e-8d7b-4c3a-9f0e-1a2b3c4d5e6f"
+        ));
+        assert!(!r.is_secret_value("this-is-a-very-long-product-slug-for-2024-summer"));
         assert!(!r.is_secret_header("content-type"));
     }
 }

@@ -108,7 +108,7 @@ pub(crate) fn document(model: &Model, title: &str, version: &str, redactor: &Red
     if !collisions.is_empty() {
         doc["x-ar-not-shown"] = json!(collisions);
     }
-    scrub(&mut doc, redactor, None);
+    scrub(&mut doc, redactor);
     doc
 }
 
@@ -239,7 +239,7 @@ fn content_map(contents: &[Content]) -> Value {
 
 /// The last line of defence: strings anywhere in the document that look like
 /// credentials are replaced, and enums under secret-named properties dropped.
-fn scrub(value: &mut Value, redactor: &Redactor, key: Option<&str>) {
+fn scrub(value: &mut Value, redactor: &Redactor) {
     if !redactor.is_enabled() {
         return;
     }
@@ -252,21 +252,21 @@ fn scrub(value: &mut Value, redactor: &Redactor, key: Option<&str>) {
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| scrub(item, redactor, key)),
+        Value::Array(items) => items.iter_mut().for_each(|item| scrub(item, redactor)),
         Value::Object(map) => {
             if let Some(Value::Object(properties)) = map.get_mut("properties") {
                 for (name, schema) in properties.iter_mut() {
-                    if redactor.is_secret_name(name) {
-                        if let Some(object) = schema.as_object_mut() {
-                            object.remove("enum");
-                            object.remove("example");
-                            object.remove("default");
-                        }
+                    if redactor.is_secret_name(name)
+                        && let Some(object) = schema.as_object_mut()
+                    {
+                        object.remove("enum");
+                        object.remove("example");
+                        object.remove("default");
                     }
                 }
             }
-            for (child_key, child) in map.iter_mut() {
-                scrub(child, redactor, Some(child_key));
+            for child in map.values_mut() {
+                scrub(child, redactor);
             }
         }
         Value::Null | Value::Bool(_) | Value::Number(_) => {}

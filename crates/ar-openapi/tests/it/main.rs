@@ -1,1 +1,64 @@
-//! Integration tests of ar-openapi.
+//! Integration tests of ar-openapi: canned HARs (tests/data, made by
+//! `make_hars.py`) through the real ar-store HAR importer and endpoint store.
+
+mod golden;
+mod roundtrip;
+mod secrets;
+mod validator;
+
+use std::path::{Path, PathBuf};
+
+use ar_openapi::{Documentation, Documenter, Enrichment, Options, Redactor, document};
+use ar_store::Flow;
+use ar_store::har::{ImportOptions, import_har};
+use ar_store::scope::{Scope, ScopeConfig};
+use ar_store::store::{EndpointStore, StoreConfig};
+
+/// The canned HARs.
+pub(crate) const HARS: [&str; 5] = ["rest", "graphql", "forms", "auth", "secrets"];
+
+pub(crate) fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// The flows of a canned HAR.
+pub(crate) fn flows(name: &str) -> Vec<Flow> {
+    let file = std::fs::File::open(data(&format!("{name}.har"))).expect("canned HAR exists");
+    import_har(std::io::BufReader::new(file), &ImportOptions::strict())
+        .expect("canned HAR imports")
+        .flows
+}
+
+/// Everything the pipeline would build from a canned HAR.
+pub(crate) struct Imported {
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) store: EndpointStore,
+    pub(crate) docs: Documentation,
+}
+
+pub(crate) fn import(name: &str, scope: ScopeConfig) -> Imported {
+    let flows = flows(name);
+    let mut store = EndpointStore::new(
+        Scope::new(scope).expect("valid scope"),
+        StoreConfig::default(),
+    );
+    let mut documenter = Documenter::new(Redactor::new());
+    for flow in &flows {
+        let ingested = store.ingest(flow);
+        documenter.observe_ingested(flow, &ingested, &store);
+    }
+    documenter.sync(&store);
+    let options = Options {
+        title: format!("{name} API"),
+        ..Options::default()
+    };
+    let docs = document(&documenter, &Enrichment::new(), &options).expect("assembles");
+    Imported { flows, store, docs }
+}
+
+/// Every host except trackers (what `ar import` does without `--scope`).
+pub(crate) fn everything() -> ScopeConfig {
+    ScopeConfig::default()
+}

@@ -1,0 +1,120 @@
+//! Glue to `ar_store::store::EndpointStore`: follow its verdicts (scope,
+//! endpoint, merges, key changes) so the documenter's per-endpoint state
+//! always matches the store's endpoints.
+
+use ar_store::Flow;
+use ar_store::scope::{OutReason, ScopeDecision};
+use ar_store::store::{BodySide, Endpoint, EndpointId, EndpointStore, Ingested};
+
+use crate::documenter::{Documenter, EndpointInfo, SkipReason, ValueSource};
+
+/// The documenter's view of a store endpoint.
+pub fn endpoint_info(endpoint: &Endpoint) -> EndpointInfo {
+    EndpointInfo {
+        id: id(endpoint.id()),
+        key: endpoint.key().as_str().to_string(),
+        method: endpoint.method().to_ascii_uppercase(),
+        host: endpoint.host().to_string(),
+        template: endpoint.template().to_string(),
+        sources: endpoint
+            .links()
+            .iter()
+            .map(|link| ValueSource {
+                param: link.param.clone(),
+                from_endpoint: id(link.source),
+                json_path: link.field_path.clone(),
+                from_response: link.side == BodySide::Response,
+            })
+            .collect(),
+    }
+}
+
+fn id(endpoint: EndpointId) -> u64 {
+    u64::from(endpoint.0)
+}
+
+/// Why the store left a flow out, in the ledger's terms.
+pub fn skip_reason(reason: OutReason) -> SkipReason {
+    match reason {
+        OutReason::OutOfScopeHost => SkipReason::OutOfScopeHost,
+        OutReason::StaticAsset => SkipReason::StaticAsset,
+        OutReason::Tracker => SkipReason::Tracker,
+        OutReason::HtmlPage => SkipReason::HtmlPage,
+        OutReason::Preflight => SkipReason::Preflight,
+        OutReason::UserDeniedHost | OutReason::UserDeniedPath | OutReason::NotAllowedPath => {
+            SkipReason::UserRule
+        }
+    }
+}
+
+impl Documenter {
+    /// Learns from a flow the store just ingested: applies the store's merges
+    /// and key changes, counts out-of-scope flows in the ledger, and observes
+    /// in-scope flows under their endpoint.
+    ///
+    /// ```
+    /// use ar_openapi::{document, Documenter, Enrichment, Options, Redactor};
+    /// use ar_store::scope::{Scope, ScopeConfig};
+    /// use ar_store::store::{EndpointStore, StoreConfig};
+    /// use ar_store::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+    ///
+    /// let mut store = EndpointStore::new(Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap(), StoreConfig::default());
+    /// let mut documenter = Documenter::new(Redactor::new());
+    /// for (n, url) in ["https://api.shop.test/users/42", "https://api.shop.test/users/43", "https://cdn.elsewhere.test/x"].iter().enumerate() {
+    ///     let request = Request::new("GET", *url, HttpVersion::Http11);
+    ///     let flow = Flow::new(FlowId(n as u64), Timestamp::from_unix_micros(0), Client::Human, request)
+    ///         .with_response(Response::new(204, HttpVersion::Http11));
+    ///     let ingested = store.ingest(&flow);
+    ///     documenter.observe_ingested(&flow, &ingested, &store);
+    /// }
+    /// documenter.sync(&store);
+    /// let yaml = document(&documenter, &Enrichment::new(), &Options::default()).unwrap().yaml().unwrap();
+    /// assert!(yaml.contains("/users/{userId}:"));
+    /// assert_eq!(documenter.ledger().other_hosts.get("cdn.elsewhere.test"), Some(&1));
+    /// ```
+    pub fn observe_ingested(&mut self, flow: &Flow, ingested: &Ingested, store: &EndpointStore) {
+        for merge in &ingested.merged {
+            self.merge_endpoints(id(merge.into), id(merge.from));
+        }
+        for rekey in &ingested.rekeyed {
+            if let Some(endpoint) = store.endpoint(rekey.id) {
+                self.refresh(&endpoint_info(endpoint));
+            }
+        }
+        match (ingested.scope, &ingested.endpoint) {
+            (ScopeDecision::Out(reason), _) => self.skip(flow, skip_reason(reason)),
+            (ScopeDecision::In(_), Some(hit)) => match store.endpoint(hit.id) {
+                Some(endpoint) => self.observe(flow, &endpoint_info(endpoint)),
+                None => self.skip(flow, SkipReason::OverCapacity),
+            },
+            (ScopeDecision::In(_), None) => self.skip(flow, SkipReason::OverCapacity),
+        }
+    }
+
+    /// Re-reads every endpoint's identity (template, key, provenance) from the
+    /// store and drops endpoints the store no longer has. Call before [`crate::document`].
+    pub fn sync(&mut self, store: &EndpointStore) {
+        let ids: Vec<u64> = self.endpoints.keys().copied().collect();
+        for endpoint_id in ids {
+            let found = u32::try_from(endpoint_id)
+                .ok()
+                .and_then(|raw| store.endpoint(EndpointId(raw)));
+            match found {
+                Some(endpoint) => self.refresh(&endpoint_info(endpoint)),
+                None => self.remove_endpoint(endpoint_id),
+            }
+        }
+    }
+
+    /// Rebuilds one endpoint's evidence from the samples the store kept
+    /// (after [`EndpointStore::split`] created or shrank it).
+    pub fn rebuild(&mut self, endpoint: EndpointId, store: &EndpointStore) {
+        self.remove_endpoint(id(endpoint));
+        if let Some(found) = store.endpoint(endpoint) {
+            let info = endpoint_info(found);
+            for sample in found.samples() {
+                self.observe_quietly(&sample.flow, &info);
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Golden files of the YAML and markdown for each canned HAR, and determinism.
+
+use ar_openapi::{Annotation, Documenter, Enrichment, Options, Redactor, document};
+use ar_store::scope::{Scope, ScopeConfig};
+use ar_store::store::{EndpointStore, StoreConfig};
+
+use crate::{HARS, everything, flows, import};
+
+#[test]
+fn yaml_and_markdown_match_the_golden_files() {
+    for name in HARS {
+        let imported = import(name, everything());
+        let yaml = imported.docs.yaml().unwrap();
+        insta::assert_snapshot!(format!("{name}_yaml"), yaml);
+        insta::assert_snapshot!(format!("{name}_markdown"), imported.docs.markdown);
+    }
+}
+
+#[test]
+fn the_same_input_gives_byte_identical_output() {
+    for name in HARS {
+        let a = import(name, everything());
+        let b = import(name, everything());
+        assert_eq!(a.docs.yaml().unwrap(), b.docs.yaml().unwrap(), "{name}");
+        assert_eq!(a.docs.json().unwrap(), b.docs.json().unwrap(), "{name}");
+        assert_eq!(a.docs.markdown, b.docs.markdown, "{name}");
+    }
+}
+
+#[test]
+fn rest_paths_have_typed_parameters_and_literals_stay_literal() {
+    let yaml = import("rest", everything()).docs.yaml().unwrap();
+    for expected in [
+        "/users/{userId}:",
+        "/users/me:",
+        "/products/{product}:",
+        "/orders/{orderId}:",
+        "/users/{userId}/orders:",
+    ] {
+        assert!(yaml.contains(expected), "{expected} missing:\n{yaml}");
+    }
+    let spec: serde_json::Value =
+        serde_json::from_str(&import("rest", everything()).docs.json().unwrap()).unwrap();
+    let user_id = &spec["paths"]["/users/{userId}"]["get"]["parameters"][0];
+    assert_eq!(user_id["schema"]["type"], "integer", "{user_id}");
+    let order_id = &spec["paths"]["/orders/{orderId}"]["get"]["parameters"][0];
+    assert_eq!(order_id["schema"]["format"], "uuid", "{order_id}");
+    // The order id came from the order list: a link and a "where it comes from".
+    let links = &spec["paths"]["/users/{userId}/orders"]["get"]["responses"]["200"]["links"];
+    assert!(links.to_string().contains("getOrder"), "{links}");
+    let page = spec["paths"]["/users"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "page")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (
+            page["in"].as_str(),
+            page["required"].as_bool(),
+            page["schema"]["type"].as_str()
+        ),
+        (Some("query"), Some(true), Some("integer"))
+    );
+    // The user shape repeats across endpoints: one component, referenced.
+    assert!(
+        spec["components"]["schemas"]["User"].is_object(),
+        "{}",
+        spec["components"]
+    );
+}
+
+#[test]
+fn graphql_operations_are_documented_by_name() {
+    let imported = import("graphql", everything());
+    let spec: serde_json::Value = serde_json::from_str(&imported.docs.json().unwrap()).unwrap();
+    let ops = spec["paths"]["/graphql"]["post"]["x-graphql-operations"]
+        .as_array()
+        .expect("x-graphql-operations");
+    let names: Vec<&str> = ops.iter().map(|op| op["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["AddToCart", "Feed", "GetUser"]);
+    assert_eq!(ops[0]["type"], "mutation");
+    assert!(imported.docs.markdown.contains("## GraphQL operations"));
+    assert!(imported.docs.markdown.contains("### `GetUser` (query)"));
+}
+
+#[test]
+fn every_auth_kind_becomes_a_scheme_on_the_operations_that_use_it() {
+    let spec: serde_json::Value =
+        serde_json::from_str(&import("auth", everything()).docs.json().unwrap()).unwrap();
+    let schemes = &spec["components"]["securitySchemes"];
+    assert_eq!(schemes["bearerAuth"]["bearerFormat"], "JWT");
+    assert_eq!(schemes["basicAuth"]["scheme"], "basic");
+    assert_eq!(
+        (
+            schemes["xApiKeyHeader"]["in"].as_str(),
+            schemes["xApiKeyHeader"]["name"].as_str()
+        ),
+        (Some("header"), Some("X-API-Key"))
+    );
+    assert_eq!(schemes["apiKeyQuery"]["in"], "query");
+    assert_eq!(
+        (
+            schemes["sessionidCookie"]["in"].as_str(),
+            schemes["sessionidCookie"]["name"].as_str()
+        ),
+        (Some("cookie"), Some("sessionid"))
+    );
+    // `/me` was called with and without a token: auth is optional there.
+    assert_eq!(
+        spec["paths"]["/me"]["get"]["security"],
+        serde_json::json!([{}, {"bearerAuth": []}])
+    );
+    assert!(
+        spec["paths"]["/public/status"]["get"]
+            .get("security")
+            .is_none()
+    );
+    // The API key in the query is a security scheme, not a parameter.
+    let tiles = spec["paths"]["/maps/tiles"]["get"]["parameters"].to_string();
+    assert!(
+        !tiles.contains("api_key") && tiles.contains("\"z\""),
+        "{tiles}"
+    );
+}
+
+#[test]
+fn forms_and_multipart_document_their_fields() {
+    let spec: serde_json::Value =
+        serde_json::from_str(&import("forms", everything()).docs.json().unwrap()).unwrap();
+    let login = &spec["paths"]["/login"]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"];
+    assert_eq!(
+        login["schema"]["properties"]["remember"]["type"], "string",
+        "{login}"
+    );
+    assert_eq!(login["example"]["password"], "REDACTED");
+    let photo = &spec["paths"]["/photos"]["post"]["requestBody"]["content"]["multipart/form-data"]
+        ["schema"];
+    assert_eq!(photo["properties"]["photo"]["format"], "binary", "{photo}");
+    assert_eq!(photo["properties"]["caption"]["type"], "string");
+    assert_eq!(
+        spec["paths"]["/notes"]["post"]["requestBody"]["content"]["text/plain"]["schema"]["type"],
+        "string"
+    );
+    assert_eq!(
+        spec["paths"]["/avatar"]["put"]["requestBody"]["content"]["application/octet-stream"]["schema"]
+            ["format"],
+        "binary"
+    );
+}
+
+#[test]
+fn enrichment_names_operations_and_the_store_merges_are_followed() {
+    // Slugs widen into one template only after several samples: the documenter
+    // must follow the store's merges so nothing seen before is lost.
+    let mut store = EndpointStore::new(
+        Scope::new(ScopeConfig::default()).unwrap(),
+        StoreConfig::default(),
+    );
+    let mut documenter = Documenter::new(Redactor::new());
+    for flow in flows("rest") {
+        let ingested = store.ingest(&flow);
+        documenter.observe_ingested(&flow, &ingested, &store);
+    }
+    documenter.sync(&store);
+    let key = store
+        .endpoints()
+        .iter()
+        .find(|e| e.template().to_string() == "/api/v1/products/{product}")
+        .map(|e| e.key().as_str().to_string())
+        .expect("slugs merged");
+    let mut enrichment = Enrichment::new();
+    enrichment.insert(
+        key,
+        Annotation {
+            operation_id: Some("showProduct".into()),
+            summary: Some("One product by slug".into()),
+            tag: Some("catalog".into()),
+            description: None,
+        },
+    );
+    let docs = document(&documenter, &enrichment, &Options::default()).unwrap();
+    let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
+    let op = &spec["paths"]["/products/{product}"]["get"];
+    assert_eq!(
+        (
+            op["operationId"].as_str(),
+            op["summary"].as_str(),
+            op["tags"][0].as_str()
+        ),
+        (
+            Some("showProduct"),
+            Some("One product by slug"),
+            Some("catalog")
+        )
+    );
+    assert_eq!(
+        op["x-ar-flows"], 5,
+        "all five slug flows are in the merged endpoint"
+    );
+}
