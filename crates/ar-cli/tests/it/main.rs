@@ -1,6 +1,7 @@
 //! Integration tests of the `ar` binary: one test binary, one module per capability.
 
 mod archiver;
+mod browser;
 mod infer_schema;
 mod proxy;
 mod session;

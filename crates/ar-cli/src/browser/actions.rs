@@ -1,0 +1,363 @@
+//! The [`Browser`] actions of [`ChromeBrowser`].
+
+use std::path::Path;
+
+use ar_agent::browser::{
+    Browser, BrowserError, DialogAction, PageInfo, Ref, Scroll, Snapshot, Wait,
+};
+use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
+use fantoccini::elements::Element;
+use fantoccini::key::Key;
+use serde_json::{Value, json};
+
+use super::chrome::ChromeBrowser;
+use super::keys::parse_chord;
+use super::page_snapshot::{self, ELEMENT_KEY};
+
+/// Decides how to submit a field: its form when Enter would not submit it.
+const SUBMIT_SCRIPT: &str = r"
+const el = arguments[0], f = el.form;
+if (!f) return 'enter';
+const hasButton = f.querySelector('button:not([type]),button[type=submit],input[type=submit],input[type=image]');
+const textFields = Array.from(f.elements).filter((e) => e.tagName === 'INPUT' &&
+  !['hidden','checkbox','radio','button','submit','reset','image','file'].includes(e.type)).length;
+if (el.tagName === 'TEXTAREA' || (!hasButton && textFields > 1)) { f.requestSubmit(); return 'form'; }
+return 'enter';";
+
+/// Finds the option to select by value, then label, then label ignoring case.
+const FIND_OPTION_SCRIPT: &str = r"
+const [el, want] = arguments;
+if (el.tagName !== 'SELECT') return { error: 'not_select' };
+const opts = Array.from(el.options);
+const label = (o) => (o.label || o.text).replace(/\s+/g, ' ').trim();
+const w = want.trim();
+const o = opts.find((o) => o.value === want) || opts.find((o) => label(o) === w) ||
+  opts.find((o) => label(o).toLowerCase() === w.toLowerCase());
+if (!o) return { error: 'missing', options: opts.map(label) };
+if (o.disabled) return { error: 'disabled' };
+return { option: o, label: label(o) };";
+
+/// Selects an option by script when a WebDriver click did not (custom styling).
+const FORCE_OPTION_SCRIPT: &str = r"
+const [el, o] = arguments;
+if (!o.selected) { o.selected = true;
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true })); }";
+
+/// Scrolls the document, or the biggest scrollable box when the document does not scroll.
+const SCROLL_SCRIPT: &str = r"
+const [kind, x, y] = arguments;
+let box = document.scrollingElement || document.documentElement;
+if (box.scrollHeight <= box.clientHeight + 1) {
+  let best = null, area = 0;
+  for (const e of document.querySelectorAll('*')) {
+    const s = getComputedStyle(e);
+    if (e.scrollHeight > e.clientHeight + 1 && /(auto|scroll)/.test(s.overflowY)) {
+      const a = e.clientWidth * e.clientHeight;
+      if (a > area) { area = a; best = e; }
+    }
+  }
+  if (best) box = best;
+}
+const page = box.clientHeight * 0.9;
+if (kind === 'down') box.scrollBy(0, page);
+else if (kind === 'up') box.scrollBy(0, -page);
+else if (kind === 'top') box.scrollTo(0, 0);
+else if (kind === 'bottom') box.scrollTo(0, box.scrollHeight);
+else box.scrollBy(x, y);";
+
+impl ChromeBrowser {
+    fn element_arg(&self, reference: Ref) -> Result<(Element, Value), BrowserError> {
+        let element = self.element(reference)?;
+        let arg = json!({ ELEMENT_KEY: element.element_id().to_string() });
+        Ok((element, arg))
+    }
+
+    async fn script_click(&self, reference: Ref, arg: Value) -> Result<(), BrowserError> {
+        let script = "arguments[0].scrollIntoView({block: 'center'}); arguments[0].click();";
+        self.run(
+            "click",
+            Some(reference),
+            self.client.execute(script, vec![arg]),
+        )
+        .await
+        .map(drop)
+    }
+}
+
+#[async_trait::async_trait]
+impl Browser for ChromeBrowser {
+    async fn navigate(&self, url: &str) -> Result<PageInfo, BrowserError> {
+        if url != "about:blank" && url::Url::parse(url).is_err() {
+            return Err(BrowserError::NavigationFailed {
+                url: url.to_owned(),
+                reason: "not an absolute URL (include the scheme, e.g. https://)".to_owned(),
+            });
+        }
+        // Forget earlier failures so only this navigation's count.
+        self.drain_network().await?;
+        self.network.lock().await.take_document_failures();
+        match self.run("navigation", None, self.client.goto(url)).await {
+            Ok(()) => {
+                let page = self.page().await?;
+                self.drain_network().await?;
+                let failures = self.network.lock().await.take_document_failures();
+                match failures.into_iter().find(|(failed, _)| *failed == page.url) {
+                    Some((_, reason)) => Err(BrowserError::NavigationFailed {
+                        url: url.to_owned(),
+                        reason,
+                    }),
+                    None => Ok(page),
+                }
+            }
+            Err(BrowserError::Driver { reason, .. }) => Err(BrowserError::NavigationFailed {
+                url: url.to_owned(),
+                reason: reason.trim_start_matches("unknown error: ").to_owned(),
+            }),
+            Err(other) => Err(other),
+        }
+    }
+
+    async fn back(&self) -> Result<PageInfo, BrowserError> {
+        self.run("going back", None, self.client.back()).await?;
+        self.page().await
+    }
+
+    async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
+        // Keep the network log drained so it never piles up in chromedriver.
+        self.drain_network().await?;
+        let result = self
+            .run(
+                "the snapshot",
+                None,
+                self.client
+                    .execute(page_snapshot::SCRIPT, page_snapshot::script_args()),
+            )
+            .await?;
+        let mut table = self.refs.lock().map_err(|_| BrowserError::Driver {
+            action: "the snapshot".to_owned(),
+            reason: "the ref table was poisoned by a panic".to_owned(),
+        })?;
+        page_snapshot::decode(&result, |id| self.assign_ref(&mut table, id)).map_err(|reason| {
+            BrowserError::Driver {
+                action: "the snapshot".to_owned(),
+                reason,
+            }
+        })
+    }
+
+    async fn click(&self, target: Ref) -> Result<(), BrowserError> {
+        let (element, arg) = self.element_arg(target)?;
+        match self.run("click", Some(target), element.click()).await {
+            // Covered by an overlay, zero-sized, or off in a transformed box:
+            // a script click still runs the page's handlers.
+            Err(BrowserError::NotInteractable { .. }) => self.script_click(target, arg).await,
+            other => other,
+        }
+    }
+
+    async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError> {
+        let (element, arg) = self.element_arg(target)?;
+        self.run("typing", Some(target), element.clear())
+            .await
+            .map_err(|error| match error {
+                BrowserError::NotInteractable { reference, reason } => {
+                    BrowserError::NotInteractable {
+                        reference,
+                        reason: format!("it is not an editable field ({reason})"),
+                    }
+                }
+                other => other,
+            })?;
+        self.run("typing", Some(target), element.send_keys(text))
+            .await?;
+        if submit {
+            let how = self
+                .run(
+                    "submitting",
+                    Some(target),
+                    self.client.execute(SUBMIT_SCRIPT, vec![arg]),
+                )
+                .await?;
+            if how.as_str() == Some("enter") {
+                let enter = char::from(Key::Enter).to_string();
+                self.run("submitting", Some(target), element.send_keys(&enter))
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn select(&self, target: Ref, option: &str) -> Result<String, BrowserError> {
+        let (_, arg) = self.element_arg(target)?;
+        let found = self
+            .run(
+                "select",
+                Some(target),
+                self.client
+                    .execute(FIND_OPTION_SCRIPT, vec![arg.clone(), json!(option)]),
+            )
+            .await?;
+        match found.get("error").and_then(Value::as_str) {
+            Some("not_select") => {
+                return Err(BrowserError::NotInteractable {
+                    reference: target,
+                    reason: "it is not a <select>; click it, then click one of its options"
+                        .to_owned(),
+                });
+            }
+            Some("disabled") => {
+                return Err(BrowserError::NotInteractable {
+                    reference: target,
+                    reason: format!("option {option:?} is disabled"),
+                });
+            }
+            Some(_) => {
+                let options: Vec<String> = found
+                    .get("options")
+                    .and_then(Value::as_array)
+                    .map(|o| {
+                        o.iter()
+                            .filter_map(Value::as_str)
+                            .map(|s| format!("{s:?}"))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                return Err(BrowserError::NotFound {
+                    what: format!("option {option:?} in {target}"),
+                    hint: format!("its options are {}", options.join(", ")),
+                });
+            }
+            None => {}
+        }
+        let label = found
+            .get("label")
+            .and_then(Value::as_str)
+            .unwrap_or(option)
+            .to_owned();
+        let option_arg = found.get("option").cloned().unwrap_or(Value::Null);
+        let option_id = option_arg
+            .get(ELEMENT_KEY)
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let option_element =
+            Element::from_element_id(self.client.clone(), option_id.to_owned().into());
+        if self
+            .run("select", Some(target), option_element.click())
+            .await
+            .is_err()
+        {
+            self.run(
+                "select",
+                Some(target),
+                self.client
+                    .execute(FORCE_OPTION_SCRIPT, vec![arg, option_arg]),
+            )
+            .await?;
+        }
+        Ok(label)
+    }
+
+    async fn press(&self, key: &str) -> Result<(), BrowserError> {
+        let chord = parse_chord(key)?;
+        let mut actions = KeyActions::new("keyboard".to_owned());
+        for &code in &chord {
+            actions = actions.then(KeyAction::Down { value: code });
+        }
+        for &code in chord.iter().rev() {
+            actions = actions.then(KeyAction::Up { value: code });
+        }
+        self.run("pressing a key", None, self.client.perform_actions(actions))
+            .await
+    }
+
+    async fn scroll(&self, scroll: Scroll) -> Result<(), BrowserError> {
+        let (kind, x, y) = match scroll {
+            Scroll::IntoView(target) => {
+                let (_, arg) = self.element_arg(target)?;
+                let script = "arguments[0].scrollIntoView({block: 'center'});";
+                return self
+                    .run(
+                        "scrolling",
+                        Some(target),
+                        self.client.execute(script, vec![arg]),
+                    )
+                    .await
+                    .map(drop);
+            }
+            Scroll::Down => ("down", 0, 0),
+            Scroll::Up => ("up", 0, 0),
+            Scroll::Top => ("top", 0, 0),
+            Scroll::Bottom => ("bottom", 0, 0),
+            Scroll::By { x, y } => ("by", x, y),
+        };
+        self.run(
+            "scrolling",
+            None,
+            self.client
+                .execute(SCROLL_SCRIPT, vec![json!(kind), json!(x), json!(y)]),
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn wait(&self, wait: Wait) -> Result<(), BrowserError> {
+        match wait {
+            Wait::Time(duration) => {
+                tokio::time::sleep(duration).await;
+                Ok(())
+            }
+            Wait::NetworkIdle { quiet, timeout } => self.wait_network_idle(quiet, timeout).await,
+        }
+    }
+
+    async fn page(&self) -> Result<PageInfo, BrowserError> {
+        let url = self
+            .run("reading the URL", None, self.client.current_url())
+            .await?;
+        let title = self
+            .run("reading the title", None, self.client.title())
+            .await?;
+        Ok(PageInfo {
+            url: url.to_string(),
+            title,
+        })
+    }
+
+    async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {
+        let png = self
+            .run("a screenshot", None, self.client.screenshot())
+            .await?;
+        tokio::fs::write(path, png)
+            .await
+            .map_err(|source| BrowserError::Io {
+                path: path.display().to_string(),
+                source,
+            })
+    }
+
+    async fn handle_dialog(&self, action: DialogAction) -> Result<String, BrowserError> {
+        let text = self
+            .run("reading the dialog", None, self.client.get_alert_text())
+            .await?;
+        match action {
+            DialogAction::Accept { prompt_text } => {
+                if let Some(prompt) = prompt_text {
+                    let sent = self.client.send_alert_text(&prompt);
+                    match self.run("answering the prompt", None, sent).await {
+                        // An alert/confirm has no text field: accepting still works.
+                        Err(BrowserError::Driver { .. }) | Ok(()) => {}
+                        Err(other) => return Err(other),
+                    }
+                }
+                self.run("accepting the dialog", None, self.client.accept_alert())
+                    .await?;
+            }
+            DialogAction::Dismiss => {
+                self.run("dismissing the dialog", None, self.client.dismiss_alert())
+                    .await?;
+            }
+        }
+        Ok(text)
+    }
+}

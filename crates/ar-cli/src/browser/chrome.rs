@@ -1,0 +1,222 @@
+//! [`ChromeBrowser`]: Chromium driven through chromedriver with fantoccini.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use ar_agent::browser::{BrowserError, Ref};
+use fantoccini::elements::{Element, ElementRef};
+use fantoccini::error::CmdError;
+use fantoccini::{Client, ClientBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
+use tempfile::TempDir;
+
+use super::errors::map_error;
+use super::launch::{
+    BrowserConfig, LaunchError, capabilities, find_binary, has_display, session_error,
+};
+use super::network::{DrainPerformanceLog, NetworkTracker};
+use super::process::{DriverProcess, millis};
+use super::refs::RefTable;
+
+/// Chromium names tried on PATH, in order.
+const CHROMIUM_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+];
+/// The longest session creation may take (Chromium's first start on a slow disk).
+const SESSION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A Chromium session. Dropping it ends chromedriver and Chromium (process
+/// group kill) and deletes the throwaway profile; [`ChromeBrowser::close`]
+/// does it gracefully (a persistent `--profile` gets its cookies flushed).
+#[derive(Debug)]
+pub(crate) struct ChromeBrowser {
+    pub(super) client: Client,
+    pub(super) refs: Mutex<RefTable<Element>>,
+    pub(super) network: tokio::sync::Mutex<NetworkTracker>,
+    pub(super) command_timeout: Duration,
+    user_data_dir: PathBuf,
+    // Field order is drop order: the driver (and Chromium) die before the
+    // temp dir holding the profile and the log is removed.
+    driver: Option<DriverProcess>,
+    _work_dir: TempDir,
+}
+
+impl ChromeBrowser {
+    /// Starts chromedriver (unless `config.webdriver` names one) and a Chromium session.
+    pub(crate) async fn launch(config: &BrowserConfig) -> Result<Self, LaunchError> {
+        let work_dir = tempfile::Builder::new()
+            .prefix("ar-browser-")
+            .tempdir()
+            .map_err(|source| LaunchError::Io {
+                what: "create a temporary directory for the browser".to_owned(),
+                source,
+            })?;
+        let user_data_dir = match &config.profile {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(|source| LaunchError::Io {
+                    what: format!("create the profile directory {}", dir.display()),
+                    source,
+                })?;
+                dir.clone()
+            }
+            None => work_dir.path().join("profile"),
+        };
+        if !config.headless && config.webdriver.is_none() && !has_display(|k| std::env::var_os(k)) {
+            return Err(LaunchError::NoDisplay {
+                detail: "neither DISPLAY nor WAYLAND_DISPLAY is set".to_owned(),
+            });
+        }
+        let (driver, url, chromium) = match &config.webdriver {
+            Some(url) => (None, url.clone(), config.chromium.clone()),
+            None => {
+                let chromedriver =
+                    find_binary(config.chromedriver.as_deref(), &["chromedriver"])
+                        .map_err(|looked_for| LaunchError::ChromedriverMissing { looked_for })?;
+                let chromium = find_binary(config.chromium.as_deref(), CHROMIUM_NAMES)
+                    .map_err(|looked_for| LaunchError::ChromiumMissing { looked_for })?;
+                let driver = DriverProcess::start(&chromedriver, work_dir.path()).await?;
+                let url = driver.url();
+                (Some(driver), url, Some(chromium))
+            }
+        };
+        let caps = capabilities(config, chromium.as_deref(), &user_data_dir);
+        let mut builder = ClientBuilder::new(HttpConnector::new());
+        builder.capabilities(caps);
+        let connect = builder.connect(&url);
+        let client = match tokio::time::timeout(SESSION_TIMEOUT, connect).await {
+            Ok(Ok(client)) => client,
+            Ok(Err(error)) => {
+                let error = session_error(&url, error, &user_data_dir);
+                tracing::debug!(
+                    log = %driver.as_ref().map(DriverProcess::log_tail).unwrap_or_default(),
+                    "session not created"
+                );
+                return Err(error);
+            }
+            Err(_) => {
+                return Err(LaunchError::Timeout {
+                    after_ms: millis(SESSION_TIMEOUT),
+                });
+            }
+        };
+        Ok(Self {
+            client,
+            refs: Mutex::new(RefTable::new()),
+            network: tokio::sync::Mutex::new(NetworkTracker::default()),
+            command_timeout: config.command_timeout,
+            user_data_dir,
+            driver,
+            _work_dir: work_dir,
+        })
+    }
+
+    /// The Chromium profile directory in use.
+    pub(crate) fn user_data_dir(&self) -> &Path {
+        &self.user_data_dir
+    }
+
+    /// The chromedriver process id, when `ar` started it.
+    pub(crate) fn driver_pid(&self) -> Option<u32> {
+        self.driver.as_ref().map(DriverProcess::pid)
+    }
+
+    /// Ends the session gracefully (Chromium flushes its profile), then
+    /// stops chromedriver. Bounded: a hung browser is killed after 5 s.
+    pub(crate) async fn close(mut self) {
+        let client = self.client.clone();
+        let _ = tokio::time::timeout(Duration::from_secs(5), client.close()).await;
+        if let Some(mut driver) = self.driver.take() {
+            driver.kill();
+        }
+    }
+
+    /// Runs one WebDriver command with the command timeout and error mapping.
+    pub(super) async fn run<T>(
+        &self,
+        action: &str,
+        reference: Option<Ref>,
+        command: impl Future<Output = Result<T, CmdError>>,
+    ) -> Result<T, BrowserError> {
+        match tokio::time::timeout(self.command_timeout, command).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(map_error(action, reference, error)),
+            Err(_) => Err(BrowserError::Timeout {
+                what: format!("the browser to finish {action} (it may be hung)"),
+                after_ms: millis(self.command_timeout),
+            }),
+        }
+    }
+
+    /// The element behind a ref, or an error telling the caller to re-snapshot.
+    pub(super) fn element(&self, reference: Ref) -> Result<Element, BrowserError> {
+        let table = self.refs.lock().map_err(|_| BrowserError::Driver {
+            action: "look up a ref".to_owned(),
+            reason: "the ref table was poisoned by a panic".to_owned(),
+        })?;
+        table.get(reference).ok_or_else(|| BrowserError::NotFound {
+            what: format!("ref {reference}"),
+            hint: "no snapshot handed it out; take a new snapshot and use its refs".to_owned(),
+        })
+    }
+
+    /// The ref of a WebDriver element id (same element → same ref).
+    pub(super) fn assign_ref(&self, table: &mut RefTable<Element>, id: &str) -> Ref {
+        let handle = Element::from_element_id(self.client.clone(), ElementRef::from(id.to_owned()));
+        table.assign(id, handle)
+    }
+
+    /// Drains chromedriver's network events into the in-flight tracker.
+    pub(super) async fn drain_network(&self) -> Result<(), BrowserError> {
+        let entries = self
+            .run(
+                "reading network events",
+                None,
+                self.client.issue_cmd(DrainPerformanceLog),
+            )
+            .await?;
+        self.network.lock().await.ingest(&entries, Instant::now());
+        Ok(())
+    }
+
+    /// Polls until no request has been in flight for `quiet`.
+    pub(super) async fn wait_network_idle(
+        &self,
+        quiet: Duration,
+        timeout: Duration,
+    ) -> Result<(), BrowserError> {
+        let started = Instant::now();
+        let mut quiet_since: Option<Instant> = None;
+        loop {
+            self.drain_network().await?;
+            let now = Instant::now();
+            let pending = self.network.lock().await.pending(now);
+            if pending.is_empty() {
+                let since = *quiet_since.get_or_insert(now);
+                if now.duration_since(since) >= quiet {
+                    return Ok(());
+                }
+            } else {
+                quiet_since = None;
+            }
+            if now.duration_since(started) >= timeout {
+                let mut shown: Vec<String> = pending.iter().take(3).cloned().collect();
+                if pending.len() > 3 {
+                    shown.push(format!("and {} more", pending.len() - 3));
+                }
+                return Err(BrowserError::Timeout {
+                    what: format!(
+                        "the network to go quiet (still loading: {})",
+                        shown.join(", ")
+                    ),
+                    after_ms: millis(timeout),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}

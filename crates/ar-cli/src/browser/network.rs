@@ -1,0 +1,233 @@
+//! "Wait until the network is quiet", from Chromium's own network events.
+//!
+//! Choice: chromedriver's performance log (`goog:loggingPrefs.performance`
+//! with `perfLoggingPrefs.enableNetwork`) records the page's CDP `Network.*`
+//! events, and `POST /session/{id}/se/log` drains them. Counting
+//! `requestWillBeSent` minus `loadingFinished`/`loadingFailed` gives the
+//! requests really in flight, including ones that have not finished (which
+//! `performance.getEntriesByType('resource')` cannot see, and whose buffer
+//! stops at 250 entries), without wrapping `fetch`/XHR in the page. Streams
+//! never finish, so EventSource requests are not counted and anything in
+//! flight longer than [`LONG_LIVED`] is treated as a long poll.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Requests pending longer than this are streams or long polls, not "loading".
+pub(crate) const LONG_LIVED: Duration = Duration::from_secs(15);
+/// Bound on tracked requests (a page that leaks requests must not grow `ar`).
+const MAX_TRACKED: usize = 2_000;
+
+/// The custom WebDriver command that drains the performance log.
+#[derive(Debug)]
+pub(crate) struct DrainPerformanceLog;
+
+impl fantoccini::wd::WebDriverCompatibleCommand for DrainPerformanceLog {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base_url.join(&format!(
+            "session/{}/se/log",
+            session_id.unwrap_or_default()
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (
+            http::Method::POST,
+            Some(json!({ "type": "performance" }).to_string()),
+        )
+    }
+}
+
+/// Requests in flight, fed from drained log entries.
+#[derive(Debug, Default)]
+pub(crate) struct NetworkTracker {
+    in_flight: HashMap<String, (String, Instant)>,
+    /// URLs of document requests by id (to name a failed navigation).
+    documents: HashMap<String, String>,
+    /// Document loads that failed since the last [`NetworkTracker::take_document_failures`]:
+    /// `(url, net error)`. Chromium shows an error page for these and
+    /// WebDriver reports success, so this is how a failed navigation is seen.
+    document_failures: Vec<(String, String)>,
+}
+
+impl NetworkTracker {
+    /// Applies the entries of one drain (`[{ "message": "<json>" }, ...]`).
+    pub(crate) fn ingest(&mut self, entries: &Value, now: Instant) {
+        let Some(entries) = entries.as_array() else {
+            return;
+        };
+        for entry in entries {
+            let Some(message) = entry.get("message").and_then(Value::as_str) else {
+                continue;
+            };
+            let Ok(event) = serde_json::from_str::<Value>(message) else {
+                continue;
+            };
+            let event = event.get("message").unwrap_or(&Value::Null);
+            let params = event.get("params").unwrap_or(&Value::Null);
+            let Some(id) = params.get("requestId").and_then(Value::as_str) else {
+                continue;
+            };
+            match event.get("method").and_then(Value::as_str) {
+                Some("Network.requestWillBeSent") => {
+                    let url = params
+                        .pointer("/request/url")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let kind = params
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    if kind == "Document" && self.documents.len() < MAX_TRACKED {
+                        self.documents.insert(id.to_owned(), url.to_owned());
+                    }
+                    let counted = url.starts_with("http") && kind != "EventSource";
+                    if counted && self.in_flight.len() < MAX_TRACKED {
+                        // A redirect re-sends the same id: keep the first start time.
+                        self.in_flight
+                            .entry(id.to_owned())
+                            .or_insert_with(|| (url.to_owned(), now));
+                    }
+                }
+                Some("Network.loadingFinished") => {
+                    self.in_flight.remove(id);
+                    self.documents.remove(id);
+                }
+                Some("Network.loadingFailed") => {
+                    self.in_flight.remove(id);
+                    let canceled = params.get("canceled").and_then(Value::as_bool) == Some(true);
+                    if let Some(url) = self.documents.remove(id).filter(|_| !canceled) {
+                        let reason = params.get("errorText").and_then(Value::as_str);
+                        self.document_failures
+                            .push((url, reason.unwrap_or("load failed").to_owned()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.in_flight
+            .retain(|_, (_, since)| now.duration_since(*since) < LONG_LIVED * 4);
+    }
+
+    /// Document loads that failed since the last call, oldest first.
+    pub(crate) fn take_document_failures(&mut self) -> Vec<(String, String)> {
+        self.documents.clear();
+        std::mem::take(&mut self.document_failures)
+    }
+
+    /// URLs (without query strings, which may hold tokens) still loading.
+    pub(crate) fn pending(&self, now: Instant) -> Vec<String> {
+        let mut urls: Vec<String> = self
+            .in_flight
+            .values()
+            .filter(|(_, since)| now.duration_since(*since) < LONG_LIVED)
+            .map(|(url, _)| url.split(['?', '#']).next().unwrap_or_default().to_owned())
+            .collect();
+        urls.sort();
+        urls
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(method: &str, params: &Value) -> Value {
+        let message = json!({ "message": { "method": method, "params": params } });
+        json!({ "level": "INFO", "message": message.to_string() })
+    }
+
+    #[test]
+    fn requests_count_until_they_finish_or_fail() {
+        let now = Instant::now();
+        let mut tracker = NetworkTracker::default();
+        tracker.ingest(
+            &json!([
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "1", "type": "Fetch",
+                    "request": {"url": "https://shop.test/api/items?token=secret"}})
+                ),
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "2", "type": "XHR",
+                    "request": {"url": "https://shop.test/api/cart"}})
+                ),
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "3", "type": "EventSource",
+                    "request": {"url": "https://shop.test/events"}})
+                ),
+                entry("Network.loadingFailed", &json!({"requestId": "2"})),
+            ]),
+            now,
+        );
+        assert_eq!(tracker.pending(now), ["https://shop.test/api/items"]);
+        tracker.ingest(
+            &json!([entry("Network.loadingFinished", &json!({"requestId": "1"}))]),
+            now,
+        );
+        assert!(tracker.pending(now).is_empty());
+    }
+
+    #[test]
+    fn failed_document_loads_are_reported_once() {
+        let now = Instant::now();
+        let mut tracker = NetworkTracker::default();
+        tracker.ingest(
+            &json!([
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "d1", "type": "Document",
+                    "request": {"url": "http://127.0.0.1:9/"}})
+                ),
+                entry(
+                    "Network.loadingFailed",
+                    &json!({"requestId": "d1", "type": "Document",
+                    "errorText": "net::ERR_CONNECTION_REFUSED", "canceled": false})
+                ),
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "d2", "type": "Document",
+                    "request": {"url": "http://127.0.0.1:9/next"}})
+                ),
+                entry(
+                    "Network.loadingFailed",
+                    &json!({"requestId": "d2", "type": "Document",
+                    "errorText": "net::ERR_ABORTED", "canceled": true})
+                ),
+            ]),
+            now,
+        );
+        assert_eq!(
+            tracker.take_document_failures(),
+            [(
+                "http://127.0.0.1:9/".to_owned(),
+                "net::ERR_CONNECTION_REFUSED".to_owned()
+            )]
+        );
+        assert!(tracker.take_document_failures().is_empty());
+    }
+
+    #[test]
+    fn a_long_poll_stops_counting() {
+        let start = Instant::now();
+        let mut tracker = NetworkTracker::default();
+        tracker.ingest(
+            &json!([entry(
+                "Network.requestWillBeSent",
+                &json!({"requestId": "9",
+                "request": {"url": "https://shop.test/poll"}})
+            )]),
+            start,
+        );
+        assert_eq!(tracker.pending(start).len(), 1);
+        assert!(tracker.pending(start + LONG_LIVED).is_empty());
+    }
+}

@@ -1,0 +1,152 @@
+//! The chromedriver child process, in its own process group so that it and
+//! the Chromium it starts can be ended together: they never outlive `ar`.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+use super::LaunchError;
+
+/// How long chromedriver gets to print its port.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A running chromedriver; dropping it kills its whole process group
+/// (chromedriver, Chromium and Chromium's helpers).
+#[derive(Debug)]
+pub(crate) struct DriverProcess {
+    child: Child,
+    port: u16,
+    log_path: PathBuf,
+}
+
+impl DriverProcess {
+    /// Starts `chromedriver --port=0` (it picks a free port and prints it),
+    /// logging to `log_dir/chromedriver.log`, and waits (bounded) until it listens.
+    pub(crate) async fn start(chromedriver: &Path, log_dir: &Path) -> Result<Self, LaunchError> {
+        let log_path = log_dir.join("chromedriver.log");
+        let log = File::create(&log_path).map_err(|source| LaunchError::Io {
+            what: format!("create {}", log_path.display()),
+            source,
+        })?;
+        let log_err = log.try_clone().map_err(|source| LaunchError::Io {
+            what: "duplicate the chromedriver log handle".to_owned(),
+            source,
+        })?;
+        let child = Command::new(chromedriver)
+            .arg("--port=0")
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err)
+            .process_group(0)
+            .spawn()
+            .map_err(|source| LaunchError::ChromedriverStart {
+                path: chromedriver.to_path_buf(),
+                source,
+            })?;
+        let mut process = Self {
+            child,
+            port: 0,
+            log_path,
+        };
+        process.port = process.wait_for_port().await?;
+        Ok(process)
+    }
+
+    /// The chromedriver process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The WebDriver URL of this chromedriver.
+    pub(crate) fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The last lines chromedriver wrote (for error messages).
+    pub(crate) fn log_tail(&self) -> String {
+        log_tail(&self.log_path)
+    }
+
+    async fn wait_for_port(&mut self) -> Result<u16, LaunchError> {
+        let started = Instant::now();
+        loop {
+            let log = std::fs::read_to_string(&self.log_path).unwrap_or_default();
+            if let Some(port) = parse_port(&log) {
+                return Ok(port);
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(LaunchError::ChromedriverExited {
+                    status: status.to_string(),
+                    log: log_tail(&self.log_path),
+                });
+            }
+            if started.elapsed() > START_TIMEOUT {
+                return Err(LaunchError::ChromedriverNotReady {
+                    after_ms: millis(START_TIMEOUT),
+                    log: log_tail(&self.log_path),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Ends the process group: SIGTERM, a short grace period, then SIGKILL for
+    /// anything left (Chromium helpers included), and reaps chromedriver.
+    pub(crate) fn kill(&mut self) {
+        let group = Pid::from_child(&self.child);
+        let _ = kill_process_group(group, Signal::TERM);
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // Chromium's children may still be in the group after chromedriver is gone.
+        let _ = kill_process_group(group, Signal::KILL);
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for DriverProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn parse_port(log: &str) -> Option<u16> {
+    let rest = log.split("started successfully on port ").nth(1)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn log_tail(path: &Path) -> String {
+    let mut text = String::new();
+    if let Ok(mut file) = File::open(path) {
+        let _ = file.read_to_string(&mut text);
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
+}
+
+pub(crate) fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_is_read_from_the_startup_banner() {
+        let log = "Starting ChromeDriver 156.0 on port 0\nOnly local connections are allowed.\n\
+                   ChromeDriver was started successfully on port 40975.\n";
+        assert_eq!(parse_port(log), Some(40975));
+        assert_eq!(parse_port("Starting ChromeDriver"), None);
+    }
+}
