@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::EndpointId;
 use crate::Body;
-use crate::template::{classify_segment, is_version_like, name_from_field};
+use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
 
 /// Which body of a flow a value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -120,6 +120,9 @@ pub(crate) struct SeenValue {
     pub(crate) side: BodySide,
     pub(crate) field_path: String,
     pub(crate) name: String,
+    /// The parent key when the field is generic (`id`, `name`): the name then
+    /// only fits a path whose collection matches it.
+    pub(crate) generic_parent: Option<String>,
 }
 
 /// Bounded map from identifier-like values to where they were first seen.
@@ -152,7 +155,13 @@ impl ValueIndex {
         }
         let mut found = Vec::new();
         walk(value, &mut String::from("$"), None, 0, &mut found);
-        for (text, field_path, name) in found {
+        for Found {
+            text,
+            field_path,
+            name,
+            generic_parent,
+        } in found
+        {
             if self.map.contains_key(&text) {
                 continue;
             }
@@ -169,6 +178,7 @@ impl ValueIndex {
                     side,
                     field_path,
                     name,
+                    generic_parent,
                 },
             );
         }
@@ -191,12 +201,31 @@ impl ValueIndex {
     }
 }
 
+struct Found {
+    text: String,
+    field_path: String,
+    name: String,
+    generic_parent: Option<String>,
+}
+
+impl Found {
+    fn new(text: String, field_path: &str, parent: Option<&str>, key: &str) -> Self {
+        let generic_parent = is_generic_field(key).then(|| parent.unwrap_or("").to_string());
+        Self {
+            text,
+            field_path: field_path.to_string(),
+            name: name_from_field(parent, key),
+            generic_parent,
+        }
+    }
+}
+
 fn walk(
     value: &Value,
     path: &mut String,
     parent: Option<&str>,
     depth: usize,
-    out: &mut Vec<(String, String, String)>,
+    out: &mut Vec<Found>,
 ) {
     if depth > 8 || out.len() >= MAX_VALUES_PER_BODY {
         return;
@@ -209,10 +238,10 @@ fn walk(
                 path.push_str(key);
                 match v {
                     Value::String(s) if is_identifier_value(key, s) => {
-                        out.push((s.clone(), path.clone(), name_from_field(parent, key)))
+                        out.push(Found::new(s.clone(), path, parent, key))
                     }
                     Value::Number(n) if n.is_u64() && is_id_key(key) => {
-                        out.push((n.to_string(), path.clone(), name_from_field(parent, key)))
+                        out.push(Found::new(n.to_string(), path, parent, key))
                     }
                     _ => walk(v, path, Some(key), depth + 1, out),
                 }

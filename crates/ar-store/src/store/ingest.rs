@@ -8,7 +8,7 @@ use super::{EndpointHit, EndpointStore, Identity, Ingested, Merge, Rekey, Route,
 use crate::scope::ScopeDecision;
 use crate::template::{
     GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_operation,
-    is_version_like, split_path,
+    is_version_like, singular, split_path,
 };
 use crate::url::UrlParts;
 use crate::{Error, Flow, Timestamp};
@@ -64,12 +64,13 @@ impl EndpointStore {
                 origins = self.origins_of(path);
                 let marks: Vec<(usize, Origin)> = origins
                     .iter()
-                    .map(|(pos, seen)| {
+                    .map(|(pos, seen, use_name)| {
                         (
                             *pos,
                             Origin {
                                 field_path: seen.field_path.clone(),
                                 name: seen.name.clone(),
+                                use_name: *use_name,
                             },
                         )
                     })
@@ -104,7 +105,7 @@ impl EndpointStore {
             .expect("identities point at live endpoints");
         ep.count(flow, url.scheme, path, url.query, max_params);
         ep.samples.offer(flow, shape, limits);
-        for (position, seen) in origins {
+        for (position, seen, _) in origins {
             if seen.source != id {
                 let param = ep
                     .template
@@ -145,7 +146,7 @@ impl EndpointStore {
     }
 
     /// Path segments whose value was seen in an earlier body (not the first segment, not versions).
-    fn origins_of(&self, path: &str) -> Vec<(usize, super::analysis::SeenValue)> {
+    fn origins_of(&self, path: &str) -> Vec<(usize, super::analysis::SeenValue, bool)> {
         let (segments, _) = split_path(path);
         let mut out = Vec::new();
         let mut previous: Option<&str> = None;
@@ -161,7 +162,12 @@ impl EndpointStore {
                 let matches_collection =
                     previous.is_some_and(|p| seen.field_path.contains(&format!(".{p}")));
                 if distinctive || matches_collection {
-                    out.push((position, seen.clone()));
+                    let use_name = match &seen.generic_parent {
+                        None => true,
+                        Some(parent) => previous
+                            .is_some_and(|p| singular(p).eq_ignore_ascii_case(&singular(parent))),
+                    };
+                    out.push((position, seen.clone(), use_name));
                 }
             }
             previous = Some(segment);

@@ -65,7 +65,7 @@ pub use graphql::{GraphQlOperation, OperationKind, graphql_operation};
 pub use segment::{SegmentKind, classify_segment};
 pub use trie::{Templater, TemplaterConfig};
 
-pub(crate) use naming::name_from_field;
+pub(crate) use naming::{is_generic_field, name_from_field, singular};
 pub(crate) use segment::is_version_like;
 pub(crate) use trie::Origin;
 

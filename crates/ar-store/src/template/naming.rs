@@ -156,13 +156,18 @@ pub(crate) fn camel(text: &str) -> String {
     }
 }
 
+/// Field names that say nothing without their parent (`id`, `name`, `slug`).
+pub(crate) fn is_generic_field(field: &str) -> bool {
+    matches!(
+        field.to_ascii_lowercase().as_str(),
+        "id" | "_id" | "uuid" | "name" | "slug" | "key" | "code" | "handle"
+    )
+}
+
 /// A name for a value found at a body field: `$.orders[].id` → `orderId`,
 /// `$.user.login` → `login`, `$.repos[].name` → `repoName`.
 pub(crate) fn name_from_field(parent: Option<&str>, field: &str) -> String {
-    let generic = matches!(
-        field.to_ascii_lowercase().as_str(),
-        "id" | "_id" | "uuid" | "name" | "slug" | "key" | "code" | "handle"
-    );
+    let generic = is_generic_field(field);
     match parent {
         Some(parent) if generic => {
             let base = camel(&singular(parent));

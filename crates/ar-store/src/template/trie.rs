@@ -37,6 +37,9 @@ impl Default for TemplaterConfig {
 pub(crate) struct Origin {
     pub(crate) field_path: String,
     pub(crate) name: String,
+    /// Whether `name` fits this path (a generic field like `$.items[].name`
+    /// only names a segment after a matching collection, `/items/...`).
+    pub(crate) use_name: bool,
 }
 
 const MAX_VALUES: usize = 8;

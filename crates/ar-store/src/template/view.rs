@@ -100,39 +100,28 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
                 });
             }
         }
-        let open: Vec<&str> = candidates
-            .iter()
-            .copied()
-            .filter(|k| !fold.contains_key(k))
-            .collect();
-        for (group, anchor) in alike_groups(&open, &lits, parent) {
+        // Groups are formed over every candidate, so a literal already folded
+        // (by provenance) still counts as evidence for its alike siblings.
+        for (group, anchor) in alike_groups(&candidates, &lits, parent) {
             if group.len() < MANY_COLLECTIONS && group.iter().all(|k| is_plural_word(k)) {
                 collections.extend(group);
                 continue;
             }
             for k in group {
-                fold.insert(
-                    k,
-                    Rule::Alike {
-                        anchor: anchor.to_string(),
-                    },
-                );
+                fold.entry(k).or_insert(Rule::Alike {
+                    anchor: anchor.to_string(),
+                });
             }
         }
         if parent != Parent::Root {
-            let open: Vec<&str> = candidates
-                .iter()
-                .copied()
-                .filter(|k| !fold.contains_key(k))
-                .collect();
-            for group in cardinality_groups(&open, &lits, cfg.cardinality_threshold) {
+            for group in cardinality_groups(&candidates, &lits, cfg.cardinality_threshold) {
                 if group.len() < MANY_COLLECTIONS && group.iter().all(|k| is_plural_word(k)) {
                     collections.extend(group);
                     continue;
                 }
                 let distinct = group.len();
                 for k in group {
-                    fold.insert(k, Rule::Cardinality { distinct });
+                    fold.entry(k).or_insert(Rule::Cardinality { distinct });
                 }
             }
         }
@@ -420,7 +409,10 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
             Step::Lit(text, _) => NameInput::Literal(text),
             Step::Param(p, kind, _) => {
                 let folded = p.is_some_and(|p| p.folded && !matches!(p.rule, Rule::Segment { .. }));
-                let hint = p.and_then(|p| p.origin.as_ref()).map(|o| o.name.as_str());
+                let hint = p
+                    .and_then(|p| p.origin.as_ref())
+                    .filter(|o| o.use_name)
+                    .map(|o| o.name.as_str());
                 let kind = if folded {
                     None
                 } else {
