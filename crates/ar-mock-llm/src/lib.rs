@@ -147,3 +147,141 @@ impl Drop for MockLlm {
         self.task.abort();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A deliberately dumb HTTP/1.1 client, independent of any client under test.
+    async fn post(mock: &MockLlm, path: &str, body: &Value) -> (u16, String, String) {
+        let mut tcp = tokio::net::TcpStream::connect(mock.addr()).await.unwrap();
+        let body = body.to_string();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: mock\r\ncontent-type: application/json\r\n\
+             x-api-key: k\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        tcp.write_all(body.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        tcp.read_to_end(&mut raw).await.unwrap();
+        let text = String::from_utf8(raw).unwrap();
+        let (head, rest) = text.split_once("\r\n\r\n").unwrap();
+        let status = head[9..12].parse().unwrap();
+        let body = if head
+            .to_ascii_lowercase()
+            .contains("transfer-encoding: chunked")
+        {
+            dechunk(rest)
+        } else {
+            rest.to_owned()
+        };
+        (status, head.to_owned(), body)
+    }
+
+    fn dechunk(mut s: &str) -> String {
+        let mut out = String::new();
+        while let Some((size, rest)) = s.split_once("\r\n") {
+            let n = usize::from_str_radix(size.trim(), 16).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.push_str(&rest[..n]);
+            s = &rest[n + 2..];
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn non_streaming_answers_in_both_formats() {
+        let mock = MockLlm::start().await;
+        mock.push_all([
+            Reply::text("hi").tool_call("t1", "browser_click", json!({"ref": "e1"})),
+            Reply::text("hello").usage(3, 4, 0, 5),
+        ]);
+        let (status, _, body) = post(
+            &mock,
+            "/v1/messages",
+            &json!({"model": "m", "messages": []}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        let msg: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(msg["content"][1]["input"], json!({"ref": "e1"}));
+        assert_eq!(msg["stop_reason"], "tool_use");
+        let (_, _, body) = post(
+            &mock,
+            "/v1/chat/completions",
+            &json!({"model": "m", "messages": []}),
+        )
+        .await;
+        let c: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(c["choices"][0]["message"]["content"], "hello");
+        assert_eq!(c["usage"]["prompt_tokens"], 7);
+        assert_eq!(c["usage"]["prompt_tokens_details"]["cached_tokens"], 4);
+        assert_eq!(mock.request_count(), 2);
+        assert_eq!(mock.requests()[0].header("X-API-KEY"), Some("k"));
+    }
+
+    #[tokio::test]
+    async fn streams_sse_with_the_anthropic_event_sequence() {
+        let mock = MockLlm::start().await;
+        mock.push(Reply::text("abcdef").piece_chars(3));
+        let (status, head, body) = post(
+            &mock,
+            "/v1/messages",
+            &json!({"model": "m", "stream": true}),
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert!(head.contains("text/event-stream"), "{head}");
+        let names: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("event: "))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "message_start",
+                "ping",
+                "content_block_start",
+                "content_block_delta",
+                "content_block_delta",
+                "content_block_stop",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_responder_answers_by_request_and_falls_back_to_the_queue() {
+        let mock = MockLlm::start().await;
+        mock.respond_with(|req| {
+            req.last_user_text()
+                .contains("name this endpoint")
+                .then(|| Reply::text(r#"{"operationId":"listOrders"}"#))
+        });
+        mock.push(Reply::text("from the queue"));
+        let ask = |text: &str| json!({"messages": [{"role": "user", "content": text}]});
+        let (_, _, a) = post(&mock, "/v1/chat/completions", &ask("explore")).await;
+        let (_, _, b) = post(&mock, "/v1/chat/completions", &ask("name this endpoint")).await;
+        assert!(a.contains("from the queue"), "{a}");
+        assert!(b.contains("listOrders"), "{b}");
+        // Queue empty and the responder declines: a clear, non-retryable error.
+        let (status, head, c) = post(&mock, "/v1/chat/completions", &ask("again")).await;
+        assert_eq!(status, 500);
+        assert!(head.contains("x-should-retry: false"), "{head}");
+        assert!(c.contains("script exhausted"), "{c}");
+    }
+
+    #[tokio::test]
+    async fn unknown_paths_are_404_and_still_recorded() {
+        let mock = MockLlm::start().await;
+        let (status, _, _) = post(&mock, "/v2/complete", &json!({})).await;
+        assert_eq!(status, 404);
+        assert_eq!(mock.requests()[0].path, "/v2/complete");
+    }
+}

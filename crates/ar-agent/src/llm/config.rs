@@ -14,9 +14,9 @@ use super::anthropic::AnthropicWire;
 use super::error::LlmError;
 use super::http::{HttpClient, HttpSettings};
 use super::openai::OpenAiWire;
+use super::provider::HttpProvider;
 use super::retry::RetryPolicy;
 use super::secret::ApiKey;
-use super::transport::HttpProvider;
 
 /// Which wire format to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use super::message::{StopReason, ToolUse, Usage};
+use super::message::ToolUse;
+use super::response::{StopReason, Usage};
 
 /// Something that happened while the model was answering.
 ///

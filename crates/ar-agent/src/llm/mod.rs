@@ -32,6 +32,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 mod anthropic;
+mod api_error;
 mod assemble;
 mod config;
 mod error;
@@ -39,6 +40,8 @@ mod event;
 mod http;
 mod message;
 mod openai;
+mod provider;
+mod response;
 mod retry;
 mod secret;
 mod sse;
@@ -48,9 +51,10 @@ pub use config::{ProviderConfig, ProviderKind, process_env};
 pub use error::LlmError;
 pub use event::{EventSink, StreamEvent};
 pub use message::{
-    ContentBlock, Message, Request, Response, Role, StopReason, SystemBlock, ToolDefinition,
-    ToolInput, ToolResult, ToolUse, Usage,
+    ContentBlock, Message, Request, Role, SystemBlock, ToolDefinition, ToolInput, ToolResult,
+    ToolUse,
 };
+pub use response::{Response, StopReason, Usage};
 pub use retry::RetryPolicy;
 pub use secret::ApiKey;
 

@@ -1,20 +1,20 @@
 //! One model call over HTTP with the retry policy of [`super::retry`]; the
 //! wire format (request body, stream decoding, error bodies) is plugged in.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Uri};
 use serde_json::Value;
 
-use super::config::{ProviderKind, Target};
+use super::config::ProviderKind;
 use super::error::LlmError;
 use super::event::{EventSink, StreamEvent, TrackingSink};
 use super::http::{BodyError, HttpClient};
-use super::message::{Message, Request, Response};
+use super::message::{Message, Request};
+use super::response::Response;
 use super::retry::{RetryPolicy, retry_after_from_headers, should_retry_header};
 use super::sse::{SseEvent, SseParser};
-use super::{BoxFuture, Provider};
 
 /// Largest error body kept for the message.
 const ERROR_BODY_CAP: usize = 64 * 1024;
@@ -53,75 +53,6 @@ pub(crate) trait Wire: Send + Sync + std::fmt::Debug + 'static {
     fn decoder(&self) -> Self::Decoder;
     /// The error for a non-2xx response.
     fn error(&self, status: u16, body: &[u8]) -> LlmError;
-}
-
-/// A [`Provider`] for any [`Wire`]: resolved target plus prebuilt headers.
-#[derive(Debug)]
-pub(crate) struct HttpProvider<W: Wire> {
-    wire: W,
-    target: Target,
-    headers: HeaderMap,
-}
-
-impl<W: Wire> HttpProvider<W> {
-    pub(crate) fn new(wire: W, target: Target) -> Result<Self, LlmError> {
-        let key = if target.key.is_empty() {
-            None
-        } else {
-            let text = format!("{}{}", wire.auth_prefix(), target.key.expose());
-            let mut value = HeaderValue::from_str(&text).map_err(|_| LlmError::Unauthorized {
-                provider: wire.kind(),
-                status: 0,
-                message: "the API key contains characters not allowed in an HTTP header".into(),
-                env_var: wire.kind().key_env(),
-            })?;
-            value.set_sensitive(true);
-            Some(value)
-        };
-        let mut headers = wire.headers(key);
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        Ok(Self {
-            wire,
-            target,
-            headers,
-        })
-    }
-}
-
-impl<W: Wire> Provider for HttpProvider<W> {
-    fn kind(&self) -> ProviderKind {
-        self.wire.kind()
-    }
-
-    fn model(&self) -> &str {
-        &self.target.model
-    }
-
-    fn stream<'a>(
-        &'a self,
-        request: &'a Request,
-        events: &'a mut dyn EventSink,
-    ) -> BoxFuture<'a, Result<Response, LlmError>> {
-        Box::pin(async move {
-            let body = self.wire.body(&self.target.model, request);
-            let prepared = Prepared {
-                url: self.target.url.clone(),
-                headers: self.headers.clone(),
-                body: Bytes::from(body.to_string()),
-            };
-            call(
-                &self.target.http,
-                &self.target.retry,
-                &self.wire,
-                &prepared,
-                events,
-            )
-            .await
-        })
-    }
 }
 
 /// A prepared request: endpoint, headers (the key among them, marked
@@ -268,126 +199,5 @@ async fn attempt_once<W: Wire>(
                 return Err((cut(reason, received, sink, &decoder), None));
             }
         }
-    }
-}
-
-/// The error parts found in an API error body (both providers nest them
-/// under `error`: `{type, message}` / `{message, type, code}`).
-pub(crate) struct ErrorBody {
-    pub(crate) kind: String,
-    pub(crate) message: String,
-}
-
-impl ErrorBody {
-    pub(crate) fn parse(body: &[u8]) -> Self {
-        let json: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
-        let err = json.get("error").unwrap_or(&json);
-        let text = |k: &str| {
-            err.get(k)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let mut kind = text("type");
-        let code = text("code");
-        if kind.is_empty() || (kind == "error" && !code.is_empty()) {
-            kind = code;
-        } else if !code.is_empty() && code != kind {
-            kind = format!("{kind}/{code}");
-        }
-        let mut message = text("message");
-        if message.is_empty() {
-            message = String::from_utf8_lossy(&body[..body.len().min(300)])
-                .trim()
-                .to_owned();
-        }
-        Self { kind, message }
-    }
-
-    /// Billing / spend-limit errors, which no retry can fix.
-    pub(crate) fn is_billing(&self, status: u16) -> bool {
-        let kind = self.kind.to_ascii_lowercase();
-        let msg = self.message.to_ascii_lowercase();
-        status == 402
-            || kind.contains("billing")
-            || kind.contains("insufficient_quota")
-            || [
-                "credit balance",
-                "spend limit",
-                "billing",
-                "insufficient_quota",
-                "payment required",
-            ]
-            .iter()
-            .any(|needle| msg.contains(needle))
-    }
-}
-
-/// Maps a non-2xx status and body to the error variant (shared by both wires).
-pub(crate) fn classify_error(provider: ProviderKind, status: u16, body: &[u8]) -> LlmError {
-    let env_var = provider.key_env();
-    let parsed = ErrorBody::parse(body);
-    if parsed.is_billing(status) {
-        return LlmError::SpendLimit {
-            provider,
-            status,
-            message: parsed.message,
-        };
-    }
-    if matches!(status, 401 | 403) {
-        return LlmError::Unauthorized {
-            provider,
-            status,
-            message: parsed.message,
-            env_var,
-        };
-    }
-    LlmError::Api {
-        provider,
-        status,
-        kind: parsed.kind,
-        message: parsed.message,
-        retry_after: None::<Duration>,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn error_bodies_of_both_providers() {
-        let a = ErrorBody::parse(
-            br#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-        );
-        assert_eq!(
-            (a.kind.as_str(), a.message.as_str()),
-            ("overloaded_error", "Overloaded")
-        );
-        let o = ErrorBody::parse(
-            br#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#,
-        );
-        assert!(o.is_billing(429));
-        let plain = ErrorBody::parse(b"upstream connect error");
-        assert_eq!(plain.message, "upstream connect error");
-        assert!(!plain.is_billing(503));
-    }
-
-    #[test]
-    fn classify() {
-        let p = ProviderKind::Anthropic;
-        let credit = br#"{"type":"error","error":{"type":"invalid_request_error","message":"Your credit balance is too low to access the Anthropic API."}}"#;
-        assert!(matches!(
-            classify_error(p, 400, credit),
-            LlmError::SpendLimit { .. }
-        ));
-        assert!(matches!(
-            classify_error(p, 401, b"{}"),
-            LlmError::Unauthorized { .. }
-        ));
-        assert!(matches!(
-            classify_error(p, 529, b"{}"),
-            LlmError::Api { status: 529, .. }
-        ));
     }
 }

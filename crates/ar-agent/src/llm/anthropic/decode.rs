@@ -15,7 +15,8 @@ use crate::llm::assemble::Assembler;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
 use crate::llm::event::{StreamEvent, TrackingSink};
-use crate::llm::message::{Message, Response, StopReason, Usage};
+use crate::llm::message::Message;
+use crate::llm::response::{Response, StopReason, Usage};
 use crate::llm::sse::SseEvent;
 use crate::llm::transport::Decoder;
 
@@ -216,5 +217,107 @@ impl Decoder for AnthropicDecoder {
         ));
         out.push(ev("message_stop", json!({})));
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(
+        d: &mut AnthropicDecoder,
+        sink: &mut TrackingSink<'_>,
+        event: &str,
+        data: Value,
+    ) -> bool {
+        d.on_event(
+            SseEvent {
+                event: event.to_owned(),
+                data: data.to_string(),
+            },
+            sink,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn skips_thinking_blocks_and_keeps_indices_dense() {
+        let mut events = Vec::new();
+        let mut collect = |e: StreamEvent| events.push(e);
+        let mut sink = TrackingSink::new(&mut collect);
+        let mut d = AnthropicDecoder::default();
+        let r = {
+            feed(
+                &mut d,
+                &mut sink,
+                "message_start",
+                json!({"message": {"model": "m",
+            "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+            );
+            feed(
+                &mut d,
+                &mut sink,
+                "content_block_start",
+                json!({"index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+            );
+            feed(
+                &mut d,
+                &mut sink,
+                "content_block_delta",
+                json!({"index": 0, "delta": {"type": "thinking_delta", "thinking": "hmm"}}),
+            );
+            feed(&mut d, &mut sink, "content_block_stop", json!({"index": 0}));
+            feed(
+                &mut d,
+                &mut sink,
+                "content_block_start",
+                json!({"index": 1, "content_block": {"type": "text", "text": ""}}),
+            );
+            feed(
+                &mut d,
+                &mut sink,
+                "content_block_delta",
+                json!({"index": 1, "delta": {"type": "text_delta", "text": "hi"}}),
+            );
+            feed(
+                &mut d,
+                &mut sink,
+                "message_delta",
+                json!({"delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 9}}),
+            );
+            assert!(feed(&mut d, &mut sink, "message_stop", json!({})));
+            d.finish(&mut sink)
+        };
+        assert_eq!(r.message.text(), "hi");
+        assert_eq!(r.stop_reason, StopReason::MaxTokens);
+        assert_eq!(
+            r.usage,
+            Usage {
+                input: 5,
+                cache_read: 0,
+                cache_write: 0,
+                output: 9
+            }
+        );
+        assert_eq!(
+            events[0],
+            StreamEvent::TextDelta {
+                index: 0,
+                text: "hi".into()
+            }
+        );
+    }
+
+    #[test]
+    fn bad_event_json_is_a_protocol_error_quoting_the_data() {
+        let mut collect = |_e: StreamEvent| {};
+        let mut sink = TrackingSink::new(&mut collect);
+        let mut d = AnthropicDecoder::default();
+        let ev = SseEvent {
+            event: "content_block_delta".into(),
+            data: "{not json".into(),
+        };
+        let err = d.on_event(ev, &mut sink).unwrap_err();
+        assert!(err.to_string().contains("{not json"), "{err}");
     }
 }

@@ -7,10 +7,11 @@ mod request;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use super::api_error::classify_error;
 use super::config::ProviderKind;
 use super::error::LlmError;
 use super::message::Request;
-use super::transport::{Wire, classify_error};
+use super::transport::Wire;
 
 /// The API version header value this client speaks.
 const API_VERSION: &str = "2023-06-01";

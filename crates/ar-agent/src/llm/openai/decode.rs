@@ -16,7 +16,8 @@ use crate::llm::assemble::Assembler;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
 use crate::llm::event::{StreamEvent, TrackingSink};
-use crate::llm::message::{Message, Response, StopReason, Usage};
+use crate::llm::message::Message;
+use crate::llm::response::{Response, StopReason, Usage};
 use crate::llm::sse::SseEvent;
 use crate::llm::transport::Decoder;
 
@@ -170,5 +171,114 @@ impl Decoder for OpenAiDecoder {
             data,
         };
         Ok(vec![ev(chunk.to_string()), ev("[DONE]".to_owned())])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::message::ToolInput;
+
+    /// Feeds `chunks` (JSON values or `[DONE]`) and returns the response and events.
+    fn decode(chunks: &[Value]) -> (Response, Vec<StreamEvent>) {
+        let mut events = Vec::new();
+        let mut collect = |e: StreamEvent| events.push(e);
+        let mut sink = TrackingSink::new(&mut collect);
+        let mut d = OpenAiDecoder::default();
+        for c in chunks {
+            let data = c.as_str().map_or_else(|| c.to_string(), str::to_owned);
+            if d.on_event(
+                SseEvent {
+                    event: String::new(),
+                    data,
+                },
+                &mut sink,
+            )
+            .unwrap()
+            {
+                break;
+            }
+        }
+        let r = d.finish(&mut sink);
+        (r, events)
+    }
+
+    fn tc(index: u64, id: Option<&str>, name: Option<&str>, args: Value) -> Value {
+        let mut call = json!({ "index": index, "function": { "arguments": args } });
+        if let Some(id) = id {
+            call["id"] = id.into();
+        }
+        if let Some(name) = name {
+            call["function"]["name"] = name.into();
+        }
+        json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [call] } }] })
+    }
+
+    #[test]
+    fn same_index_with_a_new_id_is_a_new_call() {
+        // Some servers number every call 0 and tell them apart by id.
+        let (r, _) = decode(&[
+            tc(0, Some("a"), Some("x"), json!("{\"n\":")),
+            tc(0, None, None, json!("1}")),
+            tc(0, Some("b"), Some("y"), json!("{}")),
+            json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }] }),
+            json!("[DONE]"),
+        ]);
+        let calls: Vec<_> = r
+            .message
+            .tool_uses()
+            .map(|t| (t.id.as_str(), &t.input))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("a", &ToolInput::Parsed(json!({"n": 1}))),
+                ("b", &ToolInput::Parsed(json!({})))
+            ]
+        );
+    }
+
+    #[test]
+    fn arguments_sent_as_an_object_and_finish_stop_with_tools() {
+        let (r, _) = decode(&[
+            tc(0, Some("c1"), Some("browser_click"), json!({"ref": "e1"})),
+            json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] }),
+        ]);
+        assert_eq!(r.stop_reason, StopReason::ToolUse);
+        let call = r.message.tool_uses().next().unwrap();
+        assert_eq!(call.input, ToolInput::Parsed(json!({"ref": "e1"})));
+    }
+
+    #[test]
+    fn an_error_chunk_is_a_stream_error() {
+        let mut collect = |_e: StreamEvent| {};
+        let mut sink = TrackingSink::new(&mut collect);
+        let mut d = OpenAiDecoder::default();
+        let data = json!({"error": {"message": "overloaded", "type": "server_error"}}).to_string();
+        let err = d
+            .on_event(
+                SseEvent {
+                    event: String::new(),
+                    data,
+                },
+                &mut sink,
+            )
+            .unwrap_err();
+        assert!(matches!(err, LlmError::StreamError { kind, .. } if kind == "server_error"));
+    }
+
+    #[test]
+    fn length_and_missing_usage() {
+        let (r, events) = decode(&[
+            json!({ "choices": [{ "index": 0, "delta": { "content": "abc" } }] }),
+            json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "length" }] }),
+            json!("[DONE]"),
+        ]);
+        assert_eq!(r.stop_reason, StopReason::MaxTokens);
+        assert_eq!(r.usage, Usage::default());
+        assert!(events.contains(&StreamEvent::TextDelta {
+            index: 0,
+            text: "abc".into()
+        }));
     }
 }

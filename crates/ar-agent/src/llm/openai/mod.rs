@@ -9,10 +9,11 @@ mod request;
 use http::{HeaderMap, HeaderValue};
 use serde_json::Value;
 
+use super::api_error::classify_error;
 use super::config::ProviderKind;
 use super::error::LlmError;
 use super::message::Request;
-use super::transport::{Wire, classify_error};
+use super::transport::Wire;
 
 /// The chat-completions wire format.
 #[derive(Debug, Clone, Copy)]
