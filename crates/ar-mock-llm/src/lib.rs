@@ -60,7 +60,13 @@ struct State {
 pub struct MockLlm {
     addr: SocketAddr,
     state: Arc<Mutex<State>>,
-    task: tokio::task::JoinHandle<()>,
+    runner: Runner,
+}
+
+/// Where the server runs: a task of the caller's runtime, or its own thread.
+enum Runner {
+    Task(tokio::task::JoinHandle<()>),
+    Thread(Option<tokio::sync::oneshot::Sender<()>>),
 }
 
 impl std::fmt::Debug for MockLlm {
@@ -85,7 +91,50 @@ impl MockLlm {
             .expect("a bound listener has an address");
         let state = Arc::new(Mutex::new(State::default()));
         let task = tokio::spawn(server::serve(listener, Arc::clone(&state)));
-        Self { addr, state, task }
+        Self {
+            addr,
+            state,
+            runner: Runner::Task(task),
+        }
+    }
+
+    /// Starts the server on its own thread with its own runtime, for tests
+    /// that are not async (e.g. ones that run the `ar` binary and wait).
+    ///
+    /// # Panics
+    /// If the thread, runtime or loopback port cannot be set up.
+    pub fn start_in_thread() -> Self {
+        let state = Arc::new(Mutex::new(State::default()));
+        let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let thread_state = Arc::clone(&state);
+        std::thread::Builder::new()
+            .name("mock-llm".into())
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime for the mock LLM");
+                rt.block_on(async move {
+                    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                        .await
+                        .expect("bind a loopback port for the mock LLM");
+                    let _ = addr_tx.send(listener.local_addr().expect("a bound address"));
+                    tokio::select! {
+                        () = server::serve(listener, thread_state) => {}
+                        _ = stop_rx => {}
+                    }
+                });
+            })
+            .expect("spawn the mock LLM thread");
+        let addr = addr_rx
+            .recv()
+            .expect("the mock LLM thread reports its address");
+        Self {
+            addr,
+            state,
+            runner: Runner::Thread(Some(stop_tx)),
+        }
     }
 
     /// The Anthropic-style base URL (`http://127.0.0.1:PORT`, no `/v1`).
@@ -144,7 +193,14 @@ impl MockLlm {
 
 impl Drop for MockLlm {
     fn drop(&mut self) {
-        self.task.abort();
+        match &mut self.runner {
+            Runner::Task(task) => task.abort(),
+            Runner::Thread(stop) => {
+                if let Some(stop) = stop.take() {
+                    let _ = stop.send(());
+                }
+            }
+        }
     }
 }
 
@@ -278,10 +334,31 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn unknown_paths_are_404_and_still_recorded() {
+    async fn unknown_paths_are_404_recorded_and_consume_no_reply() {
         let mock = MockLlm::start().await;
+        mock.push(Reply::text("kept"));
         let (status, _, _) = post(&mock, "/v2/complete", &json!({})).await;
         assert_eq!(status, 404);
         assert_eq!(mock.requests()[0].path, "/v2/complete");
+        assert_eq!(mock.remaining(), 1);
+    }
+
+    #[test]
+    fn runs_on_its_own_thread_for_blocking_tests() {
+        use std::io::{Read, Write};
+        let mock = MockLlm::start_in_thread();
+        mock.push(Reply::text("from a thread"));
+        let body = r#"{"model":"m","messages":[]}"#;
+        let mut tcp = std::net::TcpStream::connect(mock.addr()).unwrap();
+        write!(
+            tcp,
+            "POST /v1/messages HTTP/1.1\r\nhost: m\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut out = String::new();
+        tcp.read_to_string(&mut out).unwrap();
+        assert!(out.contains("from a thread"), "{out}");
+        assert_eq!(mock.request_count(), 1);
     }
 }

@@ -113,7 +113,20 @@ async fn handle(
             .collect(),
         body: String::from_utf8_lossy(&body).into_owned(),
     };
-    let format = recorded.format();
+    let Some(format) = recorded.format() else {
+        state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .requests
+            .push(recorded);
+        return Ok(error_response(
+            404,
+            WireFormat::OpenAi,
+            "not_found_error",
+            "no such endpoint",
+            &[],
+        ));
+    };
     let reply = {
         let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
         st.requests.push(recorded.clone());
@@ -127,15 +140,6 @@ async fn handle(
                 .queue
                 .pop_front()
         })
-    };
-    let Some(format) = format else {
-        return Ok(error_response(
-            404,
-            WireFormat::OpenAi,
-            "not_found_error",
-            "no such endpoint",
-            &[],
-        ));
     };
     let reply = reply.unwrap_or_else(|| {
         Reply::status(
