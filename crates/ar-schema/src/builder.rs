@@ -43,21 +43,7 @@ impl SchemaBuilder {
 
     /// Adds the one JSON document in `bytes` (surrounding whitespace and a UTF-8 BOM allowed).
     pub fn add_json_slice(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let mut scanner = Scanner::new(bytes);
-        let mut doc = Node::default();
-        scanner
-            .value(&mut doc, 0)
-            .map_err(|e| Error::syntax(bytes, e.offset, e.reason))?;
-        if !scanner.at_end() {
-            let at = scanner.pos();
-            return Err(Error::syntax(
-                bytes,
-                at,
-                "trailing characters after the JSON document",
-            ));
-        }
-        self.schema.root.merge_owned(doc);
-        Ok(())
+        self.document(&mut Scanner::new(bytes), bytes, true)
     }
 
     /// Adds every JSON document in `bytes`: JSON Lines, or documents separated by any
@@ -67,11 +53,7 @@ impl SchemaBuilder {
         let mut scanner = Scanner::new(bytes);
         let mut added = 0;
         while !scanner.at_end() {
-            let mut doc = Node::default();
-            scanner
-                .value(&mut doc, 0)
-                .map_err(|e| Error::syntax(bytes, e.offset, e.reason))?;
-            self.schema.root.merge_owned(doc);
+            self.document(&mut scanner, bytes, false)?;
             added += 1;
         }
         Ok(added)
@@ -83,6 +65,45 @@ impl SchemaBuilder {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).map_err(Error::Read)?;
         self.add_json_stream(&bytes)
+    }
+
+    /// Adds the document at the scanner's position, all or nothing.
+    ///
+    /// Into an empty schema the document is inferred into a fresh node that is then moved in. Into
+    /// a schema that already has samples, the document is first checked by the non-recording
+    /// skipper (no allocation) and then inferred straight into the existing nodes: keys and
+    /// values already known cost no allocation, which is what makes many small samples fast.
+    /// With `whole`, nothing but whitespace may follow the document.
+    fn document(
+        &mut self,
+        scanner: &mut Scanner<'_>,
+        bytes: &[u8],
+        whole: bool,
+    ) -> Result<(), Error> {
+        let syntax = |e: crate::scan::ScanError| Error::syntax(bytes, e.offset, e.reason);
+        let rest_ok = |scanner: &mut Scanner<'_>| {
+            if whole && !scanner.at_end() {
+                return Err(Error::syntax(
+                    bytes,
+                    scanner.pos(),
+                    "trailing characters after the JSON document",
+                ));
+            }
+            Ok(())
+        };
+        if self.schema.root.count() == 0 {
+            let mut doc = Node::default();
+            scanner.value(&mut doc, 0).map_err(syntax)?;
+            rest_ok(scanner)?;
+            self.schema.root.merge_owned(doc);
+            return Ok(());
+        }
+        let start = scanner.pos();
+        scanner.skip_value().map_err(syntax)?;
+        rest_ok(scanner)?;
+        Scanner::at(bytes, start)
+            .value(&mut self.schema.root, 0)
+            .map_err(syntax)
     }
 
     /// Adds every sample of an existing schema.

@@ -39,6 +39,15 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A scanner at byte `pos` of `b`.
+    pub(crate) fn at(b: &'a [u8], pos: usize) -> Self {
+        Self {
+            b,
+            pos,
+            scratch: Vec::new(),
+        }
+    }
+
     /// Skips whitespace and says whether the input is exhausted.
     pub(crate) fn at_end(&mut self) -> bool {
         self.ws();
@@ -156,7 +165,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Validates one value of any depth without recursion and without recording it.
-    fn skip_value(&mut self) -> Result<()> {
+    pub(crate) fn skip_value(&mut self) -> Result<()> {
         let mut open: Vec<u8> = Vec::new();
         loop {
             // A value is expected here.

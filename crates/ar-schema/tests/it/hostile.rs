@@ -134,3 +134,16 @@ fn a_failing_document_adds_nothing() {
         json!({"a": {"type": "integer"}})
     );
 }
+
+#[test]
+fn trailing_garbage_adds_nothing_either() {
+    let mut b = SchemaBuilder::new();
+    b.add_json_slice(b"{\"a\": 1}").expect("valid");
+    let before = b.schema().clone();
+    assert!(b.add_json_slice(b"{\"a\": \"x\"} trailing").is_err());
+    assert_eq!(b.schema(), &before);
+    let mut empty = SchemaBuilder::new();
+    assert!(empty.add_json_slice(b"[1] 2").is_err());
+    assert!(empty.schema().is_empty());
+}
+
