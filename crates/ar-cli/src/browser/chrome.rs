@@ -125,6 +125,22 @@ impl ChromeBrowser {
         self.driver.as_ref().map(DriverProcess::pid)
     }
 
+    /// Size in bytes of the page's current DOM as HTML (what a snapshot saves an agent from reading).
+    pub(crate) async fn html_len(&self) -> Result<usize, BrowserError> {
+        let script = "return document.documentElement.outerHTML.length";
+        let len = self
+            .run(
+                "measuring the page",
+                None,
+                self.client.execute(script, vec![]),
+            )
+            .await?;
+        Ok(len
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0))
+    }
+
     /// Ends the session gracefully (Chromium flushes its profile), then
     /// stops chromedriver. Bounded: a hung browser is killed after 5 s.
     pub(crate) async fn close(mut self) {

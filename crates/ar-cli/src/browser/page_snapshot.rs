@@ -16,7 +16,7 @@ pub(crate) const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// Budget: lines and characters per text line.
 pub(crate) fn script_args() -> Vec<Value> {
-    vec![json!({ "maxLines": 1500, "maxText": 200 })]
+    vec![json!({ "maxLines": 1000, "maxText": 200 })]
 }
 
 /// Decodes the script's result; `assign` maps a WebDriver element id to its ref.

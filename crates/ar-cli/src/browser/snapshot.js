@@ -26,7 +26,6 @@ for (const e of document.querySelectorAll('[aria-labelledby]')) {
   }
 }
 let quiet = 0;
-const origin = location.origin;
 
 const INTERACTIVE = new Set(['link', 'button', 'checkbox', 'radio', 'textbox', 'searchbox',
   'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem',
@@ -151,10 +150,22 @@ function accessibleName(el, role, tag) {
   return '';
 }
 
+// Same document: "#frag"; same directory: relative; same site: absolute path;
+// elsewhere: the full URL. (The full URL is always in the element info.)
+const here = new URL(location.href);
+const hereDir = here.pathname.slice(0, here.pathname.lastIndexOf('/') + 1);
 function shortUrl(href) {
   if (!href || href.startsWith('javascript:')) return null;
-  if (href.startsWith(origin + '/')) return href.slice(origin.length);
-  return href;
+  let u;
+  try { u = new URL(href); } catch (e) { return href; }
+  const sameSite = u.protocol === here.protocol && u.host === here.host;
+  if (!sameSite) return href;
+  if (u.pathname === here.pathname && u.search === here.search && u.hash) return u.hash;
+  const tail = u.search + u.hash;
+  if (hereDir.length > 1 && u.pathname.startsWith(hereDir) && u.pathname.length > hereDir.length) {
+    return u.pathname.slice(hereDir.length) + tail;
+  }
+  return u.pathname + tail;
 }
 
 function describe(el, role, tag, name) {

@@ -540,3 +540,126 @@ async fn missing_or_broken_chromedriver_says_how_to_fix_it() {
         "{error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_browser_or_driver_is_reported_not_waited_on() {
+    let (base, _) = serve().await;
+    let browser = headless().await;
+    browser.navigate(&format!("{base}/")).await.unwrap();
+
+    // Chromium dies (OOM killer, crash): the next action says so.
+    let profile = browser.user_data_dir().display().to_string();
+    for line in processes_mentioning(&profile) {
+        if let Some(pid) = line.split(':').next().and_then(|p| p.parse::<i32>().ok()) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+    let error = browser.snapshot().await.unwrap_err();
+    assert!(error.is_fatal(), "{error}");
+    assert!(error.to_string().contains("restart ar"), "{error}");
+
+    // chromedriver dies too: still an error, not a hang.
+    let driver = browser.driver_pid().unwrap();
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &driver.to_string()])
+        .status();
+    let error = tokio::time::timeout(Duration::from_secs(20), browser.page())
+        .await
+        .expect("no hang")
+        .unwrap_err();
+    assert_eq!(error.code(), "browser_gone", "{error}");
+}
+
+/// Snapshot size against the page's HTML on local copies of real pages (the
+/// Rust docs shipped with the toolchain) and on the fixture shop. A
+/// measurement, not a check: run with `--ignored --nocapture`, figures go to
+/// BENCHMARKS.md.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "measurement; prints a table"]
+async fn snapshot_sizes() {
+    let mut rows = Vec::new();
+    let browser = headless().await;
+    let sysroot = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .unwrap();
+    let docs =
+        PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim()).join("share/doc/rust/html");
+    if docs.is_dir() {
+        for page in [
+            "book/ch04-01-what-is-ownership.html",
+            "std/index.html",
+            "std/collections/struct.HashMap.html",
+            "std/vec/struct.Vec.html",
+        ] {
+            let url = format!("file://{}", docs.join(page).display());
+            rows.push(measure(&browser, &url, page).await);
+        }
+    }
+    #[cfg(feature = "demo")]
+    {
+        let site = ar_fixtures::FixtureSite::start(ar_fixtures::FixtureConfig::new())
+            .await
+            .unwrap();
+        let config = BrowserConfig {
+            headless: true,
+            spki_hashes: vec![site.ca_spki_sha256().to_owned()],
+            extra_args: vec![format!(
+                "--host-resolver-rules={}",
+                site.chromium_host_rules()
+            )],
+            ..BrowserConfig::default()
+        };
+        let shop = ChromeBrowser::launch(&config).await.unwrap();
+        shop.navigate(&site.url()).await.unwrap();
+        shop.wait(Wait::network_idle()).await.unwrap();
+        let home = shop.snapshot().await.unwrap();
+        let mut urls = vec![home.url.clone()];
+        for link in home.elements.iter().filter(|e| e.role == "link") {
+            if let Some(href) = &link.href
+                && href.starts_with(&site.url())
+                && !urls.contains(href)
+                && urls.len() < 6
+            {
+                urls.push(href.clone());
+            }
+        }
+        for url in urls {
+            rows.push(measure(&shop, &url, &format!("fixture {url}")).await);
+        }
+        shop.close().await;
+    }
+    println!("| page | HTML bytes | snapshot bytes | ~tokens (bytes/4) | lines | refs |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for row in rows {
+        println!("{row}");
+    }
+    browser.close().await;
+}
+
+async fn measure(browser: &ChromeBrowser, url: &str, label: &str) -> String {
+    browser.navigate(url).await.unwrap();
+    let _ = browser.wait(Wait::network_idle()).await;
+    let html = browser.html_len().await.unwrap();
+    let snapshot = browser.snapshot().await.unwrap();
+    let bytes = snapshot.text_len();
+    if let Some(dir) = std::env::var_os("AR_SNAPSHOT_DUMP") {
+        let name: String = label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        std::fs::write(
+            PathBuf::from(dir).join(format!("{name}.txt")),
+            snapshot.to_string(),
+        )
+        .unwrap();
+    }
+    format!(
+        "| {label} | {html} | {bytes} | {} | {} | {} |",
+        bytes / 4,
+        snapshot.lines.len(),
+        snapshot.elements.len()
+    )
+}
