@@ -109,11 +109,9 @@ fn main() -> ExitCode {
                 link.param, link.field_path
             );
         }
-        if explain {
-            if let Some(explanation) = store.explain(ep.id()) {
-                for line in explanation.to_string().lines().skip(1) {
-                    println!("   {line}");
-                }
+        if explain && let Some(explanation) = store.explain(ep.id()) {
+            for line in explanation.to_string().lines().skip(1) {
+                println!("   {line}");
             }
         }
     }

@@ -53,11 +53,85 @@ struct ArExt {
     response: Option<ResponseMeta>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<FlowError>,
-    timings: Timings,
+    timings: ExactTimings,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     server_addr: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     websocket: Option<WebSocketLog>,
+}
+
+/// Timings written as decimal strings (Rust's shortest round-trip form) so
+/// they read back bit-exact whatever the JSON parser's float rounding.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct ExactTimings {
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    blocked: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    dns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    connect: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    ssl: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    send: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    wait: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    receive: Option<f64>,
+}
+
+impl From<Timings> for ExactTimings {
+    fn from(t: Timings) -> Self {
+        Self {
+            blocked: t.blocked,
+            dns: t.dns,
+            connect: t.connect,
+            ssl: t.ssl,
+            send: t.send,
+            wait: t.wait,
+            receive: t.receive,
+        }
+    }
+}
+
+impl From<ExactTimings> for Timings {
+    fn from(t: ExactTimings) -> Self {
+        Self {
+            blocked: t.blocked,
+            dns: t.dns,
+            connect: t.connect,
+            ssl: t.ssl,
+            send: t.send,
+            wait: t.wait,
+            receive: t.receive,
+        }
+    }
+}
+
+mod exact_f64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(v) => s.serialize_str(&v.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Text(String),
+        Number(f64),
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        match Option::<Repr>::deserialize(d)? {
+            None => Ok(None),
+            Some(Repr::Number(n)) => Ok(Some(n)),
+            Some(Repr::Text(t)) => t.parse().map(Some).map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 /// Lowercase hex SHA-256 of `bytes`.
@@ -111,7 +185,7 @@ pub(crate) fn encode(
             body: meta(&r.body, response_spill.clone()),
         }),
         error: flow.error.clone(),
-        timings: flow.timings,
+        timings: ExactTimings::from(flow.timings),
         server_addr: flow.server_addr.clone(),
         websocket: flow.websocket.clone(),
     };
@@ -203,7 +277,7 @@ pub(crate) fn decode(text: &str, line: u64, bodies: &dyn BodyStore) -> Result<Fl
         (None, _) => flow.response = None,
     }
     flow.error = ext.error;
-    flow.timings = ext.timings;
+    flow.timings = ext.timings.into();
     flow.server_addr = ext.server_addr;
     flow.websocket = ext.websocket;
     Ok(flow)

@@ -188,7 +188,7 @@ pub(crate) fn entry_to_flow(ctx: &Ctx, entry: &Value, flavor: Flavor) -> Result<
 
 fn parse_request(ctx: &Ctx, map: &Map<String, Value>, flavor: Flavor) -> Result<Request, Error> {
     let method = ctx.string(map, "method", "request.method")?;
-    if method.is_empty() {
+    if method.is_empty() && flavor == Flavor::Foreign {
         return Err(ctx.err("request.method", "empty"));
     }
     let mut url = ctx.string(map, "url", "request.url")?.to_string();

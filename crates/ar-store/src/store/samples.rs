@@ -139,14 +139,23 @@ impl Samples {
             .chain(other.diverse)
             .collect();
         candidates.sort_by_key(|s| (s.flow.started, s.flow.id));
+        let mut leftovers = Vec::new();
         for mut sample in candidates {
             if self.diverse.len() < limits.diverse && !self.iter().any(|s| s.shape == sample.shape)
             {
                 sample.reason = SampleReason::Diverse;
                 self.diverse.push(sample);
+            } else {
+                sample.reason = SampleReason::Reservoir;
+                leftovers.push(sample);
             }
         }
-        let mut reservoir: Vec<Sample> = self.reservoir.drain(..).chain(other.reservoir).collect();
+        let mut reservoir: Vec<Sample> = self
+            .reservoir
+            .drain(..)
+            .chain(other.reservoir)
+            .chain(leftovers)
+            .collect();
         reservoir.sort_by_key(|s| (s.flow.started, s.flow.id));
         reservoir.truncate(limits.reservoir);
         self.reservoir = reservoir;

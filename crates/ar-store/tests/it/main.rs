@@ -1,0 +1,8 @@
+//! Integration tests of ar-store: one binary, one module per area.
+
+mod archive;
+mod golden;
+mod har;
+mod store;
+mod support;
+mod templating;

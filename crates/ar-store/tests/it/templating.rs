@@ -1,0 +1,109 @@
+//! Laws of templating: deterministic, independent of arrival order, bounded.
+
+use std::collections::BTreeMap;
+
+use ar_store::scope::Scope;
+use ar_store::store::{EndpointStore, StoreConfig};
+use ar_store::template::Templater;
+use proptest::prelude::*;
+
+use crate::support::json_flow;
+
+/// Paths drawn from the shapes the templater must handle: ids, slugs that
+/// only vary across samples, `me`, versions, closed vocabularies.
+fn path() -> impl Strategy<Value = String> {
+    let owner = prop::sample::select(vec!["rust-lang", "tokio-rs", "serde-rs", "hyperium", "me"]);
+    let repo = prop::sample::select(vec!["cargo", "tokio", "serde", "hyper"]);
+    let leaf = prop::sample::select(vec!["search", "settings", "profile"]);
+    let version = prop::sample::select(vec!["v1", "v2"]);
+    prop_oneof![
+        (
+            owner.clone(),
+            repo,
+            prop::sample::select(vec!["issues", "pulls"])
+        )
+            .prop_map(|(o, r, l)| format!("/repos/{o}/{r}/{l}")),
+        (0u32..50).prop_map(|id| format!("/users/{id}")),
+        Just("/users/me".to_string()),
+        (0u32..50, 0u32..9).prop_map(|(u, o)| format!("/users/{u}/orders/{o}")),
+        (version, leaf).prop_map(|(v, l)| format!("/{v}/{l}")),
+        owner.prop_map(|o| format!("/orgs/{o}/members")),
+        prop::sample::select(vec![
+            "red-shoes",
+            "blue-hat",
+            "green-scarf",
+            "black-belt",
+            "white-socks",
+            "pink-tie"
+        ])
+        .prop_map(|s| format!("/products/{s}")),
+    ]
+}
+
+fn templates(paths: &[String]) -> BTreeMap<String, String> {
+    let mut t = Templater::default();
+    for p in paths {
+        t.observe("h.test", p, Some(1));
+    }
+    paths
+        .iter()
+        .map(|p| (p.clone(), t.template("h.test", p).to_string()))
+        .collect()
+}
+
+fn store_keys(paths: &[String]) -> Vec<(String, u64)> {
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    for (i, p) in paths.iter().enumerate() {
+        store.ingest(&json_flow(
+            i as u64,
+            "GET",
+            &format!("https://h.test{p}"),
+            200,
+            "{\"a\":1}",
+        ));
+    }
+    store
+        .endpoints()
+        .iter()
+        .map(|e| (e.key().to_string(), e.flow_count()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn final_templates_do_not_depend_on_arrival_order(paths in prop::collection::vec(path(), 1..40), seed in any::<u64>()) {
+        let mut shuffled = paths.clone();
+        // A deterministic Fisher-Yates with the proptest-chosen seed.
+        let mut state = seed | 1;
+        for i in (1..shuffled.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            shuffled.swap(i, (state % (i as u64 + 1)) as usize);
+        }
+        prop_assert_eq!(templates(&paths), templates(&shuffled));
+        prop_assert_eq!(store_keys(&paths), store_keys(&shuffled), "endpoints (after merges) and their flow counts");
+    }
+
+    #[test]
+    fn templating_is_deterministic(paths in prop::collection::vec(path(), 1..30)) {
+        prop_assert_eq!(templates(&paths), templates(&paths));
+    }
+
+    #[test]
+    fn copies_of_a_flow_never_grow_memory_past_the_sample_bound(copies in 1usize..3_000, body_len in 0usize..5_000) {
+        let body = format!("{{\"pad\":\"{}\"}}", "x".repeat(body_len));
+        let config = StoreConfig::default();
+        let saturation = config.first_samples + config.reservoir_samples + config.diverse_samples + 1;
+        let measure = |n: usize| {
+            let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+            for i in 0..n {
+                store.ingest(&json_flow(i as u64, "POST", "https://h.test/api/items/42?x=1", 200, &body));
+            }
+            store.approx_heap_bytes()
+        };
+        prop_assert!(measure(copies) <= measure(saturation), "{} copies use more than {} copies", copies, saturation);
+    }
+}
