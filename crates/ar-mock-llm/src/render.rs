@@ -273,7 +273,7 @@ mod tests {
     fn turn(r: Reply) -> Turn {
         match r.kind {
             ReplyKind::Turn(t) => t,
-            ReplyKind::Status { .. } => unreachable!("a turn"),
+            ReplyKind::Status { .. } | ReplyKind::Raw { .. } => unreachable!("a turn"),
         }
     }
 

@@ -66,6 +66,11 @@ pub(crate) enum ReplyKind {
         message: String,
         body: Option<String>,
     },
+    Raw {
+        status: u16,
+        content_type: String,
+        body: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +122,17 @@ impl Reply {
                 error_type: error_type.into(),
                 message: message.into(),
                 body: None,
+            },
+        }
+    }
+
+    /// Any response, verbatim (e.g. a proxy's HTML login page with status 200).
+    pub fn raw(status: u16, content_type: impl Into<String>, body: impl Into<String>) -> Self {
+        Self {
+            kind: ReplyKind::Raw {
+                status,
+                content_type: content_type.into(),
+                body: body.into(),
             },
         }
     }

@@ -193,6 +193,11 @@ fn play(reply: Reply, format: WireFormat, req: &RecordedRequest, n: u64) -> Resp
             Some(text) => raw_response(status, &headers, "application/json", vec![text], None),
             None => error_response(status, format, &error_type, &message, &headers),
         },
+        ReplyKind::Raw {
+            status,
+            content_type,
+            body,
+        } => raw_response(status, &[], &content_type, vec![body], None),
         ReplyKind::Turn(turn) => play_turn(&turn, format, req, n),
     }
 }

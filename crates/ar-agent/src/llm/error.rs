@@ -86,12 +86,14 @@ pub enum LlmError {
 
     /// The stream ended before the response was complete.
     #[error(
-        "the response stream from {provider} was cut after {received_bytes} bytes{}",
+        "the response stream from {provider} was cut after {received_bytes} bytes ({reason}){}",
         if *.emitted_output { " (partial output was already shown, so it was not retried)" } else { "" }
     )]
     StreamCut {
         /// The provider.
         provider: ProviderKind,
+        /// What ended it (connection error, idle timeout, early end of body).
+        reason: String,
         /// Bytes of body received before the cut.
         received_bytes: u64,
         /// Whether output reached the user (then we do not retry).

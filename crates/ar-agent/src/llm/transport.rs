@@ -136,14 +136,31 @@ async fn attempt_once<W: Wire>(
         }
         return Err((err, verdict));
     }
-    let is_json = response
+    let content_type = response
         .headers()
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.trim_start().starts_with("application/json"));
+        .unwrap_or("text/event-stream")
+        .trim()
+        .to_ascii_lowercase();
+    let is_json = content_type.starts_with("application/json");
     let mut body = response.into_body();
     let mut decoder = wire.decoder();
     let provider = wire.kind();
+    if !is_json && !content_type.starts_with("text/event-stream") {
+        // A login page of a proxy, a misconfigured base URL serving HTML...
+        let start = http.read_capped(body, 300).await;
+        let detail = format!("expected an event stream, got {content_type}");
+        let data = String::from_utf8_lossy(&start).into_owned();
+        return Err((
+            LlmError::Protocol {
+                provider,
+                detail,
+                data,
+            },
+            None,
+        ));
+    }
     if is_json {
         let bytes = http.read_capped(body, 32 * 1024 * 1024).await;
         for event in decoder.json_as_events(&bytes).map_err(|e| (e, None))? {
@@ -155,9 +172,9 @@ async fn attempt_once<W: Wire>(
     let mut events = Vec::new();
     let mut received: u64 = 0;
     let cut = |reason: String, received: u64, sink: &TrackingSink<'_>, decoder: &W::Decoder| {
-        tracing::debug!(%reason, received, "LLM stream cut");
         LlmError::StreamCut {
             provider,
+            reason,
             received_bytes: received,
             emitted_output: sink.emitted_output(),
             partial: Box::new(decoder.partial()),

@@ -198,6 +198,25 @@ async fn a_stream_cut_mid_way() {
 }
 
 #[tokio::test]
+async fn an_html_page_instead_of_a_stream_is_a_clear_protocol_error() {
+    let mock = MockLlm::start().await;
+    mock.push(Reply::raw(
+        200,
+        "text/html",
+        "<html><body>Please log in to the proxy</body></html>",
+    ));
+    let p = provider(KIND, &mock);
+    let err = run(p.as_ref(), &request("go")).await.0.unwrap_err();
+    assert!(matches!(err, LlmError::Protocol { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("text/html") && text.contains("Please log in"),
+        "{text}"
+    );
+    assert_eq!(mock.request_count(), 1, "not retried");
+}
+
+#[tokio::test]
 async fn accepts_a_non_streaming_json_answer() {
     let mock = MockLlm::start().await;
     mock.push(
