@@ -2,6 +2,7 @@
 //! real HTTP server on loopback speaking the provider wire formats.
 
 mod llm_anthropic;
+mod llm_concurrency;
 mod llm_config;
 mod llm_openai;
 mod llm_retry;
