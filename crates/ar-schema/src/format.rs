@@ -201,10 +201,8 @@ fn is_email(b: &[u8]) -> bool {
     if local.is_empty() || local.len() > 64 || local[0] == b'.' || local[local.len() - 1] == b'.' {
         return false;
     }
-    let local_ok = local.windows(2).all(|w| w != b"..")
-        && local
-            .iter()
-            .all(|c| c.is_ascii_alphanumeric() || b".!#$%&'*+/=?^_`{|}~-".contains(c));
+    let local_ok =
+        local.windows(2).all(|w| w != b"..") && local.iter().all(|&c| EMAIL_LOCAL[usize::from(c)]);
     local_ok && is_domain(domain)
 }
 
@@ -301,8 +299,30 @@ fn tail_ok(tail: &[u8]) -> bool {
 }
 
 fn is_uri_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"-._~:/?#[]@!$&'()*+,;=".contains(&c)
+    URI_CHAR[usize::from(c)]
 }
+
+/// A 256-entry membership table: one lookup per byte on the hot path.
+const fn table(extra: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric();
+        c += 1;
+    }
+    let mut i = 0;
+    while i < extra.len() {
+        t[extra[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// RFC 3986 unreserved + reserved characters.
+static URI_CHAR: [bool; 256] = table(b"-._~:/?#[]@!$&'()*+,;=");
+/// Characters of an unquoted email local part.
+static EMAIL_LOCAL: [bool; 256] = table(b".!#$%&'*+/=?^_`{|}~-");
 
 #[cfg(test)]
 mod tests {

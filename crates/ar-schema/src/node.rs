@@ -7,6 +7,8 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::format::{self, FormatSet};
 use crate::limits::{MAX_ENUM_TRACKED, MAX_ENUM_VALUE_BYTES, MAX_PROPERTIES};
 
@@ -14,7 +16,8 @@ use crate::limits::{MAX_ENUM_TRACKED, MAX_ENUM_VALUE_BYTES, MAX_PROPERTIES};
 const INDEX_FROM: usize = 8;
 
 /// Everything seen at one position of the samples (the root, a property, array items).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub(crate) struct Node {
     pub(crate) nulls: u64,
     pub(crate) bools: u64,
@@ -32,7 +35,8 @@ pub(crate) struct Node {
 }
 
 /// Strings seen at one position.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub(crate) struct StringStats {
     pub(crate) count: u64,
     /// Formats every string so far matched; `format::ALL` while `count == 0`.
@@ -42,7 +46,8 @@ pub(crate) struct StringStats {
 }
 
 /// Arrays whose elements were inspected.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub(crate) struct ArrayStats {
     pub(crate) count: u64,
     /// Every element of every array, merged; `count == 0` if all arrays were empty.
@@ -50,11 +55,13 @@ pub(crate) struct ArrayStats {
 }
 
 /// Objects whose members were inspected.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
 pub(crate) struct ObjectStats {
     pub(crate) count: u64,
     /// Properties in first-seen order (output sorts them).
     pub(crate) props: Vec<Prop>,
+    #[serde(skip)]
     index: HashMap<Box<str>, u32>,
     /// Past `MAX_PROPERTIES` distinct keys, keys stop being tracked one by one.
     pub(crate) collapsed: bool,
@@ -65,11 +72,12 @@ pub(crate) struct ObjectStats {
     /// Values of keys not tracked one by one (long keys, or every key once collapsed).
     pub(crate) extra: Option<Box<Node>>,
     /// Where the next key was found last time: objects in one array usually share key order.
+    #[serde(skip)]
     cursor: usize,
 }
 
 /// One property of an object position.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Prop {
     pub(crate) name: Box<str>,
     /// Objects that had this key.
@@ -77,6 +85,7 @@ pub(crate) struct Prop {
     pub(crate) key_formats: FormatSet,
     pub(crate) node: Node,
     /// Serial of the last object that counted this key (guards against duplicate keys).
+    #[serde(skip)]
     mark: Mark,
 }
 
@@ -128,6 +137,33 @@ impl PartialEq for ObjectStats {
 }
 
 impl Node {
+    /// Rebuilds the name indexes after deserialization (they are not stored).
+    pub(crate) fn reindex(&mut self) {
+        if let Some(array) = &mut self.array {
+            array.items.reindex();
+        }
+        if let Some(object) = &mut self.object {
+            object.index = if object.props.len() > INDEX_FROM {
+                object
+                    .props
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.name.clone(), i as u32))
+                    .collect()
+            } else {
+                HashMap::new()
+            };
+            object.props.iter_mut().for_each(|p| p.node.reindex());
+            if let Some(extra) = &mut object.extra {
+                extra.reindex();
+            }
+        }
+        if let Some(values) = &mut self.strings.values {
+            values.sort();
+            values.dedup_by(|a, b| a.0 == b.0);
+        }
+    }
+
     /// Values seen at this position.
     pub(crate) fn count(&self) -> u64 {
         self.nulls

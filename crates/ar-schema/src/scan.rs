@@ -241,22 +241,33 @@ impl<'a> Scanner<'a> {
     /// Reads a string whose opening quote was consumed; borrows the input unless it has escapes.
     fn string(&mut self) -> Result<&str> {
         let start = self.pos;
-        let rest = &self.b[start..];
-        match memchr2(b'"', b'\\', rest) {
+        let b = self.b;
+        // Most strings are short: a table-driven loop beats a SIMD search plus a second pass
+        // for control characters.
+        let mut i = start;
+        while let Some(&c) = b.get(i) {
+            if STRING_STOP[usize::from(c)] {
+                break;
+            }
+            i += 1;
+        }
+        match b.get(i) {
             None => Err(ScanError {
-                offset: self.b.len(),
+                offset: b.len(),
                 reason: "unterminated string",
             }),
-            Some(i) if rest[i] == b'"' => {
-                let raw = &rest[..i];
-                check_controls(raw, start)?;
-                self.pos = start + i + 1;
-                std::str::from_utf8(raw).map_err(|e| ScanError {
+            Some(b'"') => {
+                self.pos = i + 1;
+                std::str::from_utf8(&b[start..i]).map_err(|e| ScanError {
                     offset: start + e.valid_up_to(),
                     reason: "invalid UTF-8 in string",
                 })
             }
-            Some(_) => self.escaped_string(start),
+            Some(b'\\') => self.escaped_string(start),
+            Some(_) => Err(ScanError {
+                offset: i,
+                reason: "control character in string",
+            }),
         }
     }
 
@@ -407,6 +418,19 @@ impl<'a> Scanner<'a> {
         }
     }
 }
+
+/// Bytes that end the fast path of a string: the quote, a backslash, control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
 
 fn count_digits(b: &[u8]) -> usize {
     b.iter().take_while(|c| c.is_ascii_digit()).count()

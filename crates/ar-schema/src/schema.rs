@@ -28,9 +28,21 @@ pub const JSON_SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/sch
 /// assert_eq!(out["required"], json!(["id", "note"]));
 /// assert_eq!(schema.samples(), 2);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[serde(transparent)]
 pub struct Schema {
     pub(crate) root: Node,
+}
+
+/// The evidence (all counts), so a schema can be saved and merged with later samples, e.g. when
+/// a session resumes. The format is this crate's own and may change between minor versions;
+/// it is not a JSON Schema (use [`Schema::to_json_schema`] for that).
+impl<'de> serde::Deserialize<'de> for Schema {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut root = Node::deserialize(deserializer)?;
+        root.reindex();
+        Ok(Schema { root })
+    }
 }
 
 /// What the safety limits ([`crate::limits`]) changed in a schema; all zero for ordinary input.

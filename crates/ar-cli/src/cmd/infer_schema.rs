@@ -28,10 +28,16 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let mut builder = SchemaBuilder::new();
     let stdin_only = [PathBuf::from("-")];
-    let files = if args.files.is_empty() { &stdin_only[..] } else { &args.files[..] };
+    let files = if args.files.is_empty() {
+        &stdin_only[..]
+    } else {
+        &args.files[..]
+    };
     for file in files {
         let (name, bytes) = read_input(file)?;
-        let added = builder.add_json_stream(&bytes).with_context(|| name.clone())?;
+        let added = builder
+            .add_json_stream(&bytes)
+            .with_context(|| name.clone())?;
         if added == 0 {
             eprintln!("ar: note: {name}: no JSON values");
         }
@@ -67,7 +73,9 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     };
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        other => other.map(|()| ExitCode::SUCCESS).context("writing the schema"),
+        other => other
+            .map(|()| ExitCode::SUCCESS)
+            .context("writing the schema"),
     }
 }
 
@@ -75,7 +83,10 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 fn read_input(file: &PathBuf) -> anyhow::Result<(String, Vec<u8>)> {
     let mut bytes = Vec::new();
     if file.as_os_str() == "-" {
-        std::io::stdin().lock().read_to_end(&mut bytes).context("reading stdin")?;
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .context("reading stdin")?;
         return Ok(("<stdin>".into(), bytes));
     }
     let name = file.display().to_string();

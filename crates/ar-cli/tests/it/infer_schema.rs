@@ -14,7 +14,12 @@ fn ar(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn ar");
-    child.stdin.take().expect("stdin").write_all(stdin).expect("write stdin");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
     let out = child.wait_with_output().expect("ar runs");
     (
         out.status.code().unwrap_or(-1),
@@ -27,13 +32,25 @@ fn ar(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
 fn merges_json_lines_and_documents_from_files() {
     let dir = tempfile::tempdir().expect("tempdir");
     let lines = dir.path().join("users.jsonl");
-    std::fs::write(&lines, "{\"id\": 1, \"email\": \"ada@example.com\"}\n{\"id\": 2, \"email\": null}\n")
-        .expect("write");
+    std::fs::write(
+        &lines,
+        "{\"id\": 1, \"email\": \"ada@example.com\"}\n{\"id\": 2, \"email\": null}\n",
+    )
+    .expect("write");
     let doc = dir.path().join("one.json");
-    std::fs::write(&doc, "{\n  \"id\": 3.5,\n  \"email\": \"grace@example.com\",\n  \"admin\": true\n}\n")
-        .expect("write");
-    let (code, stdout, stderr) =
-        ar(&[lines.to_str().expect("utf8"), doc.to_str().expect("utf8"), "--no-counts"], b"");
+    std::fs::write(
+        &doc,
+        "{\n  \"id\": 3.5,\n  \"email\": \"grace@example.com\",\n  \"admin\": true\n}\n",
+    )
+    .expect("write");
+    let (code, stdout, stderr) = ar(
+        &[
+            lines.to_str().expect("utf8"),
+            doc.to_str().expect("utf8"),
+            "--no-counts",
+        ],
+        b"",
+    );
     assert_eq!(code, 0, "{stderr}");
     let schema: Value = serde_json::from_str(&stdout).expect("JSON output");
     assert_eq!(
@@ -53,11 +70,17 @@ fn merges_json_lines_and_documents_from_files() {
 
 #[test]
 fn reads_stdin_and_prints_openapi() {
-    let (code, stdout, stderr) = ar(&["--openapi"], b"{\"when\": \"2024-05-01T10:00:00Z\", \"n\": null}");
+    let (code, stdout, stderr) = ar(
+        &["--openapi"],
+        b"{\"when\": \"2024-05-01T10:00:00Z\", \"n\": null}",
+    );
     assert_eq!(code, 0, "{stderr}");
     let schema: Value = serde_json::from_str(&stdout).expect("JSON output");
     assert_eq!(schema["properties"]["when"]["format"], "date-time");
-    assert_eq!(schema["properties"]["n"], json!({"nullable": true, "x-ar-samples": 1}));
+    assert_eq!(
+        schema["properties"]["n"],
+        json!({"nullable": true, "x-ar-samples": 1})
+    );
     assert_eq!(schema["x-ar-samples"], 1);
     assert!(schema.get("$schema").is_none());
 }
@@ -78,7 +101,10 @@ fn bad_input_names_the_file_and_line() {
 fn shape_outline_and_empty_input() {
     let (code, stdout, _) = ar(&["--shape"], b"{\"data\": {\"items\": [{\"id\": 1}]}}");
     assert_eq!(code, 0);
-    assert_eq!(stdout, "$ object\n$.data object\n$.data.items array\n$.data.items[] object\n$.data.items[].id integer\n");
+    assert_eq!(
+        stdout,
+        "$ object\n$.data object\n$.data.items array\n$.data.items[] object\n$.data.items[].id integer\n"
+    );
     let (code, _, stderr) = ar(&[], b"  \n");
     assert_eq!(code, 1);
     assert!(stderr.contains("no JSON samples"), "{stderr}");

@@ -146,4 +146,3 @@ fn trailing_garbage_adds_nothing_either() {
     assert!(empty.add_json_slice(b"[1] 2").is_err());
     assert!(empty.schema().is_empty());
 }
-

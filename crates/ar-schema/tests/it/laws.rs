@@ -123,3 +123,21 @@ proptest! {
         prop_assert_eq!(typed, schema.to_openapi());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn saved_evidence_round_trips_and_keeps_merging(a in samples(), b in samples()) {
+        let saved = serde_json::to_string(&build(&a)).expect("serializable");
+        let restored: Schema = serde_json::from_str(&saved).expect("deserializable");
+        prop_assert_eq!(&restored, &build(&a));
+        let mut builder = SchemaBuilder::new();
+        builder.add_schema(&restored);
+        for v in &b {
+            builder.add_value(v);
+        }
+        let all: Vec<Value> = a.iter().chain(&b).cloned().collect();
+        prop_assert_eq!(builder.finish(), build(&all));
+    }
+}
