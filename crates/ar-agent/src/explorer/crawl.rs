@@ -292,10 +292,10 @@ impl Crawl<'_> {
     }
 
     fn enqueue(&mut self, href: &str) {
-        if let Some(url) = followable(href, &self.site) {
-            if self.queued.insert(url.to_string()) {
-                self.frontier.push_back(url);
-            }
+        if let Some(url) = followable(href, &self.site)
+            && self.queued.insert(url.to_string())
+        {
+            self.frontier.push_back(url);
         }
     }
 
