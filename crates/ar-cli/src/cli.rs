@@ -28,6 +28,8 @@ enum Command {
     // One line per subcommand; the arguments and the logic live in `cmd/`.
     /// JSON/JSONL samples → one merged JSON Schema (or OpenAPI 3.0 schema with --openapi).
     InferSchema(cmd::infer_schema::Args),
+    /// HAR files / flows.jsonl archives → openapi.yaml, openapi.json and API.md.
+    Import(cmd::import::Args),
     /// Explore a built-in demo shop end to end, headless (no network, no API key).
     #[cfg(feature = "demo")]
     Demo(cmd::demo::Args),
@@ -49,6 +51,7 @@ impl Cli {
                 Ok(ExitCode::from(2))
             }
             Some(Command::InferSchema(args)) => cmd::infer_schema::run(args, &mut stdout),
+            Some(Command::Import(args)) => cmd::import::run(args, &mut stdout),
             #[cfg(feature = "demo")]
             Some(Command::Demo(args)) => {
                 drop(stdout);

@@ -8,6 +8,7 @@ mod archiver;
 mod browser;
 mod cli;
 mod cmd;
+mod pipeline;
 mod session;
 
 use std::process::ExitCode;

@@ -2,4 +2,5 @@
 
 #[cfg(feature = "demo")]
 pub(crate) mod demo;
+pub(crate) mod import;
 pub(crate) mod infer_schema;

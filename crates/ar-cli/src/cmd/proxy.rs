@@ -2,9 +2,10 @@
 //! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
 //! appended to `OUT/flows.jsonl` (+ `bodies/`).
 //!
-//! Every flow goes through one place, [`Ingest`]: today it archives; the
-//! spec pipeline (openapi.yaml + API.md kept live, a line per new endpoint)
-//! takes over by implementing the same trait, archiving first.
+//! Every flow goes through one place, [`Ingest`], which archives it. A
+//! second, best-effort copy of each flow feeds the spec pipeline
+//! ([`LiveDocs`]): `openapi.yaml`, `openapi.json` and `API.md` kept current
+//! (rewritten at most once a second and on exit), a line per new endpoint.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,6 +19,8 @@ use tokio::sync::mpsc;
 
 use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
+use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
+use crate::pipeline::{Pipeline, PipelineConfig};
 
 /// Flows buffered between the proxy and the archive before the proxy starts
 /// dropping (and counting) them rather than slowing traffic down.
@@ -102,7 +105,10 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut ingest = ArchiveIngest { archive: ArchiveDir::open(&args.out)? };
     let (tx, mut flows) = mpsc::channel(FLOW_QUEUE);
-    let mut builder = Proxy::builder(Arc::clone(&ca)).port(args.port).archive_sink(tx).body_cap(args.body_cap).client(Client::Human);
+    // The spec is built from a second, best-effort channel: documenting never slows traffic.
+    let (live_tx, live_flows) = mpsc::channel(FLOW_QUEUE);
+    let spec_pipeline = Pipeline::new(PipelineConfig::default().with_scope_hosts(&args.scope))?;
+    let mut builder = Proxy::builder(Arc::clone(&ca)).port(args.port).archive_sink(tx).live_sink(live_tx).body_cap(args.body_cap).client(Client::Human);
     for path in &args.upstream_ca {
         builder = builder.upstream_roots_pem(path)?;
     }
@@ -126,8 +132,20 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     writeln!(out, "  curl --proxy http://{addr} --cacert {cert} https://example.com/")?;
     writeln!(out, "  export HTTP_PROXY=http://{addr} HTTPS_PROXY=http://{addr} SSL_CERT_FILE={cert} NODE_EXTRA_CA_CERTS={cert}")?;
     writeln!(out, "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}")?;
+    writeln!(out, "  spec     {} + API.md (kept current; a line per new endpoint)", args.out.join("openapi.yaml").display())?;
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
+    let (new_tx, mut new_endpoints) = mpsc::unbounded_channel();
+    let spec = LiveDocs::spawn(
+        spec_pipeline,
+        args.out.clone(),
+        live_flows,
+        DEFAULT_INTERVAL,
+        move |new| {
+            let _ = new_tx.send(new.to_string());
+        },
+        |error| eprintln!("ar: warning: cannot update the spec: {error:#}"),
+    );
 
     let handle = proxy.spawn();
     let stop = shutdown_signal();
@@ -139,6 +157,9 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 Some(flow) => ingest.ingest(flow, out)?,
                 None => break,
             },
+            Some(line) = new_endpoints.recv() => {
+                let _ = writeln!(out, "{line}");
+            }
         }
     }
     let stats = handle.stats();
@@ -148,6 +169,15 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         ingest.ingest(flow, out)?;
     }
     ingest.finish(out)?;
+    let spec = spec.finish().await?;
+    while let Ok(line) = new_endpoints.try_recv() {
+        let _ = writeln!(out, "{line}");
+    }
+    let summary = spec.summary();
+    let _ = writeln!(out, "documented {} endpoints from {} in-scope flows in {}", summary.endpoints, summary.in_scope, args.out.join("openapi.yaml").display());
+    if stats.dropped_live > 0 {
+        let _ = writeln!(out, "warning: {} flows were archived but not documented because the spec builder could not keep up", stats.dropped_live);
+    }
     if stats.dropped_archive > 0 {
         let _ = writeln!(out, "warning: {} flows were dropped because the archive could not keep up", stats.dropped_archive);
     }

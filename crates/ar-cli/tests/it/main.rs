@@ -2,6 +2,7 @@
 
 mod archiver;
 mod browser;
+mod import;
 mod infer_schema;
 mod proxy;
 mod session;

@@ -1,0 +1,403 @@
+//! `ar import FILE... --out DIR`: traffic captured by any tool (a HAR from
+//! Chrome/Firefox DevTools, mitmproxy, Charles, Proxyman, or `ar`'s own
+//! `flows.jsonl` archive) becomes `openapi.yaml`, `openapi.json` and `API.md`.
+
+use std::cell::Cell;
+use std::fmt::Write as _;
+use std::io::{BufReader, IsTerminal as _, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::rc::Rc;
+
+use anyhow::{Context as _, bail};
+use ar_store::Flow;
+use ar_store::archive::{ArchiveReader, ArchiveRecord, BodyStore};
+use ar_store::har::{ImportOptions, stream_har};
+
+use crate::pipeline::{Pipeline, PipelineConfig};
+
+/// Turn captured traffic (HAR files, `flows.jsonl` archives) into an OpenAPI spec and API.md.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// HAR files, `flows.jsonl` archives, or directories holding a `flows.jsonl`.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Directory for openapi.yaml, openapi.json and API.md (created if missing).
+    #[arg(long, short, value_name = "DIR")]
+    out: PathBuf,
+    /// Hosts to document (comma-separated; `*.shop.test` for a domain and its subdomains).
+    /// The first host's whole site is in scope too. Default: every host except known trackers.
+    #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
+    scope: Vec<String>,
+    /// The API's base URL (`https://api.shop.test/v2`): the main server in the spec; paths are
+    /// written relative to it.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The spec's title (default: "<main host> API").
+    #[arg(long)]
+    title: Option<String>,
+    /// Write secrets (Authorization, cookies, API keys, tokens) into examples as captured.
+    /// Off by default; never use it for a spec you share.
+    #[arg(long)]
+    no_redact: bool,
+    /// Fail on the first malformed entry instead of skipping it.
+    #[arg(long)]
+    strict: bool,
+}
+
+/// The kinds of input `ar import` understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputKind {
+    /// A HAR 1.2 document (`{"log": {"entries": [...]}}`).
+    Har,
+    /// An `ar` archive: one HAR entry per line.
+    Jsonl,
+}
+
+/// Decides what a file is from its first bytes, without reading it all.
+pub(crate) fn sniff(head: &[u8]) -> Option<InputKind> {
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    let start = head.iter().position(|b| !b.is_ascii_whitespace())?;
+    let head = &head[start..];
+    if head.first() != Some(&b'{') {
+        return None;
+    }
+    // A JSON Lines archive: the first line is a whole JSON object with a `request`.
+    let first_line = head.split(|b| *b == b'\n').next().unwrap_or(head);
+    if let Ok(serde_json::Value::Object(object)) =
+        serde_json::from_slice::<serde_json::Value>(first_line)
+    {
+        if object.contains_key("request") && !object.contains_key("log") {
+            return Some(InputKind::Jsonl);
+        }
+        if object.contains_key("log") {
+            return Some(InputKind::Har);
+        }
+        return None;
+    }
+    // A pretty-printed or huge single-line document: look for the `log` key near the start.
+    let window = &head[..head.len().min(4096)];
+    let text = String::from_utf8_lossy(window);
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.starts_with("{\"log\"") || compact.contains("\"log\":{") {
+        return Some(InputKind::Har);
+    }
+    if compact.starts_with("{\"startedDateTime\"") || compact.contains("\"request\":{") {
+        return Some(InputKind::Jsonl);
+    }
+    None
+}
+
+/// Per-run counts for the summary line.
+#[derive(Debug, Default)]
+struct Counts {
+    files: usize,
+    entries_skipped: usize,
+    first_errors: Vec<String>,
+}
+
+/// Reads every input through the pipeline and writes the three documents.
+pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let mut config = PipelineConfig::default().with_scope_hosts(&args.scope);
+    config.redact = !args.no_redact;
+    config.options.base_url = args.base_url.clone();
+    if let Some(base) = &args.base_url
+        && !(base.starts_with("http://") || base.starts_with("https://"))
+    {
+        bail!("--base-url must be an absolute http(s) URL, got `{base}`");
+    }
+    let mut pipeline = Pipeline::new(config)?;
+    let mut counts = Counts::default();
+    let mut next_id = 1u64;
+    for file in &args.files {
+        let (path, kind) = resolve(file)?;
+        counts.files += 1;
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let progress = Progress::new(size, &path);
+        let reader = CountingReader {
+            inner: open(&path)?,
+            read: Rc::clone(&progress.read),
+        };
+        let mut failure: Option<anyhow::Error> = None;
+        let mut ingest = |flow: Flow, pipeline: &mut Pipeline| {
+            if failure.is_none()
+                && let Err(error) = pipeline.ingest(&flow)
+            {
+                failure = Some(error);
+            }
+            progress.tick();
+        };
+        match kind {
+            InputKind::Har => {
+                let options = if args.strict {
+                    ImportOptions::strict()
+                } else {
+                    ImportOptions::lenient()
+                };
+                let options = options.with_first_id(next_id);
+                let summary = stream_har(reader, &options, |flow| {
+                    next_id = next_id.max(flow.id.0 + 1);
+                    ingest(flow, &mut pipeline);
+                })
+                .with_context(|| format!("{} is not a usable HAR file", path.display()))?;
+                if summary.entries == 0 {
+                    eprintln!("ar: note: {}: the HAR has no entries", path.display());
+                }
+                counts.entries_skipped += summary.skipped_count;
+                counts.first_errors.extend(
+                    summary
+                        .skipped
+                        .iter()
+                        .take(3)
+                        .map(|e| format!("{}: {e}", path.display())),
+                );
+            }
+            InputKind::Jsonl => {
+                let skipped = read_jsonl(reader, &path, args.strict, &mut |flow| {
+                    next_id = next_id.max(flow.id.0 + 1);
+                    ingest(flow, &mut pipeline);
+                })?;
+                counts.entries_skipped += skipped.0;
+                counts.first_errors.extend(skipped.1);
+            }
+        }
+        progress.finish();
+        if let Some(error) = failure {
+            return Err(error);
+        }
+    }
+
+    let summary = pipeline.summary();
+    if summary.flows == 0 {
+        bail!("no flows in {}: nothing to document", list(&args.files));
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let title = args
+        .title
+        .clone()
+        .unwrap_or_else(|| pipeline.default_title());
+    pipeline.set_title(title);
+    let documents = pipeline.documents()?;
+    documents.write_to(&args.out)?;
+
+    for error in &counts.first_errors {
+        eprintln!("ar: warning: skipped {error}");
+    }
+    let ledger = pipeline.ledger();
+    let mut line = format!(
+        "{} flows read, {} in scope, {} endpoints",
+        summary.flows, summary.in_scope, summary.endpoints
+    );
+    let skipped: Vec<String> = ledger
+        .skipped
+        .iter()
+        .map(|(reason, count)| format!("{count} {}", reason.label()))
+        .collect();
+    if !skipped.is_empty() {
+        let _ = write!(line, "; skipped {}", skipped.join(", "));
+    }
+    if counts.entries_skipped > 0 {
+        let _ = write!(
+            line,
+            "; {} malformed entries skipped",
+            counts.entries_skipped
+        );
+    }
+    if ledger.undecodable_bodies > 0 {
+        let _ = write!(line, "; {} undecodable bodies", ledger.undecodable_bodies);
+    }
+    writeln!(out, "{line} → {}", args.out.join("openapi.yaml").display())?;
+    if summary.endpoints == 0 {
+        eprintln!("ar: note: no endpoints were documented; API.md lists what was left out and why");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A file, or the `flows.jsonl` inside a directory, with its kind.
+fn resolve(file: &Path) -> anyhow::Result<(PathBuf, InputKind)> {
+    let path = if file.is_dir() {
+        let inner = file.join("flows.jsonl");
+        if !inner.is_file() {
+            bail!(
+                "{} is a directory without a flows.jsonl archive",
+                file.display()
+            );
+        }
+        inner
+    } else {
+        file.to_path_buf()
+    };
+    let mut head = vec![0u8; 64 * 1024];
+    let mut reader = open(&path)?;
+    let mut filled = 0;
+    while filled < head.len() {
+        match reader.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+    head.truncate(filled);
+    if head.iter().all(u8::is_ascii_whitespace) {
+        bail!("{} is empty", path.display());
+    }
+    match sniff(&head) {
+        Some(kind) => Ok((path, kind)),
+        None => bail!(
+            "{} is neither a HAR file nor an ar flows.jsonl archive (expected JSON starting with {{\"log\": ...}} or one HAR entry per line)",
+            path.display()
+        ),
+    }
+}
+
+fn open(path: &Path) -> anyhow::Result<std::fs::File> {
+    std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))
+}
+
+/// Reads an `ar` archive line by line (spilled bodies from `bodies/` beside
+/// it); damaged lines and a torn last line are skipped with a warning, unless strict.
+fn read_jsonl(
+    reader: impl Read,
+    path: &Path,
+    strict: bool,
+    on_flow: &mut dyn FnMut(Flow),
+) -> anyhow::Result<(usize, Vec<String>)> {
+    let bodies = ArchiveBodies(path.parent().unwrap_or(Path::new(".")).join("bodies"));
+    let mut archive = ArchiveReader::new(BufReader::with_capacity(1 << 16, reader));
+    let mut skipped = 0;
+    let mut errors = Vec::new();
+    while let Some(record) = archive
+        .next_record(&bodies)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        match record {
+            ArchiveRecord::Flow(flow) => on_flow(flow),
+            ArchiveRecord::Skipped(warning) if strict => bail!("{}: {warning}", path.display()),
+            ArchiveRecord::Skipped(warning) => {
+                skipped += 1;
+                if errors.len() < 3 {
+                    errors.push(format!("{}: {warning}", path.display()));
+                }
+            }
+        }
+    }
+    Ok((skipped, errors))
+}
+
+/// The `bodies/` directory of an archive, read-only.
+struct ArchiveBodies(PathBuf);
+
+impl BodyStore for ArchiveBodies {
+    fn put(&mut self, sha256_hex: &str, _bytes: &[u8]) -> std::io::Result<()> {
+        Err(std::io::Error::other(format!(
+            "import never writes bodies ({sha256_hex})"
+        )))
+    }
+
+    fn get(&self, sha256_hex: &str) -> std::io::Result<Vec<u8>> {
+        if sha256_hex.len() != 64 || !sha256_hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not a body hash: {sha256_hex}"),
+            ));
+        }
+        std::fs::read(self.0.join(sha256_hex))
+    }
+}
+
+fn list(files: &[PathBuf]) -> String {
+    files
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Counts bytes read, for the progress bar.
+struct CountingReader<R> {
+    inner: R,
+    read: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// A progress bar on stderr for inputs over 16 MB, only when stderr is a terminal.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    read: Rc<Cell<u64>>,
+    flows: Cell<u64>,
+}
+
+impl Progress {
+    fn new(size: u64, path: &Path) -> Self {
+        let bar = (size > 16 * 1024 * 1024 && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(size);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} ({eta})",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.set_message(
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+            bar
+        });
+        Self {
+            bar,
+            read: Rc::new(Cell::new(0)),
+            flows: Cell::new(0),
+        }
+    }
+
+    fn tick(&self) {
+        self.flows.set(self.flows.get() + 1);
+        if let Some(bar) = &self.bar
+            && self.flows.get() % 256 == 0
+        {
+            bar.set_position(self.read.get());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing_tells_har_from_jsonl_from_garbage() {
+        assert_eq!(
+            sniff(b"{\n  \"log\": {\n    \"version\": \"1.2\""),
+            Some(InputKind::Har)
+        );
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBF{\"log\":{\"entries\":[]}}"),
+            Some(InputKind::Har)
+        );
+        assert_eq!(
+            sniff(
+                b"{\"startedDateTime\":\"x\",\"request\":{\"method\":\"GET\"}}\n{\"request\":{}}\n"
+            ),
+            Some(InputKind::Jsonl)
+        );
+        assert_eq!(sniff(b"<html>"), None);
+        assert_eq!(sniff(b"{\"name\": \"package.json\"}\n"), None);
+        assert_eq!(sniff(b"   "), None);
+    }
+}

@@ -1,0 +1,150 @@
+//! Atomic, debounced writing of the generated documents.
+//!
+//! A reader (an editor, a validator, `cat`) must never see half a file, and a
+//! crash must leave the previous version: each document is written to a temp
+//! file in the same directory, flushed, then renamed over the old one.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+/// Writes `bytes` to `path` atomically (temp file in the same dir + fsync + rename).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)
+            .with_context(|| format!("cannot create {}", temp.display()))?;
+        file.write_all(bytes)
+            .with_context(|| format!("cannot write {}", temp.display()))?;
+        file.sync_all()
+            .with_context(|| format!("cannot flush {}", temp.display()))?;
+        std::fs::rename(&temp, path)
+            .with_context(|| format!("cannot move {} to {}", temp.display(), path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+/// The documents a pipeline produces, ready to be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Documents {
+    /// `openapi.yaml`
+    pub(crate) yaml: String,
+    /// `openapi.json`
+    pub(crate) json: String,
+    /// `API.md`
+    pub(crate) markdown: String,
+}
+
+impl Documents {
+    /// Writes the three files into `dir` (which must exist), each atomically.
+    pub(crate) fn write_to(&self, dir: &Path) -> anyhow::Result<()> {
+        write_atomic(&dir.join("openapi.yaml"), self.yaml.as_bytes())?;
+        write_atomic(&dir.join("openapi.json"), self.json.as_bytes())?;
+        write_atomic(&dir.join("API.md"), self.markdown.as_bytes())
+    }
+}
+
+/// Decides when to rewrite the documents during live capture: at most once
+/// per `interval`, only when something changed, and always on demand.
+#[derive(Debug)]
+pub(crate) struct Debounce {
+    interval: Duration,
+    last_write: Option<Instant>,
+    dirty: bool,
+}
+
+impl Debounce {
+    /// A debouncer allowing one write per `interval`.
+    pub(crate) fn new(interval: Duration) -> Self {
+        Self {
+            interval,
+            last_write: None,
+            dirty: false,
+        }
+    }
+
+    /// Notes that the documents changed.
+    pub(crate) fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Whether a write is due at `now`: something changed and the interval passed.
+    pub(crate) fn due(&self, now: Instant) -> bool {
+        self.dirty
+            && self
+                .last_write
+                .is_none_or(|last| now.duration_since(last) >= self.interval)
+    }
+
+    /// How long until a pending change may be written (zero if due, `None` if clean).
+    pub(crate) fn wait(&self, now: Instant) -> Option<Duration> {
+        if !self.dirty {
+            return None;
+        }
+        Some(match self.last_write {
+            Some(last) => self.interval.saturating_sub(now.duration_since(last)),
+            None => Duration::ZERO,
+        })
+    }
+
+    /// Records a write at `now`.
+    pub(crate) fn written(&mut self, now: Instant) {
+        self.dirty = false;
+        self.last_write = Some(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("openapi.yaml");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["openapi.yaml"]);
+    }
+
+    #[test]
+    fn atomic_write_into_missing_dir_fails_clearly() {
+        let error = write_atomic(Path::new("/nonexistent-ar-dir/x.yaml"), b"x").unwrap_err();
+        assert!(
+            format!("{error:#}").contains("/nonexistent-ar-dir"),
+            "{error:#}"
+        );
+    }
+
+    #[test]
+    fn debounce_allows_one_write_per_interval() {
+        let start = Instant::now();
+        let mut debounce = Debounce::new(Duration::from_secs(1));
+        assert!(!debounce.due(start));
+        debounce.mark_dirty();
+        assert!(debounce.due(start));
+        debounce.written(start);
+        debounce.mark_dirty();
+        assert!(!debounce.due(start + Duration::from_millis(500)));
+        assert_eq!(
+            debounce.wait(start + Duration::from_millis(400)),
+            Some(Duration::from_millis(600))
+        );
+        assert!(debounce.due(start + Duration::from_secs(1)));
+    }
+}
