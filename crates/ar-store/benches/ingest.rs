@@ -1,0 +1,182 @@
+//! Ingest throughput of the endpoint store, and its memory over a long run.
+//!
+//! ```text
+//! cargo bench -p ar-store --bench ingest
+//! ```
+//!
+//! - `small_json_flows`: 10,000 realistic small JSON flows (1,000 endpoints:
+//!   25 collections × 10 hosts × 4 methods; ids in paths, query params,
+//!   six request headers) into a warm store. Target: ≥ 200,000 flows/s.
+//! - `one_mb_body_flows`: flows whose response is a 1 MB JSON array.
+//! - `memory_over_1m_flows`: 1,000,000 flows of 1,000 endpoints; prints the
+//!   store's own heap accounting and the process RSS every 100,000 flows
+//!   (flat = bounded).
+
+use ar_store::scope::Scope;
+use ar_store::store::{EndpointStore, StoreConfig};
+use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+use divan::{Bencher, black_box};
+
+#[global_allocator]
+static ALLOC: divan::AllocProfiler = divan::AllocProfiler::system();
+
+fn main() {
+    divan::main();
+}
+
+const COLLECTIONS: [&str; 25] = [
+    "users",
+    "orders",
+    "products",
+    "carts",
+    "invoices",
+    "payments",
+    "reviews",
+    "comments",
+    "tags",
+    "categories",
+    "sessions",
+    "tokens",
+    "webhooks",
+    "events",
+    "messages",
+    "threads",
+    "files",
+    "folders",
+    "teams",
+    "projects",
+    "issues",
+    "labels",
+    "releases",
+    "builds",
+    "deployments",
+];
+const METHODS: [&str; 4] = ["GET", "POST", "PUT", "DELETE"];
+
+/// Flow `i` of the synthetic workload: endpoint `i % 1000`, a pseudo-random id.
+fn small_flow(i: u64) -> Flow {
+    let endpoint = (i % 1000) as usize;
+    let (collection, host, method) = (
+        COLLECTIONS[endpoint % 25],
+        endpoint / 25 % 10,
+        METHODS[endpoint / 250],
+    );
+    let id = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+    let url = format!(
+        "https://api{host}.shop.test/api/v1/{collection}/{id}?page={}&sort=asc",
+        i % 7
+    );
+    let mut request = Request::new(method, url, HttpVersion::Http2);
+    for (name, value) in [
+        ("accept", "application/json"),
+        ("accept-language", "en-GB,en;q=0.9"),
+        ("user-agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0"),
+        ("authorization", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"),
+        ("x-request-id", "4f1c2a"),
+        ("referer", "https://shop.test/app"),
+    ] {
+        request.headers.push(name, value);
+    }
+    if method != "GET" {
+        request.body = Body::from_decoded(
+            Some("application/json".into()),
+            br#"{"name":"widget","qty":2}"#.to_vec(),
+        );
+    }
+    let mut response = Response::new(200, HttpVersion::Http2);
+    response.headers.push("content-type", "application/json");
+    let body = format!(
+        r#"{{"id":{id},"name":"widget","price":9.5,"tags":["a","b"],"owner":{{"id":7,"login":"ann"}}}}"#
+    );
+    response.body = Body::from_decoded(Some("application/json".into()), body.into_bytes());
+    Flow::new(
+        FlowId(i),
+        Timestamp::from_unix_micros(1_700_000_000_000_000 + i as i64),
+        Client::Agent,
+        request,
+    )
+    .with_response(response)
+}
+
+fn warm_store(flows: &[Flow]) -> EndpointStore {
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    for f in flows {
+        store.ingest(f);
+    }
+    store
+}
+
+#[divan::bench(sample_count = 20)]
+fn small_json_flows(bencher: Bencher) {
+    let flows: Vec<Flow> = (0..10_000).map(small_flow).collect();
+    let warmup: Vec<Flow> = (1_000_000..1_020_000).map(small_flow).collect();
+    bencher
+        .counter(divan::counter::ItemsCount::new(flows.len()))
+        .with_inputs(|| warm_store(&warmup))
+        .bench_local_values(|mut store| {
+            for f in &flows {
+                black_box(store.ingest(f));
+            }
+            store
+        });
+}
+
+fn one_mb_flow(i: u64) -> Flow {
+    let mut flow = small_flow(i);
+    let item = r#"{"id":123456,"name":"a product with a name","price":12.5,"in_stock":true,"tags":["x","y","z"]},"#;
+    let mut body = String::with_capacity(1 << 20);
+    body.push('[');
+    while body.len() + item.len() < (1 << 20) - 1 {
+        body.push_str(item);
+    }
+    body.pop();
+    body.push(']');
+    flow.response.as_mut().expect("built with a response").body =
+        Body::from_decoded(Some("application/json".into()), body.into_bytes());
+    flow
+}
+
+#[divan::bench(sample_count = 10)]
+fn one_mb_body_flows(bencher: Bencher) {
+    let flows: Vec<Flow> = (0..20).map(one_mb_flow).collect();
+    bencher
+        .counter(divan::counter::ItemsCount::new(flows.len()))
+        .counter(divan::counter::BytesCount::new(flows.len() << 20))
+        .with_inputs(|| EndpointStore::new(Scope::everything(), StoreConfig::default()))
+        .bench_local_values(|mut store| {
+            for f in &flows {
+                black_box(store.ingest(f));
+            }
+            store
+        });
+}
+
+/// Resident set size of this process in bytes (Linux), for the memory report.
+fn rss_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+#[divan::bench(sample_count = 1, sample_size = 1)]
+fn memory_over_1m_flows() {
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    let mut report = Vec::new();
+    for i in 0..1_000_000u64 {
+        store.ingest(&small_flow(i));
+        if (i + 1) % 100_000 == 0 {
+            report.push(format!(
+                "{:>9} flows: {:>5} endpoints, store heap ≈ {:>6} KiB, RSS {:>6} KiB",
+                i + 1,
+                store.stats().endpoints,
+                store.approx_heap_bytes() / 1024,
+                rss_bytes().unwrap_or(0) / 1024
+            ));
+        }
+    }
+    eprintln!(
+        "\nmemory over 1,000,000 flows of 1,000 endpoints:\n{}",
+        report.join("\n")
+    );
+    black_box(store);
+}
