@@ -1,8 +1,9 @@
 //! `ar demo`: the README's one command. Serves the fixture shop
 //! (`shop.test`, `api.shop.test`, `cdn.shop.test`, `metrics.test`) over
 //! HTTPS on loopback inside this process, then runs a headless `ar`
-//! session on it with the `--resolve` entries and the fixture's CA that a
-//! made-up host needs, and says where the spec went.
+//! session on it with the built-in explorer (no LLM), the `--resolve`
+//! entries and the fixture's CA that made-up hosts need, and says where the
+//! spec went.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -30,17 +31,6 @@ pub(crate) struct Args {
     ca_dir: Option<PathBuf>,
 }
 
-/// The app's pages, opened in turn when the explorer is not available.
-const PAGES: &[&str] = &[
-    "/products",
-    "/products?page=2",
-    "/projects",
-    "/cart",
-    "/login",
-    "/support",
-    "/notifications",
-];
-
 /// Starts the fixture site, runs the session on it, stops the site.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -52,8 +42,8 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             .await
             .context("cannot start the demo site")?;
         let port = site.addr().port();
-        // Chromium must trust the site's own CA through the proxy: hand it to
-        // the proxy as an extra upstream root, in a file that lives as long as the run.
+        // Chromium trusts ar's CA; the proxy must trust the shop's own CA
+        // upstream: an extra root, in a file that lives as long as the run.
         let ca_file = tempfile::Builder::new()
             .prefix("ar-demo-ca-")
             .suffix(".pem")
@@ -78,10 +68,6 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 .collect(),
             upstream_ca: Some(ca_file.path().to_path_buf()),
             explore: true,
-            open: PAGES
-                .iter()
-                .map(|p| format!("https://{}:{port}{p}", ar_fixtures::SHOP_HOST))
-                .collect(),
             batch: true,
             ..SessionArgs::default()
         };

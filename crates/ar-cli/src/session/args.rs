@@ -51,6 +51,12 @@ pub(crate) struct SessionArgs {
     /// Let the explorer click destructive things too (logout, delete, pay).
     #[arg(long)]
     pub(crate) explore_unsafe: bool,
+    /// The explorer's page budget [default: 40].
+    #[arg(long, value_name = "N")]
+    pub(crate) explore_pages: Option<usize>,
+    /// The explorer's time budget in seconds [default: 180].
+    #[arg(long, value_name = "SECS")]
+    pub(crate) explore_time: Option<u64>,
     /// Carry on a previous session: reopen its archive and spec and keep appending.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub(crate) resume: Option<PathBuf>,
@@ -72,9 +78,6 @@ pub(crate) struct SessionArgs {
     /// Where ar's own CA lives [default: the user's data dir].
     #[arg(long, value_name = "DIR")]
     pub(crate) ca_dir: Option<PathBuf>,
-    /// Pages to open when the session starts (`ar demo`); not a flag.
-    #[arg(skip)]
-    pub(crate) open: Vec<String>,
     /// Never start the REPL: run the start-up work and exit (`ar demo`); not a flag.
     #[arg(skip)]
     pub(crate) batch: bool,

@@ -39,6 +39,10 @@ pub(crate) struct SessionConfig {
     pub(crate) explore: bool,
     /// Let the explorer do destructive things.
     pub(crate) explore_unsafe: bool,
+    /// The explorer's page budget, when not the default.
+    pub(crate) explore_pages: Option<usize>,
+    /// The explorer's time budget, when not the default.
+    pub(crate) explore_time: Option<std::time::Duration>,
     /// Intents to pursue without a REPL.
     pub(crate) intents: Vec<String>,
     /// The agent's model, when one is asked for.
@@ -47,8 +51,6 @@ pub(crate) struct SessionConfig {
     pub(crate) provider: Option<Provider>,
     /// No LLM naming of endpoints.
     pub(crate) no_llm_doc: bool,
-    /// Pages to open at start.
-    pub(crate) open: Vec<String>,
     /// No REPL even on a terminal.
     pub(crate) batch: bool,
 }
@@ -114,11 +116,12 @@ impl SessionConfig {
             ca_dir: args.ca_dir,
             explore: args.explore,
             explore_unsafe: args.explore_unsafe,
+            explore_pages: args.explore_pages,
+            explore_time: args.explore_time.map(std::time::Duration::from_secs),
             intents: args.intent,
             model: args.model,
             provider: args.provider,
             no_llm_doc: args.no_llm_doc,
-            open: args.open,
             batch: args.batch,
         })
     }

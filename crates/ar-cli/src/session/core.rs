@@ -24,6 +24,9 @@ use crate::browser::{BrowserConfig, ChromeBrowser};
 /// Flows the proxy may queue for the pipeline before it degrades to dropping.
 const FLOW_QUEUE: usize = 8192;
 
+/// Least time between two status lines that only count more flows.
+const STATUS_QUIET: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What the caller should do after a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Next {
@@ -73,8 +76,9 @@ pub(crate) struct Session {
     events: mpsc::UnboundedSender<Event>,
     /// Counters when the user took the browser (`/take`), until `/done`.
     taken: Option<Counters>,
-    /// Counters last shown on a status line.
+    /// Counters last shown on a status line, and when.
     shown: Counters,
+    shown_at: std::time::Instant,
 }
 
 impl Session {
@@ -168,6 +172,7 @@ impl Session {
             events,
             taken: None,
             shown: Counters::default(),
+            shown_at: std::time::Instant::now(),
         };
         let browser = match ChromeBrowser::launch(&browser_config).await {
             Ok(browser) => Arc::new(browser),
@@ -215,11 +220,15 @@ impl Session {
         self.turn.is_some()
     }
 
-    /// A status line when the counters changed since the last one shown.
+    /// A status line when the counters changed: at once for a new endpoint
+    /// or host, at most every few seconds for more flows (no scrolling flood).
     pub(crate) fn status_update(&mut self) -> Option<String> {
         let now = self.counters();
-        (now != self.shown).then(|| {
+        let news = now.endpoints != self.shown.endpoints || now.hosts != self.shown.hosts;
+        let more = now != self.shown && self.shown_at.elapsed() >= STATUS_QUIET;
+        (news || more).then(|| {
             self.shown = now;
+            self.shown_at = std::time::Instant::now();
             status_line(self.style, now)
         })
     }

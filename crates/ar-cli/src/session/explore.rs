@@ -1,17 +1,81 @@
-//! `/explore` and `--explore`: the built-in, no-LLM explorer as a session
-//! driver.
+//! `/explore` and `--explore`: the built-in, no-LLM explorer
+//! ([`ar_agent::explorer`]) as a session driver. Its flows are stamped
+//! [`Client::Explorer`]; each thing it does is a progress line; Ctrl-C or
+//! `/stop` cancels it between actions.
 
 use std::io::Write;
 
-use super::core::Session;
+use ar_agent::explorer::{ExplorerConfig, StopReason, explore};
+use ar_store::Client;
 
-/// Starts the explorer's turn, or says why it cannot run.
+use super::config::SessionConfig;
+use super::core::Session;
+use super::driver::{Driver, DriverContext, TurnReport};
+
+/// The explorer, configured from the session's flags.
+#[derive(Debug, Clone)]
+pub(crate) struct Explorer {
+    config: ExplorerConfig,
+}
+
+impl Explorer {
+    /// The explorer for this session: from its target, within its budgets;
+    /// destructive actions only with `--explore-unsafe`.
+    pub(crate) fn for_session(session: &SessionConfig) -> Self {
+        let mut config = ExplorerConfig::new(session.target.as_str());
+        config.allow_destructive = session.explore_unsafe;
+        if let Some(pages) = session.explore_pages {
+            config.max_pages = pages;
+        }
+        if let Some(time) = session.explore_time {
+            config.time_budget = time;
+        }
+        Self { config }
+    }
+}
+
+#[async_trait::async_trait]
+impl Driver for Explorer {
+    fn client(&self) -> Client {
+        Client::Explorer
+    }
+
+    fn name(&self) -> &str {
+        "explorer"
+    }
+
+    async fn run(&mut self, ctx: DriverContext) -> anyhow::Result<TurnReport> {
+        let progress = ctx.progress.clone();
+        let mut on_event = move |event: ar_agent::explorer::ExplorerEvent| {
+            let _ = progress.send(format!("  {event}"));
+        };
+        let report = explore(&*ctx.browser, &self.config, &ctx.cancel, &mut on_event).await?;
+        let mut summary = format!(
+            "{} pages, {} actions, {} forms submitted; {}",
+            report.pages_visited, report.actions, report.forms_submitted, report.stopped
+        );
+        if !report.skipped_destructive.is_empty() {
+            summary.push_str(&format!(
+                "; left alone {} destructive actions (--explore-unsafe allows them)",
+                report.skipped_destructive.len()
+            ));
+        }
+        Ok(TurnReport {
+            summary,
+            cancelled: report.stopped == StopReason::Cancelled,
+        })
+    }
+}
+
+/// Starts the explorer's turn on the session's target.
 pub(crate) fn start(session: &mut Session, out: &mut dyn Write) -> anyhow::Result<()> {
-    let _ = session;
-    writeln!(
-        out,
-        "the built-in explorer is not part of this build yet: use /open URL... to load pages, \
-         or /take to browse yourself"
-    )?;
+    let explorer = Explorer::for_session(session.config());
+    if session.start_turn(Box::new(explorer), out)? {
+        writeln!(
+            out,
+            "exploring {} (no LLM; /stop or Ctrl-C ends it)",
+            session.config().target
+        )?;
+    }
     Ok(())
 }

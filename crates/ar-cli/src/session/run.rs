@@ -71,11 +71,6 @@ pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode
         session.handle(Command::Explore, &mut buffer).await?;
         exit_after_turn = !interactive && session.turn_running();
     }
-    if !session.config().open.is_empty() && !session.turn_running() {
-        let pages = session.config().open.clone();
-        session.handle(Command::Open(pages), &mut buffer).await?;
-        exit_after_turn = exit_after_turn || (!interactive && session.turn_running());
-    }
     if !session.config().intents.is_empty() {
         let intents = session.config().intents.clone();
         for intent in intents {
