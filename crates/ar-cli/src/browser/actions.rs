@@ -148,12 +148,16 @@ impl Browser for ChromeBrowser {
 
     async fn click(&self, target: Ref) -> Result<(), BrowserError> {
         let (element, arg) = self.element_arg(target)?;
+        let tabs = self
+            .run("listing tabs", None, self.client.windows())
+            .await?;
         match self.run("click", Some(target), element.click()).await {
             // Covered by an overlay, zero-sized, or off in a transformed box:
             // a script click still runs the page's handlers.
-            Err(BrowserError::NotInteractable { .. }) => self.script_click(target, arg).await,
-            other => other,
+            Err(BrowserError::NotInteractable { .. }) => self.script_click(target, arg).await?,
+            other => other?,
         }
+        self.follow_new_tab(&tabs).await
     }
 
     async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use ar_agent::browser::{BrowserError, Ref};
 use fantoccini::elements::{Element, ElementRef};
-use fantoccini::error::CmdError;
+use fantoccini::error::{CmdError, ErrorStatus};
 use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 use tempfile::TempDir;
@@ -160,12 +160,61 @@ impl ChromeBrowser {
     ) -> Result<T, BrowserError> {
         match tokio::time::timeout(self.command_timeout, command).await {
             Ok(Ok(value)) => Ok(value),
+            Ok(Err(CmdError::Standard(wd))) if wd.error == ErrorStatus::NoSuchWindow => {
+                Err(self.back_to_remaining_tab(action).await)
+            }
             Ok(Err(error)) => Err(map_error(action, reference, error)),
             Err(_) => Err(BrowserError::Timeout {
                 what: format!("the browser to finish {action} (it may be hung)"),
                 after_ms: millis(self.command_timeout),
             }),
         }
+    }
+
+    /// The tab we drove closed itself (a popup after a login, `window.close()`):
+    /// carry on in the most recent remaining tab; with none left the browser is gone.
+    async fn back_to_remaining_tab(&self, action: &str) -> BrowserError {
+        let windows = tokio::time::timeout(self.command_timeout, self.client.windows()).await;
+        match windows {
+            Ok(Ok(windows)) if !windows.is_empty() => {
+                let last = windows.into_iter().last();
+                if let Some(window) = last {
+                    let _ = tokio::time::timeout(
+                        self.command_timeout,
+                        self.client.switch_to_window(window),
+                    )
+                    .await;
+                }
+                BrowserError::Driver {
+                    action: action.to_owned(),
+                    reason: "the tab was closed; now on the previous tab: take a new snapshot"
+                        .to_owned(),
+                }
+            }
+            _ => BrowserError::BrowserGone {
+                hint: "every tab was closed; restart ar to get a new browser".to_owned(),
+            },
+        }
+    }
+
+    /// Follows a tab or popup that the last action opened (`target=_blank`,
+    /// `window.open`), so the driver sees what a user would look at.
+    pub(super) async fn follow_new_tab(
+        &self,
+        before: &[fantoccini::wd::WindowHandle],
+    ) -> Result<(), BrowserError> {
+        let after = self
+            .run("listing tabs", None, self.client.windows())
+            .await?;
+        if let Some(new) = after.into_iter().rev().find(|w| !before.contains(w)) {
+            self.run(
+                "switching to the new tab",
+                None,
+                self.client.switch_to_window(new),
+            )
+            .await?;
+        }
+        Ok(())
     }
 
     /// The element behind a ref, or an error telling the caller to re-snapshot.

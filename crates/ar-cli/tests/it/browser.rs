@@ -44,6 +44,7 @@ const HOME: &str = r#"<!doctype html>
 <form action="/search" method="post">
   <input name="a" aria-label="First"><input name="b" aria-label="Second">
 </form>
+<a href="/tab" target="_blank">Open tab</a>
 <button onclick="document.getElementById('victim').remove()">Remove victim</button>
 <button id="victim">Victim</button>
 <button onclick="alert('Are you sure?'); document.title = 'Warned'">Warn me</button>
@@ -129,6 +130,10 @@ async fn serve() -> (String, Seen) {
                         String::new()
                     }
                     "/submit" | "/search" => "<title>Thanks</title><h1>Thanks</h1>".to_owned(),
+                    "/tab" => {
+                        "<title>New tab</title><button onclick=\"window.close()\">Close me</button>"
+                            .to_owned()
+                    }
                     other => format!(
                         "<title>Page {other}</title><h1>Page {other}</h1><a href=\"/\">Home</a>"
                     ),
@@ -477,6 +482,24 @@ async fn stale_refs_dialogs_and_network_waits_fail_loudly() {
             .contains(&format!("still loading: {base}/api/hang")),
         "{hung}"
     );
+
+    // A link that opens a tab is followed into it; a tab that closes itself hands back.
+    browser
+        .click(find(&snapshot, "link", "Open tab").reference)
+        .await
+        .unwrap();
+    assert_eq!(browser.page().await.unwrap().title, "New tab");
+    let tab = browser.snapshot().await.unwrap();
+    browser
+        .click(find(&tab, "button", "Close me").reference)
+        .await
+        .unwrap();
+    let closed_tab = browser.page().await.unwrap_err();
+    assert!(
+        closed_tab.to_string().contains("the tab was closed"),
+        "{closed_tab}"
+    );
+    assert_eq!(browser.page().await.unwrap().title, "Warned");
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
