@@ -2,6 +2,7 @@
 //! `make_hars.py`) through the real ar-store HAR importer and endpoint store.
 
 mod golden;
+mod laws;
 mod roundtrip;
 mod secrets;
 mod validator;
