@@ -232,6 +232,12 @@ let pending = '';
 let pendingDepth = 0;
 
 function push(line) {
+  // A product image beside its link repeats the link's name: keep one line.
+  const prev = lines[lines.length - 1];
+  if (prev && prev[0] === line[0] && line[2] && prev[2] === line[2]) {
+    if (line[1] === 'img') return true;
+    if (prev[1] === 'img' && line[3] >= 0) lines.pop();
+  }
   if (lines.length >= MAX_LINES) { omitted++; return false; }
   lines.push(line);
   return true;
