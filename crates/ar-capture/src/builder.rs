@@ -19,7 +19,7 @@ use crate::ca::CertificateAuthority;
 use crate::pem::pem_certs;
 use crate::proxy::{Options, Proxy, Shared, client_code};
 use crate::record::BodyLimits;
-use crate::sink::{Counters, Sinks};
+use crate::sink::Sinks;
 use crate::upstream::{Connector, Dialer};
 
 /// Default cap on the captured copy of each body.
@@ -233,7 +233,6 @@ impl ProxyBuilder {
             .pool_idle_timeout(Duration::from_secs(30))
             .pool_max_idle_per_host(1024)
             .pool_timer(TokioTimer::new())
-            .timer(TokioTimer::new())
             .build(Connector {
                 dialer: Arc::clone(&dialer),
             });
@@ -250,11 +249,7 @@ impl ProxyBuilder {
                 handshake_timeout: self.connect_timeout,
                 passthrough: self.passthrough,
             },
-            sinks: Sinks {
-                archive: self.archive,
-                live: self.live,
-                counters: Counters::default(),
-            },
+            sinks: Sinks::new(self.archive, self.live),
             next_id: AtomicU64::new(self.first_flow_id),
             client: AtomicU8::new(client_code(self.client)),
             tls_configs: Mutex::new(HashMap::new()),

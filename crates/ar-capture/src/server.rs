@@ -60,8 +60,9 @@ pub(crate) async fn serve_client(shared: Arc<Shared>, tcp: TcpStream) {
         let shared = Arc::clone(&shared);
         async move { Ok::<_, Infallible>(dispatch(shared, req, Target::Absolute).await) }
     });
+    // No header-read timer: arming one per request costs more than a local
+    // proxy gains from slowloris protection.
     let conn = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
         .serve_connection(TokioIo::new(tcp), service)
         .with_upgrades();
     if let Err(error) = conn.await {
@@ -87,7 +88,6 @@ where
             .await
     } else {
         hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
             .serve_connection(io, service)
             .with_upgrades()
             .await

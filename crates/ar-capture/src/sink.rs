@@ -11,8 +11,18 @@
 //!
 //! Both counters are visible in [`ProxyStats`], so a caller can report what
 //! was lost instead of losing it silently.
+//!
+//! Delivery is batched: finished flows are queued in memory (no wake-up on
+//! the request path) and moved to the channels every [`DELIVERY_TICK`] by
+//! the proxy's accept loop, so a consumer parked in `recv().await` is woken
+//! at most once per tick, not once per request. A flow reaches its channel
+//! at most one tick after it ended. The in-memory queue is bounded too
+//! ([`PENDING_LIMIT`]); beyond it flows are dropped and counted as archive
+//! drops.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use ar_store::Flow;
 use tokio::sync::mpsc::{Sender, error::TrySendError};
@@ -50,17 +60,60 @@ impl Counters {
     }
 }
 
-/// The two optional sinks and their counters.
+/// How often queued flows are moved to the sinks.
+pub const DELIVERY_TICK: Duration = Duration::from_millis(2);
+/// Flows queued between two deliveries at most.
+pub const PENDING_LIMIT: usize = 64 * 1024;
+
+/// The two optional sinks, the delivery queue, and the counters.
 pub(crate) struct Sinks {
-    pub(crate) archive: Option<Sender<Flow>>,
-    pub(crate) live: Option<Sender<Flow>>,
+    archive: Option<Sender<Flow>>,
+    live: Option<Sender<Flow>>,
+    pending: Mutex<Vec<Flow>>,
     pub(crate) counters: Counters,
 }
 
 impl Sinks {
-    /// Hands a finished flow on without ever waiting.
+    pub(crate) fn new(archive: Option<Sender<Flow>>, live: Option<Sender<Flow>>) -> Self {
+        Self {
+            archive,
+            live,
+            pending: Mutex::new(Vec::new()),
+            counters: Counters::default(),
+        }
+    }
+
+    /// Queues a finished flow; never waits and never wakes anyone.
     pub(crate) fn emit(&self, flow: Flow) {
         self.counters.flows.fetch_add(1, Ordering::Relaxed);
+        let mut pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if pending.len() >= PENDING_LIMIT {
+            self.counters
+                .dropped_archive
+                .fetch_add(1, Ordering::Relaxed);
+        } else {
+            pending.push(flow);
+        }
+    }
+
+    /// Moves queued flows to the sinks (called every [`DELIVERY_TICK`] and on shutdown).
+    pub(crate) fn deliver(&self) {
+        let batch = std::mem::take(
+            &mut *self
+                .pending
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        for flow in batch {
+            self.send(flow);
+        }
+    }
+
+    /// Hands one flow to the channels without ever waiting.
+    fn send(&self, flow: Flow) {
         if let Some(live) = &self.live {
             match live.try_send(flow.clone()) {
                 Ok(()) | Err(TrySendError::Closed(_)) => {}
@@ -109,14 +162,15 @@ mod tests {
     async fn a_full_live_sink_degrades_to_archive_only() {
         let (archive, mut archive_rx) = tokio::sync::mpsc::channel(10);
         let (live, mut live_rx) = tokio::sync::mpsc::channel(1);
-        let sinks = Sinks {
-            archive: Some(archive),
-            live: Some(live),
-            counters: Counters::default(),
-        };
+        let sinks = Sinks::new(Some(archive), Some(live));
         for id in 1..=3 {
             sinks.emit(flow(id));
         }
+        assert!(
+            live_rx.try_recv().is_err(),
+            "nothing is delivered before the tick"
+        );
+        sinks.deliver();
         let stats = sinks.counters.snapshot();
         assert_eq!(
             (stats.flows, stats.dropped_live, stats.dropped_archive),
@@ -131,13 +185,10 @@ mod tests {
     #[tokio::test]
     async fn a_full_archive_counts_drops() {
         let (archive, _rx) = tokio::sync::mpsc::channel(1);
-        let sinks = Sinks {
-            archive: Some(archive),
-            live: None,
-            counters: Counters::default(),
-        };
+        let sinks = Sinks::new(Some(archive), None);
         sinks.emit(flow(1));
         sinks.emit(flow(2));
+        sinks.deliver();
         assert_eq!(sinks.counters.snapshot().dropped_archive, 1);
     }
 }
