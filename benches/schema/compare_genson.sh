@@ -18,8 +18,8 @@ VENV=benches/.venv
 
 if [[ ! -x "$VENV/bin/python" ]]; then
   python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet genson
 fi
+"$VENV/bin/python" -c 'import genson' 2>/dev/null || "$VENV/bin/pip" install --quiet genson
 
 echo "== ar-schema (cargo run --release --example bench_inputs), best of $RUNS" >&2
 cargo run --quiet --release -p ar-schema --example bench_inputs -- "$DATA" --runs "$RUNS" > "$DATA.ar.tsv"

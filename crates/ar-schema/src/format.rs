@@ -46,8 +46,7 @@ pub(crate) const ORDERED: [(FormatSet, &str); 9] = [
 const MAX_FORMAT_LEN: usize = 2048;
 
 /// Returns which of the `candidates` formats `s` matches.
-pub(crate) fn detect(s: &str, candidates: FormatSet) -> FormatSet {
-    let b = s.as_bytes();
+pub(crate) fn detect(b: &[u8], candidates: FormatSet) -> FormatSet {
     if b.is_empty() || b.len() > MAX_FORMAT_LEN || candidates == 0 {
         return 0;
     }
@@ -73,7 +72,7 @@ pub(crate) fn detect(s: &str, candidates: FormatSet) -> FormatSet {
     if candidates & UUID != 0 && b.len() == 36 && is_uuid(b) {
         found |= UUID;
     }
-    if candidates & IPV6 != 0 && (first.is_ascii_hexdigit() || first == b':') && is_ipv6(s) {
+    if candidates & IPV6 != 0 && (first.is_ascii_hexdigit() || first == b':') && is_ipv6(b) {
         found |= IPV6;
     }
     if candidates & EMAIL != 0 && is_email(b) {
@@ -186,8 +185,10 @@ fn is_ipv4(b: &[u8]) -> bool {
     parts == 4
 }
 
-fn is_ipv6(s: &str) -> bool {
-    s.len() <= 45 && s.contains(':') && s.parse::<std::net::Ipv6Addr>().is_ok()
+fn is_ipv6(b: &[u8]) -> bool {
+    b.len() <= 45
+        && b.contains(&b':')
+        && std::str::from_utf8(b).is_ok_and(|s| s.parse::<std::net::Ipv6Addr>().is_ok())
 }
 
 fn is_email(b: &[u8]) -> bool {
@@ -329,7 +330,7 @@ mod tests {
     use super::*;
 
     fn fmt(s: &str) -> Option<&'static str> {
-        name(detect(s, ALL))
+        name(detect(s.as_bytes(), ALL))
     }
 
     #[test]
@@ -379,8 +380,8 @@ mod tests {
 
     #[test]
     fn candidates_limit_the_work() {
-        assert_eq!(detect("2024-02-29", UUID | EMAIL), 0);
-        assert_eq!(detect("2024-02-29", DATE | UUID), DATE);
+        assert_eq!(detect(b"2024-02-29", UUID | EMAIL), 0);
+        assert_eq!(detect(b"2024-02-29", DATE | UUID), DATE);
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub(crate) struct ObjectStats {
     /// Properties in first-seen order (output sorts them).
     pub(crate) props: Vec<Prop>,
     #[serde(skip)]
-    index: HashMap<Box<str>, u32>,
+    index: HashMap<Box<[u8]>, u32>,
     /// Past `MAX_PROPERTIES` distinct keys, keys stop being tracked one by one.
     pub(crate) collapsed: bool,
     /// Formats every key matched, once collapsed (before, each `Prop` holds its own).
@@ -148,7 +148,7 @@ impl Node {
                     .props
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| (p.name.clone(), i as u32))
+                    .map(|(i, p)| (p.name.as_bytes().into(), i as u32))
                     .collect()
             } else {
                 HashMap::new()
@@ -175,8 +175,8 @@ impl Node {
             + self.objects
     }
 
-    /// Records one string value.
-    pub(crate) fn add_string(&mut self, s: &str) {
+    /// Records one string value (valid UTF-8).
+    pub(crate) fn add_string(&mut self, s: &[u8]) {
         self.strings.add(s);
     }
 
@@ -218,7 +218,7 @@ impl Node {
 }
 
 impl StringStats {
-    fn add(&mut self, s: &str) {
+    fn add(&mut self, s: &[u8]) {
         self.count += 1;
         if self.formats != 0 {
             self.formats &= format::detect(s, self.formats);
@@ -228,10 +228,10 @@ impl StringStats {
                 self.values = None;
                 return;
             }
-            match values.binary_search_by(|(v, _)| v.as_ref().cmp(s)) {
+            match values.binary_search_by(|(v, _)| v.as_bytes().cmp(s)) {
                 Ok(i) => values[i].1 += 1,
                 Err(_) if values.len() >= MAX_ENUM_TRACKED => self.values = None,
-                Err(i) => values.insert(i, (s.into(), 1)),
+                Err(i) => values.insert(i, (String::from_utf8_lossy(s).into(), 1)),
             }
         }
     }
@@ -264,7 +264,7 @@ impl ObjectStats {
 
     /// The property a key's value goes to in the object numbered `serial`, counting the key as
     /// present; `None` means the key is not tracked by name and the value goes to `extra`.
-    pub(crate) fn slot(&mut self, key: &str, serial: u64) -> Option<usize> {
+    pub(crate) fn slot(&mut self, key: &[u8], serial: u64) -> Option<usize> {
         if key.len() > crate::limits::MAX_KEY_BYTES {
             self.long_keys += 1;
             return None;
@@ -298,12 +298,12 @@ impl ObjectStats {
 
     /// The property named `name`, if tracked.
     pub(crate) fn prop(&self, name: &str) -> Option<&Prop> {
-        self.lookup(name).map(|i| &self.props[i])
+        self.lookup(name.as_bytes()).map(|i| &self.props[i])
     }
 
-    fn find(&self, key: &str) -> Option<usize> {
+    fn find(&self, key: &[u8]) -> Option<usize> {
         if let Some(p) = self.props.get(self.cursor)
-            && *p.name == *key
+            && p.name.as_bytes() == key
         {
             return Some(self.cursor);
         }
@@ -312,9 +312,9 @@ impl ObjectStats {
 
     /// Few properties: a scan beats hashing. Many: the index (built once there are more than
     /// `INDEX_FROM` properties, so small objects never pay for it).
-    fn lookup(&self, key: &str) -> Option<usize> {
+    fn lookup(&self, key: &[u8]) -> Option<usize> {
         if self.props.len() <= INDEX_FROM {
-            return self.props.iter().position(|p| *p.name == *key);
+            return self.props.iter().position(|p| p.name.as_bytes() == key);
         }
         self.index.get(key).map(|&i| i as usize)
     }
@@ -327,10 +327,11 @@ impl ObjectStats {
                 .props
                 .iter()
                 .enumerate()
-                .map(|(i, p)| (p.name.clone(), i as u32))
+                .map(|(i, p)| (p.name.as_bytes().into(), i as u32))
                 .collect();
         } else if self.props.len() > INDEX_FROM + 1 {
-            self.index.insert(self.props[i].name.clone(), i as u32);
+            self.index
+                .insert(self.props[i].name.as_bytes().into(), i as u32);
         }
         i
     }
@@ -362,7 +363,7 @@ impl ObjectStats {
                 self.extra_mut().merge_from(&theirs.node);
                 continue;
             }
-            match self.lookup(&theirs.name) {
+            match self.lookup(theirs.name.as_bytes()) {
                 Some(i) => {
                     let ours = &mut self.props[i];
                     ours.present += theirs.present;
@@ -382,9 +383,9 @@ impl ObjectStats {
 }
 
 impl Prop {
-    fn new(name: &str) -> Self {
+    fn new(name: &[u8]) -> Self {
         Self {
-            name: name.into(),
+            name: String::from_utf8_lossy(name).into(),
             present: 0,
             key_formats: format::detect(name, format::ALL),
             node: Node::default(),
@@ -400,7 +401,7 @@ mod tests {
     fn strings(values: &[&str]) -> Node {
         let mut node = Node::default();
         for v in values {
-            node.add_string(v);
+            node.add_string(v.as_bytes());
         }
         node
     }
@@ -423,8 +424,8 @@ mod tests {
     fn duplicate_keys_count_once() {
         let mut stats = ObjectStats::default();
         let serial = stats.begin();
-        assert_eq!(stats.slot("a", serial), Some(0));
-        assert_eq!(stats.slot("a", serial), Some(0));
+        assert_eq!(stats.slot(b"a", serial), Some(0));
+        assert_eq!(stats.slot(b"a", serial), Some(0));
         assert_eq!(stats.props[0].present, 1);
     }
 
@@ -433,7 +434,7 @@ mod tests {
         let mut stats = ObjectStats::default();
         let serial = stats.begin();
         for i in 0..=MAX_PROPERTIES {
-            if let Some(slot) = stats.slot(&i.to_string(), serial) {
+            if let Some(slot) = stats.slot(i.to_string().as_bytes(), serial) {
                 stats.props[slot].node.ints += 1;
             } else {
                 stats.extra_mut().ints += 1;

@@ -238,17 +238,27 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// Reads a string whose opening quote was consumed; borrows the input unless it has escapes.
-    fn string(&mut self) -> Result<&str> {
+    /// Reads a string whose opening quote was consumed; returns its bytes, checked to be UTF-8.
+    /// Borrows the input unless the string has escapes.
+    fn string(&mut self) -> Result<&[u8]> {
         let start = self.pos;
         let b = self.b;
-        // Most strings are short: a table-driven loop beats a SIMD search plus a second pass
-        // for control characters.
+        // Eight bytes at a time while they are plain ASCII (no quote, backslash, control or
+        // high byte), then byte by byte; ASCII needs no UTF-8 validation.
         let mut i = start;
+        while let Some(chunk) = b.get(i..i + 8) {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            if needs_attention(word) {
+                break;
+            }
+            i += 8;
+        }
+        let mut high = 0u8;
         while let Some(&c) = b.get(i) {
             if STRING_STOP[usize::from(c)] {
                 break;
             }
+            high |= c;
             i += 1;
         }
         match b.get(i) {
@@ -258,10 +268,16 @@ impl<'a> Scanner<'a> {
             }),
             Some(b'"') => {
                 self.pos = i + 1;
-                std::str::from_utf8(&b[start..i]).map_err(|e| ScanError {
-                    offset: start + e.valid_up_to(),
-                    reason: "invalid UTF-8 in string",
-                })
+                let raw = &b[start..i];
+                if high >= 0x80
+                    && let Err(e) = std::str::from_utf8(raw)
+                {
+                    return Err(ScanError {
+                        offset: start + e.valid_up_to(),
+                        reason: "invalid UTF-8 in string",
+                    });
+                }
+                Ok(raw)
             }
             Some(b'\\') => self.escaped_string(start),
             Some(_) => Err(ScanError {
@@ -271,7 +287,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn escaped_string(&mut self, start: usize) -> Result<&str> {
+    fn escaped_string(&mut self, start: usize) -> Result<&[u8]> {
         self.scratch.clear();
         let mut i = start;
         loop {
@@ -317,10 +333,13 @@ impl<'a> Scanner<'a> {
             self.scratch.push(byte);
             i += 2;
         }
-        std::str::from_utf8(&self.scratch).map_err(|_| ScanError {
-            offset: start,
-            reason: "invalid UTF-8 in string",
-        })
+        match std::str::from_utf8(&self.scratch) {
+            Ok(_) => Ok(&self.scratch),
+            Err(_) => Err(ScanError {
+                offset: start,
+                reason: "invalid UTF-8 in string",
+            }),
+        }
     }
 
     /// Decodes `\uXXXX` (and a following low surrogate) at `i`; lone surrogates become U+FFFD.
@@ -419,6 +438,17 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// Whether any byte of `word` is a quote, a backslash, a control character or non-ASCII.
+fn needs_attention(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = has_zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    (quote | backslash | control | (word & HIGH)) != 0
+}
+
 /// Bytes that end the fast path of a string: the quote, a backslash, control characters.
 static STRING_STOP: [bool; 256] = {
     let mut t = [false; 256];
@@ -496,6 +526,32 @@ mod tests {
         assert_eq!(node.arrays, 1);
         let bad = format!("{}{}", "[".repeat(depth), "]".repeat(depth - 1));
         assert!(scan(&bad).is_err());
+    }
+
+    #[test]
+    fn long_strings_take_the_word_at_a_time_path_correctly() {
+        let node = scan("\"abcdefghijklmnopqrstuvwxyzé0123456789\"").expect("valid");
+        assert_eq!(node.strings.count, 1);
+        let mut n = Node::default();
+        let bad = b"\"abcdefghijklmnop\xff\"";
+        let err = Scanner::new(bad)
+            .value(&mut n, 0)
+            .expect_err("invalid UTF-8");
+        assert_eq!((err.offset, err.reason), (17, "invalid UTF-8 in string"));
+        let err = scan("\"abcdefghijklmnop\u{7}\"").expect_err("control");
+        assert_eq!(err.offset, 17);
+        for word in [*b"abcdefgh", *b"ABCD1234", *b"  -_/:.~"] {
+            assert!(!needs_attention(u64::from_le_bytes(word)));
+        }
+        for word in [
+            *b"abc\"efgh",
+            *b"abc\\efgh",
+            *b"abc\nefgh",
+            *b"abc\x80efgh",
+            *b"\x7f\x1f      ",
+        ] {
+            assert!(needs_attention(u64::from_le_bytes(word)), "{word:?}");
+        }
     }
 
     #[test]

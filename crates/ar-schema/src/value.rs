@@ -12,7 +12,7 @@ pub(crate) fn add(node: &mut Node, value: &Value, depth: usize) {
         Value::Bool(_) => node.bools += 1,
         Value::Number(n) if is_integer(n) => node.ints += 1,
         Value::Number(_) => node.floats += 1,
-        Value::String(s) => node.add_string(s),
+        Value::String(s) => node.add_string(s.as_bytes()),
         Value::Array(items) => {
             node.arrays += 1;
             if depth >= MAX_DEPTH {
@@ -34,7 +34,7 @@ pub(crate) fn add(node: &mut Node, value: &Value, depth: usize) {
             let stats = node.object.get_or_insert_with(Box::default);
             let serial = stats.begin();
             for (key, value) in map {
-                let target = match stats.slot(key, serial) {
+                let target = match stats.slot(key.as_bytes(), serial) {
                     Some(i) => &mut stats.props[i].node,
                     None => stats.extra_mut(),
                 };
