@@ -15,18 +15,30 @@ use super::LaunchError;
 /// How long chromedriver gets to print its port.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A running chromedriver; dropping it kills its whole process group
-/// (chromedriver, Chromium and Chromium's helpers).
+/// Runs chromedriver (`$2`) in the background and watches `ar` (pid `$1`):
+/// when `ar` is gone, even by SIGKILL, or chromedriver exits, the whole
+/// process group (this shell, chromedriver, Chromium) is killed within a
+/// second. This stands in for `PR_SET_PDEATHSIG`, which needs `unsafe`.
+const WATCHDOG: &str = r#""$2" --port=0 &
+driver=$!
+echo "ar: chromedriver pid $driver"
+while kill -0 "$1" 2>/dev/null && kill -0 "$driver" 2>/dev/null; do sleep 1; done
+kill -KILL 0"#;
+
+/// A running chromedriver (under a watchdog shell); dropping it kills its
+/// whole process group (chromedriver, Chromium and Chromium's helpers).
 #[derive(Debug)]
 pub(crate) struct DriverProcess {
+    /// The watchdog shell, leader of the process group.
     child: Child,
     port: u16,
+    driver_pid: u32,
     log_path: PathBuf,
 }
 
 impl DriverProcess {
-    /// Starts `chromedriver --port=0` (it picks a free port and prints it),
-    /// logging to `log_dir/chromedriver.log`, and waits (bounded) until it listens.
+    /// Starts `chromedriver --port=0` (it picks a free port and prints it)
+    /// under the watchdog, logging to `log_dir/chromedriver.log`, and waits (bounded) until it listens.
     pub(crate) async fn start(chromedriver: &Path, log_dir: &Path) -> Result<Self, LaunchError> {
         let log_path = log_dir.join("chromedriver.log");
         let log = File::create(&log_path).map_err(|source| LaunchError::Io {
@@ -37,8 +49,10 @@ impl DriverProcess {
             what: "duplicate the chromedriver log handle".to_owned(),
             source,
         })?;
-        let child = Command::new(chromedriver)
-            .arg("--port=0")
+        let child = Command::new("sh")
+            .args(["-c", WATCHDOG, "ar-chromedriver"])
+            .arg(std::process::id().to_string())
+            .arg(chromedriver)
             .stdin(Stdio::null())
             .stdout(log)
             .stderr(log_err)
@@ -51,15 +65,16 @@ impl DriverProcess {
         let mut process = Self {
             child,
             port: 0,
+            driver_pid: 0,
             log_path,
         };
-        process.port = process.wait_for_port().await?;
+        (process.port, process.driver_pid) = process.wait_for_port().await?;
         Ok(process)
     }
 
     /// The chromedriver process id.
     pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
+        self.driver_pid
     }
 
     /// The WebDriver URL of this chromedriver.
@@ -72,12 +87,12 @@ impl DriverProcess {
         log_tail(&self.log_path)
     }
 
-    async fn wait_for_port(&mut self) -> Result<u16, LaunchError> {
+    async fn wait_for_port(&mut self) -> Result<(u16, u32), LaunchError> {
         let started = Instant::now();
         loop {
             let log = std::fs::read_to_string(&self.log_path).unwrap_or_default();
-            if let Some(port) = parse_port(&log) {
-                return Ok(port);
+            if let (Some(port), Some(pid)) = (parse_port(&log), parse_pid(&log)) {
+                return Ok((port, pid));
             }
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Err(LaunchError::ChromedriverExited {
@@ -119,6 +134,12 @@ impl Drop for DriverProcess {
     }
 }
 
+fn parse_pid(log: &str) -> Option<u32> {
+    let rest = log.split("ar: chromedriver pid ").nth(1)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
 fn parse_port(log: &str) -> Option<u16> {
     let rest = log.split("started successfully on port ").nth(1)?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -147,6 +168,7 @@ mod tests {
         let log = "Starting ChromeDriver 156.0 on port 0\nOnly local connections are allowed.\n\
                    ChromeDriver was started successfully on port 40975.\n";
         assert_eq!(parse_port(log), Some(40975));
+        assert_eq!(parse_pid("ar: chromedriver pid 4242\nStarting"), Some(4242));
         assert_eq!(parse_port("Starting ChromeDriver"), None);
     }
 }

@@ -119,6 +119,19 @@ async fn serve() -> (String, Seen) {
                 log.lock()
                     .unwrap()
                     .push(format!("{method} {path} {body}").trim_end().to_owned());
+                let cookie = head.lines().find_map(|l| {
+                    let (name, value) = l.split_once(':')?;
+                    name.eq_ignore_ascii_case("cookie")
+                        .then(|| value.trim().to_owned())
+                });
+                if let Some(cookie) = cookie {
+                    log.lock().unwrap().push(format!("cookie {path} {cookie}"));
+                }
+                let set_cookie = if path == "/set-cookie" {
+                    "set-cookie: ar_test=kept; Max-Age=3600; Path=/\r\n"
+                } else {
+                    ""
+                };
                 let page = match path {
                     "/" => HOME.to_owned(),
                     "/api/slow" => {
@@ -139,7 +152,7 @@ async fn serve() -> (String, Seen) {
                     ),
                 };
                 let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{page}",
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n{set_cookie}content-length: {}\r\nconnection: close\r\n\r\n{page}",
                     page.len()
                 );
                 let _ = stream.write_all(response.as_bytes()).await;
@@ -169,6 +182,17 @@ fn find<'a>(
         .iter()
         .find(|e| e.role == role && e.name == name)
         .unwrap_or_else(|| panic!("no {role} {name:?} in\n{snapshot}"))
+}
+
+/// Whether a process exists and is not a zombie waiting to be reaped.
+fn is_running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(") ")
+                .map(|(_, rest)| !rest.starts_with('Z'))
+        })
+        .unwrap_or(false)
 }
 
 /// Processes whose command line mentions `needle` (Chromium carries its profile dir).
@@ -286,10 +310,7 @@ async fn snapshot_outlines_the_page_and_refs_drive_it() {
         "chromium runs with our profile"
     );
     drop(browser);
-    assert!(
-        !PathBuf::from(format!("/proc/{driver_pid}")).exists(),
-        "chromedriver is gone"
-    );
+    assert!(!is_running(driver_pid), "chromedriver is gone");
     let left = processes_mentioning(&profile);
     assert!(left.is_empty(), "processes outlived the browser: {left:?}");
 }
@@ -685,4 +706,87 @@ async fn measure(browser: &ChromeBrowser, url: &str, label: &str) -> String {
         snapshot.lines.len(),
         snapshot.elements.len()
     )
+}
+
+/// The child half of `chromium_dies_with_a_killed_ar`: holds a browser until killed.
+#[tokio::test]
+#[ignore = "helper process for chromium_dies_with_a_killed_ar"]
+async fn hold_a_browser_until_killed() {
+    if std::env::var_os("AR_BROWSER_HOLD").is_none() {
+        return;
+    }
+    let browser = headless().await;
+    println!("profile={}", browser.user_data_dir().display());
+    tokio::time::sleep(Duration::from_secs(120)).await;
+}
+
+#[test]
+fn chromium_dies_with_a_killed_ar() {
+    use std::io::BufRead as _;
+    // This test binary plays `ar`: it starts a browser, then is SIGKILLed (no Drop runs).
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "browser::hold_a_browser_until_killed",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("AR_BROWSER_HOLD", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(profile) = line.strip_prefix("profile=") {
+                let _ = tx.send(profile.to_owned());
+            }
+        }
+    });
+    let profile = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the child started a browser");
+    assert!(!processes_mentioning(&profile).is_empty(), "chromium runs");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The watchdog checks once a second.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut left = processes_mentioning(&profile);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        left = processes_mentioning(&profile);
+    }
+    assert!(left.is_empty(), "chromium outlived a killed ar: {left:?}");
+    // The killed child could not remove its temp dir.
+    if let Some(work_dir) = PathBuf::from(&profile).parent() {
+        let _ = std::fs::remove_dir_all(work_dir);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_keeps_cookies_across_runs() {
+    let (base, seen) = serve().await;
+    let profile = tempfile::tempdir().unwrap();
+    let config = BrowserConfig {
+        headless: true,
+        profile: Some(profile.path().to_owned()),
+        ..BrowserConfig::default()
+    };
+    let first = ChromeBrowser::launch(&config).await.unwrap();
+    first.navigate(&format!("{base}/set-cookie")).await.unwrap();
+    first.close().await;
+
+    let second = ChromeBrowser::launch(&config).await.unwrap();
+    second.navigate(&format!("{base}/again")).await.unwrap();
+    second.close().await;
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.iter().any(|l| l == "cookie /again ar_test=kept"),
+        "{seen:?}"
+    );
 }
