@@ -61,6 +61,40 @@ impl Printer {
     }
 }
 
+/// The terminal's settings when the session started, put back at exit.
+///
+/// The editor thread may still be inside `readline` (raw mode, bracketed
+/// paste on) when the session ends; without this the user's shell would be
+/// left in raw mode.
+pub(crate) struct TerminalGuard {
+    saved: Option<rustix::termios::Termios>,
+}
+
+impl TerminalGuard {
+    /// Saves stdin's terminal settings (nothing when stdin is not a terminal).
+    pub(crate) fn save() -> Self {
+        Self {
+            saved: rustix::termios::tcgetattr(std::io::stdin()).ok(),
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        if let Some(saved) = &self.saved {
+            let _ = rustix::termios::tcsetattr(
+                std::io::stdin(),
+                rustix::termios::OptionalActions::Now,
+                saved,
+            );
+            // Bracketed paste off, and end the half-drawn prompt line.
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(b"\x1b[?2004l\r\x1b[K");
+            let _ = stdout.flush();
+        }
+    }
+}
+
 /// Starts the line editor on a thread; returns its printer once it is up.
 ///
 /// `prompt` is shown on each line; `history` is loaded at start and saved

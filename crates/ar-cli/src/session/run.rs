@@ -53,6 +53,7 @@ pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode
     let (mut session, mut events) = started?;
 
     let (lines_tx, mut lines) = mpsc::unbounded_channel();
+    let terminal = interactive.then(input::TerminalGuard::save);
     if interactive {
         let prompt = style.bold("ar> ");
         let editor = input::spawn_editor(prompt, Some(history), lines_tx);
@@ -146,6 +147,13 @@ pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode
                 }
             }
         }
+    }
+    if terminal.is_some() {
+        // Stop talking to the editor (it redraws its prompt after each
+        // message), let it settle, then give the terminal back as it was.
+        printer = Printer::Stdout;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        drop(terminal);
     }
     let finished = session.shutdown(&mut buffer).await;
     printer.print(&take(&mut buffer));
