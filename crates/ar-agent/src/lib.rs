@@ -2,6 +2,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod agent;
 pub mod browser;
+pub mod enrich;
 pub mod explorer;
 pub mod llm;
