@@ -4,7 +4,6 @@
 //! library crates together and prints. Each subcommand lives in `cmd/`.
 
 mod archiver;
-#[allow(dead_code, reason = "used by the session once it is wired in (issue 6)")]
 mod browser;
 mod cli;
 mod cmd;

@@ -39,6 +39,10 @@ pub(crate) struct ChromeBrowser {
     pub(super) refs: Mutex<RefTable<Element>>,
     pub(super) network: tokio::sync::Mutex<NetworkTracker>,
     pub(super) command_timeout: Duration,
+    #[allow(
+        dead_code,
+        reason = "for tests and for token accounting; the session does not need it"
+    )]
     user_data_dir: PathBuf,
     // Field order is drop order: the driver (and Chromium) die before the
     // temp dir holding the profile and the log is removed.
@@ -116,16 +120,28 @@ impl ChromeBrowser {
     }
 
     /// The Chromium profile directory in use.
+    #[allow(
+        dead_code,
+        reason = "for tests and for token accounting; the session does not need it"
+    )]
     pub(crate) fn user_data_dir(&self) -> &Path {
         &self.user_data_dir
     }
 
     /// The chromedriver process id, when `ar` started it.
+    #[allow(
+        dead_code,
+        reason = "for tests and for token accounting; the session does not need it"
+    )]
     pub(crate) fn driver_pid(&self) -> Option<u32> {
         self.driver.as_ref().map(DriverProcess::pid)
     }
 
     /// Size in bytes of the page's current DOM as HTML (what a snapshot saves an agent from reading).
+    #[allow(
+        dead_code,
+        reason = "for tests and for token accounting; the session does not need it"
+    )]
     pub(crate) async fn html_len(&self) -> Result<usize, BrowserError> {
         let script = "return document.documentElement.outerHTML.length";
         let len = self

@@ -73,6 +73,10 @@ impl DriverProcess {
     }
 
     /// The chromedriver process id.
+    #[allow(
+        dead_code,
+        reason = "for tests: the crash test kills chromedriver by pid"
+    )]
     pub(crate) fn pid(&self) -> u32 {
         self.driver_pid
     }
