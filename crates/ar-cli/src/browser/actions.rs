@@ -126,14 +126,19 @@ impl Browser for ChromeBrowser {
     async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
         // Keep the network log drained so it never piles up in chromedriver.
         self.drain_network().await?;
-        let result = self
-            .run(
-                "the snapshot",
-                None,
-                self.client
-                    .execute(page_snapshot::SCRIPT, page_snapshot::script_args()),
-            )
-            .await?;
+        let script = || {
+            self.client
+                .execute(page_snapshot::SCRIPT, page_snapshot::script_args())
+        };
+        let result = match self.run("the snapshot", None, script()).await {
+            // The page was navigating (its script context went away mid-call):
+            // let the new document settle and try once more.
+            Err(BrowserError::Driver { .. }) => {
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                self.run("the snapshot", None, script()).await?
+            }
+            other => other?,
+        };
         let mut table = self.refs.lock().map_err(|_| BrowserError::Driver {
             action: "the snapshot".to_owned(),
             reason: "the ref table was poisoned by a panic".to_owned(),
