@@ -39,6 +39,7 @@ const HOME: &str = r#"<!doctype html>
   <select name="country" aria-labelledby="cl"><option value="fr">France</option><option value="de">Germany</option></select>
   <textarea name="note" title="Note for the seller"></textarea>
   <label><input type="checkbox" name="news"> Newsletter</label>
+  <label style="cursor:pointer"><input type="checkbox" name="dark" style="display:none"> Dark mode</label>
   <button type="submit">Save</button>
 </form>
 <form action="/search" method="post">
@@ -365,6 +366,8 @@ async fn typing_selecting_and_submitting_reach_the_server() {
         .click(field("checkbox", "Newsletter"))
         .await
         .unwrap();
+    // A styled switch: the input is hidden, its label is what gets a ref and a click.
+    browser.click(field("checkbox", "Dark mode")).await.unwrap();
     let filled = browser.snapshot().await.unwrap();
     let filled_text = filled.outline();
     assert!(
@@ -398,6 +401,7 @@ async fn typing_selecting_and_submitting_reach_the_server() {
         "q=blue+mug",
         "country=de",
         "news=on",
+        "dark=on",
     ] {
         assert!(posted.contains(part), "{part} missing in {posted:?}");
     }
