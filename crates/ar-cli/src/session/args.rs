@@ -42,6 +42,15 @@ pub(crate) struct SessionArgs {
     /// The LLM provider for the agent.
     #[arg(long, value_enum)]
     pub(crate) provider: Option<Provider>,
+    /// The LLM API's base URL (a proxy, vLLM, llama.cpp, Ollama) [default: the provider's, or ANTHROPIC_BASE_URL / OPENAI_BASE_URL].
+    #[arg(long, value_name = "URL")]
+    pub(crate) base_url: Option<String>,
+    /// Model calls per agent turn before it stops [default: 40].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_steps: Option<usize>,
+    /// Tokens (prompt + output) per agent turn before it stops [default: 2000000].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_tokens: Option<u64>,
     /// Do not ask an LLM to name and describe endpoints; the spec stays complete.
     #[arg(long)]
     pub(crate) no_llm_doc: bool,

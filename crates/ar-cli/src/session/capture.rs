@@ -22,6 +22,7 @@ use super::archive::{self, DirArchive, FLOWS_FILE};
 use super::config::SessionConfig;
 use super::core::Event;
 use super::status::Counters;
+use crate::pipeline::enrich::{PipelineFn, Runner};
 use crate::pipeline::write::Debounce;
 use crate::pipeline::{Pipeline, PipelineConfig};
 
@@ -35,6 +36,8 @@ enum Request {
     Endpoints(Option<String>, oneshot::Sender<Vec<String>>),
     Spec(oneshot::Sender<String>),
     Save(oneshot::Sender<anyhow::Result<String>>),
+    /// Run a closure on the pipeline (the agent's tools, the enrichment worker).
+    Pipeline(PipelineFn),
     Finish,
 }
 
@@ -133,6 +136,17 @@ impl Capture {
     /// The latest counters.
     pub(crate) fn counters(&self) -> Counters {
         *self.counters.borrow()
+    }
+
+    /// The counters as a watch (for tasks that summarise what changed).
+    pub(crate) fn counters_watch(&self) -> watch::Receiver<Counters> {
+        self.counters.clone()
+    }
+
+    /// A way for other tasks to run closures on the pipeline.
+    pub(crate) fn runner(&self) -> Runner {
+        let requests = self.requests.clone();
+        std::sync::Arc::new(move |f: PipelineFn| requests.send(Request::Pipeline(f)).is_ok())
     }
 
     /// `/flows [q]`: one line per endpoint.
@@ -261,6 +275,11 @@ impl Task {
                     Some(Request::Save(reply)) => {
                         let _ = reply.send(self.save());
                     }
+                    Some(Request::Pipeline(f)) => {
+                        if f(&mut self.pipeline) {
+                            self.debounce.mark_dirty();
+                        }
+                    }
                     Some(Request::Finish) | None => break,
                 },
                 _ = tick.tick() => self.write_if_due(),
@@ -359,5 +378,197 @@ impl Task {
             text.push_str(&format!("\n  left out of the spec: {}", hosts.join(", ")));
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::args::SessionArgs;
+    use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    fn flow(id: u64, url: &str, content_type: &str, body: &str) -> Flow {
+        let mut response = Response::new(200, HttpVersion::Http11);
+        response.headers.push("content-type", content_type);
+        response.body = Body::from_decoded(Some(content_type.into()), body.as_bytes().to_vec());
+        let request = Request::new("GET", url, HttpVersion::Http11);
+        Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(1_700_000_000_000_000),
+            Client::Explorer,
+            request,
+        )
+        .with_response(response)
+    }
+
+    fn config(dir: &std::path::Path) -> SessionConfig {
+        let args = SessionArgs {
+            url: Some("https://shop.test/".into()),
+            out: Some(dir.to_path_buf()),
+            ..SessionArgs::default()
+        };
+        SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap()
+    }
+
+    async fn text(write: impl AsyncFnOnce(&mut Vec<u8>)) -> String {
+        let mut out = Vec::new();
+        write(&mut out).await;
+        String::from_utf8(out).unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn flows_become_a_spec_on_disk_within_a_second_and_answer_queries() {
+        let dir = tempfile::tempdir().unwrap();
+        let (flows, flows_rx) = mpsc::channel(64);
+        let (events, mut events_rx) = mpsc::unbounded_channel();
+        let capture =
+            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+        assert_eq!(capture.next_flow_id(), 1);
+
+        flows
+            .send(flow(
+                1,
+                "https://shop.test/api/users/41",
+                "application/json",
+                r#"{"id":41}"#,
+            ))
+            .await
+            .unwrap();
+        flows
+            .send(flow(
+                2,
+                "https://shop.test/api/users/42",
+                "application/json",
+                r#"{"id":42}"#,
+            ))
+            .await
+            .unwrap();
+        flows
+            .send(flow(
+                3,
+                "https://metrics.test/pixel.gif",
+                "image/gif",
+                "GIF89a",
+            ))
+            .await
+            .unwrap();
+        let Some(Event::Message(line)) = events_rx.recv().await else {
+            panic!("no new-endpoint event")
+        };
+        assert_eq!(line, "+ GET shop.test/api/users/{userId}  (200)");
+
+        // No /save: the debounced writer puts the spec on disk by itself.
+        let spec = dir.path().join("openapi.yaml");
+        let start = std::time::Instant::now();
+        // Written at the first flow, rewritten by the debounce once the second is in.
+        while !std::fs::read_to_string(&spec)
+            .unwrap_or_default()
+            .contains("x-ar-flows: 2")
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(3),
+                "spec not rewritten within a second or so: {:?}",
+                std::fs::read_to_string(&spec)
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+
+        let listed =
+            text(async |out| capture.list_endpoints(Some("users"), out).await.unwrap()).await;
+        assert!(
+            listed.contains("GET shop.test/api/users/{userId}") && listed.contains("2 flows"),
+            "{listed}"
+        );
+        let none =
+            text(async |out| capture.list_endpoints(Some("orders"), out).await.unwrap()).await;
+        assert_eq!(none, "no endpoint matches \"orders\"\n");
+        let about = text(async |out| capture.describe_spec(out).await.unwrap()).await;
+        assert!(
+            about.contains("1 endpoints from 2 in-scope flows (3 flows captured, 2 hosts)"),
+            "{about}"
+        );
+        assert!(
+            about.contains("left out of the spec: metrics.test (1)"),
+            "{about}"
+        );
+
+        assert!(
+            capture
+                .save()
+                .await
+                .unwrap()
+                .contains("capture.har (3 entries)")
+        );
+        drop(flows);
+        let written = capture.finish().await.unwrap();
+        assert_eq!(
+            written.counters,
+            Counters {
+                flows: 3,
+                in_scope_flows: 2,
+                endpoints: 1,
+                hosts: 2
+            }
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn resuming_re_ingests_the_archive_and_numbers_new_flows_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (flows, flows_rx) = mpsc::channel(64);
+        let (events, _events) = mpsc::unbounded_channel();
+        let capture =
+            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+        flows
+            .send(flow(
+                7,
+                "https://shop.test/api/cart",
+                "application/json",
+                r#"{"items":[]}"#,
+            ))
+            .await
+            .unwrap();
+        drop(flows);
+        capture.finish().await.unwrap();
+
+        // The same directory again without --resume is refused.
+        let (_flows, flows_rx) = mpsc::channel(1);
+        let (events, _events) = mpsc::unbounded_channel();
+        let refused = Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new())
+            .err()
+            .unwrap();
+        assert!(refused.to_string().contains("--resume"), "{refused}");
+
+        let mut resumed = config(dir.path());
+        resumed.resume = true;
+        let (flows, flows_rx) = mpsc::channel(64);
+        let (events, _events) = mpsc::unbounded_channel();
+        let mut said = Vec::new();
+        let capture = Capture::start(&resumed, flows_rx, events, &mut said).unwrap();
+        assert!(
+            String::from_utf8(said)
+                .unwrap()
+                .contains("resumed  1 flows, 1 endpoints")
+        );
+        assert_eq!(capture.next_flow_id(), 8);
+        assert_eq!(capture.counters().endpoints, 1);
+        flows
+            .send(flow(
+                8,
+                "https://shop.test/api/categories",
+                "application/json",
+                "[]",
+            ))
+            .await
+            .unwrap();
+        drop(flows);
+        let written = capture.finish().await.unwrap();
+        assert_eq!(written.counters.endpoints, 2);
+        let archived = std::fs::read_to_string(dir.path().join(FLOWS_FILE)).unwrap();
+        assert_eq!(
+            archived.lines().count(),
+            2,
+            "the resumed run appended to the archive"
+        );
     }
 }

@@ -49,6 +49,12 @@ pub(crate) struct SessionConfig {
     pub(crate) model: Option<String>,
     /// The agent's provider, when one is asked for.
     pub(crate) provider: Option<Provider>,
+    /// The LLM API's base URL (`--base-url`).
+    pub(crate) base_url: Option<String>,
+    /// Model calls per agent turn (`--max-steps`).
+    pub(crate) max_steps: Option<usize>,
+    /// Tokens per agent turn (`--max-tokens`).
+    pub(crate) max_tokens: Option<u64>,
     /// No LLM naming of endpoints.
     pub(crate) no_llm_doc: bool,
     /// No REPL even on a terminal.
@@ -121,6 +127,9 @@ impl SessionConfig {
             intents: args.intent,
             model: args.model,
             provider: args.provider,
+            base_url: args.base_url,
+            max_steps: args.max_steps,
+            max_tokens: args.max_tokens,
             no_llm_doc: args.no_llm_doc,
             batch: args.batch,
         })

@@ -79,6 +79,8 @@ pub(crate) struct Session {
     /// Counters last shown on a status line, and when.
     shown: Counters,
     shown_at: std::time::Instant,
+    /// The LLM agent and the enrichment worker.
+    agent: super::agent::AgentSlot,
 }
 
 impl Session {
@@ -117,6 +119,7 @@ impl Session {
         let (flows_tx, flows_rx) = mpsc::channel(FLOW_QUEUE);
         let capture = Capture::start(&config, flows_rx, events.clone(), out)?;
         let first_id = capture.next_flow_id();
+        let agent = super::agent::AgentSlot::start(&config, capture.runner(), &events, out)?;
 
         let mut builder = Proxy::builder(Arc::clone(&ca))
             .port(config.proxy_port)
@@ -173,6 +176,7 @@ impl Session {
             taken: None,
             shown: Counters::default(),
             shown_at: std::time::Instant::now(),
+            agent,
         };
         let browser = match ChromeBrowser::launch(&browser_config).await {
             Ok(browser) => Arc::new(browser),
@@ -208,6 +212,38 @@ impl Session {
     /// The session's config.
     pub(crate) fn config(&self) -> &SessionConfig {
         &self.config
+    }
+
+    /// The agent's state.
+    pub(crate) fn agent_slot(&self) -> &super::agent::AgentSlot {
+        &self.agent
+    }
+
+    /// The agent's state, to change.
+    pub(crate) fn agent_slot_mut(&mut self) -> &mut super::agent::AgentSlot {
+        &mut self.agent
+    }
+
+    /// The browser, while it runs.
+    pub(crate) fn browser(&self) -> Option<Arc<dyn Browser>> {
+        self.browser
+            .as_ref()
+            .map(|b| Arc::clone(b) as Arc<dyn Browser>)
+    }
+
+    /// Runs closures on the capture pipeline (the agent's tools).
+    pub(crate) fn runner(&self) -> crate::pipeline::enrich::Runner {
+        self.capture.runner()
+    }
+
+    /// The counters as a watch.
+    pub(crate) fn counters_watch(&self) -> tokio::sync::watch::Receiver<Counters> {
+        self.capture.counters_watch()
+    }
+
+    /// Where lines for the user go.
+    pub(crate) fn events(&self) -> mpsc::UnboundedSender<Event> {
+        self.events.clone()
     }
 
     /// What has been captured and documented so far.
@@ -354,14 +390,7 @@ impl Session {
                 // The user asked for these pages, so their flows are the user's.
                 self.start_turn(Box::new(PageVisits::new(urls, Client::Human)), out)?;
             }
-            Command::Intent(text) => {
-                writeln!(
-                    out,
-                    "{} no LLM agent is configured in this build, so \"{text}\" cannot be pursued yet.\n\
-                     Try /explore (the built-in explorer, no LLM), or /take to browse yourself.",
-                    self.style.warn("note:")
-                )?;
-            }
+            Command::Intent(text) => super::agent::intent(self, text, out)?,
             Command::Unknown(word) => writeln!(out, "unknown command /{word}: /help lists them")?,
             Command::Usage(usage) => writeln!(out, "usage: {usage}")?,
         }
@@ -373,6 +402,9 @@ impl Session {
         if self.taken.is_some() {
             writeln!(out, "you already have the browser: /done gives it back")?;
             return Ok(());
+        }
+        if self.turn_name() == Some("agent") {
+            self.agent.pause();
         }
         if self.stop_turn() {
             writeln!(out, "stopped the {}", self.turn_name().unwrap_or("driver"))?;
@@ -390,6 +422,15 @@ impl Session {
 
     /// `/done`: summarise what the user's browsing added.
     fn done(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        if let Some(added) = self.agent.human_done(self.counters()) {
+            self.taken = None;
+            writeln!(
+                out,
+                "thanks: your browsing added {} flows ({} in scope) and {} new endpoints; the agent carries on",
+                added.flows, added.in_scope_flows, added.endpoints
+            )?;
+            return Ok(());
+        }
         let Some(before) = self.taken.take() else {
             writeln!(out, "you do not have the browser (/take takes it)")?;
             return Ok(());
@@ -400,6 +441,9 @@ impl Session {
             "thanks: your browsing added {} flows ({} in scope) and {} new endpoints",
             added.flows, added.in_scope_flows, added.endpoints
         )?;
+        if self.agent.take_paused() {
+            super::agent::resume_after_take(self, added, out)?;
+        }
         Ok(())
     }
 
@@ -446,6 +490,7 @@ impl Session {
         if let Some(proxy) = self.proxy.take() {
             proxy.shutdown().await;
         }
+        self.agent.shutdown(out).await?;
         let report = self.capture.finish().await?;
         let counters = report.counters;
         self.manifest.save(

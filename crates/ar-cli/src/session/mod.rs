@@ -17,6 +17,7 @@
 //! - `input` / `run`: the editor, pipes and signals, and the loop.
 //! - `status` / `commands`: the status line and the REPL grammar.
 
+mod agent;
 mod archive;
 pub(crate) mod args;
 mod capture;

@@ -77,7 +77,8 @@ pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode
         for intent in intents {
             session.handle(Command::Intent(intent), &mut buffer).await?;
         }
-        exit_after_turn = !session.turn_running() || exit_after_turn;
+        // Intents run one after another in one agent turn; exit when it ends.
+        exit_after_turn = !interactive || exit_after_turn;
     }
     printer.print(&take(&mut buffer));
 

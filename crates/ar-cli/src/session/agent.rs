@@ -1,0 +1,497 @@
+//! The LLM agent ([`ar_agent::agent`]) as a session driver, and the
+//! enrichment worker's place in the session.
+//!
+//! - Plain text in the REPL (or `--intent TEXT`) is a turn of one
+//!   conversation that lasts the whole session; text typed while a turn
+//!   runs is queued and taken up when the current intent is done.
+//! - The model's text streams to the REPL line by line; each tool call is a
+//!   dim line; token usage (input, cached, output) is printed per turn, and
+//!   the session total at exit.
+//! - `ask_human` hands the browser to the user until `/done`; `/take`
+//!   during a turn pauses the agent and `/done` resumes it with a summary of
+//!   what the user's browsing added.
+//! - Without an API key, the key's message is shown once and the built-in
+//!   explorer runs instead (so `ar <url> --intent ...` still maps the site).
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use ar_agent::agent::{
+    Agent, AgentConfig, AgentEvent, StoreFn, TurnEnd, Workspace, WorkspaceError,
+};
+use ar_agent::llm::{BoxFuture, Provider, ProviderConfig, ProviderKind, Usage, process_env};
+use ar_openapi::Annotation;
+use ar_store::Client;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::args::Provider as ProviderFlag;
+use super::config::SessionConfig;
+use super::core::{Event, Session};
+use super::driver::{Driver, DriverContext, TurnReport};
+use super::status::Counters;
+use crate::pipeline::Pipeline;
+use crate::pipeline::enrich::{EnrichWorker, Runner};
+
+/// The agent's model, resolved from the flags and the environment.
+pub(crate) fn provider_for(
+    config: &SessionConfig,
+) -> Result<Arc<dyn Provider>, ar_agent::llm::LlmError> {
+    let kind = match config.provider {
+        Some(ProviderFlag::Anthropic) => ProviderKind::Anthropic,
+        Some(ProviderFlag::Openai) => ProviderKind::OpenAi,
+        None if process_env("ANTHROPIC_API_KEY").is_none()
+            && process_env("OPENAI_API_KEY").is_some() =>
+        {
+            ProviderKind::OpenAi
+        }
+        None => ProviderKind::Anthropic,
+    };
+    let mut provider = ProviderConfig::new(kind);
+    if let Some(model) = &config.model {
+        provider = provider.with_model(model.clone());
+    }
+    if let Some(url) = &config.base_url {
+        provider = provider.with_base_url(url.clone());
+    }
+    provider.build(process_env)
+}
+
+/// A user waiting to be asked back: who to tell, and the counters when asked.
+type Waiter = (oneshot::Sender<String>, Counters);
+
+/// The agent's part of the session state.
+pub(crate) struct AgentSlot {
+    provider: Result<Arc<dyn Provider>, String>,
+    agent: Option<Arc<tokio::sync::Mutex<Agent>>>,
+    inbox: Option<mpsc::UnboundedSender<String>>,
+    human: Arc<Mutex<Option<Waiter>>>,
+    paused: bool,
+    warned: bool,
+    config: AgentConfig,
+    total: Arc<Mutex<Usage>>,
+    enrich: Option<EnrichWorker>,
+}
+
+impl AgentSlot {
+    /// Resolves the provider and, unless `--no-llm-doc`, starts enrichment.
+    pub(crate) fn start(
+        config: &SessionConfig,
+        runner: Runner,
+        events: &mpsc::UnboundedSender<Event>,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<Self> {
+        let provider = provider_for(config).map_err(|e| e.to_string());
+        let mut enrich = None;
+        match (&provider, config.no_llm_doc) {
+            (_, true) => {}
+            (Ok(provider), false) => {
+                let (say, mut said) = mpsc::unbounded_channel::<String>();
+                let events = events.clone();
+                tokio::spawn(async move {
+                    while let Some(line) = said.recv().await {
+                        let _ = events.send(Event::Message(line));
+                    }
+                });
+                enrich = Some(EnrichWorker::spawn(
+                    Arc::clone(provider),
+                    config.out_dir.clone(),
+                    runner,
+                    say,
+                )?);
+                writeln!(
+                    out,
+                    "  naming   endpoints with {} (--no-llm-doc turns it off)",
+                    provider.model()
+                )?;
+            }
+            (Err(_), false) => {
+                writeln!(
+                    out,
+                    "  naming   off (no API key): endpoints keep their default names"
+                )?;
+            }
+        }
+        let mut agent = AgentConfig::default();
+        if let Some(steps) = config.max_steps {
+            agent = agent.with_max_steps(steps);
+        }
+        if let Some(tokens) = config.max_tokens {
+            agent = agent.with_max_tokens(tokens);
+        }
+        Ok(Self {
+            provider,
+            agent: None,
+            inbox: None,
+            human: Arc::new(Mutex::new(None)),
+            paused: false,
+            warned: false,
+            config: agent,
+            total: Arc::new(Mutex::new(Usage::default())),
+            enrich,
+        })
+    }
+
+    /// `/take` during the agent's turn: remember to resume on `/done`.
+    pub(crate) fn pause(&mut self) {
+        self.paused = true;
+    }
+
+    /// `/done`: answers a pending `ask_human` with `added`; true if one was pending.
+    pub(crate) fn human_done(&mut self, now: Counters) -> Option<Counters> {
+        let (tx, before) = self
+            .human
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()?;
+        let added = now.since(before);
+        let _ = tx.send(summary_for_agent(added));
+        Some(added)
+    }
+
+    /// Whether the agent was paused by `/take` (and clears it).
+    pub(crate) fn take_paused(&mut self) -> bool {
+        std::mem::take(&mut self.paused)
+    }
+
+    /// Stops enrichment and prints the session's token totals.
+    pub(crate) async fn shutdown(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        let naming = match self.enrich.take() {
+            Some(worker) => worker.stop().await,
+            None => Usage::default(),
+        };
+        let agent = *self.total.lock().unwrap_or_else(PoisonError::into_inner);
+        if agent != Usage::default() || naming != Usage::default() {
+            writeln!(
+                out,
+                "tokens: agent {}; naming {}",
+                usage(&agent),
+                usage(&naming)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What the agent is told when the user gives the browser back.
+pub(crate) fn summary_for_agent(added: Counters) -> String {
+    format!(
+        "The user used the browser and gave it back: their browsing added {} flows ({} in scope) and {} new endpoints (doc_status lists them).",
+        added.flows, added.in_scope_flows, added.endpoints
+    )
+}
+
+fn usage(u: &Usage) -> String {
+    format!(
+        "{} in, {} cached, {} out",
+        u.input + u.cache_write,
+        u.cache_read,
+        u.output
+    )
+}
+
+/// Plain text or `--intent`: an agent turn, a queued follow-up, or the explorer without a key.
+pub(crate) fn intent(
+    session: &mut Session,
+    text: String,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let provider = match &session.agent_slot().provider {
+        Ok(provider) => Arc::clone(provider),
+        Err(message) => {
+            let message = message.clone();
+            if session.turn_running() {
+                writeln!(
+                    out,
+                    "no agent (no API key); the {} is running",
+                    session.turn_name().unwrap_or("driver")
+                )?;
+                return Ok(());
+            }
+            if !std::mem::replace(&mut session.agent_slot_mut().warned, true) {
+                writeln!(out, "{message}")?;
+            }
+            writeln!(
+                out,
+                "falling back to the built-in explorer (no LLM) for \"{text}\""
+            )?;
+            return super::explore::start(session, out);
+        }
+    };
+    if session.turn_name() == Some("agent")
+        && let Some(inbox) = &session.agent_slot().inbox
+        && inbox.send(text.clone()).is_ok()
+    {
+        writeln!(
+            out,
+            "queued: the agent takes it up after the current intent"
+        )?;
+        return Ok(());
+    }
+    start_turn(session, provider, text, out)
+}
+
+/// Starts an agent turn on `text` (creating the agent on first use).
+pub(crate) fn start_turn(
+    session: &mut Session,
+    provider: Arc<dyn Provider>,
+    text: String,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let Some(browser) = session.browser() else {
+        writeln!(out, "the browser is not running")?;
+        return Ok(());
+    };
+    let workspace = Arc::new(SessionWorkspace {
+        run: session.runner(),
+        counters: session.counters_watch(),
+        events: session.events(),
+        human: Arc::clone(&session.agent_slot().human),
+    });
+    let slot = session.agent_slot_mut();
+    let agent = match &slot.agent {
+        Some(agent) => Arc::clone(agent),
+        None => {
+            let agent = Arc::new(tokio::sync::Mutex::new(Agent::new(
+                provider,
+                browser,
+                workspace,
+                slot.config.clone(),
+            )));
+            slot.agent = Some(Arc::clone(&agent));
+            agent
+        }
+    };
+    let (inbox, queue) = mpsc::unbounded_channel();
+    slot.inbox = Some(inbox);
+    let driver = AgentDriver {
+        agent,
+        first: Some(text),
+        queue,
+        total: Arc::clone(&slot.total),
+    };
+    if session.start_turn(Box::new(driver), out)? {
+        writeln!(
+            out,
+            "the agent is on it (/stop or Ctrl-C ends the turn, /take pauses it)"
+        )?;
+    }
+    Ok(())
+}
+
+/// `/done` after `/take` paused the agent: resume with what the user added.
+pub(crate) fn resume_after_take(
+    session: &mut Session,
+    added: Counters,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let Ok(provider) = session.agent_slot().provider.clone() else {
+        return Ok(());
+    };
+    let text = format!("{} Carry on with the intent.", summary_for_agent(added));
+    start_turn(session, provider, text, out)
+}
+
+/// One turn: the first intent, then any queued while it ran.
+struct AgentDriver {
+    agent: Arc<tokio::sync::Mutex<Agent>>,
+    first: Option<String>,
+    queue: mpsc::UnboundedReceiver<String>,
+    total: Arc<Mutex<Usage>>,
+}
+
+#[async_trait::async_trait]
+impl Driver for AgentDriver {
+    fn client(&self) -> Client {
+        Client::Agent
+    }
+
+    fn name(&self) -> &str {
+        "agent"
+    }
+
+    async fn run(&mut self, ctx: DriverContext) -> anyhow::Result<TurnReport> {
+        let mut agent = self.agent.lock().await;
+        let mut reports = Vec::new();
+        let mut cancelled = false;
+        let mut next = self.first.take();
+        while let Some(intent) = next {
+            let progress = ctx.progress.clone();
+            let mut line = String::new();
+            let mut on_event = move |event: AgentEvent| match event {
+                AgentEvent::Text(text) => {
+                    line.push_str(&text);
+                    while let Some(end) = line.find('\n') {
+                        let done: String = line.drain(..=end).collect();
+                        let _ = progress.send(format!("agent: {}", done.trim_end()));
+                    }
+                }
+                AgentEvent::ToolCall { name, input } => {
+                    if !line.trim().is_empty() {
+                        let _ = progress
+                            .send(format!("agent: {}", std::mem::take(&mut line).trim_end()));
+                    }
+                    line.clear();
+                    let mut args = input;
+                    if args.len() > 120 {
+                        args.truncate(args.floor_char_boundary(120));
+                        args.push('…');
+                    }
+                    let _ = progress.send(format!("  → {name} {args}"));
+                }
+                AgentEvent::ToolResult { name, bytes, error } => {
+                    if let Some(code) = error {
+                        let _ = progress.send(format!("  ✗ {name}: {code}"));
+                    } else {
+                        tracing::debug!(tool = %name, bytes, "tool result");
+                    }
+                }
+                AgentEvent::Nudge(_) => {
+                    let _ =
+                        progress.send("  (nudged the agent: it was repeating itself)".to_owned());
+                }
+                AgentEvent::Retrying {
+                    attempt,
+                    delay,
+                    reason,
+                } => {
+                    let _ = progress.send(format!(
+                        "  model busy ({reason}); retry {attempt} in {:.1}s",
+                        delay.as_secs_f64()
+                    ));
+                }
+                _ => {}
+            };
+            ctx.say(format!("intent: {intent}"));
+            let summary = agent.turn(&intent, &ctx.cancel, &mut on_event).await;
+            // The last line of text, if it did not end with a newline.
+            if !summary.report.is_empty() && !summary.report.ends_with('\n') {
+                let tail = summary.report.rsplit('\n').next().unwrap_or_default();
+                ctx.say(format!("agent: {tail}"));
+            }
+            self.total
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .add(&summary.usage);
+            let total = agent.total_usage();
+            ctx.say(format!(
+                "  tokens this turn: {} · session: {}",
+                usage(&summary.usage),
+                usage(&total)
+            ));
+            reports.push(format!(
+                "{} ({} model calls, {} tool calls)",
+                summary.end, summary.steps, summary.tool_calls
+            ));
+            if matches!(summary.end, TurnEnd::Cancelled | TurnEnd::BrowserGone(_)) {
+                cancelled = summary.end == TurnEnd::Cancelled;
+                break;
+            }
+            next = self.queue.try_recv().ok();
+        }
+        Ok(TurnReport {
+            summary: reports.join("; "),
+            cancelled,
+        })
+    }
+}
+
+/// The agent's workspace in a session: closures run by the capture task,
+/// `ask_human` through the REPL.
+struct SessionWorkspace {
+    run: Runner,
+    counters: watch::Receiver<Counters>,
+    events: mpsc::UnboundedSender<Event>,
+    human: Arc<Mutex<Option<Waiter>>>,
+}
+
+impl SessionWorkspace {
+    fn send(
+        &self,
+        f: impl FnOnce(&mut Pipeline) -> bool + Send + 'static,
+    ) -> Result<(), WorkspaceError> {
+        if (self.run)(Box::new(f)) {
+            Ok(())
+        } else {
+            Err(WorkspaceError::Gone("the session is ending".into()))
+        }
+    }
+}
+
+impl Workspace for SessionWorkspace {
+    fn with_store(&self, f: StoreFn) -> BoxFuture<'_, Result<(), WorkspaceError>> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            self.send(move |pipeline| {
+                f(pipeline.store());
+                let _ = tx.send(());
+                false
+            })?;
+            rx.await
+                .map_err(|_| WorkspaceError::Gone("the capture task stopped".into()))
+        })
+    }
+
+    fn annotate(
+        &self,
+        key: String,
+        annotation: Annotation,
+    ) -> BoxFuture<'_, Result<(), WorkspaceError>> {
+        Box::pin(async move {
+            self.send(move |pipeline| {
+                pipeline.annotate(key, annotation);
+                true
+            })
+        })
+    }
+
+    fn change_scope(
+        &self,
+        host: String,
+        add: bool,
+    ) -> BoxFuture<'_, Result<String, WorkspaceError>> {
+        Box::pin(async move {
+            Err(WorkspaceError::Unsupported {
+                what: format!(
+                    "{} {host} during a session",
+                    if add { "adding" } else { "removing" }
+                ),
+                hint: format!(
+                    "tell the user to restart with --resume DIR --scope {host} (scope is fixed while the store runs); carry on meanwhile"
+                ),
+            })
+        })
+    }
+
+    fn ask_human(&self, reason: String) -> BoxFuture<'_, Result<String, WorkspaceError>> {
+        Box::pin(async move {
+            let (tx, rx) = oneshot::channel();
+            let before = *self.counters.borrow();
+            *self.human.lock().unwrap_or_else(PoisonError::into_inner) = Some((tx, before));
+            let _ = self.events.send(Event::Message(format!(
+                "the agent asks for your help: {reason}\n  use the browser, then type /done to hand it back (/stop ends the turn)"
+            )));
+            rx.await.map_err(|_| {
+                WorkspaceError::Gone("the session ended while waiting for the user".into())
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_summary_counts_what_was_added() {
+        let text = summary_for_agent(Counters {
+            flows: 12,
+            in_scope_flows: 5,
+            endpoints: 2,
+            hosts: 1,
+        });
+        assert!(
+            text.contains("12 flows (5 in scope) and 2 new endpoints"),
+            "{text}"
+        );
+    }
+}
