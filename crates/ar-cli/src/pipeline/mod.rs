@@ -10,6 +10,7 @@
 //!   rewrites the documents at most once a second and on demand, and reports
 //!   each new endpoint (what `ar proxy` does).
 
+pub(crate) mod enrich;
 pub(crate) mod live;
 pub(crate) mod write;
 
@@ -173,10 +174,6 @@ impl Pipeline {
     }
 
     /// Sets the names and prose of one endpoint (by stable key).
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "for LLM enrichment in the session; not wired yet")
-    )]
     pub(crate) fn annotate(&mut self, key: impl Into<String>, annotation: Annotation) {
         self.enrichment.insert(key.into(), annotation);
     }

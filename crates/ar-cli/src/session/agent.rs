@@ -333,7 +333,11 @@ impl Driver for AgentDriver {
                     line.clear();
                     let mut args = input;
                     if args.len() > 120 {
-                        args.truncate(args.floor_char_boundary(120));
+                        let mut end = 120;
+                        while !args.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        args.truncate(end);
                         args.push('…');
                     }
                     let _ = progress.send(format!("  → {name} {args}"));

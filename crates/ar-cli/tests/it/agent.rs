@@ -1,0 +1,227 @@
+//! End to end: `ar <shop> --intent ...` with the mock LLM scripting a short
+//! exploration of the fixture shop through real headless Chromium. The spec
+//! gains the endpoints the agent's actions made fire, named by the
+//! enrichment worker (one call per endpoint), and `ar` exits on its own.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ar_fixtures::{FixtureConfig, FixtureSite, SHOP_HOST};
+use ar_mock_llm::{MockLlm, Reply};
+use serde_json::json;
+
+struct Shop {
+    site: FixtureSite,
+    ca_file: tempfile::NamedTempFile,
+    ca_dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Shop {
+    fn start() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let site = runtime
+            .block_on(FixtureSite::start(FixtureConfig::new()))
+            .unwrap();
+        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
+        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
+        Self {
+            site,
+            ca_file,
+            ca_dir: tempfile::tempdir().unwrap(),
+            _runtime: runtime,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://{SHOP_HOST}:{}{path}", self.site.addr().port())
+    }
+
+    fn ar(&self, extra: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
+        command
+            .arg(self.url("/"))
+            .arg("--headless")
+            .arg("--ca-dir")
+            .arg(self.ca_dir.path())
+            .arg("--upstream-ca")
+            .arg(self.ca_file.path());
+        for (host, addr) in self.site.host_mappings() {
+            command.arg("--resolve").arg(format!(
+                "{host}:{}:{}",
+                self.site.addr().port(),
+                addr.ip()
+            ));
+        }
+        command
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+}
+
+/// `namedApiProducts` for `GET shop.test:1234/api/products/{productId}`.
+fn name_for(key: &str) -> String {
+    let path = key.split_once('/').map_or("", |(_, p)| p);
+    let words: String = path
+        .split('/')
+        .filter(|s| !s.is_empty() && !s.starts_with('{'))
+        .map(|w| {
+            let w: String = w.chars().filter(char::is_ascii_alphanumeric).collect();
+            let mut chars = w.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect();
+    format!("named{words}")
+}
+
+#[test]
+fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names() {
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    // Enrichment calls (recognised by their system prompt) are answered by content.
+    mock.respond_with(|request| {
+        let body = request.json();
+        let system = body["system"].to_string();
+        if !system.contains("You name HTTP API endpoints") {
+            return None;
+        }
+        let text = request.last_user_text();
+        let key = text
+            .lines()
+            .next()?
+            .trim_start_matches("endpoint: ")
+            .to_owned();
+        Some(Reply::text(
+            json!({"operationId": name_for(&key), "summary": format!("Mock summary of {key}"),
+                   "description": "Named by the mock LLM.", "tag": "mock"})
+            .to_string(),
+        ))
+    });
+    mock.push_all([
+        Reply::turn()
+            .and_text("Opening the product list first.\n")
+            .tool_call(
+                "a1",
+                "browser_navigate",
+                json!({"url": shop.url("/products")}),
+            ),
+        Reply::tool("a2", "flows_search", json!({"query": "products"})),
+        Reply::tool(
+            "a3",
+            "browser_navigate",
+            json!({"url": shop.url("/products/101")}),
+        ),
+        Reply::tool("a4", "doc_status", json!({})),
+        Reply::text("The catalogue is a paged list plus a detail endpoint.\nINTENT COVERED"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut command = shop.ar(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--provider",
+        "anthropic",
+        "--base-url",
+        &mock.base_url(),
+        "--model",
+        "mock-model",
+        "--intent",
+        "map the product catalogue",
+    ]);
+    command.env("ANTHROPIC_API_KEY", "sk-ant-test-e2e-key");
+    let mut child = command.spawn().unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("ar --intent did not exit by itself");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let output = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(status.success(), "{text}");
+
+    // The user saw the agent work: streamed text, tool calls, tokens, the end.
+    assert!(
+        text.contains("agent: Opening the product list first."),
+        "{text}"
+    );
+    assert!(text.contains("→ browser_navigate"), "{text}");
+    assert!(text.contains("tokens this turn:"), "{text}");
+    assert!(
+        text.contains("the agent reports the intent covered"),
+        "{text}"
+    );
+
+    // The agent's observations were real: the tool results carried what Chromium showed.
+    let requests = mock.requests();
+    let agent_requests: Vec<_> = requests
+        .iter()
+        .filter(|r| {
+            !r.json()["system"]
+                .to_string()
+                .contains("You name HTTP API endpoints")
+        })
+        .collect();
+    assert_eq!(agent_requests.len(), 5, "{text}");
+    let after_nav = agent_requests[1].body.as_str();
+    assert!(after_nav.contains("/products"), "{after_nav}");
+    assert!(after_nav.contains("new API endpoints"), "{after_nav}");
+    let search = agent_requests[2].body.as_str();
+    assert!(search.contains("/api/products"), "{search}");
+
+    // Enrichment: one call per endpoint, never twice for a key.
+    let mut named: BTreeMap<String, usize> = BTreeMap::new();
+    for r in requests.iter().filter(|r| {
+        r.json()["system"]
+            .to_string()
+            .contains("You name HTTP API endpoints")
+    }) {
+        let key = r
+            .last_user_text()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        *named.entry(key).or_default() += 1;
+    }
+    assert!(!named.is_empty(), "no enrichment call: {text}");
+    assert!(
+        named.values().all(|n| *n == 1),
+        "a key was named twice: {named:?}"
+    );
+
+    // The spec has the endpoints the agent visited, with the enrichment's names.
+    let yaml = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
+    assert!(yaml.contains("/api/products:"), "{yaml}");
+    assert!(
+        yaml.contains("/api/products/{productId}:") || yaml.contains("/api/products/{id}:"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("operationId: namedApiProducts"), "{yaml}");
+    assert!(yaml.contains("summary: Mock summary of GET"), "{yaml}");
+    let cache = std::fs::read_to_string(out.join("enrichment.json")).unwrap();
+    assert!(cache.contains("namedApiProducts"), "{cache}");
+}
