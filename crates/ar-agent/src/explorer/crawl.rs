@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use super::fill::{FieldAction, fill};
-use super::policy::{followable, is_destructive, site_of, url_shape};
+use super::policy::{followable, is_destructive, is_in_page_link, site_of, url_shape};
 use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, StopReason};
 use crate::browser::{Browser, BrowserError, DialogAction, ElementInfo, Snapshot, Wait};
 
@@ -161,7 +161,7 @@ impl Crawl<'_> {
             return Ok(None);
         };
         let mut plan: VecDeque<Planned> = VecDeque::new();
-        self.absorb(&snapshot, shape, &mut plan);
+        self.absorb(&snapshot, url, shape, &mut plan);
         while let Some(action) = plan.pop_front() {
             if let Some(stop) = self.should_stop() {
                 return Ok(Some(stop));
@@ -194,7 +194,7 @@ impl Crawl<'_> {
             if now == url.as_str() {
                 // Same page: what the action revealed (menus, tabs, forms) joins the plan.
                 if let Some(after) = self.snapshot().await? {
-                    self.absorb(&after, shape, &mut plan);
+                    self.absorb(&after, url, shape, &mut plan);
                 }
             } else {
                 // The action navigated away: remember the new page, come back for the rest.
@@ -211,7 +211,17 @@ impl Crawl<'_> {
     }
 
     /// Queues the snapshot's links and plans its not-yet-done actions.
-    fn absorb(&mut self, snapshot: &Snapshot, shape: &str, plan: &mut VecDeque<Planned>) {
+    ///
+    /// A click is done once per role and name across the whole site (the
+    /// "Account" menu in every page's header is opened once); a form once per
+    /// page shape (the review form of each kind of page).
+    fn absorb(
+        &mut self,
+        snapshot: &Snapshot,
+        url: &Url,
+        shape: &str,
+        plan: &mut VecDeque<Planned>,
+    ) {
         self.enqueue_links(snapshot);
         let mut occurrences: HashMap<(String, String), usize> = HashMap::new();
         let mut forms: Vec<u32> = Vec::new();
@@ -222,7 +232,11 @@ impl Crawl<'_> {
                 }
                 continue;
             }
-            if element.disabled || !CLICKABLE_ROLES.contains(&element.role.as_str()) {
+            let in_page = element
+                .href
+                .as_deref()
+                .is_some_and(|href| is_in_page_link(href, url));
+            if element.disabled || !(in_page || CLICKABLE_ROLES.contains(&element.role.as_str())) {
                 continue;
             }
             let count = occurrences
@@ -237,7 +251,7 @@ impl Crawl<'_> {
             if !self.allowed(
                 &element.name,
                 element.href.as_deref(),
-                &format!("{shape}|{}|{}", element.role, element.name),
+                &format!("{}|{}", element.role, element.name),
             ) {
                 continue;
             }
@@ -730,5 +744,36 @@ mod tests {
             error.to_string().contains("absolute http(s) URL"),
             "{error}"
         );
+    }
+
+    #[tokio::test]
+    async fn in_page_tabs_are_clicked_and_site_wide_buttons_once() {
+        let mut tab = link("Shipping", "https://shop.test/p/1#shipping");
+        tab.effect = Effect::Reveal(vec![
+            field(0, "spinbutton", "number", "weight_g", "Parcel weight (g)"),
+            submit(0, "Get shipping rates"),
+        ]);
+        let home = vec![
+            button("Account", Effect::Nothing),
+            link("Product", "https://shop.test/p/1"),
+        ];
+        let product = vec![button("Account", Effect::Nothing), tab];
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", home),
+            ("https://shop.test/p/1", product),
+        ]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let log = browser.log();
+        assert_eq!(
+            log.iter().filter(|l| *l == "click Account").count(),
+            1,
+            "{log:?}"
+        );
+        assert!(log.contains(&"click Shipping".to_owned()), "{log:?}");
+        assert!(
+            log.contains(&"click Get shipping rates".to_owned()),
+            "{log:?}"
+        );
+        assert_eq!(report.forms_submitted, 1);
     }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use ar_store::template::classify_segment;
 use url::Url;
 
 /// Names of actions that change or end state in ways a user would regret
@@ -63,6 +64,25 @@ pub(crate) fn site_of(host: &str) -> String {
     ar_store::scope::registrable_domain(host)
 }
 
+/// An in-page link (`#reviews`) to the page itself: a tab or an anchor that
+/// scripts react to, so it is clicked rather than visited.
+pub(crate) fn is_in_page_link(href: &str, page: &Url) -> bool {
+    let Ok(target) = Url::parse(href) else {
+        return false;
+    };
+    let Some(fragment) = target.fragment() else {
+        return false;
+    };
+    if fragment.starts_with('/') || fragment.starts_with('!') {
+        return false;
+    }
+    let mut base = target.clone();
+    base.set_fragment(None);
+    let mut here = page.clone();
+    here.set_fragment(None);
+    base == here
+}
+
 /// A link worth following: http(s), on the same site, not a download.
 pub(crate) fn followable(href: &str, site: &str) -> Option<Url> {
     let mut url = Url::parse(href).ok()?;
@@ -89,15 +109,21 @@ pub(crate) fn followable(href: &str, site: &str) -> Option<Url> {
     Some(url)
 }
 
-/// The shape of a URL: digits become `{n}`, query values are dropped and
-/// keys sorted. Visiting a few URLs per shape gives templating its second
-/// sample without crawling every product page.
+/// The shape of a URL: id-like path segments (the same classifier the
+/// templater uses: integers, UUIDs, hashes, prefixed ids, ...) become
+/// `{kind}`, other digits `{n}`, query values are dropped and keys sorted.
+/// Visiting a few URLs per shape gives templating its second sample without
+/// crawling every product page.
 pub(crate) fn url_shape(url: &Url) -> String {
-    let mut shape = format!(
-        "{}{}",
-        url.host_str().unwrap_or(""),
-        digits_to_n(url.path())
-    );
+    let path: Vec<String> = url
+        .path()
+        .split('/')
+        .map(|segment| match classify_segment(segment) {
+            Some(kind) => format!("{{{}}}", kind.as_str()),
+            None => digits_to_n(segment),
+        })
+        .collect();
+    let mut shape = format!("{}{}", url.host_str().unwrap_or(""), path.join("/"));
     let keys: BTreeMap<String, ()> = url
         .query_pairs()
         .map(|(k, _)| (k.into_owned(), ()))
@@ -178,6 +204,35 @@ mod tests {
         let c = Url::parse("https://shop.test/products/7/reviews").unwrap();
         assert_eq!(url_shape(&a), url_shape(&b));
         assert_ne!(url_shape(&a), url_shape(&c));
-        assert_eq!(url_shape(&a), "shop.test/products/{n}?page&q");
+        assert_eq!(url_shape(&a), "shop.test/products/{integer}?page&q");
+        let r1 =
+            Url::parse("https://shop.test/reviews/8225cbc8-16ff-4f44-8e90-938858034887").unwrap();
+        let r2 =
+            Url::parse("https://shop.test/reviews/b41808ba-5028-426c-b9f7-09565975af59").unwrap();
+        assert_eq!(url_shape(&r1), url_shape(&r2));
+        assert_eq!(url_shape(&r1), "shop.test/reviews/{uuid}");
+        let slug = Url::parse("https://shop.test/projects/acme").unwrap();
+        assert_ne!(
+            url_shape(&slug),
+            url_shape(&Url::parse("https://shop.test/projects/globex").unwrap())
+        );
+    }
+
+    #[test]
+    fn fragment_links_to_the_same_page_are_in_page() {
+        let page = Url::parse("https://shop.test/products/3#questions").unwrap();
+        assert!(is_in_page_link(
+            "https://shop.test/products/3#reviews",
+            &page
+        ));
+        assert!(!is_in_page_link(
+            "https://shop.test/products/4#reviews",
+            &page
+        ));
+        assert!(!is_in_page_link(
+            "https://shop.test/#/orders",
+            &Url::parse("https://shop.test/").unwrap()
+        ));
+        assert!(!is_in_page_link("https://shop.test/products/3", &page));
     }
 }
