@@ -6,7 +6,7 @@
 //! - `process`: chromedriver in its own process group, killed with Chromium
 //!   when the browser is dropped, so neither outlives `ar`.
 //! - `chrome`: the session, command timeouts, the ref table, network idle.
-//! - `actions`: the `Browser` methods.
+//! - `actions`: the `Browser` methods; `scripts`: the small page scripts they run.
 //! - `page_snapshot` + `snapshot.js`: the snapshot script returns element
 //!   handles; `refs` maps their WebDriver ids to stable `eN` refs.
 //! - `network`: in-flight requests from chromedriver's performance log.
@@ -20,6 +20,7 @@ mod network;
 mod page_snapshot;
 mod process;
 mod refs;
+mod scripts;
 
 #[allow(unused_imports, reason = "the session wiring (issue 6) uses these")]
 pub(crate) use chrome::ChromeBrowser;
