@@ -9,6 +9,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use ar_store::Flow;
@@ -31,7 +32,9 @@ impl BodyStore for DirBodyStore {
         if path.exists() {
             return Ok(()); // content-addressed: the same bytes are already there
         }
-        let tmp = self.dir.join(format!(".{sha256_hex}.tmp-{}", std::process::id()));
+        let tmp = self
+            .dir
+            .join(format!(".{sha256_hex}.tmp-{}", std::process::id()));
         fs::write(&tmp, bytes)?;
         fs::rename(&tmp, &path)
     }
@@ -41,10 +44,39 @@ impl BodyStore for DirBodyStore {
     }
 }
 
+/// `flows.jsonl` behind a buffer whose `flush` is deferred: the archive
+/// writer flushes after every line, and under load that is one `write`
+/// system call per flow. Lines are instead written out by
+/// [`ArchiveDir::flush`], which the caller runs whenever it has no more
+/// flows waiting (so at low rates every flow is still written at once).
+struct Deferred(Arc<Mutex<io::BufWriter<File>>>);
+
+impl Deferred {
+    fn lock(&self) -> std::sync::MutexGuard<'_, io::BufWriter<File>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl io::Write for Deferred {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.lock().write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.lock().write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// An output directory's archive, open for appending.
 pub(crate) struct ArchiveDir {
     path: PathBuf,
-    writer: ArchiveWriter<File>,
+    writer: ArchiveWriter<Deferred>,
+    /// The buffer inside `writer`, for [`ArchiveDir::flush`].
+    buffer: Deferred,
     /// A second handle on `flows.jsonl`, for `sync_data` (the writer owns the first).
     sync_handle: File,
     bodies: DirBodyStore,
@@ -54,22 +86,42 @@ impl ArchiveDir {
     /// Opens (creating as needed) `dir/flows.jsonl` for appending and `dir/bodies/`.
     pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
         let bodies = dir.join(BODIES_DIR);
-        fs::create_dir_all(&bodies).with_context(|| format!("cannot create {}", bodies.display()))?;
+        fs::create_dir_all(&bodies)
+            .with_context(|| format!("cannot create {}", bodies.display()))?;
         let path = dir.join(FLOWS_FILE);
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .with_context(|| format!("cannot open {} for appending", path.display()))?;
-        let sync_handle = file.try_clone().with_context(|| format!("cannot open {}", path.display()))?;
-        Ok(Self { path, writer: ArchiveWriter::new(file), sync_handle, bodies: DirBodyStore { dir: bodies } })
+        let sync_handle = file
+            .try_clone()
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let buffer = Arc::new(Mutex::new(io::BufWriter::with_capacity(256 * 1024, file)));
+        let writer = ArchiveWriter::new(Deferred(Arc::clone(&buffer)));
+        Ok(Self {
+            path,
+            writer,
+            buffer: Deferred(buffer),
+            sync_handle,
+            bodies: DirBodyStore { dir: bodies },
+        })
     }
 
-    /// Appends one flow (flushed before this returns).
+    /// Appends one flow to the buffer; [`ArchiveDir::flush`] writes it out.
     pub(crate) fn append(&mut self, flow: &Flow) -> anyhow::Result<()> {
         self.writer
             .append(flow, &mut self.bodies)
             .with_context(|| format!("cannot append to {}", self.path.display()))
+    }
+
+    /// Writes buffered lines to the file (call when no more flows are waiting).
+    pub(crate) fn flush(&mut self) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        self.buffer
+            .lock()
+            .flush()
+            .with_context(|| format!("cannot write {}", self.path.display()))
     }
 
     /// Flows appended through this handle.
@@ -77,9 +129,12 @@ impl ArchiveDir {
         self.writer.written()
     }
 
-    /// Forces the file's data to disk (on exit); every line is already flushed to the OS.
-    pub(crate) fn sync(&self) -> anyhow::Result<()> {
-        self.sync_handle.sync_data().with_context(|| format!("cannot flush {}", self.path.display()))
+    /// Writes buffered lines and forces the file's data to disk (on exit).
+    pub(crate) fn sync(&mut self) -> anyhow::Result<()> {
+        self.flush()?;
+        self.sync_handle
+            .sync_data()
+            .with_context(|| format!("cannot flush {}", self.path.display()))
     }
 
     /// The path of `flows.jsonl`.
@@ -89,12 +144,21 @@ impl ArchiveDir {
 }
 
 /// Reads every intact flow of an output directory (for `--resume` and tests).
-#[cfg_attr(not(test), allow(dead_code, reason = "the session's --resume reads archives through this"))]
+#[cfg_attr(
+    not(test),
+    allow(
+        dead_code,
+        reason = "the session's --resume reads archives through this"
+    )
+)]
 pub(crate) fn read_dir(dir: &Path) -> anyhow::Result<ArchiveContents> {
     let path = dir.join(FLOWS_FILE);
     let file = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
-    let bodies = DirBodyStore { dir: dir.join(BODIES_DIR) };
-    read_archive(BufReader::new(file), &bodies).with_context(|| format!("cannot read {}", path.display()))
+    let bodies = DirBodyStore {
+        dir: dir.join(BODIES_DIR),
+    };
+    read_archive(BufReader::new(file), &bodies)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 #[cfg(test)]
@@ -105,8 +169,13 @@ mod tests {
     fn flow(id: u64, body: Vec<u8>) -> Flow {
         let mut response = Response::new(200, HttpVersion::Http11);
         response.body = Body::from_decoded(Some("application/octet-stream".into()), body);
-        Flow::new(FlowId(id), Timestamp::from_unix_micros(1_700_000_000_000_000), Client::Human, Request::new("GET", "https://shop.test/x", HttpVersion::Http11))
-            .with_response(response)
+        Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(1_700_000_000_000_000),
+            Client::Human,
+            Request::new("GET", "https://shop.test/x", HttpVersion::Http11),
+        )
+        .with_response(response)
     }
 
     #[test]
@@ -122,7 +191,9 @@ mod tests {
             assert_eq!(archive.written(), 3);
         }
         // Reopening appends rather than truncating.
-        ArchiveDir::open(dir.path()).unwrap().append(&flow(4, Vec::new())).unwrap();
+        let mut again = ArchiveDir::open(dir.path()).unwrap();
+        again.append(&flow(4, Vec::new())).unwrap();
+        again.flush().unwrap();
         let contents = read_dir(dir.path()).unwrap();
         let ids: Vec<u64> = contents.flows.iter().map(|f| f.id.0).collect();
         assert_eq!(ids, [1, 2, 3, 4]);

@@ -29,7 +29,8 @@ pub(crate) fn load(ca_dir: Option<PathBuf>) -> anyhow::Result<CertificateAuthori
         Some(dir) => dir,
         None => CertificateAuthority::default_dir()?,
     };
-    CertificateAuthority::load_or_create(&dir).with_context(|| format!("cannot load the CA in {}", dir.display()))
+    CertificateAuthority::load_or_create(&dir)
+        .with_context(|| format!("cannot load the CA in {}", dir.display()))
 }
 
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
@@ -39,13 +40,23 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(path) = &args.export {
-        ca.export(path).with_context(|| format!("cannot export the CA to {}", path.display()))?;
+        ca.export(path)
+            .with_context(|| format!("cannot export the CA to {}", path.display()))?;
         writeln!(out, "wrote the ar CA certificate to {}", path.display())?;
         return Ok(ExitCode::SUCCESS);
     }
-    let cert = ca.cert_path().map_or_else(|| "(in memory)".to_string(), |p| p.display().to_string());
-    let key = ca.dir().map(|d| d.join(ar_capture::CA_KEY_FILE).display().to_string()).unwrap_or_default();
-    write!(out, "{}", trust_help(&cert, &key, &ca.spki_sha256_base64(), "127.0.0.1:8080"))?;
+    let cert = ca
+        .cert_path()
+        .map_or_else(|| "(in memory)".to_string(), |p| p.display().to_string());
+    let key = ca
+        .dir()
+        .map(|d| d.join(ar_capture::CA_KEY_FILE).display().to_string())
+        .unwrap_or_default();
+    write!(
+        out,
+        "{}",
+        trust_help(&cert, &key, &ca.spki_sha256_base64(), "127.0.0.1:8080")
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -76,7 +87,13 @@ mod tests {
     #[test]
     fn help_names_every_client_and_the_spki() {
         let text = trust_help("/ca/ca.pem", "/ca/ca.key", "AAAA=", "127.0.0.1:9");
-        for needle in ["--cacert /ca/ca.pem", "SSL_CERT_FILE=/ca/ca.pem", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "spki-list=AAAA="] {
+        for needle in [
+            "--cacert /ca/ca.pem",
+            "SSL_CERT_FILE=/ca/ca.pem",
+            "NODE_EXTRA_CA_CERTS",
+            "REQUESTS_CA_BUNDLE",
+            "spki-list=AAAA=",
+        ] {
             assert!(text.contains(needle), "{needle} missing from:\n{text}");
         }
     }

@@ -26,6 +26,9 @@ use crate::pipeline::{Pipeline, PipelineConfig};
 /// dropping (and counting) them rather than slowing traffic down.
 const FLOW_QUEUE: usize = 16 * 1024;
 
+/// How often captured flows are taken from the proxy's queue and archived.
+const INGEST_TICK: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -59,6 +62,9 @@ pub(crate) struct Args {
 pub(crate) trait Ingest {
     /// Takes one finished flow. An error stops the proxy (nothing is lost silently).
     fn ingest(&mut self, flow: Flow, out: &mut dyn Write) -> anyhow::Result<()>;
+    /// Called after each batch of flows: write out what was buffered, so a
+    /// burst costs one write and the files are never more than a tick behind.
+    fn idle(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
     /// Called once on exit, after the last flow: flush everything.
     fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
 }
@@ -76,39 +82,72 @@ impl Ingest for ArchiveIngest {
         Ok(())
     }
 
+    fn idle(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.archive.flush()?;
+        let _ = out.flush();
+        Ok(())
+    }
+
     fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         self.archive.sync()?;
-        let _ = writeln!(out, "archived {} flows to {}", self.archive.written(), self.archive.path().display());
+        let _ = out.flush();
+        let _ = writeln!(
+            out,
+            "archived {} flows to {}",
+            self.archive.written(),
+            self.archive.path().display()
+        );
         Ok(())
     }
 }
 
 /// One line per flow: status, method, URL without its query (queries can hold tokens), time.
 fn flow_line(flow: &Flow) -> String {
-    let url = flow.request.url.split(['?', '#']).next().unwrap_or_default();
+    let url = flow
+        .request
+        .url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or_default();
     let status = match (&flow.error, flow.status()) {
         (Some(error), _) => format!("ERR {:?}", error.kind).to_lowercase(),
         (None, Some(status)) => status.to_string(),
         (None, None) => "---".into(),
     };
-    let ms = flow.duration_ms().map(|d| format!(" ({d:.0} ms)")).unwrap_or_default();
+    let ms = flow
+        .duration_ms()
+        .map(|d| format!(" ({d:.0} ms)"))
+        .unwrap_or_default();
     format!("{status:>4} {} {url}{ms}", flow.request.method)
 }
 
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")?;
-    runtime.block_on(serve(args, out))
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    // Per-flow lines are written in batches (see `Ingest::idle`), not one syscall each.
+    let mut out = std::io::BufWriter::new(out);
+    runtime.block_on(serve(args, &mut out))
 }
 
 async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let ca = Arc::new(ca::load(args.ca_dir)?);
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut ingest = ArchiveIngest { archive: ArchiveDir::open(&args.out)? };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut ingest = ArchiveIngest {
+        archive: ArchiveDir::open(&args.out)?,
+    };
     let (tx, mut flows) = mpsc::channel(FLOW_QUEUE);
     // The spec is built from a second, best-effort channel: documenting never slows traffic.
     let (live_tx, live_flows) = mpsc::channel(FLOW_QUEUE);
     let spec_pipeline = Pipeline::new(PipelineConfig::default().with_scope_hosts(&args.scope))?;
-    let mut builder = Proxy::builder(Arc::clone(&ca)).port(args.port).archive_sink(tx).live_sink(live_tx).body_cap(args.body_cap).client(Client::Human);
+    let mut builder = Proxy::builder(Arc::clone(&ca))
+        .port(args.port)
+        .archive_sink(tx)
+        .live_sink(live_tx)
+        .body_cap(args.body_cap)
+        .client(Client::Human);
     for path in &args.upstream_ca {
         builder = builder.upstream_roots_pem(path)?;
     }
@@ -120,19 +159,43 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     }
     let proxy = builder.bind().await?;
     let addr = proxy.local_addr();
-    let cert = ca.cert_path().map(|p| p.display().to_string()).unwrap_or_default();
+    let cert = ca
+        .cert_path()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     let spki = ca.spki_sha256_base64();
     writeln!(out, "ar proxy listening on http://{addr}")?;
-    writeln!(out, "  archive  {} (+ bodies/)", ingest.archive.path().display())?;
+    writeln!(
+        out,
+        "  archive  {} (+ bodies/)",
+        ingest.archive.path().display()
+    )?;
     if !args.scope.is_empty() {
-        writeln!(out, "  scope    {} (the archive keeps every host)", args.scope.join(", "))?;
+        writeln!(
+            out,
+            "  scope    {} (the archive keeps every host)",
+            args.scope.join(", ")
+        )?;
     }
     writeln!(out, "  CA       {cert}  (SPKI sha256 {spki})")?;
     writeln!(out, "Point a client at it:")?;
-    writeln!(out, "  curl --proxy http://{addr} --cacert {cert} https://example.com/")?;
-    writeln!(out, "  export HTTP_PROXY=http://{addr} HTTPS_PROXY=http://{addr} SSL_CERT_FILE={cert} NODE_EXTRA_CA_CERTS={cert}")?;
-    writeln!(out, "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}")?;
-    writeln!(out, "  spec     {} + API.md (kept current; a line per new endpoint)", args.out.join("openapi.yaml").display())?;
+    writeln!(
+        out,
+        "  curl --proxy http://{addr} --cacert {cert} https://example.com/"
+    )?;
+    writeln!(
+        out,
+        "  export HTTP_PROXY=http://{addr} HTTPS_PROXY=http://{addr} SSL_CERT_FILE={cert} NODE_EXTRA_CA_CERTS={cert}"
+    )?;
+    writeln!(
+        out,
+        "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}"
+    )?;
+    writeln!(
+        out,
+        "  spec     {} + API.md (kept current; a line per new endpoint)",
+        args.out.join("openapi.yaml").display()
+    )?;
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
     let (new_tx, mut new_endpoints) = mpsc::unbounded_channel();
@@ -150,15 +213,26 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let handle = proxy.spawn();
     let stop = shutdown_signal();
     tokio::pin!(stop);
+    // Drain on a short tick instead of waking on every flow: a wake-up per
+    // flow costs the proxy a thread switch per request under load.
+    let mut tick = tokio::time::interval(INGEST_TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             () = &mut stop => break,
-            flow = flows.recv() => match flow {
-                Some(flow) => ingest.ingest(flow, out)?,
-                None => break,
-            },
-            Some(line) = new_endpoints.recv() => {
-                let _ = writeln!(out, "{line}");
+            _ = tick.tick() => {
+                let mut any = false;
+                while let Ok(flow) = flows.try_recv() {
+                    ingest.ingest(flow, out)?;
+                    any = true;
+                }
+                if any {
+                    ingest.idle(out)?;
+                }
+                while let Ok(line) = new_endpoints.try_recv() {
+                    let _ = writeln!(out, "{line}");
+                    let _ = out.flush();
+                }
             }
         }
     }
@@ -174,12 +248,26 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         let _ = writeln!(out, "{line}");
     }
     let summary = spec.summary();
-    let _ = writeln!(out, "documented {} endpoints from {} in-scope flows in {}", summary.endpoints, summary.in_scope, args.out.join("openapi.yaml").display());
+    let _ = writeln!(
+        out,
+        "documented {} endpoints from {} in-scope flows in {}",
+        summary.endpoints,
+        summary.in_scope,
+        args.out.join("openapi.yaml").display()
+    );
     if stats.dropped_live > 0 {
-        let _ = writeln!(out, "warning: {} flows were archived but not documented because the spec builder could not keep up", stats.dropped_live);
+        let _ = writeln!(
+            out,
+            "warning: {} flows were archived but not documented because the spec builder could not keep up",
+            stats.dropped_live
+        );
     }
     if stats.dropped_archive > 0 {
-        let _ = writeln!(out, "warning: {} flows were dropped because the archive could not keep up", stats.dropped_archive);
+        let _ = writeln!(
+            out,
+            "warning: {} flows were dropped because the archive could not keep up",
+            stats.dropped_archive
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -214,13 +302,32 @@ mod tests {
 
     #[test]
     fn flow_lines_hide_queries_and_show_errors() {
-        let request = Request::new("GET", "https://shop.test/api?token=secret", HttpVersion::Http11);
-        let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request.clone())
-            .with_response(Response::new(200, HttpVersion::Http11));
+        let request = Request::new(
+            "GET",
+            "https://shop.test/api?token=secret",
+            HttpVersion::Http11,
+        );
+        let flow = Flow::new(
+            FlowId(1),
+            Timestamp::from_unix_micros(0),
+            Client::Human,
+            request.clone(),
+        )
+        .with_response(Response::new(200, HttpVersion::Http11));
         let line = flow_line(&flow);
         assert!(line.contains(" 200 GET https://shop.test/api"), "{line}");
         assert!(!line.contains("secret"));
-        let failed = Flow::new(FlowId(2), Timestamp::from_unix_micros(0), Client::Human, request).with_error(ErrorKind::Tls, "bad cert");
-        assert!(flow_line(&failed).starts_with("err tls"), "{}", flow_line(&failed));
+        let failed = Flow::new(
+            FlowId(2),
+            Timestamp::from_unix_micros(0),
+            Client::Human,
+            request,
+        )
+        .with_error(ErrorKind::Tls, "bad cert");
+        assert!(
+            flow_line(&failed).starts_with("err tls"),
+            "{}",
+            flow_line(&failed)
+        );
     }
 }

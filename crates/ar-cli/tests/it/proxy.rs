@@ -57,7 +57,11 @@ impl RunningProxy {
                 }
             }
         });
-        let mut proxy = Self { child, lines, addr: String::new() };
+        let mut proxy = Self {
+            child,
+            lines,
+            addr: String::new(),
+        };
         let first = proxy.wait_for("listening on http://");
         proxy.addr = first.rsplit("http://").next().unwrap().trim().to_string();
         proxy
@@ -65,7 +69,10 @@ impl RunningProxy {
 
     fn wait_for(&self, needle: &str) -> String {
         loop {
-            let line = self.lines.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no line with {needle:?}"));
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no line with {needle:?}"));
             if line.contains(needle) {
                 return line;
             }
@@ -74,7 +81,10 @@ impl RunningProxy {
 
     /// SIGTERM, then the rest of stdout and the exit status.
     fn stop(mut self) -> (Vec<String>, std::process::ExitStatus) {
-        Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
+        Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
         let status = self.child.wait().unwrap();
         (self.lines.try_iter().collect(), status)
     }
@@ -99,23 +109,49 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
     ]);
     for path in ["/users/1?token=hunter2", "/users/2"] {
         let url = format!("http://api.test:{port}{path}");
-        let output = Command::new("curl").args(["-sS", "--max-time", "20", "--proxy", &format!("http://{}", proxy.addr), &url]).output().unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let output = Command::new("curl")
+            .args([
+                "-sS",
+                "--max-time",
+                "20",
+                "--proxy",
+                &format!("http://{}", proxy.addr),
+                &url,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let expected = format!(r#"{{"path":"{path}"}}"#);
         assert_eq!(String::from_utf8_lossy(&output.stdout), expected);
     }
     let line = proxy.wait_for("/users/1");
     assert!(line.contains("200 GET http://api.test"), "{line}");
-    assert!(!line.contains("hunter2"), "query strings (tokens) are not printed: {line}");
+    assert!(
+        !line.contains("hunter2"),
+        "query strings (tokens) are not printed: {line}"
+    );
     proxy.wait_for("/users/2");
     let (rest, status) = proxy.stop();
     assert!(status.success(), "exit status {status}");
-    assert!(rest.iter().any(|l| l.contains("archived 2 flows")), "{rest:?}");
+    assert!(
+        rest.iter().any(|l| l.contains("archived 2 flows")),
+        "{rest:?}"
+    );
 
     let archive = std::fs::read_to_string(out.join("flows.jsonl")).unwrap();
-    let entries: Vec<serde_json::Value> = archive.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let entries: Vec<serde_json::Value> = archive
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(entries.len(), 2);
-    assert_eq!(entries[0]["request"]["url"], format!("http://api.test:{port}/users/1?token=hunter2"));
+    assert_eq!(
+        entries[0]["request"]["url"],
+        format!("http://api.test:{port}/users/1?token=hunter2")
+    );
     assert_eq!(entries[1]["response"]["status"], 200);
     assert!(out.join("bodies").is_dir());
 }
@@ -125,13 +161,28 @@ fn ar_ca_prints_trust_instructions_spki_and_exports() {
     let dir = tempfile::tempdir().unwrap();
     let ca_dir = dir.path().join("ca");
     let ar = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_ar")).arg("ca").args(["--ca-dir", ca_dir.to_str().unwrap()]).args(args).output().unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let output = Command::new(env!("CARGO_BIN_EXE_ar"))
+            .arg("ca")
+            .args(["--ca-dir", ca_dir.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8(output.stdout).unwrap()
     };
     let help = ar(&[]);
     let cert = ca_dir.join("ca.pem");
-    for needle in ["--cacert", "SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "--ignore-certificate-errors-spki-list="] {
+    for needle in [
+        "--cacert",
+        "SSL_CERT_FILE",
+        "NODE_EXTRA_CA_CERTS",
+        "REQUESTS_CA_BUNDLE",
+        "--ignore-certificate-errors-spki-list=",
+    ] {
         assert!(help.contains(needle), "{needle} missing:\n{help}");
     }
     assert!(help.contains(cert.to_str().unwrap()));
@@ -140,11 +191,17 @@ fn ar_ca_prints_trust_instructions_spki_and_exports() {
     assert!(help.contains(spki.trim()), "the same CA both times");
     let exported = dir.path().join("exported.pem");
     ar(&["--export", exported.to_str().unwrap()]);
-    assert_eq!(std::fs::read_to_string(&exported).unwrap(), std::fs::read_to_string(&cert).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&exported).unwrap(),
+        std::fs::read_to_string(&cert).unwrap()
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
-        let mode = std::fs::metadata(ca_dir.join("ca.key")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(ca_dir.join("ca.key"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 }

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Side-by-side: no proxy, `ar proxy` (release; archive + live spec), the
+# ar-capture proxy alone (`ar-core`: builds every flow, a sink drops it), a hudsucker proxy, and mitmdump
+# (with its HAR dump on, so it captures like `ar proxy` does), all on loopback
+# against the same origin, driven by the same load client.
+#
+# For each: requests/s and CPU seconds per 1,000 requests (the proxy process
+# only) for small HTTP and HTTPS keep-alive requests, added p50/p99 latency
+# (one connection, compared with the direct run), MB/s for a large body, and
+# the proxy's peak RSS. Ratios against mitmproxy and hudsucker at the end.
+#
+# Usage: benches/proxy/compare.sh     (env: CONNS=16 SECS=5 LAT_SECS=3 BIG_MB=64 SKIP_BUILD=1)
+# Needs: cargo, curl; mitmdump from benches/.venv (python3 -m venv benches/.venv &&
+#        benches/.venv/bin/pip install mitmproxy), skipped if absent.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CONNS=${CONNS:-16}
+SECS=${SECS:-5}
+LAT_SECS=${LAT_SECS:-3}
+BIG_MB=${BIG_MB:-64}
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+HTTP_PORT=18080 HTTPS_PORT=18443
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+if [[ -z ${SKIP_BUILD:-} ]]; then
+  echo "building (release)..." >&2
+  (cd "$ROOT" && cargo build --release -q -p ar-cli)
+  (cd "$ROOT/benches/proxy" && CARGO_TARGET_DIR=$TARGET cargo build --release -q)
+fi
+AR=$TARGET/release/ar LOADGEN=$TARGET/release/loadgen
+
+wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }      # utime + stime, clock ticks
+peak_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
+HZ=$(getconf CLK_TCK)
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+
+"$TARGET/release/origin" $HTTP_PORT $HTTPS_PORT "$WORK" & PIDS+=($!)
+wait_port $HTTP_PORT; wait_port $HTTPS_PORT
+"$AR" ca --ca-dir "$WORK/ca" >/dev/null
+ORIGIN_CA=$WORK/origin-ca.pem
+
+declare -A R   # R[proxy.metric]
+
+# run NAME PID PROXY_ARG CA_FOR_HTTPS
+run_suite() {
+  local name=$1 pid=$2 proxy=$3 ca=$4 out t0 t1
+  local pargs=(); [[ -n $proxy ]] && pargs=(--proxy "$proxy")
+  for scheme in http https; do
+    local port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
+    local url=$scheme://localhost:$port/small
+    [[ -n $pid ]] && t0=$(ticks "$pid")
+    out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c "$CONNS" -s "$SECS")
+    R[$name.$scheme.rps]=$(field rps "$out")
+    if [[ -n $pid ]]; then
+      t1=$(ticks "$pid")
+      R[$name.$scheme.cpu]=$(awk -v d=$((t1 - t0)) -v hz="$HZ" -v n="$(field requests "$out")" 'BEGIN{printf "%.3f", d / hz / n * 1000}')
+    fi
+    out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c 1 -s "$LAT_SECS")
+    R[$name.$scheme.p50]=$(field p50_us "$out"); R[$name.$scheme.p99]=$(field p99_us "$out")
+  done
+  out=$("$LOADGEN" "https://localhost:$HTTPS_PORT/big?n=$((BIG_MB * 1000000))" "${pargs[@]}" --ca "$ca" -c 1 -s "$SECS")
+  R[$name.mbps]=$(field mb_per_s "$out")
+  [[ -n $pid ]] && R[$name.rss]=$(( $(peak_kb "$pid") / 1024 ))
+  echo "  $name done" >&2
+}
+
+echo "direct..." >&2
+run_suite direct "" "" "$ORIGIN_CA"
+
+echo "ar proxy..." >&2
+"$AR" proxy --port 18101 --out "$WORK/ar-out" --ca-dir "$WORK/ca" --upstream-ca "$ORIGIN_CA" >/dev/null & AR_PID=$!; PIDS+=($AR_PID)
+wait_port 18101
+run_suite ar $AR_PID 127.0.0.1:18101 "$WORK/ca/ca.pem"
+R[ar.flows]=$(wc -l <"$WORK/ar-out/flows.jsonl")
+kill $AR_PID; wait $AR_PID 2>/dev/null || true
+
+echo "ar-capture core..." >&2
+"$TARGET/release/capture_core" 18104 "$WORK/ca" "$ORIGIN_CA" 2>/dev/null & CORE_PID=$!; PIDS+=($CORE_PID)
+wait_port 18104
+run_suite ar-core $CORE_PID 127.0.0.1:18104 "$WORK/ca/ca.pem"
+kill -INT $CORE_PID; wait $CORE_PID 2>/dev/null || true
+
+echo "hudsucker..." >&2
+"$TARGET/release/hudsucker_proxy" 18102 "$WORK/ca" "$ORIGIN_CA" & HS_PID=$!; PIDS+=($HS_PID)
+wait_port 18102
+run_suite hudsucker $HS_PID 127.0.0.1:18102 "$WORK/ca/ca.pem"
+kill $HS_PID; wait $HS_PID 2>/dev/null || true
+
+PEERS="ar ar-core hudsucker"
+MITMDUMP=$ROOT/benches/.venv/bin/mitmdump
+if [[ -x $MITMDUMP ]]; then
+  echo "mitmdump..." >&2
+  "$MITMDUMP" -q --listen-host 127.0.0.1 --listen-port 18103 --set confdir="$WORK/mitm" \
+    --set hardump="$WORK/mitm.har" --set ssl_verify_upstream_trusted_ca="$ORIGIN_CA" & MITM_PID=$!; PIDS+=($MITM_PID)
+  wait_port 18103
+  for _ in $(seq 1 50); do [[ -f $WORK/mitm/mitmproxy-ca-cert.pem ]] && break; sleep 0.1; done
+  run_suite mitmproxy $MITM_PID 127.0.0.1:18103 "$WORK/mitm/mitmproxy-ca-cert.pem"
+  kill -INT $MITM_PID; wait $MITM_PID 2>/dev/null || true
+  PEERS="ar ar-core hudsucker mitmproxy"
+else
+  echo "mitmdump not found at $MITMDUMP: skipped" >&2
+fi
+
+echo
+echo "## proxy comparison ($(date -u +%F), $(nproc) cores, loopback, $CONNS keep-alive connections x ${SECS}s; latency: 1 connection x ${LAT_SECS}s)"
+printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' proxy "http r/s" "https r/s" "cpu/1k h" "cpu/1k s" "+p50 h" "+p99 h" "+p50 s" "+p99 s" "MB/s" "RSS MB"
+printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' direct "${R[direct.http.rps]}" "${R[direct.https.rps]}" - - \
+  "(${R[direct.http.p50]})" "(${R[direct.http.p99]})" "(${R[direct.https.p50]})" "(${R[direct.https.p99]})" "${R[direct.mbps]}" -
+for p in $PEERS; do
+  printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' "$p" "${R[$p.http.rps]}" "${R[$p.https.rps]}" "${R[$p.http.cpu]}s" "${R[$p.https.cpu]}s" \
+    "$(( ${R[$p.http.p50]} - ${R[direct.http.p50]} ))" "$(( ${R[$p.http.p99]} - ${R[direct.http.p99]} ))" \
+    "$(( ${R[$p.https.p50]} - ${R[direct.https.p50]} ))" "$(( ${R[$p.https.p99]} - ${R[direct.https.p99]} ))" "${R[$p.mbps]}" "${R[$p.rss]}"
+done
+echo "(latency columns: microseconds added over the direct run, whose own values are in parentheses; cpu: proxy process CPU seconds per 1,000 requests)"
+echo "ar archived ${R[ar.flows]} flows to flows.jsonl during the run"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1fx", a / b; else print "n/a" }'; }
+for pair in "ar hudsucker" "ar-core hudsucker" "ar mitmproxy"; do
+  read -r me peer <<<"$pair"
+  [[ -n ${R[$peer.http.rps]:-} ]] || continue
+  echo "$me vs $peer: http r/s $(ratio "${R[$me.http.rps]}" "${R[$peer.http.rps]}"), https r/s $(ratio "${R[$me.https.rps]}" "${R[$peer.https.rps]}"), large-body MB/s $(ratio "${R[$me.mbps]}" "${R[$peer.mbps]}"), CPU per request (theirs/ours) http $(ratio "${R[$peer.http.cpu]}" "${R[$me.http.cpu]}") https $(ratio "${R[$peer.https.cpu]}" "${R[$me.https.cpu]}")"
+done
