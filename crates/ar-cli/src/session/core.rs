@@ -417,6 +417,9 @@ impl Session {
             out,
             "the browser is yours: capture continues and your flows are marked as yours; /done when finished"
         )?;
+        if self.config.headless {
+            writeln!(out, "(it is headless: /open URL... loads pages for you)")?;
+        }
         Ok(())
     }
 

@@ -11,9 +11,12 @@
 //!
 //! - `args` / `config`: the flags and the validated config.
 //! - `manifest`: `session.json`, what `--resume` reads.
+//! - `archive`: `flows.jsonl` + `bodies/` on disk, read back on resume,
+//!   streamed into `capture.har`.
 //! - `capture`: the task that owns the pipeline and answers queries.
 //! - `core`: [`core::Session`], the running parts and every command.
-//! - `driver`: the [`driver::Driver`] trait turns are run through.
+//! - `driver`: the [`driver::Driver`] trait turns are run through;
+//!   `explore` (the built-in explorer) and `agent` (the LLM) are drivers.
 //! - `input` / `run`: the editor, pipes and signals, and the loop.
 //! - `status` / `commands`: the status line and the REPL grammar.
 
