@@ -28,6 +28,6 @@ tail -n +2 "$DATA.ar.tsv" | cut -f1 | while read -r name; do
   "$VENV/bin/python" benches/schema/genson_time.py "$DATA/$name" "$RUNS"
 done > "$DATA.genson.tsv"
 
-printf '%-22s %10s %14s %14s %8s\n' file MB "ar-schema MB/s" "genson MB/s" ratio
+printf '%-22s %6s %15s %15s %12s %9s %8s\n' file MB "ar-schema MB/s" "serde_json MB/s" "genson MB/s" "vs serde" "vs genson"
 join -t $'\t' <(tail -n +2 "$DATA.ar.tsv" | sort) <(sort "$DATA.genson.tsv") |
-  awk -F'\t' '{ printf "%-22s %10.1f %14.1f %14.2f %7.0fx\n", $1, $2/1e6, $4, $6, $4/$6 }'
+  awk -F'\t' '{ printf "%-22s %6.1f %15.1f %15.1f %12.2f %8.2fx %7.0fx\n", $1, $2/1e6, $4, $5, $7, $4/$5, $4/$7 }'
