@@ -4,6 +4,8 @@
 //! WHATWG parse: it only needs scheme, host, port, path and query, and it
 //! must never fail on odd input (a relative URL yields an empty host).
 
+use std::borrow::Cow;
+
 /// The parts of a URL the store cares about, borrowed from the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct UrlParts<'a> {
@@ -93,7 +95,7 @@ fn split_host_port(authority: &str) -> (&str, Option<u16>) {
 
 /// Splits a query string into raw `(name, value)` pairs, percent-decoded
 /// (`+` as space), skipping empty pieces.
-pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
     query.split('&').filter(|p| !p.is_empty()).map(|pair| {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         (percent_decode(name), percent_decode(value))
@@ -102,9 +104,9 @@ pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (String, String)>
 
 /// Percent-decodes `text` (and `+` as space); invalid escapes stay as written,
 /// and bytes that are not UTF-8 are replaced.
-pub(crate) fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> Cow<'_, str> {
     if !text.bytes().any(|b| b == b'%' || b == b'+') {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -123,7 +125,7 @@ pub(crate) fn percent_decode(text: &str) -> String {
         }
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn hex_val(b: u8) -> Option<u8> {
@@ -165,9 +167,9 @@ mod tests {
     #[test]
     fn decodes_queries() {
         let pairs: Vec<_> = query_pairs("a=1&b=hello+world&c=%E2%9C%93&d&e=%zz%").collect();
-        assert_eq!(pairs[1], ("b".into(), "hello world".into()));
+        assert_eq!((&*pairs[1].0, &*pairs[1].1), ("b", "hello world"));
         assert_eq!(pairs[2].1, "✓");
-        assert_eq!(pairs[3], ("d".into(), String::new()));
+        assert_eq!((&*pairs[3].0, &*pairs[3].1), ("d", ""));
         assert_eq!(pairs[4].1, "%zz%");
     }
 }

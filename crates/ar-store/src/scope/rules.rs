@@ -1,58 +1,59 @@
 //! The built-in lists: tracker hosts, static-asset extensions and types.
 
 /// Domains (and their subdomains) of analytics, ads and telemetry services.
+/// Sorted, for binary search.
 const TRACKER_DOMAINS: &[&str] = &[
-    "google-analytics.com",
-    "analytics.google.com",
-    "googletagmanager.com",
-    "googletagservices.com",
-    "doubleclick.net",
-    "googlesyndication.com",
-    "googleadservices.com",
-    "adservice.google.com",
-    "segment.io",
-    "segment.com",
-    "mixpanel.com",
-    "mxpnl.com",
-    "hotjar.com",
-    "hotjar.io",
-    "ingest.sentry.io",
-    "sentry-cdn.com",
-    "connect.facebook.net",
-    "amplitude.com",
-    "heapanalytics.com",
-    "heap.io",
-    "fullstory.com",
-    "clarity.ms",
-    "bat.bing.com",
+    "adnxs.com",
     "ads-twitter.com",
-    "analytics.twitter.com",
+    "adservice.google.com",
+    "adsrvr.org",
+    "amplitude.com",
+    "analytics.google.com",
     "analytics.tiktok.com",
-    "nr-data.net",
+    "analytics.twitter.com",
+    "bat.bing.com",
     "browser-intake-datadoghq.com",
     "browser-intake-datadoghq.eu",
-    "optimizely.com",
-    "adnxs.com",
+    "bugsnag.com",
+    "cdn.mouseflow.com",
+    "clarity.ms",
+    "connect.facebook.net",
     "criteo.com",
     "criteo.net",
-    "taboola.com",
-    "outbrain.com",
-    "scorecardresearch.com",
-    "quantserve.com",
-    "plausible.io",
-    "i.posthog.com",
+    "doubleclick.net",
     "events.launchdarkly.com",
-    "newrelic.com",
-    "bugsnag.com",
-    "sessions.bugsnag.com",
-    "cdn.mouseflow.com",
-    "snap.licdn.com",
-    "px.ads.linkedin.com",
-    "pixel.wp.com",
-    "stats.wp.com",
+    "fullstory.com",
+    "google-analytics.com",
+    "googleadservices.com",
+    "googlesyndication.com",
+    "googletagmanager.com",
+    "googletagservices.com",
+    "heap.io",
+    "heapanalytics.com",
+    "hotjar.com",
+    "hotjar.io",
+    "i.posthog.com",
+    "ingest.sentry.io",
     "matomo.cloud",
-    "adsrvr.org",
+    "mixpanel.com",
+    "mxpnl.com",
+    "newrelic.com",
+    "nr-data.net",
+    "optimizely.com",
+    "outbrain.com",
+    "pixel.wp.com",
+    "plausible.io",
+    "px.ads.linkedin.com",
+    "quantserve.com",
     "rubiconproject.com",
+    "scorecardresearch.com",
+    "segment.com",
+    "segment.io",
+    "sentry-cdn.com",
+    "sessions.bugsnag.com",
+    "snap.licdn.com",
+    "stats.wp.com",
+    "taboola.com",
 ];
 
 /// First labels that name a telemetry host on any domain (`metrics.shop.test`).
@@ -76,16 +77,24 @@ const TRACKER_PATHS: &[(&str, &str)] = &[
 
 /// Whether `host` (lowercase, no port) or `host` + `path` is a tracker.
 pub(crate) fn is_tracker(host: &str, path: &str) -> bool {
-    let under = |domain: &str| {
-        host == domain || host.strip_suffix(domain).is_some_and(|p| p.ends_with('.'))
-    };
-    if TRACKER_DOMAINS.iter().any(|d| under(d)) {
-        return true;
+    // The host and each parent domain (`a.b.c`, `b.c`, `c`), looked up in the sorted list.
+    let mut suffix = host;
+    loop {
+        if TRACKER_DOMAINS.binary_search(&suffix).is_ok() {
+            return true;
+        }
+        match suffix.split_once('.') {
+            Some((_, rest)) => suffix = rest,
+            None => break,
+        }
     }
     let first = host.split('.').next().unwrap_or("");
     if host.contains('.') && TRACKER_LABELS.contains(&first) {
         return true;
     }
+    let under = |domain: &str| {
+        host == domain || host.strip_suffix(domain).is_some_and(|p| p.ends_with('.'))
+    };
     TRACKER_PATHS
         .iter()
         .any(|(d, p)| under(d) && (path == p.trim_end_matches('/') || path.starts_with(p)))
@@ -108,42 +117,43 @@ pub(crate) fn is_static_path(path: &str) -> bool {
     }
 }
 
-fn media(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+/// The media type without parameters (not lowercased: compare ignoring case).
+fn media(content_type: &str) -> &str {
+    content_type.split(';').next().unwrap_or("").trim()
+}
+
+fn starts_with_ci(text: &str, prefix: &str) -> bool {
+    text.len() >= prefix.len()
+        && text.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
 /// Whether a response content type is a static asset (script, style, image, font, media, wasm).
 pub(crate) fn is_static_type(content_type: &str) -> bool {
+    const PREFIXES: [&str; 6] = [
+        "image/",
+        "font/",
+        "video/",
+        "audio/",
+        "application/font",
+        "application/x-font",
+    ];
+    const EXACT: [&str; 7] = [
+        "text/css",
+        "text/javascript",
+        "application/javascript",
+        "application/x-javascript",
+        "application/ecmascript",
+        "application/wasm",
+        "application/vnd.ms-fontobject",
+    ];
     let m = media(content_type);
-    m.starts_with("image/")
-        || m.starts_with("font/")
-        || m.starts_with("video/")
-        || m.starts_with("audio/")
-        || m.starts_with("application/font")
-        || m.starts_with("application/x-font")
-        || matches!(
-            m.as_str(),
-            "text/css"
-                | "text/javascript"
-                | "application/javascript"
-                | "application/x-javascript"
-                | "application/ecmascript"
-                | "application/wasm"
-                | "application/vnd.ms-fontobject"
-        )
+    PREFIXES.iter().any(|p| starts_with_ci(m, p)) || EXACT.iter().any(|e| m.eq_ignore_ascii_case(e))
 }
 
 /// Whether a response content type is an HTML document.
 pub(crate) fn is_html_type(content_type: &str) -> bool {
-    matches!(
-        media(content_type).as_str(),
-        "text/html" | "application/xhtml+xml"
-    )
+    let m = media(content_type);
+    m.eq_ignore_ascii_case("text/html") || m.eq_ignore_ascii_case("application/xhtml+xml")
 }
 
 #[cfg(test)]
@@ -160,6 +170,11 @@ mod tests {
         assert!(is_static_type("text/javascript; charset=utf-8"));
         assert!(!is_static_type("application/json"));
         assert!(is_html_type("Text/HTML; charset=UTF-8"));
+    }
+
+    #[test]
+    fn tracker_list_is_sorted_for_binary_search() {
+        assert!(TRACKER_DOMAINS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

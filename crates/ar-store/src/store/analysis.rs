@@ -9,9 +9,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::EndpointId;
+use super::scan::scan;
 use crate::Body;
 use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
 
@@ -25,20 +25,21 @@ pub enum BodySide {
     Response,
 }
 
-/// Parses a body as JSON when it claims (or looks) to be JSON and is small enough.
-pub(crate) fn parse_json(body: &Body, max_bytes: usize) -> Option<Value> {
+/// Whether a body should be scanned as JSON: it claims (or looks) to be
+/// JSON and is not larger than `max_bytes`.
+pub(crate) fn looks_json(body: &Body, max_bytes: usize) -> bool {
     if body.bytes.is_empty() || body.bytes.len() > max_bytes {
-        return None;
+        return false;
     }
-    let media = body.media_type();
-    let claims = media
-        .as_deref()
-        .is_some_and(|m| m.ends_with("json") || m.ends_with("+json"));
-    let first = body.bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if !claims && !matches!(first, b'{' | b'[') {
-        return None;
-    }
-    serde_json::from_slice(&body.bytes).ok()
+    let claims = body.content_type.as_deref().is_some_and(|ct| {
+        let media = ct.split(';').next().unwrap_or("").trim();
+        media.len() >= 4 && media[media.len() - 4..].eq_ignore_ascii_case("json")
+    });
+    claims
+        || matches!(
+            body.bytes.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'{' | b'[')
+        )
 }
 
 /// FNV-1a, stable across Rust versions (fingerprints appear in outputs).
@@ -59,58 +60,37 @@ impl Fnv {
     }
 }
 
-const SHAPE_DEPTH: usize = 3;
-const SHAPE_KEYS: usize = 256;
-
-/// The fingerprint of a JSON value's structure: order-insensitive hash of
-/// its key paths and leaf types, to depth 3.
-pub(crate) fn shape_of(value: &Value) -> u64 {
-    let mut paths: Vec<String> = Vec::new();
-    collect_paths(value, &mut String::from("$"), 0, &mut paths);
-    paths.sort_unstable();
-    paths.dedup();
-    let mut h = Fnv::new();
-    for p in &paths {
-        h.write(p.as_bytes());
-        h.write(&[0]);
+/// Scans one body: its shape fingerprint (when it is JSON) and the
+/// identifier-like values in it that `index` does not know yet.
+pub(crate) fn analyse(
+    body: &Body,
+    max_bytes: usize,
+    index: &ValueIndex,
+    found: &mut Vec<Found>,
+) -> Option<u64> {
+    if !looks_json(body, max_bytes) {
+        return None;
     }
-    h.finish()
-}
-
-fn collect_paths(value: &Value, prefix: &mut String, depth: usize, out: &mut Vec<String>) {
-    if out.len() >= SHAPE_KEYS {
-        return;
+    if index.capacity == 0 {
+        return scan(&body.bytes, None);
     }
-    let leaf = match value {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(items) => {
-            if depth < SHAPE_DEPTH {
-                let len = prefix.len();
-                prefix.push_str("[]");
-                for item in items.iter().take(4) {
-                    collect_paths(item, prefix, depth + 1, out);
+    scan(
+        &body.bytes,
+        Some(
+            &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
+                if found.len() < MAX_VALUES_PER_BODY
+                    && !index.map.contains_key(text)
+                    && (if number {
+                        is_id_key(key)
+                    } else {
+                        is_identifier_value(key, text)
+                    })
+                {
+                    found.push(Found::new(text.to_string(), path, parent, key));
                 }
-                prefix.truncate(len);
-            }
-            "array"
-        }
-        Value::Object(map) => {
-            if depth < SHAPE_DEPTH {
-                for (k, v) in map.iter().take(64) {
-                    let len = prefix.len();
-                    prefix.push('.');
-                    prefix.push_str(k);
-                    collect_paths(v, prefix, depth + 1, out);
-                    prefix.truncate(len);
-                }
-            }
-            "object"
-        }
-    };
-    out.push(format!("{prefix}:{leaf}"));
+            },
+        ),
+    )
 }
 
 /// A value seen in a body, and where.
@@ -148,13 +128,8 @@ impl ValueIndex {
         self.map.get(value)
     }
 
-    /// Remembers the identifier-like values of one body (first sighting wins).
-    pub(crate) fn harvest(&mut self, value: &Value, source: EndpointId, side: BodySide) {
-        if self.capacity == 0 {
-            return;
-        }
-        let mut found = Vec::new();
-        walk(value, &mut String::from("$"), None, 0, &mut found);
+    /// Remembers values found in a body of `source` (first sighting wins).
+    pub(crate) fn insert(&mut self, found: Vec<Found>, source: EndpointId, side: BodySide) {
         for Found {
             text,
             field_path,
@@ -162,7 +137,7 @@ impl ValueIndex {
             generic_parent,
         } in found
         {
-            if self.map.contains_key(&text) {
+            if self.capacity == 0 || self.map.contains_key(&text) {
                 continue;
             }
             if self.map.len() >= self.capacity
@@ -201,7 +176,7 @@ impl ValueIndex {
     }
 }
 
-struct Found {
+pub(crate) struct Found {
     text: String,
     field_path: String,
     name: String,
@@ -217,46 +192,6 @@ impl Found {
             name: name_from_field(parent, key),
             generic_parent,
         }
-    }
-}
-
-fn walk(
-    value: &Value,
-    path: &mut String,
-    parent: Option<&str>,
-    depth: usize,
-    out: &mut Vec<Found>,
-) {
-    if depth > 8 || out.len() >= MAX_VALUES_PER_BODY {
-        return;
-    }
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                let len = path.len();
-                path.push('.');
-                path.push_str(key);
-                match v {
-                    Value::String(s) if is_identifier_value(key, s) => {
-                        out.push(Found::new(s.clone(), path, parent, key))
-                    }
-                    Value::Number(n) if n.is_u64() && is_id_key(key) => {
-                        out.push(Found::new(n.to_string(), path, parent, key))
-                    }
-                    _ => walk(v, path, Some(key), depth + 1, out),
-                }
-                path.truncate(len);
-            }
-        }
-        Value::Array(items) => {
-            let len = path.len();
-            path.push_str("[]");
-            for item in items.iter().take(64) {
-                walk(item, path, parent, depth + 1, out);
-            }
-            path.truncate(len);
-        }
-        _ => {}
     }
 }
 
@@ -290,22 +225,21 @@ fn is_identifier_value(key: &str, value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    #[test]
-    fn shapes_ignore_values_and_key_order() {
-        let a = shape_of(&json!({"id": 1, "name": "x", "tags": ["a"]}));
-        let b = shape_of(&json!({"tags": ["b", "c"], "name": "y", "id": 2}));
-        let c = shape_of(&json!({"id": 1, "name": "x"}));
-        assert_eq!(a, b);
-        assert_ne!(a, c);
+    fn harvest(index: &mut ValueIndex, json: &str) {
+        let mut found = Vec::new();
+        let body = Body::from_decoded(Some("application/json".into()), json.as_bytes().to_vec());
+        analyse(&body, 1 << 20, index, &mut found).unwrap();
+        index.insert(found, EndpointId(1), BodySide::Response);
     }
 
     #[test]
     fn harvests_ids_with_field_names() {
         let mut index = ValueIndex::new(16);
-        let body = json!({"orders": [{"id": 17, "total": 3}, {"id": "ord_8Hq2LmZ"}], "user": {"login": "octocat", "bio": "hi there"}, "page": 2});
-        index.harvest(&body, EndpointId(1), BodySide::Response);
+        harvest(
+            &mut index,
+            r#"{"orders": [{"id": 17, "total": 3}, {"id": "ord_8Hq2LmZ"}], "user": {"login": "octocat", "bio": "hi there"}, "page": 2}"#,
+        );
         let seen = index.get("17").unwrap();
         assert_eq!(
             (seen.field_path.as_str(), seen.name.as_str()),
@@ -313,16 +247,27 @@ mod tests {
         );
         assert_eq!(index.get("ord_8Hq2LmZ").unwrap().name, "orderId");
         assert_eq!(index.get("octocat").unwrap().name, "login");
-        assert!(index.get("2").is_none() && index.get("hi there").is_none());
+        assert!(
+            index.get("2").is_none() && index.get("hi there").is_none() && index.get("3").is_none()
+        );
     }
 
     #[test]
     fn index_is_bounded() {
         let mut index = ValueIndex::new(2);
         for i in 0..10 {
-            index.harvest(&json!({"id": i}), EndpointId(1), BodySide::Response);
+            harvest(&mut index, &format!("{{\"id\": {i}}}"));
         }
         assert_eq!(index.map.len(), 2);
         assert!(index.get("9").is_some() && index.get("0").is_none());
+    }
+
+    #[test]
+    fn only_json_bodies_are_scanned() {
+        let text = Body::from_decoded(Some("text/plain".into()), b"hello".to_vec());
+        let json = Body::from_decoded(Some("application/problem+json".into()), b"  {}".to_vec());
+        let sniffed = Body::from_decoded(None, b"[1]".to_vec());
+        assert!(!looks_json(&text, 100) && looks_json(&json, 100) && looks_json(&sniffed, 100));
+        assert!(!looks_json(&sniffed, 2), "too large");
     }
 }

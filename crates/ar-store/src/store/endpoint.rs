@@ -1,5 +1,6 @@
 //! One endpoint: everything observed for `(method, host, template)`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -252,37 +253,27 @@ impl Endpoint {
         match &flow.response {
             Some(r) => {
                 *self.statuses.entry(r.status).or_default() += 1;
-                if let Some(m) = r.body.media_type().filter(|m| !m.is_empty()) {
+                if let Some(m) = media(&r.body) {
                     bump(&mut self.response_media, &m);
                 }
             }
             None => self.no_response += 1,
         }
-        if let Some(m) = flow
-            .request
-            .body
-            .media_type()
-            .filter(|m| !m.is_empty() && !flow.request.body.bytes.is_empty())
-        {
+        if let Some(m) = media(&flow.request.body).filter(|_| !flow.request.body.bytes.is_empty()) {
             bump(&mut self.request_media, &m);
         }
         if let Some(q) = query {
-            let pairs: Vec<(String, String)> = crate::url::query_pairs(q).collect();
-            self.query.observe(
-                pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-                max_params,
-            );
+            self.query.observe(crate::url::query_pairs(q), max_params);
         }
         let headers = flow
             .request
             .headers
             .iter()
             .filter(|h| !h.name.starts_with(':'));
-        let lower: Vec<(String, &str)> = headers
-            .map(|h| (h.name.to_ascii_lowercase(), h.value.as_str()))
-            .collect();
-        self.headers
-            .observe(lower.iter().map(|(k, v)| (k.as_str(), *v)), max_params);
+        self.headers.observe(
+            headers.map(|h| (lowercase(&h.name), h.value.as_str())),
+            max_params,
+        );
     }
 
     pub(crate) fn add_link(&mut self, link: ProvenanceLink) {
@@ -362,6 +353,27 @@ impl Endpoint {
                 })
                 .sum::<usize>()
     }
+}
+
+/// `s` lowercased, borrowing when it already is (HTTP/2 names always are).
+fn lowercase(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// The body's media type without parameters, lowercased, if any.
+fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
+    let media = body
+        .content_type
+        .as_deref()?
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim();
+    (!media.is_empty()).then(|| lowercase(media))
 }
 
 fn bump(map: &mut BTreeMap<String, u64>, key: &str) {

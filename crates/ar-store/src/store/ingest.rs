@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::analysis::{BodySide, parse_json, shape_of};
+use super::analysis::{BodySide, analyse};
 use super::endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
 use super::{EndpointHit, EndpointStore, Identity, Ingested, Merge, Rekey, Route, SplitOutcome};
 use crate::scope::ScopeDecision;
@@ -44,16 +44,14 @@ impl EndpointStore {
         let method = flow.request.method.to_ascii_uppercase();
         let path = if url.path.is_empty() { "/" } else { url.path };
         let max = self.config.max_analysis_bytes;
-        let response_json = flow
+        let (mut response_values, mut request_values) = (Vec::new(), Vec::new());
+        let response_shape = flow
             .response
             .as_ref()
-            .and_then(|r| parse_json(&r.body, max));
-        let request_json = parse_json(&flow.request.body, max);
-        let response_shape = response_json.as_ref().map(shape_of);
+            .and_then(|r| analyse(&r.body, max, &self.values, &mut response_values));
+        let request_shape = analyse(&flow.request.body, max, &self.values, &mut request_values);
         let shape = response_shape.unwrap_or(0)
-            ^ request_json
-                .as_ref()
-                .map_or(0, |v| shape_of(v).rotate_left(1))
+            ^ request_shape.map_or(0, |s| s.rotate_left(1))
             ^ u64::from(flow.status().unwrap_or(0));
 
         let graphql = graphql_operation(flow).filter(|op| op.name.is_some());
@@ -122,12 +120,8 @@ impl EndpointStore {
             }
         }
         let key = ep.key.clone();
-        if let Some(v) = &response_json {
-            self.values.harvest(v, id, BodySide::Response);
-        }
-        if let Some(v) = &request_json {
-            self.values.harvest(v, id, BodySide::Request);
-        }
+        self.values.insert(response_values, id, BodySide::Response);
+        self.values.insert(request_values, id, BodySide::Request);
         result.endpoint = Some(EndpointHit { id, key, is_new });
         result
     }

@@ -40,6 +40,7 @@ mod endpoint;
 mod ingest;
 mod params;
 mod samples;
+mod scan;
 mod search;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::analysis::Fnv;
 use crate::template::{SegmentKind, classify_segment};
 
 /// The type of one observed parameter value.
@@ -88,6 +89,10 @@ pub struct ParamStats {
     pub examples: Vec<String>,
     /// Whether the name looks secret (values are then never kept).
     pub sensitive: bool,
+    /// Hash and kind of the last value, so a repeated value (the same
+    /// `user-agent` on every flow) is not classified again.
+    #[serde(skip)]
+    pub(crate) last: Option<(u64, ValueKind)>,
 }
 
 /// Parameters by name (query: as sent; headers: lowercased).
@@ -104,13 +109,16 @@ const MAX_EXAMPLE_LEN: usize = 80;
 
 impl ParamSet {
     /// Records the parameters of one flow; a name repeated within the flow counts once.
-    pub(crate) fn observe<'a>(
+    pub(crate) fn observe<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
-        pairs: impl Iterator<Item = (&'a str, &'a str)>,
+        pairs: impl Iterator<Item = (K, V)>,
         max_names: usize,
     ) {
-        let mut seen_here: Vec<&str> = Vec::new();
+        // Names already counted in this flow, as hashes (no allocation).
+        let mut seen_here = [0u64; 32];
+        let mut seen_count = 0;
         for (name, value) in pairs {
+            let (name, value) = (name.as_ref(), value.as_ref());
             if !self.params.contains_key(name) {
                 if self.params.len() >= max_names {
                     self.dropped_names += 1;
@@ -125,11 +133,25 @@ impl ParamSet {
                 );
             }
             let stats = self.params.get_mut(name).expect("inserted above");
-            if !seen_here.contains(&name) {
+            let mut hash = Fnv::new();
+            hash.write(name.as_bytes());
+            let hash = hash.finish();
+            if !seen_here[..seen_count].contains(&hash) {
                 stats.seen += 1;
-                seen_here.push(name);
+                if seen_count < seen_here.len() {
+                    seen_here[seen_count] = hash;
+                    seen_count += 1;
+                }
             }
-            *stats.kinds.entry(ValueKind::of(value)).or_default() += 1;
+            let mut value_hash = Fnv::new();
+            value_hash.write(value.as_bytes());
+            let value_hash = value_hash.finish();
+            let kind = match stats.last {
+                Some((h, kind)) if h == value_hash => kind,
+                _ => ValueKind::of(value),
+            };
+            stats.last = Some((value_hash, kind));
+            *stats.kinds.entry(kind).or_default() += 1;
             if !stats.sensitive
                 && stats.examples.len() < MAX_EXAMPLES
                 && !stats.examples.iter().any(|e| e == value)

@@ -59,7 +59,17 @@ pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .copied();
+        let mentions = |needle: &[u8]| {
+            request
+                .body
+                .bytes
+                .windows(needle.len())
+                .any(|w| w == needle)
+        };
         if matches!(first, Some(b'{') | Some(b'['))
+            && (mentions(b"\"query\"")
+                || mentions(b"\"operationName\"")
+                || mentions(b"persistedQuery"))
             && let Ok(value) = serde_json::from_slice::<serde_json::Value>(&request.body.bytes)
             && let Some(op) = from_json(&value, looks_graphql_path)
         {
@@ -69,7 +79,7 @@ pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
     let query = url.query?;
     let (mut doc, mut name, mut persisted) = (None, None, false);
     for (key, value) in query_pairs(query) {
-        match key.as_str() {
+        match &*key {
             "query" => doc = Some(value),
             "operationName" => name = Some(value).filter(|n| !n.is_empty()),
             "extensions" => persisted = value.contains("persistedQuery"),
@@ -80,7 +90,7 @@ pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
     if !(doc_ok || (looks_graphql_path && (name.is_some() || persisted))) {
         return None;
     }
-    Some(operation(name, doc.as_deref()))
+    Some(operation(name.map(|n| n.into_owned()), doc.as_deref()))
 }
 
 fn from_json(value: &serde_json::Value, graphql_path: bool) -> Option<GraphQlOperation> {

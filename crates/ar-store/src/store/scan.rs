@@ -1,0 +1,269 @@
+//! One pass over a JSON body without building a tree.
+//!
+//! Ingest needs two facts from a body: its shape fingerprint and the
+//! identifier-like values it contains (for provenance). A `serde_json::Value`
+//! would allocate every key and string; this visitor walks the document once,
+//! hashing key paths into a small vector and reporting candidate values to a
+//! callback (which allocates only for values it keeps).
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::analysis::Fnv;
+
+const SHAPE_DEPTH: usize = 3;
+const SHAPE_ITEMS: usize = 4;
+const SCAN_DEPTH: usize = 8;
+const SCAN_ITEMS: usize = 64;
+const MAX_PATHS: usize = 256;
+
+/// A scalar field: `(value text, field path, parent key, key, is a number)`.
+pub(crate) type OnValue<'a> = dyn FnMut(&str, &str, Option<&str>, &str, bool) + 'a;
+
+struct State<'a, 'b> {
+    path: String,
+    hashes: Vec<u64>,
+    on_value: Option<&'a mut OnValue<'b>>,
+}
+
+impl State<'_, '_> {
+    fn leaf(&mut self, depth: usize, kind: &str) {
+        if depth <= SHAPE_DEPTH && self.hashes.len() < MAX_PATHS {
+            let mut h = Fnv::new();
+            h.write(self.path.as_bytes());
+            h.write(b":");
+            h.write(kind.as_bytes());
+            self.hashes.push(h.finish());
+        }
+    }
+}
+
+/// Scans `bytes` as JSON: returns the shape fingerprint, calling `on_value`
+/// for scalar fields (strings and unsigned integers) with their key. `None`
+/// when the bytes are not JSON.
+pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u64> {
+    let mut state = State {
+        path: String::from("$"),
+        hashes: Vec::new(),
+        on_value,
+    };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    Node {
+        st: &mut state,
+        depth: 0,
+        key: None,
+        name: None,
+        parent: None,
+        shape: true,
+    }
+    .deserialize(&mut de)
+    .ok()?;
+    de.end().ok()?;
+    state.hashes.sort_unstable();
+    state.hashes.dedup();
+    let mut h = Fnv::new();
+    for x in &state.hashes {
+        h.write(&x.to_le_bytes());
+    }
+    Some(h.finish())
+}
+
+struct Node<'s, 'a, 'b, 'k> {
+    st: &'s mut State<'a, 'b>,
+    depth: usize,
+    /// The key of this value when it is an object field (scalars are reported with it).
+    key: Option<&'k str>,
+    /// The nearest key above, inherited by array items (the parent of children).
+    name: Option<&'k str>,
+    /// The key of the object holding this field.
+    parent: Option<&'k str>,
+    shape: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Node<'_, '_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Node<'_, '_, '_, '_> {
+    fn scalar(self, kind: &str, text: Option<&str>, number: bool) {
+        if self.shape {
+            self.st.leaf(self.depth, kind);
+        }
+        if let (Some(text), Some(key), Some(cb)) = (text, self.key, self.st.on_value.as_mut()) {
+            cb(text, &self.st.path, self.parent, key, number);
+        }
+    }
+}
+
+/// A map key, borrowed from the input when it has no escapes.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> Visitor<'de> for Node<'_, '_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        self.scalar("bool", None, false);
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        self.scalar("number", None, true);
+        Ok(())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
+        let mut buf = [0u8; 20];
+        let text = u64_text(v, &mut buf);
+        self.scalar("number", Some(text), true);
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        self.scalar("number", None, true);
+        Ok(())
+    }
+    fn visit_str<E>(self, v: &str) -> Result<(), E> {
+        self.scalar("string", Some(v), false);
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.scalar("null", None, false);
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.shape {
+            self.st.leaf(self.depth, "array");
+        }
+        if self.depth >= SCAN_DEPTH {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
+        let len = self.st.path.len();
+        self.st.path.push_str("[]");
+        let mut i = 0;
+        loop {
+            let more = if i < SCAN_ITEMS {
+                let shape = self.shape && i < SHAPE_ITEMS && self.depth < SHAPE_DEPTH;
+                let item = Node {
+                    st: &mut *self.st,
+                    depth: self.depth + 1,
+                    key: None,
+                    name: self.name,
+                    parent: self.parent,
+                    shape,
+                };
+                seq.next_element_seed(item)?.is_some()
+            } else {
+                seq.next_element::<IgnoredAny>()?.is_some()
+            };
+            if !more {
+                break;
+            }
+            i += 1;
+        }
+        self.st.path.truncate(len);
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.shape {
+            self.st.leaf(self.depth, "object");
+        }
+        if self.depth >= SCAN_DEPTH {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(());
+        }
+        let len = self.st.path.len();
+        let mut fields = 0;
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            self.st.path.push('.');
+            self.st.path.push_str(&key);
+            let shape = self.shape && self.depth < SHAPE_DEPTH && fields < 64;
+            let field = Node {
+                st: &mut *self.st,
+                depth: self.depth + 1,
+                key: Some(&key),
+                name: Some(&key),
+                parent: self.name,
+                shape,
+            };
+            map.next_value_seed(field)?;
+            self.st.path.truncate(len);
+            fields += 1;
+        }
+        Ok(())
+    }
+}
+
+fn u64_text(mut v: u64, buf: &mut [u8; 20]) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_ignore_values_and_key_order() {
+        let a = scan(br#"{"id": 1, "name": "x", "tags": ["a"]}"#, None).unwrap();
+        let b = scan(br#"{"tags": ["b", "c"], "name": "y", "id": 2}"#, None).unwrap();
+        let c = scan(br#"{"id": 1, "name": "x"}"#, None).unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(scan(b"not json", None), None);
+        assert_eq!(scan(b"{} trailing", None), None);
+    }
+
+    #[test]
+    fn reports_scalars_with_path_parent_and_key() {
+        let mut seen = Vec::new();
+        let body = br#"{"orders":[{"id":17,"n":"a\"b"}],"user":{"login":"ann","age":-3}}"#;
+        scan(
+            body,
+            Some(
+                &mut |text: &str, path: &str, parent: Option<&str>, key: &str, _: bool| {
+                    seen.push(format!("{text} {path} {parent:?} {key}"));
+                },
+            ),
+        )
+        .unwrap();
+        assert_eq!(
+            seen,
+            [
+                "17 $.orders[].id Some(\"orders\") id",
+                "a\"b $.orders[].n Some(\"orders\") n",
+                "ann $.user.login Some(\"user\") login"
+            ]
+        );
+    }
+}
