@@ -491,7 +491,17 @@ impl Session {
             }
         }
         if let Some(proxy) = self.proxy.take() {
+            let stats = proxy.stats();
             proxy.shutdown().await;
+            // The proxy never waits for the archive; say so when it had to drop.
+            if stats.dropped_archive > 0 {
+                writeln!(
+                    out,
+                    "{} {} flows were not archived: the capture could not keep up with the traffic",
+                    self.style.warn("warning:"),
+                    stats.dropped_archive
+                )?;
+            }
         }
         self.agent.shutdown(out).await?;
         let report = self.capture.finish().await?;
