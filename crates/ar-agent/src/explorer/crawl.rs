@@ -160,8 +160,7 @@ impl Crawl<'_> {
         let Some(snapshot) = self.snapshot().await? else {
             return Ok(None);
         };
-        let mut plan: VecDeque<Planned> = VecDeque::new();
-        self.absorb(&snapshot, url, shape, &mut plan);
+        let mut plan: VecDeque<Planned> = self.absorb(&snapshot, url, shape).into();
         while let Some(action) = plan.pop_front() {
             if let Some(stop) = self.should_stop() {
                 return Ok(Some(stop));
@@ -191,10 +190,13 @@ impl Crawl<'_> {
                     continue;
                 }
             };
-            if now == url.as_str() {
-                // Same page: what the action revealed (menus, tabs, forms) joins the plan.
+            if is_same_page(&now, url) {
+                // Same page: what the action revealed (a menu's items, a tab's
+                // form) is done next, while it is still open.
                 if let Some(after) = self.snapshot().await? {
-                    self.absorb(&after, url, shape, &mut plan);
+                    for revealed in self.absorb(&after, url, shape).into_iter().rev() {
+                        plan.push_front(revealed);
+                    }
                 }
             } else {
                 // The action navigated away: remember the new page, come back for the rest.
@@ -215,13 +217,8 @@ impl Crawl<'_> {
     /// A click is done once per role and name across the whole site (the
     /// "Account" menu in every page's header is opened once); a form once per
     /// page shape (the review form of each kind of page).
-    fn absorb(
-        &mut self,
-        snapshot: &Snapshot,
-        url: &Url,
-        shape: &str,
-        plan: &mut VecDeque<Planned>,
-    ) {
+    fn absorb(&mut self, snapshot: &Snapshot, url: &Url, shape: &str) -> Vec<Planned> {
+        let mut plan = Vec::new();
         self.enqueue_links(snapshot);
         let mut occurrences: HashMap<(String, String), usize> = HashMap::new();
         let mut forms: Vec<u32> = Vec::new();
@@ -255,7 +252,7 @@ impl Crawl<'_> {
             ) {
                 continue;
             }
-            plan.push_back(Planned::Click {
+            plan.push(Planned::Click {
                 role: element.role.clone(),
                 name: element.name.clone(),
                 occurrence,
@@ -273,8 +270,9 @@ impl Crawl<'_> {
             if !self.allowed(&label, None, &format!("{shape}|form|{fingerprint}")) {
                 continue;
             }
-            plan.push_back(Planned::Form { fingerprint, label });
+            plan.push(Planned::Form { fingerprint, label });
         }
+        plan
     }
 
     /// Whether an action may be planned (not done before on this page shape,
@@ -461,6 +459,12 @@ impl Crawl<'_> {
         });
         Ok(())
     }
+}
+
+/// Whether the browser is still on `page`: an in-page anchor (`#shipping`,
+/// set by a tab) does not count as leaving it.
+fn is_same_page(now: &str, page: &Url) -> bool {
+    now == page.as_str() || is_in_page_link(now, page)
 }
 
 fn is_button(element: &ElementInfo) -> bool {
@@ -749,10 +753,13 @@ mod tests {
     #[tokio::test]
     async fn in_page_tabs_are_clicked_and_site_wide_buttons_once() {
         let mut tab = link("Shipping", "https://shop.test/p/1#shipping");
-        tab.effect = Effect::Reveal(vec![
-            field(0, "spinbutton", "number", "weight_g", "Parcel weight (g)"),
-            submit(0, "Get shipping rates"),
-        ]);
+        tab.effect = Effect::Anchor(
+            "https://shop.test/p/1#shipping".into(),
+            vec![
+                field(0, "spinbutton", "number", "weight_g", "Parcel weight (g)"),
+                submit(0, "Get shipping rates"),
+            ],
+        );
         let home = vec![
             button("Account", Effect::Nothing),
             link("Product", "https://shop.test/p/1"),
@@ -775,5 +782,35 @@ mod tests {
             "{log:?}"
         );
         assert_eq!(report.forms_submitted, 1);
+    }
+
+    #[tokio::test]
+    async fn a_revealed_form_is_submitted_before_the_page_rerenders() {
+        let edit = button(
+            "Edit",
+            Effect::Reveal(vec![
+                field(1, "textbox", "text", "city", "City"),
+                submit(1, "Save address"),
+            ]),
+        );
+        let mut add = submit(0, "Add address");
+        add.effect = Effect::Rerender;
+        let page = vec![edit, field(0, "textbox", "text", "city", "City"), add];
+        let browser = FakeBrowser::new([("https://shop.test/addresses", page)]);
+        let (report, _) = run(
+            &browser,
+            &ExplorerConfig::new("https://shop.test/addresses"),
+        )
+        .await;
+        let clicks: Vec<String> = browser
+            .log()
+            .into_iter()
+            .filter(|l| l.starts_with("click "))
+            .collect();
+        assert_eq!(
+            clicks,
+            ["click Edit", "click Save address", "click Add address"]
+        );
+        assert_eq!(report.forms_submitted, 2);
     }
 }

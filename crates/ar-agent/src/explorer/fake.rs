@@ -14,6 +14,10 @@ pub(super) enum Effect {
     Nothing,
     Navigate(String),
     Reveal(Vec<FakeElement>),
+    /// An in-page link: the URL gains the fragment and content is revealed.
+    Anchor(String, Vec<FakeElement>),
+    /// The page re-renders: whatever clicks revealed is gone.
+    Rerender,
 }
 
 #[derive(Debug, Clone)]
@@ -164,6 +168,15 @@ impl Browser for FakeBrowser {
             Effect::Navigate(url) => self.go(&mut state, &url).map(|_| ()),
             Effect::Reveal(more) => {
                 state.revealed.extend(more);
+                Ok(())
+            }
+            Effect::Anchor(url, more) => {
+                state.current = url;
+                state.revealed.extend(more);
+                Ok(())
+            }
+            Effect::Rerender => {
+                state.revealed.clear();
                 Ok(())
             }
         }
