@@ -2,7 +2,7 @@
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ar_agent::browser::{BrowserError, Ref};
@@ -37,7 +37,9 @@ const SESSION_TIMEOUT: Duration = Duration::from_secs(60);
 pub(crate) struct ChromeBrowser {
     pub(super) client: Client,
     pub(super) refs: Mutex<RefTable<Element>>,
-    pub(super) network: tokio::sync::Mutex<NetworkTracker>,
+    pub(super) network: Arc<tokio::sync::Mutex<NetworkTracker>>,
+    /// Drains the network log in the background (see [`spawn_drainer`]).
+    _drainer: AbortOnDrop,
     pub(super) command_timeout: Duration,
     #[allow(
         dead_code,
@@ -108,10 +110,13 @@ impl ChromeBrowser {
                 });
             }
         };
+        let network = Arc::new(tokio::sync::Mutex::new(NetworkTracker::default()));
+        let drainer = spawn_drainer(client.clone(), Arc::clone(&network));
         Ok(Self {
             client,
             refs: Mutex::new(RefTable::new()),
-            network: tokio::sync::Mutex::new(NetworkTracker::default()),
+            _drainer: drainer,
+            network,
             command_timeout: config.command_timeout,
             user_data_dir,
             driver,
@@ -252,7 +257,10 @@ impl ChromeBrowser {
     }
 
     /// Drains chromedriver's network events into the in-flight tracker.
+    /// The tracker stays locked during the call, so drains (ours and the
+    /// background one) are applied in the order chromedriver handed them out.
     pub(super) async fn drain_network(&self) -> Result<(), BrowserError> {
+        let mut tracker = self.network.lock().await;
         let entries = self
             .run(
                 "reading network events",
@@ -260,7 +268,7 @@ impl ChromeBrowser {
                 self.client.issue_cmd(DrainPerformanceLog),
             )
             .await?;
-        self.network.lock().await.ingest(&entries, Instant::now());
+        tracker.ingest(&entries, Instant::now());
         Ok(())
     }
 
@@ -299,5 +307,39 @@ impl ChromeBrowser {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+}
+
+/// How often the background drainer empties chromedriver's network log.
+const DRAIN_EVERY: Duration = Duration::from_secs(5);
+
+/// Keeps chromedriver's performance log from growing while nobody calls the
+/// browser (a human browsing during `/take` for an hour): every few seconds
+/// its events go into the bounded tracker. Ends when the browser is gone.
+fn spawn_drainer(client: Client, network: Arc<tokio::sync::Mutex<NetworkTracker>>) -> AbortOnDrop {
+    AbortOnDrop(tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(DRAIN_EVERY).await;
+            let mut tracker = network.lock().await;
+            let drained =
+                tokio::time::timeout(DRAIN_EVERY * 2, client.issue_cmd(DrainPerformanceLog)).await;
+            match drained {
+                Ok(Ok(entries)) => tracker.ingest(&entries, Instant::now()),
+                // A dialog blocks nothing here; anything else means the browser is going away.
+                Ok(Err(CmdError::Standard(wd))) if wd.error == ErrorStatus::UnexpectedAlertOpen => {
+                }
+                _ => return,
+            }
+        }
+    }))
+}
+
+/// Aborts a background task when its owner is dropped.
+#[derive(Debug)]
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
