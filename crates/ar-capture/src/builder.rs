@@ -190,7 +190,7 @@ impl ProxyBuilder {
         self
     }
 
-    /// Who is driving when the proxy starts (default [`Client::Human`]); see [`ProxyHandle::set_client`].
+    /// Who is driving when the proxy starts (default [`Client::Human`]); see [`crate::ProxyHandle::set_client`].
     pub fn client(mut self, client: Client) -> Self {
         self.client = client;
         self

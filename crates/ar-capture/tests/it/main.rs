@@ -1,6 +1,7 @@
 //! Integration tests: real clients (curl, hyper + tokio-rustls) and real
 //! origins on loopback, through the proxy.
 
+mod chromium;
 mod curl;
 mod https;
 mod plain;
