@@ -315,9 +315,11 @@ fn open_questions(endpoints: &[&Endpoint]) -> Vec<String> {
                 }
             }
         }
+        // A GraphQL operation's status says little (errors come back as 200).
         if endpoint.statuses().len() == 1
             && let Some(status) = endpoint.statuses().keys().next()
             && endpoint.method() != "GET"
+            && endpoint.graphql().is_none()
         {
             questions.push(format!(
                 "{}: only status {status} seen; an invalid input would show the error shape",
@@ -333,4 +335,79 @@ fn open_questions(endpoints: &[&Endpoint]) -> Vec<String> {
         }
     }
     questions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ar_store::scope::Scope;
+    use ar_store::store::StoreConfig;
+    use ar_store::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    fn store(urls: &[(&str, &str, u16)]) -> EndpointStore {
+        let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+        for (i, (method, url, status)) in urls.iter().enumerate() {
+            let mut response = Response::new(*status, HttpVersion::Http11);
+            response.body =
+                Body::from_decoded(Some("application/json".into()), br#"{"id":1}"#.to_vec());
+            let flow = Flow::new(
+                FlowId(i as u64),
+                Timestamp::from_unix_micros(0),
+                Client::Agent,
+                Request::new(*method, *url, HttpVersion::Http11),
+            )
+            .with_response(response);
+            store.ingest(&flow);
+        }
+        store
+    }
+
+    #[test]
+    fn doc_status_reports_news_once_and_asks_for_second_samples() {
+        let store = store(&[
+            ("GET", "https://shop.test/api/orders/ord_8f3kQ2", 200),
+            ("POST", "https://shop.test/api/cart", 201),
+            ("GET", "https://shop.test/api/users/7", 200),
+        ]);
+        let (text, seen) = doc_status(&store, &BTreeSet::new(), &BTreeSet::new());
+        assert!(
+            text.contains("the spec holds 3 endpoints on 1 hosts"),
+            "{text}"
+        );
+        assert!(text.contains("new since you last looked (3)"), "{text}");
+        assert!(
+            text.contains("POST shop.test/api/cart: only status 201 seen"),
+            "{text}"
+        );
+        assert!(text.contains("only GET seen"), "{text}");
+        let (again, _) = doc_status(&store, &seen, &BTreeSet::new());
+        assert!(
+            again.contains("nothing new since you last looked"),
+            "{again}"
+        );
+    }
+
+    #[test]
+    fn search_without_matches_says_what_to_do() {
+        let store = store(&[("GET", "https://shop.test/api/cart", 200)]);
+        let none = search(&store, Some("orders"));
+        assert!(
+            none.contains("no endpoint matches \"orders\" (1 endpoints in all"),
+            "{none}"
+        );
+        let all = search(&store, None);
+        assert!(
+            all.starts_with("1 endpoints\nGET shop.test/api/cart  [1 flows; 200x1]\n"),
+            "{all}"
+        );
+        assert!(all.contains("$.id integer"), "{all}");
+    }
+
+    #[test]
+    fn get_lists_keys_when_missing_and_clips_bodies() {
+        let store = store(&[("GET", "https://shop.test/api/cart", 200)]);
+        let missing = get(&store, "GET shop.test/api/nope", 1000, &Redactor::new()).unwrap_err();
+        assert_eq!(missing.available, ["GET shop.test/api/cart"]);
+        assert_eq!(clip("héllo wörld", 2), "h… (12 more bytes)");
+    }
 }

@@ -122,10 +122,16 @@ fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names(
         Reply::tool("a2", "flows_search", json!({"query": "products"})),
         Reply::tool(
             "a3",
+            "flows_get",
+            json!({"key": format!("GET {SHOP_HOST}:{}/api/products", shop.site.addr().port())}),
+        ),
+        Reply::tool("a4", "browser_scroll", json!({"direction": "down"})),
+        Reply::tool(
+            "a5",
             "browser_navigate",
             json!({"url": shop.url("/products/101")}),
         ),
-        Reply::tool("a4", "doc_status", json!({})),
+        Reply::tool("a6", "doc_status", json!({})),
         Reply::text("The catalogue is a paged list plus a detail endpoint.\nINTENT COVERED"),
     ]);
     let dir = tempfile::tempdir().unwrap();
@@ -185,12 +191,55 @@ fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names(
                 .contains("You name HTTP API endpoints")
         })
         .collect();
-    assert_eq!(agent_requests.len(), 5, "{text}");
+    assert_eq!(agent_requests.len(), 7, "{text}");
     let after_nav = agent_requests[1].body.as_str();
     assert!(after_nav.contains("/products"), "{after_nav}");
     assert!(after_nav.contains("new API endpoints"), "{after_nav}");
     let search = agent_requests[2].body.as_str();
     assert!(search.contains("/api/products"), "{search}");
+    let results: Vec<(String, String)> = agent_requests[1..]
+        .iter()
+        .zip([
+            "browser_navigate /products",
+            "flows_search products",
+            "flows_get /api/products",
+            "browser_scroll down",
+            "browser_navigate /products/101",
+            "doc_status",
+        ])
+        .map(|(r, step)| (step.to_owned(), last_tool_result(&r.json())))
+        .collect();
+    assert!(
+        results[2].1.contains("-> 200"),
+        "flows_get shows samples: {}",
+        results[2].1
+    );
+    assert!(
+        results[3].1.starts_with("page changes")
+            || results[3].1.starts_with("the page did not change"),
+        "after a scroll the agent gets a diff, not the page: {}",
+        results[3].1
+    );
+    // Token accounting (BENCHMARKS.md, "ar-agent: tool-result sizes").
+    println!("| step | tool | result bytes | ~tokens |");
+    println!("|---:|---|---:|---:|");
+    for (i, (step, result)) in results.iter().enumerate() {
+        println!(
+            "| {} | {step} | {} | {} |",
+            i + 1,
+            result.len(),
+            result.len() / 4
+        );
+    }
+    if let Some(dir) = std::env::var_os("AR_TOOL_RESULT_DUMP") {
+        for (i, (_, result)) in results.iter().enumerate() {
+            std::fs::write(
+                std::path::Path::new(&dir).join(format!("step{}.txt", i + 1)),
+                result,
+            )
+            .unwrap();
+        }
+    }
 
     // Enrichment: one call per endpoint, never twice for a key.
     let mut named: BTreeMap<String, usize> = BTreeMap::new();
@@ -224,4 +273,26 @@ fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names(
     assert!(yaml.contains("summary: Mock summary of GET"), "{yaml}");
     let cache = std::fs::read_to_string(out.join("enrichment.json")).unwrap();
     assert!(cache.contains("namedApiProducts"), "{cache}");
+}
+
+/// The text of the last tool result in an Anthropic request body.
+fn last_tool_result(body: &serde_json::Value) -> String {
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    let Some(last) = messages.iter().rev().find(|m| m["role"] == "user") else {
+        return String::new();
+    };
+    last["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| match &b["content"] {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Array(parts) => {
+                parts.iter().filter_map(|p| p["text"].as_str()).collect()
+            }
+            _ => String::new(),
+        })
+        .next_back()
+        .unwrap_or_default()
 }
