@@ -461,3 +461,29 @@ async fn passthrough_hosts_are_relayed_without_interception() {
     assert_eq!(flow.request.method, "CONNECT");
     assert!(flow.request.body.size > 0 && flow.response.unwrap().body.size > 0);
 }
+
+#[tokio::test]
+async fn a_decompression_bomb_is_relayed_untouched_and_its_capture_bounded_and_flagged() {
+    let (mut h, _origin, port) = setup(H1_ONLY).await;
+    let mut client = TunnelClient::open(h.addr(), &h.ca, "shop.test", port, false).await;
+    let response = client
+        .send(get(&format!("https://shop.test:{port}/bomb")))
+        .await;
+    let wire = body_bytes(response).await;
+    assert_eq!(
+        wire.as_ref(),
+        gzip_bomb().as_slice(),
+        "the client gets the compressed bytes as sent"
+    );
+    let body = h.flow_for("/bomb").await.response.unwrap().body;
+    assert!(body.truncated);
+    assert!(
+        body.bytes.len() < 4 << 20,
+        "decoding stopped at the ratio bound, below the cap: {}",
+        body.bytes.len()
+    );
+    assert!(body.bytes.iter().all(|&b| b == 0));
+    let note = body.decode_error.expect("the bomb is flagged");
+    assert!(note.contains("decompression bomb"), "{note}");
+    assert_eq!(body.wire_size, Some(wire.len() as u64));
+}

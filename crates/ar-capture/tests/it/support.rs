@@ -47,6 +47,13 @@ pub(crate) fn brotli(data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// 16 MiB of zeros as 16 concatenated gzip members of 1 MiB each: about 1000:1.
+pub(crate) fn gzip_bomb() -> Vec<u8> {
+    static BOMB: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BOMB.get_or_init(|| gzip(&vec![0u8; 1 << 20]).repeat(16))
+        .clone()
+}
+
 /// A CA for the *origins* (not the proxy's CA): the proxy trusts it as an extra upstream root.
 pub(crate) struct TestCa {
     issuer: Issuer<'static, KeyPair>,
@@ -194,6 +201,11 @@ async fn route(req: Request<Incoming>, state: Arc<OriginState>) -> Response<Test
             .header("content-type", "application/json")
             .header("content-encoding", "br")
             .body(full(brotli(&json_doc())))
+            .unwrap(),
+        "/bomb" => Response::builder()
+            .header("content-type", "application/json")
+            .header("content-encoding", "gzip")
+            .body(full(gzip_bomb()))
             .unwrap(),
         "/no-content" => Response::builder()
             .status(StatusCode::NO_CONTENT)
