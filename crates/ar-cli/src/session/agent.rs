@@ -70,6 +70,8 @@ pub(crate) struct AgentSlot {
     config: AgentConfig,
     total: Arc<Mutex<Usage>>,
     enrich: Option<EnrichWorker>,
+    /// Whether someone can answer `ask_human` (a REPL on a terminal).
+    human_present: bool,
 }
 
 impl AgentSlot {
@@ -128,6 +130,9 @@ impl AgentSlot {
             config: agent,
             total: Arc::new(Mutex::new(Usage::default())),
             enrich,
+            human_present: std::io::IsTerminal::is_terminal(&std::io::stdin())
+                && config.intents.is_empty()
+                && !config.batch,
         })
     }
 
@@ -246,6 +251,7 @@ pub(crate) fn start_turn(
         counters: session.counters_watch(),
         events: session.events(),
         human: Arc::clone(&session.agent_slot().human),
+        human_present: session.agent_slot().human_present,
     });
     let slot = session.agent_slot_mut();
     let agent = match &slot.agent {
@@ -406,6 +412,7 @@ struct SessionWorkspace {
     counters: watch::Receiver<Counters>,
     events: mpsc::UnboundedSender<Event>,
     human: Arc<Mutex<Option<Waiter>>>,
+    human_present: bool,
 }
 
 impl SessionWorkspace {
@@ -468,6 +475,15 @@ impl Workspace for SessionWorkspace {
 
     fn ask_human(&self, reason: String) -> BoxFuture<'_, Result<String, WorkspaceError>> {
         Box::pin(async move {
+            if !self.human_present {
+                let _ = self.events.send(Event::Message(format!(
+                    "the agent asked for a human ({reason}), but ar runs without a REPL"
+                )));
+                return Err(WorkspaceError::Unsupported {
+                    what: format!("asking the user ({reason})"),
+                    hint: "nobody is at the keyboard (ar runs without a REPL): carry on without it, or report what blocks you".into(),
+                });
+            }
             let (tx, rx) = oneshot::channel();
             let before = *self.counters.borrow();
             *self.human.lock().unwrap_or_else(PoisonError::into_inner) = Some((tx, before));

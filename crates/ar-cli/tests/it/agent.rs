@@ -296,3 +296,108 @@ fn last_tool_result(body: &serde_json::Value) -> String {
         .next_back()
         .unwrap_or_default()
 }
+
+/// Runs `command` with `script` on stdin; returns (success, stdout + stderr).
+fn run(mut command: Command, script: &str) -> (bool, String) {
+    use std::io::Write as _;
+    command.stdin(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(150) {
+            let _ = child.kill();
+            panic!("ar did not exit by itself");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let output = child.wait_with_output().unwrap();
+    (
+        status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+#[test]
+fn plain_text_on_stdin_is_an_agent_turn_and_ask_human_without_a_repl_is_a_tool_error() {
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    mock.push_all([
+        Reply::tool("h1", "ask_human", json!({"reason": "log in for me"})),
+        Reply::tool("h2", "browser_navigate", json!({"url": shop.url("/cart")})),
+        Reply::text("The cart endpoint is mapped; no login was possible.\n"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut command = shop.ar(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--base-url",
+        &mock.base_url(),
+        "--no-llm-doc",
+    ]);
+    command.env("ANTHROPIC_API_KEY", "sk-ant-test-e2e-key");
+    let (ok, text) = run(command, "look at the cart\n/flows cart\n");
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("the agent asked for a human (log in for me)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("agent: The cart endpoint is mapped"),
+        "{text}"
+    );
+    assert!(text.contains("the agent reported"), "{text}");
+    assert!(
+        text.contains("/api/cart"),
+        "/flows answered after the turn: {text}"
+    );
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3, "no enrichment with --no-llm-doc: {text}");
+    let refused = last_tool_result(&requests[1].json());
+    assert!(refused.contains("nobody is at the keyboard"), "{refused}");
+    let yaml = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
+    assert!(yaml.contains("/api/cart:"), "{yaml}");
+    assert!(!out.join("enrichment.json").exists());
+}
+
+#[test]
+fn without_an_api_key_an_intent_says_how_to_set_one_and_runs_the_explorer() {
+    let shop = Shop::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut command = shop.ar(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--intent",
+        "map the shop",
+        "--explore-pages",
+        "2",
+        "--explore-time",
+        "20",
+    ]);
+    command.env_remove("ANTHROPIC_API_KEY");
+    let (ok, text) = run(command, "");
+    assert!(ok, "{text}");
+    assert!(text.contains("ANTHROPIC_API_KEY"), "{text}");
+    assert!(
+        text.contains("falling back to the built-in explorer"),
+        "{text}"
+    );
+    assert!(text.contains("naming   off (no API key)"), "{text}");
+    assert!(text.contains("explorer"), "{text}");
+    let yaml = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
+    assert!(yaml.contains("/api/products"), "{yaml}");
+}
