@@ -241,6 +241,33 @@ mod tests {
         assert_eq!(d.changed_lines(), 2);
     }
 
+    proptest::proptest! {
+        /// Law: the kept and added lines, in order, are exactly the new
+        /// outline; the kept and removed lines are exactly the old one.
+        #[test]
+        fn the_diff_rebuilds_both_sides(
+            old in proptest::collection::vec(0u8..6, 0..40),
+            new in proptest::collection::vec(0u8..6, 0..40),
+        ) {
+            let lines = |v: &[u8]| -> Vec<String> { v.iter().map(|n| format!("- text: {n}")).collect() };
+            let (old, new) = (lines(&old), lines(&new));
+            let ops = align(&old, &new);
+            let side = |keep: fn(&DiffLine) -> Option<&String>| -> Vec<String> {
+                ops.iter().filter_map(keep).cloned().collect()
+            };
+            let rebuilt_new = side(|op| match op {
+                DiffLine::Same(t) | DiffLine::Added(t) => Some(t),
+                _ => None,
+            });
+            let rebuilt_old = side(|op| match op {
+                DiffLine::Same(t) | DiffLine::Removed(t) => Some(t),
+                _ => None,
+            });
+            proptest::prop_assert_eq!(rebuilt_new, new);
+            proptest::prop_assert_eq!(rebuilt_old, old);
+        }
+    }
+
     #[test]
     fn applying_the_diff_gives_the_new_outline() {
         let old = page("u", &["a", "x", "b", "c", "y", "d"]);
