@@ -1,6 +1,6 @@
 //! The endpoint store: flows in, endpoints out.
 //!
-//! [`EndpointStore::ingest`] takes one [`Flow`] and reports what happened:
+//! [`EndpointStore::ingest`] takes one [`Flow`](crate::Flow) and reports what happened:
 //! the scope decision, the endpoint it landed in (new or not), and any
 //! endpoints that merged or changed key because templates widened. A
 //! consumer that keeps per-endpoint state (ar-openapi's schema builders)
