@@ -60,7 +60,7 @@ fn timing() -> impl Strategy<Value = Option<f64>> {
     prop::option::of(prop_oneof![-1.0e9..1.0e9f64, Just(0.1 + 0.2), Just(-1.0)])
 }
 
-fn flow() -> impl Strategy<Value = Flow> {
+pub(crate) fn flow() -> impl Strategy<Value = Flow> {
     let request = (
         "[A-Z]{1,7}",
         "(https?|wss?)://[a-z.]{1,12}(:[0-9]{1,5})?(/\\PC{0,20})?",

@@ -247,3 +247,24 @@ fn export_then_import_keeps_what_har_can_say() {
         );
     }
 }
+
+mod robustness {
+    use ar_store::har::{ImportOptions, import_har};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Damaged HAR files give errors or fewer flows, never a panic.
+        #[test]
+        fn damaged_hars_never_panic(edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..20)) {
+            let mut bytes = std::fs::read(crate::support::fixture("chrome-shop.har")).unwrap();
+            for (at, byte) in edits {
+                let i = at.index(bytes.len());
+                bytes[i] = byte;
+            }
+            let _ = import_har(&bytes[..], &ImportOptions::lenient());
+            let _ = import_har(&bytes[..], &ImportOptions::strict());
+        }
+    }
+}

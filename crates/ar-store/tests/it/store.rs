@@ -308,3 +308,28 @@ fn endpoint_cap_bounds_memory() {
     assert_eq!(s.endpoints().len(), 3);
     assert_eq!(s.stats().over_endpoint_cap, 2);
 }
+
+mod robustness {
+    use ar_store::scope::Scope;
+    use ar_store::store::{EndpointStore, StoreConfig};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Arbitrary flows (odd URLs, binary bodies, no response) never panic the store,
+        /// and every flow is counted exactly once.
+        #[test]
+        fn arbitrary_flows_are_counted_and_never_panic(flows in prop::collection::vec(crate::archive::flow(), 1..20)) {
+            let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+            for f in &flows {
+                store.ingest(f);
+            }
+            let stats = store.stats();
+            prop_assert_eq!(stats.flows, flows.len() as u64);
+            prop_assert_eq!(stats.in_scope + stats.out_of_scope, stats.flows);
+            let stored: u64 = store.endpoints().iter().map(|e| e.flow_count()).sum();
+            prop_assert_eq!(stored + stats.over_endpoint_cap, stats.in_scope);
+        }
+    }
+}
