@@ -11,9 +11,6 @@ use std::path::{Path, PathBuf};
 /// chain of passthroughs, so two copies of us on PATH cannot loop.
 const VISITED_VAR: &str = "AR_AUTO_REVERSE_PASSTHROUGH";
 
-/// The first argument names one of our own subcommands.
-const OUR_SUBCOMMANDS: &[&str] = &["import", "proxy", "infer-schema", "ca", "help"];
-
 /// Archiver operation letters: POSIX `dmpqrtx`, plus GNU's `s` (run ranlib)
 /// and `M` (read an MRI script from stdin).
 const OPERATIONS: &str = "dmpqrstxM";
@@ -21,16 +18,21 @@ const OPERATIONS: &str = "dmpqrstxM";
 const MODIFIERS: &str = "abcDfilNoOPsSTuUvV";
 
 /// Whether `args` (without the program name) is an archiver invocation
-/// rather than one of ours.
-pub(crate) fn is_archiver_call(args: &[OsString]) -> bool {
+/// rather than one of ours; `ours` are our subcommand names, which always win.
+pub(crate) fn is_archiver_call(args: &[OsString], ours: &[&str]) -> bool {
     let Some(first) = args.first().and_then(|a| a.to_str()) else {
         return false;
     };
-    if OUR_SUBCOMMANDS.contains(&first) {
+    if ours.contains(&first) {
         return false;
     }
     // GNU ar options that only an archiver takes, and response files (`ar @cmds`).
-    if first == "--plugin" || first.starts_with("--plugin=") || first.starts_with("--target") || first.starts_with("--output") || first.starts_with('@') {
+    if first == "--plugin"
+        || first.starts_with("--plugin=")
+        || first.starts_with("--target")
+        || first.starts_with("--output")
+        || first.starts_with('@')
+    {
         return true;
     }
     is_key(first)
@@ -43,14 +45,21 @@ fn is_key(word: &str) -> bool {
     if letters.is_empty() || letters.starts_with('-') {
         return false;
     }
-    letters.chars().all(|c| OPERATIONS.contains(c) || MODIFIERS.contains(c)) && letters.chars().any(|c| OPERATIONS.contains(c))
+    letters
+        .chars()
+        .all(|c| OPERATIONS.contains(c) || MODIFIERS.contains(c))
+        && letters.chars().any(|c| OPERATIONS.contains(c))
 }
 
 /// Replaces this process with the next archiver on PATH. Only returns when
 /// that is impossible, with the message to print.
 pub(crate) fn exec_next_archiver(args: &[OsString]) -> String {
-    let me = std::env::current_exe().ok().and_then(|p| p.canonicalize().ok());
-    let mut visited: Vec<PathBuf> = std::env::var_os(VISITED_VAR).map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+    let me = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let mut visited: Vec<PathBuf> = std::env::var_os(VISITED_VAR)
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
     visited.extend(me);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let Some(archiver) = next_archiver(&path, &visited) else {
@@ -58,7 +67,10 @@ pub(crate) fn exec_next_archiver(args: &[OsString]) -> String {
             "ar: `ar {}` is an archiver command, and this `ar` is auto-reverse, not the binutils archiver.\n\
              No other `ar` was found on PATH or at /usr/bin/ar. Install one (Debian/Ubuntu: apt-get install binutils),\n\
              or put its directory before this one on PATH.",
-            args.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ")
+            args.iter()
+                .map(|a| a.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join(" ")
         );
     };
     visited.push(archiver.clone());
@@ -69,22 +81,39 @@ pub(crate) fn exec_next_archiver(args: &[OsString]) -> String {
 #[cfg(unix)]
 fn exec(archiver: &Path, args: &[OsString], chain: &OsStr) -> String {
     use std::os::unix::process::CommandExt as _;
-    let error = std::process::Command::new(archiver).arg0("ar").args(args).env(VISITED_VAR, chain).exec();
-    format!("ar: could not run the archiver {}: {error}", archiver.display())
+    let error = std::process::Command::new(archiver)
+        .arg0("ar")
+        .args(args)
+        .env(VISITED_VAR, chain)
+        .exec();
+    format!(
+        "ar: could not run the archiver {}: {error}",
+        archiver.display()
+    )
 }
 
 #[cfg(not(unix))]
 fn exec(archiver: &Path, args: &[OsString], chain: &OsStr) -> String {
-    match std::process::Command::new(archiver).args(args).env(VISITED_VAR, chain).status() {
+    match std::process::Command::new(archiver)
+        .args(args)
+        .env(VISITED_VAR, chain)
+        .status()
+    {
         Ok(status) => std::process::exit(status.code().unwrap_or(1)),
-        Err(error) => format!("ar: could not run the archiver {}: {error}", archiver.display()),
+        Err(error) => format!(
+            "ar: could not run the archiver {}: {error}",
+            archiver.display()
+        ),
     }
 }
 
 /// The first `ar` on `path` that is not in `visited` (by canonical path), else `/usr/bin/ar`.
 fn next_archiver(path: &OsStr, visited: &[PathBuf]) -> Option<PathBuf> {
     let is_new = |candidate: &Path| {
-        candidate.canonicalize().map(|real| is_executable(&real) && !visited.contains(&real)).unwrap_or(false)
+        candidate
+            .canonicalize()
+            .map(|real| is_executable(&real) && !visited.contains(&real))
+            .unwrap_or(false)
     };
     std::env::split_paths(path)
         .map(|dir| dir.join("ar"))
@@ -95,7 +124,9 @@ fn next_archiver(path: &OsStr, visited: &[PathBuf]) -> Option<PathBuf> {
 #[cfg(unix)]
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt as _;
-    path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    path.metadata()
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
 }
 
 #[cfg(not(unix))]
@@ -108,12 +139,16 @@ mod tests {
     use super::*;
 
     fn call(args: &[&str]) -> bool {
-        is_archiver_call(&args.iter().map(OsString::from).collect::<Vec<_>>())
+        let ours = crate::cli::subcommand_names();
+        let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+        is_archiver_call(&args.iter().map(OsString::from).collect::<Vec<_>>(), &ours)
     }
 
     #[test]
     fn archiver_keys_are_recognised() {
-        for key in ["-M", "rcs", "crs", "cq", "t", "x", "-t", "s", "ru", "-rcsD", "qc", "tv", "d", "p", "m"] {
+        for key in [
+            "-M", "rcs", "crs", "cq", "t", "x", "-t", "s", "ru", "-rcsD", "qc", "tv", "d", "p", "m",
+        ] {
             assert!(call(&[key, "libfoo.a"]), "{key} should be an archiver call");
         }
         assert!(call(&["--plugin", "/usr/lib/lto.so", "rcs", "lib.a"]));
@@ -129,6 +164,8 @@ mod tests {
             &["proxy", "--out", "x"],
             &["ca", "--print-spki"],
             &["infer-schema"],
+            &["demo"],
+            &["help", "proxy"],
             &["--help"],
             &["--version"],
             &["-h"],

@@ -26,6 +26,10 @@ pub(crate) struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     // One line per subcommand; the arguments and the logic live in `cmd/`.
+    /// Capture-only: run the proxy for any client and archive every flow to --out.
+    Proxy(cmd::proxy::Args),
+    /// Show, create or export the interception CA, and how to trust it.
+    Ca(cmd::ca::Args),
     /// JSON/JSONL samples → one merged JSON Schema (or OpenAPI 3.0 schema with --openapi).
     InferSchema(cmd::infer_schema::Args),
     /// HAR files / flows.jsonl archives → openapi.yaml, openapi.json and API.md.
@@ -33,6 +37,18 @@ enum Command {
     /// Explore a built-in demo shop end to end, headless (no network, no API key).
     #[cfg(feature = "demo")]
     Demo(cmd::demo::Args),
+}
+
+/// Our subcommand names (and `help`), as clap knows them: an archiver-style
+/// check must never take one of these for an archiver key.
+pub(crate) fn subcommand_names() -> Vec<String> {
+    use clap::CommandFactory as _;
+    let mut names: Vec<String> = Cli::command()
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    names.push("help".to_owned());
+    names
 }
 
 impl Cli {
@@ -51,6 +67,8 @@ impl Cli {
                 Ok(ExitCode::from(2))
             }
             Some(Command::InferSchema(args)) => cmd::infer_schema::run(args, &mut stdout),
+            Some(Command::Proxy(args)) => cmd::proxy::run(args, &mut stdout),
+            Some(Command::Ca(args)) => cmd::ca::run(args, &mut stdout),
             Some(Command::Import(args)) => cmd::import::run(args, &mut stdout),
             #[cfg(feature = "demo")]
             Some(Command::Demo(args)) => {

@@ -3,6 +3,7 @@
 //! The binary stays thin: it parses arguments into a config, wires the
 //! library crates together and prints. Each subcommand lives in `cmd/`.
 
+mod archive_dir;
 mod archiver;
 mod browser;
 mod cli;
@@ -16,7 +17,9 @@ use clap::Parser as _;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    if archiver::is_archiver_call(&args) {
+    let ours = cli::subcommand_names();
+    let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+    if archiver::is_archiver_call(&args, &ours) {
         eprintln!("{}", archiver::exec_next_archiver(&args));
         return ExitCode::from(127);
     }

@@ -20,7 +20,17 @@ const QUIET_ARGS: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider",
+    "--disable-client-side-phishing-detection",
+    "--disable-domain-reliability",
+    "--disable-default-apps",
+    "--disable-search-engine-choice-screen",
+    "--no-pings",
+    "--metrics-recording-only",
+    "--safebrowsing-disable-auto-update",
+    "--password-store=basic",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,\
+AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,\
+PrivacySandboxSettings4,SafeBrowsingEnhancedProtection,SignInProfileCreation",
 ];
 
 /// How to start the browser.

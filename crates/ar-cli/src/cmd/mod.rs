@@ -1,6 +1,8 @@
 //! Subcommands: each module holds its clap `Args` and a `run` function.
 
+pub(crate) mod ca;
 #[cfg(feature = "demo")]
 pub(crate) mod demo;
 pub(crate) mod import;
 pub(crate) mod infer_schema;
+pub(crate) mod proxy;
