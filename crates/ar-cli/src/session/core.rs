@@ -119,7 +119,6 @@ impl Session {
         let (flows_tx, flows_rx) = mpsc::channel(FLOW_QUEUE);
         let capture = Capture::start(&config, flows_rx, events.clone(), out)?;
         let first_id = capture.next_flow_id();
-        let agent = super::agent::AgentSlot::start(&config, capture.runner(), &events, out)?;
 
         let mut builder = Proxy::builder(Arc::clone(&ca))
             .port(config.proxy_port)
@@ -156,6 +155,7 @@ impl Session {
             ca_dir.display()
         )?;
 
+        let agent = super::agent::AgentSlot::start(&config, capture.runner(), &events, out)?;
         let browser_config = BrowserConfig {
             headless: config.headless,
             proxy: Some(proxy_addr.to_string()),

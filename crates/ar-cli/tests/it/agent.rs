@@ -167,6 +167,9 @@ fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names(
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+    if std::env::var_os("AR_SHOW_OUTPUT").is_some() {
+        println!("{text}");
+    }
     assert!(status.success(), "{text}");
 
     // The user saw the agent work: streamed text, tool calls, tokens, the end.
