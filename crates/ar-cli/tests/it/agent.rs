@@ -404,3 +404,52 @@ fn without_an_api_key_an_intent_says_how_to_set_one_and_runs_the_explorer() {
     let yaml = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
     assert!(yaml.contains("/api/products"), "{yaml}");
 }
+
+#[test]
+fn several_intents_run_one_after_another_over_the_openai_wire_format() {
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    mock.push_all([
+        Reply::tool("o1", "browser_navigate", json!({"url": shop.url("/cart")})),
+        Reply::text("Cart mapped.\nINTENT COVERED"),
+        Reply::text("Nothing more to see for orders.\n"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut command = shop.ar(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--provider",
+        "openai",
+        "--base-url",
+        &mock.openai_base_url(),
+        "--no-llm-doc",
+        "--intent",
+        "map the cart",
+        "--intent",
+        "map the orders",
+    ]);
+    command.env("OPENAI_API_KEY", "sk-proj-test-e2e-key");
+    let (ok, text) = run(command, "");
+    assert!(ok, "{text}");
+    assert!(text.contains("intent: map the cart"), "{text}");
+    assert!(text.contains("intent: map the orders"), "{text}");
+    assert!(
+        text.contains("the agent reports the intent covered (2 model calls, 1 tool calls); the agent reported (1 model calls, 0 tool calls)"),
+        "{text}"
+    );
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.path.ends_with("/chat/completions"))
+    );
+    assert_eq!(requests[2].last_user_text(), "map the orders");
+    // One conversation: the second intent sees the first one's history.
+    assert!(
+        requests[2].body.contains("map the cart"),
+        "{}",
+        requests[2].body
+    );
+}
