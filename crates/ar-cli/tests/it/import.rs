@@ -204,3 +204,41 @@ fn secrets_stay_out_unless_asked_for() {
             .contains("AK-1122334455667788")
     );
 }
+
+#[test]
+fn base_url_sets_the_main_server_and_must_be_absolute() {
+    let out = tempfile::tempdir().unwrap();
+    let result = ar(&[
+        "import",
+        data("rest.har").to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+        "--base-url",
+        "https://api.shop.test/api",
+        "--title",
+        "Shop API",
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let yaml = std::fs::read_to_string(out.path().join("openapi.yaml")).unwrap();
+    assert!(
+        yaml.contains("- url: https://api.shop.test/api\n"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("  /v1/users/{userId}:"), "{yaml}");
+    assert!(yaml.contains("title: Shop API"), "{yaml}");
+
+    let relative = ar(&[
+        "import",
+        data("rest.har").to_str().unwrap(),
+        "--out",
+        out.path().to_str().unwrap(),
+        "--base-url",
+        "/api",
+    ]);
+    assert!(!relative.status.success());
+    assert!(
+        text(&relative.stderr).contains("--base-url must be an absolute http(s) URL"),
+        "{}",
+        text(&relative.stderr)
+    );
+}
