@@ -33,6 +33,7 @@ pub struct ProxyBuilder {
     listen: SocketAddr,
     extra_roots: Vec<CertificateDer<'static>>,
     resolve: HashMap<(String, u16), SocketAddr>,
+    offline: bool,
     passthrough: Vec<String>,
     limits: BodyLimits,
     ws_frame_cap: usize,
@@ -53,6 +54,7 @@ impl ProxyBuilder {
             listen: SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), 0),
             extra_roots: Vec::new(),
             resolve: HashMap::new(),
+            offline: false,
             passthrough: Vec::new(),
             limits: BodyLimits {
                 cap: DEFAULT_BODY_CAP,
@@ -115,6 +117,15 @@ impl ProxyBuilder {
             .to_ascii_lowercase();
         self.resolve
             .insert((host, port), SocketAddr::new(addr, port));
+        self
+    }
+
+    /// Dials only hosts mapped with [`resolve`](Self::resolve) and loopback
+    /// addresses, and never looks a name up: everything else gets a 502 and an
+    /// error flow. For demos and tests on a closed network, where a browser's
+    /// background requests must not leave the machine.
+    pub fn offline(mut self, offline: bool) -> Self {
+        self.offline = offline;
         self
     }
 
@@ -225,6 +236,7 @@ impl ProxyBuilder {
         }
         let dialer = Arc::new(Dialer::new(
             self.resolve,
+            self.offline,
             self.connect_timeout,
             local_addr,
             roots,

@@ -92,6 +92,8 @@ const PARKED_MAX_AGE: Duration = Duration::from_secs(20);
 
 pub(crate) struct Dialer {
     pub(crate) resolve: HashMap<(String, u16), SocketAddr>,
+    /// Dial only `resolve`d hosts and loopback addresses; never look up a name.
+    pub(crate) offline: bool,
     pub(crate) connect_timeout: Duration,
     pub(crate) own_addr: SocketAddr,
     tls_any: TlsConnector,
@@ -102,6 +104,7 @@ pub(crate) struct Dialer {
 impl Dialer {
     pub(crate) fn new(
         resolve: HashMap<(String, u16), SocketAddr>,
+        offline: bool,
         connect_timeout: Duration,
         own_addr: SocketAddr,
         roots: rustls::RootCertStore,
@@ -125,6 +128,7 @@ impl Dialer {
         };
         Self {
             resolve,
+            offline,
             connect_timeout,
             own_addr,
             tls_any: config(&[b"h2", b"http/1.1"]),
@@ -153,8 +157,18 @@ impl Dialer {
             self.resolve.get(&(bare.to_ascii_lowercase(), port))
         {
             vec![*addr]
-        } else if let Ok(ip) = bare.parse::<std::net::IpAddr>() {
+        } else if let Ok(ip) = bare.parse::<std::net::IpAddr>()
+            && (ip.is_loopback() || !self.offline)
+        {
             vec![SocketAddr::new(ip, port)]
+        } else if self.offline {
+            return Err(UpstreamError::new(
+                ErrorKind::Refused,
+                format!(
+                    "{host}:{port} is not mapped with --resolve, and this proxy runs offline \
+                     (it dials only mapped hosts and loopback addresses)"
+                ),
+            ));
         } else {
             let lookup =
                 tokio::time::timeout(self.connect_timeout, tokio::net::lookup_host((bare, port)));

@@ -185,3 +185,43 @@ async fn a_sink_nobody_reads_never_stalls_traffic() {
     assert_eq!(stats.connections, 1);
     handle.shutdown().await;
 }
+
+#[tokio::test]
+async fn offline_proxies_dial_only_mapped_hosts_and_loopback() {
+    let origin = origin(None).await;
+    let port = origin.addr.port();
+    let mut h = Harness::start(|b| {
+        b.resolve("mapped.test", port, origin.addr.ip())
+            .offline(true)
+    })
+    .await;
+    let addr = h.addr();
+
+    // A browser's background request to the real internet: refused without a DNS lookup.
+    let (mut tcp, head) = connect_tunnel(addr, "accounts.example.com:443").await;
+    assert!(head.starts_with("HTTP/1.1 502"), "{head}");
+    assert!(
+        read_rest(&mut tcp)
+            .await
+            .contains("not mapped with --resolve")
+    );
+    let refused = h.flow_for("accounts.example.com:443/").await;
+    assert_eq!(refused.error.unwrap().kind, ErrorKind::Refused);
+
+    // Mapped hosts and loopback addresses still work.
+    let (stdout, _, _) = curl(&[
+        "--proxy",
+        &format!("http://{addr}"),
+        &format!("http://mapped.test:{port}/echo"),
+    ])
+    .await;
+    assert!(!String::from_utf8_lossy(&stdout).contains("not mapped"));
+    assert!(h.flow_for("/echo").await.error.is_none());
+    let (stdout, _, _) = curl(&[
+        "--proxy",
+        &format!("http://{addr}"),
+        &format!("http://127.0.0.1:{port}/echo"),
+    ])
+    .await;
+    assert!(!String::from_utf8_lossy(&stdout).contains("not mapped"));
+}

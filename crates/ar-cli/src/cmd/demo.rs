@@ -67,6 +67,8 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 .map(|(host, addr)| format!("{host}:{port}:{}", addr.ip()))
                 .collect(),
             upstream_ca: Some(ca_file.path().to_path_buf()),
+            // The shop is all there is: Chromium's background requests stay on the machine.
+            offline: true,
             explore: true,
             batch: true,
             ..SessionArgs::default()

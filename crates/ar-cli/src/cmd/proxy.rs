@@ -50,6 +50,9 @@ pub(crate) struct Args {
     /// Send HOST:PORT to ADDR instead of resolving it (curl's --resolve). Repeatable.
     #[arg(long, value_name = "HOST:PORT:ADDR")]
     resolve: Vec<String>,
+    /// Dial only hosts mapped with --resolve and loopback addresses; never look up a name.
+    #[arg(long)]
+    offline: bool,
     /// Hosts whose TLS is relayed untouched, not intercepted (comma-separated; `*.x.com` ok).
     #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
     passthrough: Vec<String>,
@@ -147,6 +150,7 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         .archive_sink(tx)
         .live_sink(live_tx)
         .body_cap(args.body_cap)
+        .offline(args.offline)
         .client(Client::Human);
     for path in &args.upstream_ca {
         builder = builder.upstream_roots_pem(path)?;

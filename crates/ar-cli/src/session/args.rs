@@ -81,6 +81,10 @@ pub(crate) struct SessionArgs {
     /// Send connections for HOST:PORT to ADDR (curl's meaning), e.g. shop.test:443:127.0.0.1.
     #[arg(long, value_name = "HOST:PORT:ADDR")]
     pub(crate) resolve: Vec<String>,
+    /// Dial only hosts mapped with --resolve and loopback addresses; never look up a
+    /// name (demos and tests on a closed network: browser background traffic stays local).
+    #[arg(long)]
+    pub(crate) offline: bool,
     /// Also trust the CA certificates in this PEM file for upstream TLS (test sites).
     #[arg(long, value_name = "FILE")]
     pub(crate) upstream_ca: Option<PathBuf>,

@@ -33,6 +33,8 @@ pub(crate) struct SessionConfig {
     pub(crate) resolve: Vec<String>,
     /// Extra upstream roots (PEM).
     pub(crate) upstream_ca: Option<PathBuf>,
+    /// The proxy dials only `resolve`d hosts and loopback.
+    pub(crate) offline: bool,
     /// Where ar's CA lives; `None` = the user's data dir.
     pub(crate) ca_dir: Option<PathBuf>,
     /// Start the explorer right away.
@@ -93,10 +95,12 @@ impl SessionConfig {
             .collect();
         let mut resolve = args.resolve.clone();
         let mut upstream_ca = args.upstream_ca.clone();
+        let mut offline = args.offline;
         if let Some(manifest) = &previous {
             scope.extend(manifest.scope.iter().cloned());
             resolve.extend(manifest.settings.resolve.iter().cloned());
             upstream_ca = upstream_ca.or_else(|| manifest.settings.upstream_ca.clone());
+            offline |= manifest.settings.offline;
         }
         scope.retain(|h| !h.is_empty());
         scope.sort();
@@ -119,6 +123,7 @@ impl SessionConfig {
             proxy_port: args.proxy_port.unwrap_or(0),
             resolve,
             upstream_ca,
+            offline,
             ca_dir: args.ca_dir,
             explore: args.explore,
             explore_unsafe: args.explore_unsafe,

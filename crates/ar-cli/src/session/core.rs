@@ -128,7 +128,8 @@ impl Session {
             } else {
                 Client::Human
             })
-            .first_flow_id(first_id);
+            .first_flow_id(first_id)
+            .offline(config.offline);
         for entry in &config.resolve {
             builder = builder.resolve_entry(entry)?;
         }

@@ -53,6 +53,9 @@ pub(crate) struct Settings {
     pub(crate) resolve: Vec<String>,
     /// `--upstream-ca` file.
     pub(crate) upstream_ca: Option<PathBuf>,
+    /// `--offline`: the proxy dials only `--resolve`d hosts and loopback.
+    #[serde(default)]
+    pub(crate) offline: bool,
     /// `--explore-unsafe`.
     #[serde(default)]
     pub(crate) explore_unsafe: bool,
@@ -77,6 +80,7 @@ impl Manifest {
             headless: config.headless,
             resolve: config.resolve.clone(),
             upstream_ca: config.upstream_ca.clone(),
+            offline: config.offline,
             explore_unsafe: config.explore_unsafe,
             no_llm_doc: config.no_llm_doc,
             model: config.model.clone(),

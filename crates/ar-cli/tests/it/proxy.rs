@@ -104,6 +104,7 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
         ca_dir.to_str().unwrap(),
         "--resolve",
         &resolve,
+        "--offline",
         "--scope",
         "api.test",
     ]);

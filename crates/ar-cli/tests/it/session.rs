@@ -55,6 +55,7 @@ impl Shop {
         command
             .arg(self.url("/"))
             .arg("--headless")
+            .arg("--offline")
             .arg("--ca-dir")
             .arg(self.ca_dir.path());
         command.arg("--upstream-ca").arg(self.ca_file.path());
@@ -500,12 +501,10 @@ fn ctrl_c_stops_the_current_turn_and_the_session_goes_on() {
     );
 }
 
-/// The share of the shop's true endpoints the demo must recover. Issue 6
-/// asks for 0.9; the explorer and the templater reach 0.84 today (missed:
-/// issues under a second repo, the `ProductQuestions` operation, `PUT
-/// /v1/addresses/{id}`, `/v1/shipping/rates`), so the floor guards against
-/// regressions and the printed score shows the gap.
-const FLOOR: f64 = 0.8;
+/// The share of the shop's true endpoints the demo must recover (issue 6:
+/// 90%). The destructive endpoints (logout, deletes) are left alone by the
+/// explorer and are not counted.
+const FLOOR: f64 = 0.9;
 
 /// The README's command: `ar demo` serves the fixture shop and runs the
 /// built-in explorer on it, headless; the spec must recover the shop's true
