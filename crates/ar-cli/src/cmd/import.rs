@@ -363,7 +363,7 @@ impl Progress {
     fn tick(&self) {
         self.flows.set(self.flows.get() + 1);
         if let Some(bar) = &self.bar
-            && self.flows.get() % 256 == 0
+            && self.flows.get().is_multiple_of(256)
         {
             bar.set_position(self.read.get());
         }
