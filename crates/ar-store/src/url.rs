@@ -24,7 +24,9 @@ pub(crate) struct UrlParts<'a> {
 impl<'a> UrlParts<'a> {
     /// Splits `url`; never fails.
     pub(crate) fn split(url: &'a str) -> Self {
-        let (scheme, rest) = match url.find("://") {
+        // Byte searches (memchr) instead of `str` patterns: this runs once per
+        // flow, and every delimiter is ASCII, so byte offsets are char boundaries.
+        let (scheme, rest) = match find_scheme_end(url) {
             Some(i)
                 if url[..i]
                     .bytes()
@@ -34,18 +36,24 @@ impl<'a> UrlParts<'a> {
             }
             _ => ("", url),
         };
-        let rest = rest.split('#').next().unwrap_or("");
+        let rest = match memchr::memchr(b'#', rest.as_bytes()) {
+            Some(i) => &rest[..i],
+            None => rest,
+        };
         let (authority, path_query) = if scheme.is_empty() {
             ("", rest)
         } else {
-            match rest.find(['/', '?']) {
+            match memchr::memchr2(b'/', b'?', rest.as_bytes()) {
                 Some(i) => (&rest[..i], &rest[i..]),
                 None => (rest, ""),
             }
         };
-        let authority = authority.rsplit('@').next().unwrap_or("");
+        let authority = match memchr::memrchr(b'@', authority.as_bytes()) {
+            Some(i) => &authority[i + 1..],
+            None => authority,
+        };
         let (host, port) = split_host_port(authority);
-        let (path, query) = match path_query.find('?') {
+        let (path, query) = match memchr::memchr(b'?', path_query.as_bytes()) {
             Some(i) => (&path_query[..i], Some(&path_query[i + 1..])),
             None => (path_query, None),
         };
@@ -73,6 +81,12 @@ impl<'a> UrlParts<'a> {
         }
         key
     }
+}
+
+/// The offset of the first `://` in `url`.
+fn find_scheme_end(url: &str) -> Option<usize> {
+    let bytes = url.as_bytes();
+    memchr::memchr_iter(b':', bytes).find(|&i| bytes[i + 1..].starts_with(b"//"))
 }
 
 fn split_host_port(authority: &str) -> (&str, Option<u16>) {
@@ -162,6 +176,60 @@ mod tests {
         assert_eq!((u.path, u.query), ("", Some("q=1")));
         let u = UrlParts::split("/relative/path");
         assert_eq!((u.host, u.path), ("", "/relative/path"));
+    }
+
+    /// The `str`-pattern splitter the byte version replaced: both must agree.
+    fn reference(url: &str) -> (&str, &str, Option<u16>, &str, Option<&str>) {
+        let (scheme, rest) = match url.find("://") {
+            Some(i)
+                if url[..i]
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b)) =>
+            {
+                (&url[..i], &url[i + 3..])
+            }
+            _ => ("", url),
+        };
+        let rest = rest.split('#').next().unwrap_or("");
+        let (authority, path_query) = if scheme.is_empty() {
+            ("", rest)
+        } else {
+            match rest.find(['/', '?']) {
+                Some(i) => (&rest[..i], &rest[i..]),
+                None => (rest, ""),
+            }
+        };
+        let (host, port) = split_host_port(authority.rsplit('@').next().unwrap_or(""));
+        let (path, query) = match path_query.find('?') {
+            Some(i) => (&path_query[..i], Some(&path_query[i + 1..])),
+            None => (path_query, None),
+        };
+        (scheme, host, port, path, query)
+    }
+
+    #[test]
+    fn byte_splitter_matches_the_pattern_splitter() {
+        for url in [
+            "https://a@b@Host.test:99/p/q?x=1?y#f?g",
+            "://x/y",
+            "weird scheme://h/p",
+            "a:b://h:/p",
+            "https:/x//y",
+            "https://h#frag/p?q",
+            "https://h?q/p",
+            "h:x://é.test/ü?ß=1",
+            "mailto:x@y",
+            "",
+            ":",
+            "https://",
+        ] {
+            let u = UrlParts::split(url);
+            assert_eq!(
+                (u.scheme, u.host, u.port, u.path, u.query),
+                reference(url),
+                "{url}"
+            );
+        }
     }
 
     #[test]

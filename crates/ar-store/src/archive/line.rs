@@ -5,14 +5,13 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::BodyStore;
-use crate::har::{Ctx, Flavor, entry_to_flow, entry_value};
-use crate::store::BodySide;
+use crate::har::{Ctx, Flavor, entry_to_flow};
 use crate::{
     Body, Client, Error, Flow, FlowError, FlowId, HttpVersion, Timestamp, Timings, WebSocketLog,
 };
 
 /// Format version of the `_ar` object.
-const VERSION: u32 = 1;
+pub(super) const VERSION: u32 = 1;
 
 /// Body facts HAR cannot carry, and where a spilled body went.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -62,22 +61,23 @@ struct ArExt {
 
 /// Timings written as decimal strings (Rust's shortest round-trip form) so
 /// they read back bit-exact whatever the JSON parser's float rounding.
+/// Fields are in sorted order: the key order of the original `Value` encoding.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct ExactTimings {
+pub(super) struct ExactTimings {
     #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
     blocked: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
-    dns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
     connect: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
-    ssl: Option<f64>,
+    dns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
+    receive: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
     send: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
-    wait: Option<f64>,
+    ssl: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "exact_f64")]
-    receive: Option<f64>,
+    wait: Option<f64>,
 }
 
 impl From<Timings> for ExactTimings {
@@ -113,7 +113,8 @@ mod exact_f64 {
 
     pub(super) fn serialize<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
         match value {
-            Some(v) => s.serialize_str(&v.to_string()),
+            // `Display` straight into the output: no `String` per timing.
+            Some(v) => s.collect_str(v),
             None => s.serialize_none(),
         }
     }
@@ -139,6 +140,7 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+#[cfg(test)]
 fn meta(body: &Body, spilled: Option<String>) -> BodyMeta {
     BodyMeta {
         content_type: body.content_type.clone(),
@@ -151,12 +153,16 @@ fn meta(body: &Body, spilled: Option<String>) -> BodyMeta {
     }
 }
 
-/// Encodes `flow` as one line (no newline), spilling bodies over `threshold` bytes.
-pub(crate) fn encode(
+/// The original encoding, through a `serde_json::Value` tree: kept as the
+/// reference the direct encoder (`super::encode`) is checked against.
+#[cfg(test)]
+pub(super) fn encode_via_value(
     flow: &Flow,
     bodies: &mut dyn BodyStore,
     threshold: usize,
 ) -> Result<String, Error> {
+    use crate::har::entry_value;
+    use crate::store::BodySide;
     let mut spill = |body: &Body| -> Result<Option<String>, Error> {
         if body.bytes.len() <= threshold {
             return Ok(None);

@@ -54,6 +54,7 @@
 //! }
 //! ```
 
+mod encode;
 mod line;
 
 use std::collections::BTreeMap;
@@ -110,10 +111,16 @@ impl BodyStore for MemoryBodyStore {
 pub const DEFAULT_SPILL_THRESHOLD: usize = 64 * 1024;
 
 /// Appends flows to an archive, one flushed line each.
+///
+/// Each line is encoded straight from the flow into a buffer the writer
+/// keeps, so appending a small flow costs a handful of allocations.
 pub struct ArchiveWriter<W: Write> {
     out: W,
     threshold: usize,
     written: u64,
+    /// The line being written, reused across appends.
+    line: Vec<u8>,
+    scratch: encode::Scratch,
 }
 
 impl<W: Write> ArchiveWriter<W> {
@@ -123,6 +130,8 @@ impl<W: Write> ArchiveWriter<W> {
             out,
             threshold: DEFAULT_SPILL_THRESHOLD,
             written: 0,
+            line: Vec::new(),
+            scratch: encode::Scratch::default(),
         }
     }
 
@@ -134,11 +143,18 @@ impl<W: Write> ArchiveWriter<W> {
 
     /// Writes one flow as one line and flushes.
     pub fn append(&mut self, flow: &Flow, bodies: &mut dyn BodyStore) -> Result<(), Error> {
-        let mut text = line::encode(flow, bodies, self.threshold)?;
-        text.push('\n');
+        self.line.clear();
+        encode::encode_into(
+            flow,
+            bodies,
+            self.threshold,
+            &mut self.scratch,
+            &mut self.line,
+        )?;
+        self.line.push(b'\n');
         let context = || format!("appending flow {} to the archive", flow.id.0);
         self.out
-            .write_all(text.as_bytes())
+            .write_all(&self.line)
             .map_err(|e| Error::io(context(), e))?;
         self.out.flush().map_err(|e| Error::io(context(), e))?;
         self.written += 1;

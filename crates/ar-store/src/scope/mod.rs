@@ -245,7 +245,11 @@ impl Scope {
 
     /// Decides on a flow (host from the URL, falling back to `:authority` / `Host`).
     pub fn decide(&self, flow: &Flow) -> ScopeDecision {
-        let url = UrlParts::split(&flow.request.url);
+        self.decide_split(flow, &UrlParts::split(&flow.request.url))
+    }
+
+    /// [`Scope::decide`] with the request URL already split (the store splits it once per flow).
+    pub(crate) fn decide_split(&self, flow: &Flow, url: &UrlParts<'_>) -> ScopeDecision {
         let host = if url.host.is_empty() {
             flow.request
                 .headers
@@ -279,31 +283,36 @@ impl Scope {
         path: &str,
         response_content_type: Option<&str>,
     ) -> ScopeDecision {
-        let host = domain::strip_port(host)
-            .trim_end_matches('.')
-            .to_ascii_lowercase();
+        let host = domain::strip_port(host).trim_end_matches('.');
+        // Borrowed when already lowercase (the usual case): no allocation per flow.
+        let lower: std::borrow::Cow<'_, str> = if host.bytes().any(|b| b.is_ascii_uppercase()) {
+            std::borrow::Cow::Owned(host.to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(host)
+        };
+        let host: &str = &lower;
         let path = if path.is_empty() { "/" } else { path };
         if host.is_empty() {
             return ScopeDecision::Out(OutReason::OutOfScopeHost);
         }
-        if self.deny.iter().any(|p| p.matches(&host)) {
+        if self.deny.iter().any(|p| p.matches(host)) {
             return ScopeDecision::Out(OutReason::UserDeniedHost);
         }
         if self.deny_paths.as_ref().is_some_and(|g| g.is_match(path)) {
             return ScopeDecision::Out(OutReason::UserDeniedPath);
         }
-        let allowed = self.allow.iter().any(|p| p.matches(&host));
-        if !allowed && rules::is_tracker(&host, path) {
+        let allowed = self.allow.iter().any(|p| p.matches(host));
+        if !allowed && rules::is_tracker(host, path) {
             return ScopeDecision::Out(OutReason::Tracker);
         }
         let reason = if allowed {
             InReason::AllowedHost
-        } else if self.extra.iter().any(|p| p.matches(&host)) {
+        } else if self.extra.iter().any(|p| p.matches(host)) {
             InReason::ExtraHost
         } else {
             match &self.site {
                 None => InReason::AnyHost,
-                Some(site) if registrable_domain(&host) == *site => InReason::TargetSite,
+                Some(site) if registrable_domain(host) == *site => InReason::TargetSite,
                 Some(_) => return ScopeDecision::Out(OutReason::OutOfScopeHost),
             }
         };

@@ -6,12 +6,12 @@
 //! seen in JSON bodies (`$.orders[].id = 17`) so that a later path segment
 //! with that value becomes a parameter named after the field.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::EndpointId;
 use super::scan::scan;
+use super::{EndpointId, HashMap};
 use crate::Body;
 use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
 
@@ -78,13 +78,14 @@ pub(crate) fn analyse(
         &body.bytes,
         Some(
             &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
+                // The key tests are cheaper than the index lookup, so they go first.
                 if found.len() < MAX_VALUES_PER_BODY
-                    && !index.map.contains_key(text)
                     && (if number {
                         is_id_key(key)
                     } else {
                         is_identifier_value(key, text)
                     })
+                    && !index.map.contains_key(text)
                 {
                     found.push(Found::new(text.to_string(), path, parent, key));
                 }
@@ -118,7 +119,7 @@ const MAX_VALUES_PER_BODY: usize = 256;
 impl ValueIndex {
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
-            map: HashMap::new(),
+            map: HashMap::default(),
             order: VecDeque::new(),
             capacity,
         }
@@ -196,11 +197,15 @@ impl Found {
 }
 
 fn is_id_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    k == "id"
-        || k == "_id"
-        || k == "uuid"
-        || k.ends_with("_id")
+    // Case-insensitive tests on bytes: no lowercased copy per JSON field.
+    let k = key.as_bytes();
+    let ends_with_ci = |suffix: &[u8]| {
+        k.len() >= suffix.len() && k[k.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+    };
+    k.eq_ignore_ascii_case(b"id")
+        || k.eq_ignore_ascii_case(b"_id")
+        || k.eq_ignore_ascii_case(b"uuid")
+        || ends_with_ci(b"_id")
         || key.ends_with("Id")
         || key.ends_with("ID")
 }
@@ -213,12 +218,12 @@ fn is_identifier_value(key: &str, value: &str) -> bool {
     {
         return false;
     }
-    let k = key.to_ascii_lowercase();
     is_id_key(key)
-        || matches!(
-            k.as_str(),
-            "slug" | "login" | "handle" | "username" | "sku" | "key" | "code" | "name" | "number"
-        )
+        || [
+            "slug", "login", "handle", "username", "sku", "key", "code", "name", "number",
+        ]
+        .iter()
+        .any(|name| key.eq_ignore_ascii_case(name))
         || classify_segment(value).is_some_and(|kind| kind.is_id_like())
 }
 

@@ -7,7 +7,7 @@ use super::endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
 use super::{EndpointHit, EndpointStore, Identity, Ingested, Merge, Rekey, Route, SplitOutcome};
 use crate::scope::ScopeDecision;
 use crate::template::{
-    GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_operation,
+    GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_operation_split,
     is_version_like, singular, split_path,
 };
 use crate::url::UrlParts;
@@ -17,8 +17,8 @@ impl EndpointStore {
     /// Ingests one flow: scope, signature, endpoint, counters, samples.
     pub fn ingest(&mut self, flow: &Flow) -> Ingested {
         self.stats.flows += 1;
-        let scope = self.scope.decide(flow);
         let url = UrlParts::split(&flow.request.url);
+        let scope = self.scope.decide_split(flow, &url);
         let mut host = url.host_key();
         if host.is_empty() {
             host = flow
@@ -54,7 +54,7 @@ impl EndpointStore {
             ^ request_shape.map_or(0, |s| s.rotate_left(1))
             ^ u64::from(flow.status().unwrap_or(0));
 
-        let graphql = graphql_operation(flow).filter(|op| op.name.is_some());
+        let graphql = graphql_operation_split(flow, &url).filter(|op| op.name.is_some());
         let mut origins = Vec::new();
         let route = match &graphql {
             Some(op) => Route::GraphQl(op.name.clone().unwrap_or_default()),

@@ -43,7 +43,7 @@ mod samples;
 mod scan;
 mod search;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -244,6 +244,11 @@ pub struct EndpointStore {
 
 const MAX_ALIASES: usize = 10_000;
 
+/// Internal hash maps use foldhash with a fixed seed: several times cheaper
+/// than SipHash on short keys, and deterministic (no iteration order of these
+/// maps reaches any output anyway).
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+
 impl EndpointStore {
     /// An empty store filtering with `scope`.
     pub fn new(scope: Scope, config: StoreConfig) -> Self {
@@ -253,10 +258,10 @@ impl EndpointStore {
             config,
             scope,
             endpoints: BTreeMap::new(),
-            identities: HashMap::new(),
+            identities: HashMap::default(),
             by_host: BTreeMap::new(),
-            keys: HashMap::new(),
-            aliases: HashMap::new(),
+            keys: HashMap::default(),
+            aliases: HashMap::default(),
             alias_order: VecDeque::new(),
             out: BTreeMap::new(),
             out_hosts: 0,

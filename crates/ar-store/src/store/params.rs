@@ -6,10 +6,10 @@
 //! agent or printed.
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 use serde::{Deserialize, Serialize};
 
-use super::analysis::Fnv;
 use crate::template::{SegmentKind, classify_segment};
 
 /// The type of one observed parameter value.
@@ -117,6 +117,8 @@ impl ParamSet {
         // Names already counted in this flow, as hashes (no allocation).
         let mut seen_here = [0u64; 32];
         let mut seen_count = 0;
+        // foldhash (fixed seed) rather than byte-at-a-time FNV: header values are long.
+        let hasher = foldhash::fast::FixedState::default();
         for (name, value) in pairs {
             let (name, value) = (name.as_ref(), value.as_ref());
             if !self.params.contains_key(name) {
@@ -133,9 +135,7 @@ impl ParamSet {
                 );
             }
             let stats = self.params.get_mut(name).expect("inserted above");
-            let mut hash = Fnv::new();
-            hash.write(name.as_bytes());
-            let hash = hash.finish();
+            let hash = hasher.hash_one(name);
             if !seen_here[..seen_count].contains(&hash) {
                 stats.seen += 1;
                 if seen_count < seen_here.len() {
@@ -143,9 +143,7 @@ impl ParamSet {
                     seen_count += 1;
                 }
             }
-            let mut value_hash = Fnv::new();
-            value_hash.write(value.as_bytes());
-            let value_hash = value_hash.finish();
+            let value_hash = hasher.hash_one(value);
             let kind = match stats.last {
                 Some((h, kind)) if h == value_hash => kind,
                 _ => ValueKind::of(value),

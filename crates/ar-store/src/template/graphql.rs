@@ -48,10 +48,19 @@ pub struct GraphQlOperation {
 /// assert_eq!(op.kind, OperationKind::Mutation);
 /// ```
 pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
+    graphql_operation_split(flow, &UrlParts::split(&flow.request.url))
+}
+
+/// [`graphql_operation`] with the request URL already split (the store splits it once per flow).
+pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option<GraphQlOperation> {
     let request = &flow.request;
-    let url = UrlParts::split(&request.url);
-    let looks_graphql_path =
-        url.path.to_ascii_lowercase().contains("graphql") || url.path.ends_with("/gql");
+    // Case-insensitive `contains("graphql")` without lowercasing a copy of the path.
+    let looks_graphql_path = url
+        .path
+        .as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"graphql"))
+        || url.path.ends_with("/gql");
     if !request.body.bytes.is_empty() && request.body.bytes.len() <= 1 << 20 {
         let first = request
             .body

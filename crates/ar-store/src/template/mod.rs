@@ -61,6 +61,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) use graphql::graphql_operation_split;
 pub use graphql::{GraphQlOperation, OperationKind, graphql_operation};
 pub use segment::{SegmentKind, classify_segment};
 pub use trie::{Templater, TemplaterConfig};

@@ -158,10 +158,9 @@ pub(crate) fn camel(text: &str) -> String {
 
 /// Field names that say nothing without their parent (`id`, `name`, `slug`).
 pub(crate) fn is_generic_field(field: &str) -> bool {
-    matches!(
-        field.to_ascii_lowercase().as_str(),
-        "id" | "_id" | "uuid" | "name" | "slug" | "key" | "code" | "handle"
-    )
+    ["id", "_id", "uuid", "name", "slug", "key", "code", "handle"]
+        .iter()
+        .any(|generic| field.eq_ignore_ascii_case(generic))
 }
 
 /// A name for a value found at a body field: `$.orders[].id` → `orderId`,
