@@ -5,7 +5,6 @@ use std::io::Read;
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::node::Node;
 use crate::scan::Scanner;
 use crate::schema::Schema;
 
@@ -52,8 +51,35 @@ impl SchemaBuilder {
     pub fn add_json_stream(&mut self, bytes: &[u8]) -> Result<u64, Error> {
         let mut scanner = Scanner::new(bytes);
         let mut added = 0;
+        // Where to go back to if a document fails: a copy of the schema and the offset of the
+        // first document added after it. Until there is one, documents are added all or
+        // nothing by `document` (validate, then infer); from then on each is scanned once.
+        let mut checkpoint: Option<(Schema, usize)> = None;
         while !scanner.at_end() {
-            self.document(&mut scanner, bytes, false)?;
+            let Some((saved, from)) = &checkpoint else {
+                // Copying an empty schema is free, and copying a non-empty one pays for
+                // itself after a single document: take the checkpoint as soon as either holds.
+                if self.schema.root.count() == 0 || added > 0 {
+                    checkpoint = Some((self.schema.clone(), scanner.pos()));
+                } else {
+                    self.document(&mut scanner, bytes, false)?;
+                    added += 1;
+                }
+                continue;
+            };
+            let start = scanner.pos();
+            if let Err(e) = scanner.value(&mut self.schema.root, 0) {
+                // The failed document left partial counts: restore the checkpoint and add the
+                // (valid) documents between it and the failed one again.
+                self.schema = saved.clone();
+                let mut replay = Scanner::at(bytes, *from);
+                while !replay.at_end() && replay.pos() < start {
+                    replay
+                        .value(&mut self.schema.root, 0)
+                        .map_err(|e| Error::syntax(bytes, e.offset, e.reason))?;
+                }
+                return Err(Error::syntax(bytes, e.offset, e.reason));
+            }
             added += 1;
         }
         Ok(added)
@@ -69,11 +95,11 @@ impl SchemaBuilder {
 
     /// Adds the document at the scanner's position, all or nothing.
     ///
-    /// Into an empty schema the document is inferred into a fresh node that is then moved in. Into
-    /// a schema that already has samples, the document is first checked by the non-recording
-    /// skipper (no allocation) and then inferred straight into the existing nodes: keys and
-    /// values already known cost no allocation, which is what makes many small samples fast.
-    /// With `whole`, nothing but whitespace may follow the document.
+    /// Into an empty schema the document is inferred in place in one pass; if it fails, the
+    /// schema is simply emptied again. Into a schema that already has samples, the document is
+    /// first checked by the non-recording skipper (no allocation) and then inferred straight
+    /// into the existing nodes: keys and values already known cost no allocation. With
+    /// `whole`, nothing but whitespace may follow the document.
     fn document(
         &mut self,
         scanner: &mut Scanner<'_>,
@@ -92,11 +118,15 @@ impl SchemaBuilder {
             Ok(())
         };
         if self.schema.root.count() == 0 {
-            let mut doc = Node::default();
-            scanner.value(&mut doc, 0).map_err(syntax)?;
-            rest_ok(scanner)?;
-            self.schema.root.merge_owned(doc);
-            return Ok(());
+            let empty = self.schema.root.clone();
+            let added = scanner
+                .value(&mut self.schema.root, 0)
+                .map_err(syntax)
+                .and_then(|()| rest_ok(scanner));
+            if added.is_err() {
+                self.schema.root = empty;
+            }
+            return added;
         }
         let start = scanner.pos();
         scanner.skip_value().map_err(syntax)?;

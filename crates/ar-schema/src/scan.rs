@@ -244,11 +244,18 @@ impl<'a> Scanner<'a> {
         let start = self.pos;
         let b = self.b;
         // Eight bytes at a time while they are plain ASCII (no quote, backslash, control or
-        // high byte), then byte by byte; ASCII needs no UTF-8 validation.
+        // high byte); the first word that is not says exactly where the first such byte is, so
+        // a plain ASCII string ends here, with no byte loop and no UTF-8 validation.
         let mut i = start;
-        while let Some(chunk) = b.get(i..i + 8) {
+        for chunk in b[start..].chunks_exact(8) {
             let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            if needs_attention(word) {
+            let mask = attention(word);
+            if mask != 0 {
+                i += (mask.trailing_zeros() / 8) as usize;
+                if b[i] == b'"' {
+                    self.pos = i + 1;
+                    return Ok(&b[start..i]);
+                }
                 break;
             }
             i += 8;
@@ -438,15 +445,23 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// Whether any byte of `word` is a quote, a backslash, a control character or non-ASCII.
-fn needs_attention(word: u64) -> bool {
+/// The high bit of every byte of `word` that is a quote, a backslash, a control character or
+/// non-ASCII, possibly with false positives *above* a true one (borrows propagate upwards): the
+/// lowest set bit is exact, which is all the caller uses.
+fn attention(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let quote = has_zero(word ^ (ONES * u64::from(b'"')));
     let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    (quote | backslash | control | (word & HIGH)) != 0
+    quote | backslash | control | (word & HIGH)
+}
+
+/// Whether any byte of `word` needs a closer look (see [`attention`]).
+#[cfg(test)]
+fn needs_attention(word: u64) -> bool {
+    attention(word) != 0
 }
 
 /// Bytes that end the fast path of a string: the quote, a backslash, control characters.
@@ -552,6 +567,26 @@ mod tests {
         ] {
             assert!(needs_attention(u64::from_le_bytes(word)), "{word:?}");
         }
+    }
+
+    #[test]
+    fn the_lowest_attention_bit_is_the_first_special_byte() {
+        // Every byte value at every position, after plain bytes and before any bytes at all
+        // (including bytes that make the borrow trick report false positives higher up).
+        for special in (0u8..=255).filter(|c| STRING_STOP[usize::from(*c)] || *c >= 0x80) {
+            for at in 0..8 {
+                for after in [b'a', 0x00, 0x01, b'"', 0xff] {
+                    let mut word = [b'x'; 8];
+                    word[at] = special;
+                    word[at + 1..].fill(after);
+                    let mask = attention(u64::from_le_bytes(word));
+                    assert_eq!(mask.trailing_zeros() / 8, at as u32, "{word:?}");
+                }
+            }
+        }
+        let node = scan(r#"{"k": "ab\"c", "key12345": "v", "a\u00e9": "é"}"#).expect("valid");
+        let object = node.object.as_ref().expect("object");
+        assert_eq!(object.props.len(), 3);
     }
 
     #[test]

@@ -146,3 +146,44 @@ fn trailing_garbage_adds_nothing_either() {
     assert!(empty.add_json_slice(b"[1] 2").is_err());
     assert!(empty.schema().is_empty());
 }
+
+#[test]
+fn a_failing_document_late_in_a_stream_keeps_exactly_the_ones_before() {
+    // Into an empty and into a non-empty schema; the bad document first, in the middle, last.
+    let good = [
+        &b"{\"a\": 1, \"s\": \"2024-01-01\"}"[..],
+        b"{\"a\": \"x\", \"b\": [1, 2.5]}",
+        b"[{\"c\": null}]",
+    ];
+    for prior in [&b""[..], b"{\"a\": true, \"z\": {}}"] {
+        for bad_at in 0..=good.len() {
+            let mut stream = Vec::new();
+            let mut expected = SchemaBuilder::new();
+            if !prior.is_empty() {
+                expected.add_json_slice(prior).expect("valid");
+            }
+            let mut b = expected.clone();
+            for doc in &good[..bad_at] {
+                stream.extend_from_slice(doc);
+                stream.push(b'\n');
+                expected.add_json_slice(doc).expect("valid");
+            }
+            stream.extend_from_slice(b"{\"a\": [1, {\"b\": tru}]}\n");
+            for doc in &good[bad_at..] {
+                stream.extend_from_slice(doc);
+                stream.push(b'\n');
+            }
+            let err = b.add_json_stream(&stream).expect_err("one bad document");
+            assert_eq!(err.line(), Some(bad_at + 1));
+            assert_eq!(
+                b.schema(),
+                expected.schema(),
+                "prior {prior:?}, bad at {bad_at}"
+            );
+            // Counts and scratch state are whole again: later samples add normally.
+            b.add_json_slice(good[0]).expect("valid");
+            expected.add_json_slice(good[0]).expect("valid");
+            assert_eq!(b.finish(), expected.finish());
+        }
+    }
+}

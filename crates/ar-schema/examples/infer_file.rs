@@ -1,0 +1,14 @@
+//! Infers one schema from a JSON or JSON Lines file and prints how many samples it took, without
+//! rendering: a small, fixed workload for instruction-count profiling, e.g.
+//!
+//! `valgrind --tool=callgrind target/release/examples/infer_file benches/schema/data/small-samples.jsonl`
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: infer_file FILE")?;
+    let bytes = std::fs::read(&path)?;
+    let mut builder = ar_schema::SchemaBuilder::new();
+    let added = builder.add_json_stream(&bytes)?;
+    let schema = builder.finish();
+    println!("{path}: {added} documents, {} samples", schema.samples());
+    Ok(())
+}
