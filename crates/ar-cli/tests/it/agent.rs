@@ -453,3 +453,113 @@ fn several_intents_run_one_after_another_over_the_openai_wire_format() {
         requests[2].body
     );
 }
+
+/// Reads a child's stdout on a thread, line by line.
+fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead as _;
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a line containing `needle`, collecting what was read.
+fn wait_for(lines: &std::sync::mpsc::Receiver<String>, needle: &str, seen: &mut String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
+            seen.push_str(&line);
+            seen.push('\n');
+            if line.contains(needle) {
+                return;
+            }
+        }
+    }
+    panic!("no line with {needle:?} within 60 s; saw:\n{seen}");
+}
+
+#[test]
+fn ctrl_c_ends_the_agents_turn_and_the_conversation_goes_on() {
+    use std::io::Write as _;
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    mock.push_all([
+        Reply::tool(
+            "c1",
+            "browser_navigate",
+            json!({"url": shop.url("/products")}),
+        ),
+        // The model "thinks" forever: only Ctrl-C ends this.
+        Reply::text("Let me look at").stall_after(2),
+        Reply::text("You stopped me after the product list.\n"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut command = shop.ar(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--base-url",
+        &mock.base_url(),
+        "--no-llm-doc",
+    ]);
+    command
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-e2e-key")
+        .stdin(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let lines = lines_of(&mut child);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"map the catalogue\n").unwrap();
+    let mut seen = String::new();
+    wait_for(&lines, "→ browser_navigate", &mut seen);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while mock.request_count() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the second model call never came: {seen}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    wait_for(&lines, "stopping the agent", &mut seen);
+    wait_for(&lines, "agent stopped: stopped", &mut seen);
+
+    stdin.write_all(b"what did you find?\n").unwrap();
+    wait_for(
+        &lines,
+        "agent: You stopped me after the product list.",
+        &mut seen,
+    );
+    stdin.write_all(b"/quit\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "ar did not quit: {seen}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "{seen}");
+
+    // The follow-up continued the same conversation, well-formed for the API.
+    let last = mock.requests().last().unwrap().json();
+    let messages = last["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user"], "{last}");
+    assert!(last.to_string().contains("what did you find?"));
+    // What was captured before the stop stays.
+    let yaml = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
+    assert!(yaml.contains("/api/products:"), "{yaml}");
+}
