@@ -4,7 +4,7 @@
 
 use ar_store::Flow;
 use ar_store::scope::{OutReason, ScopeDecision};
-use ar_store::store::{BodySide, Endpoint, EndpointId, EndpointStore, Ingested};
+use ar_store::store::{BodySide, Endpoint, EndpointId, EndpointStore, Ingested, SplitOutcome};
 
 use crate::documenter::{Documenter, EndpointInfo, SkipReason, ValueSource};
 
@@ -102,6 +102,23 @@ impl Documenter {
             match found {
                 Some(endpoint) => self.refresh(&endpoint_info(endpoint)),
                 None => self.remove_endpoint(endpoint_id),
+            }
+        }
+    }
+
+    /// Follows [`EndpointStore::split`]: merges it caused are folded, and the
+    /// endpoints it created or shrank are rebuilt from the samples the store
+    /// kept for them (their earlier evidence was mixed and cannot be divided).
+    pub fn apply_split(&mut self, outcome: &SplitOutcome, store: &EndpointStore) {
+        for merge in &outcome.merged {
+            self.merge_endpoints(id(merge.into), id(merge.from));
+        }
+        for endpoint in outcome.created.iter().chain(&outcome.shrunk) {
+            self.rebuild(*endpoint, store);
+        }
+        for rekey in &outcome.rekeyed {
+            if let Some(endpoint) = store.endpoint(rekey.id) {
+                self.refresh(&endpoint_info(endpoint));
             }
         }
     }

@@ -200,3 +200,54 @@ fn enrichment_names_operations_and_the_store_merges_are_followed() {
         "all five slug flows are in the merged endpoint"
     );
 }
+
+#[test]
+fn a_split_in_the_store_splits_the_documentation() {
+    let mut store = EndpointStore::new(
+        Scope::new(ScopeConfig::default()).unwrap(),
+        StoreConfig::default(),
+    );
+    let mut documenter = Documenter::new(Redactor::new());
+    for flow in flows("rest") {
+        let ingested = store.ingest(&flow);
+        documenter.observe_ingested(&flow, &ingested, &store);
+    }
+    let merged = store
+        .endpoints()
+        .iter()
+        .find(|e| e.template().to_string() == "/api/v1/products/{product}")
+        .map(|e| e.id())
+        .expect("slugs merged");
+    let outcome = store.split(merged, 3).unwrap();
+    documenter.apply_split(&outcome, &store);
+    documenter.sync(&store);
+    let spec: serde_json::Value = serde_json::from_str(
+        &document(&documenter, &Enrichment::new(), &Options::default())
+            .unwrap()
+            .json()
+            .unwrap(),
+    )
+    .unwrap();
+    let paths: Vec<&String> = spec["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|p| p.starts_with("/products"))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/products/black-belt",
+            "/products/blue-hat",
+            "/products/green-scarf",
+            "/products/red-shoes",
+            "/products/yellow-socks"
+        ]
+    );
+    for path in paths {
+        assert_eq!(
+            spec["paths"][path]["get"]["x-ar-flows"], 1,
+            "{path}: evidence rebuilt from its own samples"
+        );
+    }
+}
