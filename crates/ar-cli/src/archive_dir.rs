@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use ar_store::Flow;
-use ar_store::archive::{ArchiveContents, ArchiveWriter, BodyStore, read_archive};
+use ar_store::archive::{ArchiveReader, ArchiveRecord, ArchiveWriter, BodyStore};
+use ar_store::har::{HarCreator, HarWriter};
 
 /// File name of the flow log inside an output directory.
 pub(crate) const FLOWS_FILE: &str = "flows.jsonl";
@@ -143,22 +144,61 @@ impl ArchiveDir {
     }
 }
 
-/// Reads every intact flow of an output directory (for `--resume` and tests).
-#[cfg_attr(
-    not(test),
-    allow(
-        dead_code,
-        reason = "the session's --resume reads archives through this"
-    )
-)]
-pub(crate) fn read_dir(dir: &Path) -> anyhow::Result<ArchiveContents> {
+/// The session's pipeline archives through this; each flow is written out
+/// at once (the session's rate is a browser's, not a load test's).
+impl crate::pipeline::Archive for ArchiveDir {
+    fn append(&mut self, flow: &Flow) -> anyhow::Result<()> {
+        ArchiveDir::append(self, flow)?;
+        self.flush()
+    }
+}
+
+/// Calls `each` for every intact flow in `dir/flows.jsonl`, streaming (a
+/// missing file reads as empty); returns a warning per skipped line (a torn
+/// last line after a crash, a damaged line).
+pub(crate) fn read_flows(
+    dir: &Path,
+    mut each: impl FnMut(Flow) -> anyhow::Result<()>,
+) -> anyhow::Result<Vec<String>> {
     let path = dir.join(FLOWS_FILE);
-    let file = File::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+    };
     let bodies = DirBodyStore {
         dir: dir.join(BODIES_DIR),
     };
-    read_archive(BufReader::new(file), &bodies)
-        .with_context(|| format!("cannot read {}", path.display()))
+    let mut reader = ArchiveReader::new(BufReader::new(file));
+    let mut warnings = Vec::new();
+    while let Some(record) = reader
+        .next_record(&bodies)
+        .with_context(|| format!("cannot read {}", path.display()))?
+    {
+        match record {
+            ArchiveRecord::Flow(flow) => each(flow)?,
+            ArchiveRecord::Skipped(warning) => {
+                warnings.push(format!("{}: {warning}", path.display()))
+            }
+        }
+    }
+    Ok(warnings)
+}
+
+/// Streams the whole archive into `dir/<file>` as one HAR 1.2 document
+/// (atomically); returns the number of entries.
+pub(crate) fn export_har(dir: &Path, file: &str) -> anyhow::Result<u64> {
+    crate::files::write_atomic_with(&dir.join(file), |out| {
+        let mut har = HarWriter::new(out, &HarCreator::default())?;
+        let mut entries = 0u64;
+        read_flows(dir, |flow| {
+            har.write(&flow)?;
+            entries += 1;
+            Ok(())
+        })?;
+        har.finish()?;
+        Ok(entries)
+    })
 }
 
 #[cfg(test)]
@@ -194,11 +234,36 @@ mod tests {
         let mut again = ArchiveDir::open(dir.path()).unwrap();
         again.append(&flow(4, Vec::new())).unwrap();
         again.flush().unwrap();
-        let contents = read_dir(dir.path()).unwrap();
-        let ids: Vec<u64> = contents.flows.iter().map(|f| f.id.0).collect();
+        let mut flows = Vec::new();
+        let warnings = read_flows(dir.path(), |f| {
+            flows.push(f);
+            Ok(())
+        })
+        .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let ids: Vec<u64> = flows.iter().map(|f| f.id.0).collect();
         assert_eq!(ids, [1, 2, 3, 4]);
-        assert_eq!(contents.flows[2].response.as_ref().unwrap().body.bytes, big);
+        assert_eq!(flows[2].response.as_ref().unwrap().body.bytes, big);
         let spilled = fs::read_dir(dir.path().join(BODIES_DIR)).unwrap().count();
         assert_eq!(spilled, 1, "one file for two identical large bodies");
+    }
+
+    #[test]
+    fn the_archive_exports_as_one_har_and_a_missing_one_reads_as_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(
+            read_flows(dir.path(), |_| unreachable!())
+                .unwrap()
+                .is_empty()
+        );
+        let mut archive = ArchiveDir::open(dir.path()).unwrap();
+        archive.append(&flow(1, b"a".to_vec())).unwrap();
+        archive.append(&flow(2, vec![7; 100_000])).unwrap();
+        archive.sync().unwrap();
+        assert_eq!(export_har(dir.path(), "capture.har").unwrap(), 2);
+        let har: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.path().join("capture.har")).unwrap())
+                .unwrap();
+        assert_eq!(har["log"]["entries"].as_array().unwrap().len(), 2);
     }
 }

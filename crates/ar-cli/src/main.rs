@@ -8,6 +8,7 @@ mod archiver;
 mod browser;
 mod cli;
 mod cmd;
+mod files;
 mod pipeline;
 mod session;
 

@@ -18,10 +18,10 @@ use ar_store::scope::ScopeConfig;
 use ar_store::store::Query;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::archive::{self, DirArchive, FLOWS_FILE};
 use super::config::SessionConfig;
 use super::core::Event;
 use super::status::Counters;
+use crate::archive_dir::{self, ArchiveDir, FLOWS_FILE};
 use crate::pipeline::enrich::{PipelineFn, Runner};
 use crate::pipeline::write::Debounce;
 use crate::pipeline::{Pipeline, PipelineConfig};
@@ -90,11 +90,11 @@ impl Capture {
         })?;
         let mut books = Books::default();
         for warning in
-            archive::read_flows(&dir, |flow| books.ingest(&mut pipeline, &flow).map(drop))?
+            archive_dir::read_flows(&dir, |flow| books.ingest(&mut pipeline, &flow).map(drop))?
         {
             writeln!(out, "  warning  {warning}")?;
         }
-        let pipeline = pipeline.with_archive(Box::new(DirArchive::open(&dir)?));
+        let pipeline = pipeline.with_archive(Box::new(ArchiveDir::open(&dir)?));
         let counters = books.counters(&pipeline);
         if config.resume {
             writeln!(
@@ -331,7 +331,7 @@ impl Task {
     fn save(&mut self) -> anyhow::Result<String> {
         self.debounce.written(Instant::now());
         self.write_documents()?;
-        let entries = archive::export_har(&self.dir, HAR_FILE)?;
+        let entries = archive_dir::export_har(&self.dir, HAR_FILE)?;
         Ok(format!(
             "openapi.yaml, openapi.json, API.md, {HAR_FILE} ({entries} entries)"
         ))

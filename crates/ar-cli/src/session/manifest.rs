@@ -131,29 +131,8 @@ impl Manifest {
         self.updated = rfc3339(now);
         let mut json = serde_json::to_string_pretty(self)?;
         json.push('\n');
-        write_atomic(&dir.join(MANIFEST_FILE), json.as_bytes())
+        crate::files::write_atomic(&dir.join(MANIFEST_FILE), json.as_bytes())
     }
-}
-
-/// Temp file in the same directory, then rename: readers never see half a file.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    file.write_all(bytes)
-        .and_then(|()| file.as_file().sync_all())
-        .and_then(|()| readable(file.as_file()))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    file.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-/// Temp files are created private (0600); the outputs are ordinary files (0644).
-pub(crate) fn readable(file: &std::fs::File) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    file.set_permissions(std::fs::Permissions::from_mode(0o644))
 }
 
 fn rfc3339(now: time::OffsetDateTime) -> String {

@@ -21,7 +21,6 @@
 //! - `status` / `commands`: the status line and the REPL grammar.
 
 mod agent;
-mod archive;
 pub(crate) mod args;
 mod capture;
 mod commands;
