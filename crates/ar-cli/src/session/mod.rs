@@ -11,8 +11,8 @@
 //!
 //! - `args` / `config`: the flags and the validated config.
 //! - `manifest`: `session.json`, what `--resume` reads.
-//! - `archive`: `flows.jsonl` + `bodies/` on disk, read back on resume,
-//!   streamed into `capture.har`.
+//! - the archive on disk is `crate::archive_dir` (shared with `ar proxy`):
+//!   `flows.jsonl` + `bodies/`, read back on resume, streamed into `capture.har`.
 //! - `capture`: the task that owns the pipeline and answers queries.
 //! - `core`: [`core::Session`], the running parts and every command.
 //! - `driver`: the [`driver::Driver`] trait turns are run through;
