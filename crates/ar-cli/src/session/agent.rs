@@ -141,7 +141,17 @@ impl AgentSlot {
         self.paused = true;
     }
 
-    /// `/done`: answers a pending `ask_human` with `added`; true if one was pending.
+    /// Whether the agent is waiting in `ask_human` for the user.
+    pub(crate) fn waiting_for_human(&self) -> bool {
+        self.human
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|(tx, _)| !tx.is_closed())
+    }
+
+    /// `/done`: answers a pending `ask_human` with what the user added;
+    /// `None` when the agent is not waiting (any more).
     pub(crate) fn human_done(&mut self, now: Counters) -> Option<Counters> {
         let (tx, before) = self
             .human
@@ -149,7 +159,7 @@ impl AgentSlot {
             .unwrap_or_else(PoisonError::into_inner)
             .take()?;
         let added = now.since(before);
-        let _ = tx.send(summary_for_agent(added));
+        tx.send(summary_for_agent(added)).ok()?;
         Some(added)
     }
 

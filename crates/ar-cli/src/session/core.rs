@@ -404,6 +404,18 @@ impl Session {
             writeln!(out, "you already have the browser: /done gives it back")?;
             return Ok(());
         }
+        if self.agent.waiting_for_human() {
+            // The agent asked for this: it keeps waiting until /done.
+            if let Some(proxy) = &self.proxy {
+                proxy.set_client(Client::Human);
+            }
+            self.taken = Some(self.counters());
+            writeln!(
+                out,
+                "the browser is yours (the agent is waiting for you); /done hands it back"
+            )?;
+            return Ok(());
+        }
         if self.turn_name() == Some("agent") {
             self.agent.pause();
         }
@@ -427,7 +439,11 @@ impl Session {
     /// `/done`: summarise what the user's browsing added.
     fn done(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         if let Some(added) = self.agent.human_done(self.counters()) {
-            self.taken = None;
+            if self.taken.take().is_some()
+                && let Some(proxy) = &self.proxy
+            {
+                proxy.set_client(Client::Agent);
+            }
             writeln!(
                 out,
                 "thanks: your browsing added {} flows ({} in scope) and {} new endpoints; the agent carries on",
