@@ -66,6 +66,21 @@ impl<'a> UrlParts<'a> {
         }
     }
 
+    /// [`UrlParts::host_key`], borrowed when nothing needs changing (the usual case).
+    pub(crate) fn host_key_cow(&self) -> Cow<'a, str> {
+        let default_port = self.port.is_none_or(|port| {
+            matches!(
+                (self.scheme, port),
+                ("http" | "ws", 80) | ("https" | "wss", 443)
+            )
+        });
+        if default_port && !self.host.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Borrowed(self.host)
+        } else {
+            Cow::Owned(self.host_key())
+        }
+    }
+
     /// `host` or `host:port` when the port is not the scheme's default, lowercased.
     pub(crate) fn host_key(&self) -> String {
         let mut key = self.host.to_ascii_lowercase();

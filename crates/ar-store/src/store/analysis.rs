@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::scan;
+use super::scan::{ScanBuffers, scan_with};
 use super::{EndpointId, HashMap};
 use crate::Body;
 use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
@@ -60,21 +60,34 @@ impl Fnv {
     }
 }
 
-/// Scans one body: its shape fingerprint (when it is JSON) and the
-/// identifier-like values in it that `index` does not know yet.
+/// `analyse_with` with fresh buffers (tests).
+#[cfg(test)]
 pub(crate) fn analyse(
     body: &Body,
     max_bytes: usize,
     index: &ValueIndex,
     found: &mut Vec<Found>,
 ) -> Option<u64> {
+    analyse_with(body, max_bytes, index, found, &mut ScanBuffers::default())
+}
+
+/// Scans one body: its shape fingerprint (when it is JSON) and the
+/// identifier-like values in it that `index` does not know yet. `buffers`
+/// are reused between bodies so a small body costs no allocation.
+pub(crate) fn analyse_with(
+    body: &Body,
+    max_bytes: usize,
+    index: &ValueIndex,
+    found: &mut Vec<Found>,
+    buffers: &mut ScanBuffers,
+) -> Option<u64> {
     if !looks_json(body, max_bytes) {
         return None;
     }
     if index.capacity == 0 {
-        return scan(&body.bytes, None);
+        return scan_with(&body.bytes, None, buffers);
     }
-    scan(
+    scan_with(
         &body.bytes,
         Some(
             &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
@@ -91,6 +104,7 @@ pub(crate) fn analyse(
                 }
             },
         ),
+        buffers,
     )
 }
 

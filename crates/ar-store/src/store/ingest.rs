@@ -1,10 +1,14 @@
 //! Ingest, re-templating, merging and splitting of endpoints.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use super::analysis::{BodySide, analyse};
+use super::analysis::{BodySide, analyse_with};
 use super::endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
-use super::{EndpointHit, EndpointStore, Identity, Ingested, Merge, Rekey, Route, SplitOutcome};
+use super::{
+    EndpointHit, EndpointStore, Identity, IdentityKey, IdentityRef, Ingested, Merge, Rekey, Route,
+    RouteRef, SplitOutcome,
+};
 use crate::scope::ScopeDecision;
 use crate::template::{
     GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_operation_split,
@@ -19,15 +23,16 @@ impl EndpointStore {
         self.stats.flows += 1;
         let url = UrlParts::split(&flow.request.url);
         let scope = self.scope.decide_split(flow, &url);
-        let mut host = url.host_key();
+        let mut host = url.host_key_cow();
         if host.is_empty() {
-            host = flow
-                .request
-                .headers
-                .get(":authority")
-                .or_else(|| flow.request.headers.get("host"))
-                .unwrap_or("")
-                .to_ascii_lowercase();
+            host = Cow::Owned(
+                flow.request
+                    .headers
+                    .get(":authority")
+                    .or_else(|| flow.request.headers.get("host"))
+                    .unwrap_or("")
+                    .to_ascii_lowercase(),
+            );
         }
         let mut result = Ingested {
             scope,
@@ -37,19 +42,30 @@ impl EndpointStore {
         };
         if let ScopeDecision::Out(reason) = scope {
             self.stats.out_of_scope += 1;
-            self.count_out(host, reason);
+            self.count_out(host.into_owned(), reason);
             return result;
         }
         self.stats.in_scope += 1;
-        let method = flow.request.method.to_ascii_uppercase();
+        let method: Cow<'_, str> = if flow.request.method.bytes().any(|b| b.is_ascii_lowercase()) {
+            Cow::Owned(flow.request.method.to_ascii_uppercase())
+        } else {
+            Cow::Borrowed(&flow.request.method)
+        };
         let path = if url.path.is_empty() { "/" } else { url.path };
         let max = self.config.max_analysis_bytes;
         let (mut response_values, mut request_values) = (Vec::new(), Vec::new());
+        let buffers = &mut self.scan_buffers;
         let response_shape = flow
             .response
             .as_ref()
-            .and_then(|r| analyse(&r.body, max, &self.values, &mut response_values));
-        let request_shape = analyse(&flow.request.body, max, &self.values, &mut request_values);
+            .and_then(|r| analyse_with(&r.body, max, &self.values, &mut response_values, buffers));
+        let request_shape = analyse_with(
+            &flow.request.body,
+            max,
+            &self.values,
+            &mut request_values,
+            buffers,
+        );
         let shape = response_shape.unwrap_or(0)
             ^ request_shape.map_or(0, |s| s.rotate_left(1))
             ^ u64::from(flow.status().unwrap_or(0));
@@ -57,7 +73,7 @@ impl EndpointStore {
         let graphql = graphql_operation_split(flow, &url).filter(|op| op.name.is_some());
         let mut origins = Vec::new();
         let route = match &graphql {
-            Some(op) => Route::GraphQl(op.name.clone().unwrap_or_default()),
+            Some(op) => RouteRef::GraphQl(op.name.as_deref().unwrap_or_default()),
             None => {
                 origins = self.origins_of(path);
                 let marks: Vec<(usize, Origin)> = origins
@@ -79,21 +95,36 @@ impl EndpointStore {
                 {
                     self.retemplate_host(&host, &mut result.merged, &mut result.rekeyed);
                 }
-                Route::Path(self.templater.shape_key(&host, path))
+                self.templater
+                    .shape_key_into(&host, path, &mut self.shape_buffer);
+                RouteRef::Path(&self.shape_buffer)
             }
         };
-        let identity = Identity {
-            method,
-            host,
-            route,
-        };
-        let (id, is_new) = match self.identities.get(&identity) {
-            Some(id) => (*id, false),
+        let found = self
+            .identities
+            .get(&IdentityRef {
+                method: &method,
+                host: &host,
+                route,
+            } as &dyn IdentityKey)
+            .copied();
+        let (id, is_new) = match found {
+            Some(id) => (id, false),
             None if self.endpoints.len() >= self.config.max_endpoints => {
                 self.stats.over_endpoint_cap += 1;
                 return result;
             }
-            None => (self.create(identity, graphql, path, flow.started), true),
+            None => {
+                let identity = Identity {
+                    method: method.into_owned(),
+                    host: host.into_owned(),
+                    route: match route {
+                        RouteRef::Path(p) => Route::Path(p.to_string()),
+                        RouteRef::GraphQl(n) => Route::GraphQl(n.to_string()),
+                    },
+                };
+                (self.create(identity, graphql, path, flow.started), true)
+            }
         };
         let limits = self.config.limits();
         let max_params = self.config.max_params_per_endpoint;

@@ -58,6 +58,7 @@ pub use search::Query;
 
 use analysis::ValueIndex;
 use samples::SampleLimits;
+use scan::ScanBuffers;
 
 /// Limits and knobs of the store. Defaults suit an interactive session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,7 +210,7 @@ pub struct StoreStats {
 }
 
 /// Identity of an endpoint: method, host, and the template shape or GraphQL operation.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Identity {
     pub(crate) method: String,
     pub(crate) host: String,
@@ -220,6 +221,68 @@ pub(crate) struct Identity {
 pub(crate) enum Route {
     Path(String),
     GraphQl(String),
+}
+
+/// An [`Identity`] seen through borrowed parts, so `ingest` can look an
+/// endpoint up without building three owned strings per flow: `Identity`
+/// borrows as `dyn IdentityKey`, and both hash and compare by [`parts`](IdentityKey::parts).
+pub(crate) trait IdentityKey {
+    fn parts(&self) -> (&str, &str, RouteRef<'_>);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RouteRef<'a> {
+    Path(&'a str),
+    GraphQl(&'a str),
+}
+
+/// The borrowed form of an [`Identity`].
+pub(crate) struct IdentityRef<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) host: &'a str,
+    pub(crate) route: RouteRef<'a>,
+}
+
+impl IdentityKey for Identity {
+    fn parts(&self) -> (&str, &str, RouteRef<'_>) {
+        let route = match &self.route {
+            Route::Path(p) => RouteRef::Path(p),
+            Route::GraphQl(n) => RouteRef::GraphQl(n),
+        };
+        (&self.method, &self.host, route)
+    }
+}
+
+impl IdentityKey for IdentityRef<'_> {
+    fn parts(&self) -> (&str, &str, RouteRef<'_>) {
+        (self.method, self.host, self.route)
+    }
+}
+
+impl std::hash::Hash for dyn IdentityKey + '_ {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.parts().hash(state);
+    }
+}
+
+impl PartialEq for dyn IdentityKey + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.parts() == other.parts()
+    }
+}
+
+impl Eq for dyn IdentityKey + '_ {}
+
+impl std::hash::Hash for Identity {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.parts().hash(state);
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn IdentityKey + 'a> for Identity {
+    fn borrow(&self) -> &(dyn IdentityKey + 'a) {
+        self
+    }
 }
 
 /// Groups flows into endpoints. Pure and single-threaded: `&mut self` to
@@ -236,6 +299,9 @@ pub struct EndpointStore {
     aliases: HashMap<String, EndpointId>,
     alias_order: VecDeque<String>,
     values: ValueIndex,
+    scan_buffers: ScanBuffers,
+    /// Reused buffer for the shape key of each flow's path.
+    shape_buffer: String,
     out: BTreeMap<(String, OutReason), u64>,
     out_hosts: usize,
     next_id: u32,
@@ -255,6 +321,8 @@ impl EndpointStore {
         Self {
             templater: Templater::new(config.templater.clone()),
             values: ValueIndex::new(config.provenance_capacity),
+            scan_buffers: ScanBuffers::default(),
+            shape_buffer: String::new(),
             config,
             scope,
             endpoints: BTreeMap::new(),

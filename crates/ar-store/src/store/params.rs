@@ -144,13 +144,17 @@ impl ParamSet {
                 }
             }
             let value_hash = hasher.hash_one(value);
-            let kind = match stats.last {
-                Some((h, kind)) if h == value_hash => kind,
-                _ => ValueKind::of(value),
+            let repeated = stats.last.filter(|(h, _)| *h == value_hash);
+            let kind = match repeated {
+                Some((_, kind)) => kind,
+                None => ValueKind::of(value),
             };
             stats.last = Some((value_hash, kind));
             *stats.kinds.entry(kind).or_default() += 1;
-            if !stats.sensitive
+            // The same value as last time was already kept (or could not be):
+            // examples only grow, so there is nothing to compare.
+            if repeated.is_none()
+                && !stats.sensitive
                 && stats.examples.len() < MAX_EXAMPLES
                 && !stats.examples.iter().any(|e| e == value)
             {

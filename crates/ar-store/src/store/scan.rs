@@ -42,15 +42,47 @@ impl State<'_, '_> {
 /// Scans `bytes` as JSON: returns the shape fingerprint, calling `on_value`
 /// for scalar fields (strings and unsigned integers) with their key. `None`
 /// when the bytes are not JSON.
+/// Buffers of [`scan_with`] kept between bodies, so a scan of a small body allocates nothing.
+#[derive(Debug, Default)]
+pub(crate) struct ScanBuffers {
+    path: String,
+    hashes: Vec<u64>,
+}
+
+/// A key path longer than this is not kept between scans (memory stays bounded).
+const KEEP_PATH_CAPACITY: usize = 4096;
+
+#[cfg(test)]
 pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u64> {
+    scan_with(bytes, on_value, &mut ScanBuffers::default())
+}
+
+/// Scans `bytes`: the shape fingerprint, or `None` when it is not one JSON document.
+pub(crate) fn scan_with(
+    bytes: &[u8],
+    on_value: Option<&mut OnValue<'_>>,
+    buffers: &mut ScanBuffers,
+) -> Option<u64> {
     let mut state = State {
-        path: String::from("$"),
-        hashes: Vec::new(),
+        path: std::mem::take(&mut buffers.path),
+        hashes: std::mem::take(&mut buffers.hashes),
         on_value,
     };
+    state.path.clear();
+    state.path.push('$');
+    state.hashes.clear();
+    let shape = walk(bytes, &mut state);
+    if state.path.capacity() <= KEEP_PATH_CAPACITY {
+        buffers.path = state.path;
+    }
+    buffers.hashes = state.hashes;
+    shape
+}
+
+fn walk(bytes: &[u8], state: &mut State<'_, '_>) -> Option<u64> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     Node {
-        st: &mut state,
+        st: state,
         depth: 0,
         key: None,
         name: None,

@@ -235,6 +235,13 @@ impl Templater {
         view::shape_key(view, path)
     }
 
+    /// [`Templater::shape_key`] written into `key`, reusing its allocation.
+    pub(crate) fn shape_key_into(&self, host: &str, path: &str, key: &mut String) {
+        let empty = ViewNode::default();
+        let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
+        view::shape_key_into(view, path, key);
+    }
+
     /// Every decision behind the template of `path` on `host`.
     pub fn explain(&self, host: &str, path: &str) -> Explanation {
         let empty = ViewNode::default();

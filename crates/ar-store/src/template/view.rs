@@ -464,8 +464,15 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
 }
 
 pub(crate) fn shape_key(view: &ViewNode, path: &str) -> String {
-    let (steps, trailing) = walk(view, path);
     let mut key = String::with_capacity(path.len());
+    shape_key_into(view, path, &mut key);
+    key
+}
+
+/// [`shape_key`] written into `key` (cleared first), reusing its allocation.
+pub(crate) fn shape_key_into(view: &ViewNode, path: &str, key: &mut String) {
+    key.clear();
+    let (steps, trailing) = walk(view, path);
     for step in &steps {
         key.push('/');
         match step {
@@ -476,7 +483,6 @@ pub(crate) fn shape_key(view: &ViewNode, path: &str) -> String {
     if trailing || steps.is_empty() {
         key.push('/');
     }
-    key
 }
 
 pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
