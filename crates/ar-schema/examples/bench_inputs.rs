@@ -1,10 +1,15 @@
 //! Writes the benchmark inputs (the same bytes `benches/infer.rs` uses) into a directory, for
 //! side-by-side runs with other tools (`benches/schema/compare_genson.sh`), then times
 //! `ar-schema` (bytes → schema, rendered) and `serde_json` (bytes → `Value`s) on each file,
-//! best of `--runs` (default 3), on this one thread. The two are timed alternately, run after
-//! run, so that load from other processes on a shared machine hits both alike.
+//! best of `--runs` (default 3) and of as many more runs as fit in `--min-seconds` (default 1)
+//! per file, on this one thread. The two are timed alternately, run after run, so that load from
+//! other processes on a shared machine hits both alike; the extra runs give sub-millisecond
+//! inputs enough tries to see one quiet moment, as a best-of needs.
 //!
-//! `cargo run --release -p ar-schema --example bench_inputs -- DIR [--runs N]`
+//! `cargo run --release -p ar-schema --example bench_inputs -- DIR [--runs N] [--min-seconds S] [--only FILE]`
+//!
+//! With `--only FILE` just that input is timed (the script interleaves tools file by file);
+//! with `--runs 0` the inputs are written and nothing is timed.
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -13,21 +18,37 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let dir = std::path::PathBuf::from(args.next().ok_or("usage: bench_inputs DIR [--runs N]")?);
-    let runs: usize = match (args.next().as_deref(), args.next()) {
-        (Some("--runs"), Some(n)) => n.parse()?,
-        _ => 3,
-    };
+    let usage = "usage: bench_inputs DIR [--runs N] [--min-seconds S] [--only FILE]";
+    let dir = std::path::PathBuf::from(args.next().ok_or(usage)?);
+    let (mut runs, mut min_seconds, mut only) = (3usize, 1.0f64, None::<String>);
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or(usage)?;
+        match flag.as_str() {
+            "--runs" => runs = value.parse()?,
+            "--min-seconds" => min_seconds = value.parse()?,
+            "--only" => only = Some(value),
+            _ => return Err(usage.into()),
+        }
+    }
     std::fs::create_dir_all(&dir)?;
     println!("file\tbytes\tar_schema_seconds\tar_schema_mb_per_s\tserde_json_value_mb_per_s");
     for (name, bytes) in support::all(true) {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         let path = dir.join(name);
         if std::fs::read(&path).ok().as_deref() != Some(&bytes[..]) {
             std::fs::write(&path, &bytes)?;
         }
+        if runs == 0 {
+            continue;
+        }
         let data = std::fs::read(&path)?;
         let (mut best, mut best_serde) = (f64::INFINITY, f64::INFINITY);
-        for _ in 0..runs {
+        let started = Instant::now();
+        let mut done = 0;
+        while done < runs || started.elapsed().as_secs_f64() < min_seconds {
+            done += 1;
             let start = Instant::now();
             let mut b = ar_schema::SchemaBuilder::new();
             b.add_json_stream(&data)?;

@@ -1,5 +1,6 @@
-//! Infers one schema from a JSON or JSON Lines file and prints how many samples it took, without
-//! rendering: a small, fixed workload for instruction-count profiling, e.g.
+//! Infers one schema from a JSON or JSON Lines file, prints how many samples it took and, with
+//! `RENDER=1` in the environment, renders it as JSON Schema: a small, fixed workload for
+//! instruction-count profiling, e.g.
 //!
 //! `valgrind --tool=callgrind target/release/examples/infer_file benches/schema/data/small-samples.jsonl`
 
@@ -9,6 +10,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = ar_schema::SchemaBuilder::new();
     let added = builder.add_json_stream(&bytes)?;
     let schema = builder.finish();
+    if std::env::var_os("RENDER").is_some() {
+        let out = schema.to_json_schema();
+        println!("{} bytes of JSON Schema", out.to_string().len());
+    }
     println!("{path}: {added} documents, {} samples", schema.samples());
     Ok(())
 }

@@ -106,7 +106,7 @@ impl SchemaBuilder {
         bytes: &[u8],
         whole: bool,
     ) -> Result<(), Error> {
-        let syntax = |e: crate::scan::ScanError| Error::syntax(bytes, e.offset, e.reason);
+        let syntax = |e: Box<crate::scan::ScanError>| Error::syntax(bytes, e.offset, e.reason);
         let rest_ok = |scanner: &mut Scanner<'_>| {
             if whole && !scanner.at_end() {
                 return Err(Error::syntax(

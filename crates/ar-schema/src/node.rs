@@ -87,6 +87,9 @@ pub(crate) struct Prop {
     /// Serial of the last object that counted this key (guards against duplicate keys).
     #[serde(skip)]
     mark: Mark,
+    /// The name has no byte that JSON must escape, so it can be matched against raw input.
+    #[serde(skip)]
+    plain: Plain,
 }
 
 /// Scratch state that takes no part in equality.
@@ -97,6 +100,22 @@ impl PartialEq for Mark {
     fn eq(&self, _: &Self) -> bool {
         true
     }
+}
+
+/// Scratch state that takes no part in equality: whether a name is [`is_plain`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Plain(bool);
+
+impl PartialEq for Plain {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// Whether a key, written between quotes with no escapes, is exactly these bytes: no quote,
+/// backslash or control character (such keys are matched through [`ObjectStats::expected`]).
+fn is_plain(name: &[u8]) -> bool {
+    name.iter().all(|&c| c >= 0x20 && c != b'"' && c != b'\\')
 }
 
 impl Default for StringStats {
@@ -153,7 +172,10 @@ impl Node {
             } else {
                 HashMap::new()
             };
-            object.props.iter_mut().for_each(|p| p.node.reindex());
+            object.props.iter_mut().for_each(|p| {
+                p.plain = Plain(is_plain(p.name.as_bytes()));
+                p.node.reindex();
+            });
             if let Some(extra) = &mut object.extra {
                 extra.reindex();
             }
@@ -291,6 +313,30 @@ impl ObjectStats {
         Some(i)
     }
 
+    /// If `rest` (the input just past a key's opening quote) starts with the key that came next
+    /// last time, then its closing quote, returns the key's length: the caller can skip the
+    /// key without scanning it and take [`ObjectStats::slot_expected`]. Objects at one position
+    /// usually repeat their keys in one order, so this is the common case.
+    #[inline]
+    pub(crate) fn expected(&self, rest: &[u8]) -> Option<usize> {
+        let p = self.props.get(self.cursor)?;
+        let n = p.name.len();
+        (p.plain.0 && rest.get(n) == Some(&b'"') && &rest[..n] == p.name.as_bytes()).then_some(n)
+    }
+
+    /// What [`ObjectStats::slot`] returns for the key [`ObjectStats::expected`] matched.
+    #[inline]
+    pub(crate) fn slot_expected(&mut self, serial: u64) -> usize {
+        let i = self.cursor;
+        self.cursor = i + 1;
+        let prop = &mut self.props[i];
+        if prop.mark.0 != serial {
+            prop.mark = Mark(serial);
+            prop.present += 1;
+        }
+        i
+    }
+
     /// The node that takes values of untracked keys.
     pub(crate) fn extra_mut(&mut self) -> &mut Node {
         self.extra.get_or_insert_with(Box::default)
@@ -390,6 +436,7 @@ impl Prop {
             key_formats: format::detect(name, format::ALL),
             node: Node::default(),
             mark: Mark(0),
+            plain: Plain(is_plain(name)),
         }
     }
 }

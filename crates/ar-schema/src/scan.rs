@@ -19,7 +19,8 @@ pub(crate) struct ScanError {
     pub(crate) reason: &'static str,
 }
 
-type Result<T> = std::result::Result<T, ScanError>;
+/// Boxed, so that every `Result` on the hot path fits in registers (errors are rare).
+type Result<T> = std::result::Result<T, Box<ScanError>>;
 
 /// A cursor over one input buffer.
 pub(crate) struct Scanner<'a> {
@@ -120,8 +121,16 @@ impl<'a> Scanner<'a> {
                 return Err(self.err("expected a string key"));
             }
             self.pos += 1;
-            let key = self.string()?;
-            let slot = stats.slot(key, serial);
+            let slot = match stats.expected(&self.b[self.pos..]) {
+                Some(len) => {
+                    self.pos += len + 1;
+                    Some(stats.slot_expected(serial))
+                }
+                None => {
+                    let key = self.string()?;
+                    stats.slot(key, serial)
+                }
+            };
             self.ws();
             if self.b.get(self.pos) != Some(&b':') {
                 return Err(self.err("expected ':' after an object key"));
@@ -272,7 +281,8 @@ impl<'a> Scanner<'a> {
             None => Err(ScanError {
                 offset: b.len(),
                 reason: "unterminated string",
-            }),
+            }
+            .into()),
             Some(b'"') => {
                 self.pos = i + 1;
                 let raw = &b[start..i];
@@ -282,7 +292,8 @@ impl<'a> Scanner<'a> {
                     return Err(ScanError {
                         offset: start + e.valid_up_to(),
                         reason: "invalid UTF-8 in string",
-                    });
+                    }
+                    .into());
                 }
                 Ok(raw)
             }
@@ -290,7 +301,8 @@ impl<'a> Scanner<'a> {
             Some(_) => Err(ScanError {
                 offset: i,
                 reason: "control character in string",
-            }),
+            }
+            .into()),
         }
     }
 
@@ -302,7 +314,8 @@ impl<'a> Scanner<'a> {
                 return Err(ScanError {
                     offset: self.b.len(),
                     reason: "unterminated string",
-                });
+                }
+                .into());
             };
             let raw = &self.b[i..i + j];
             check_controls(raw, i)?;
@@ -334,7 +347,8 @@ impl<'a> Scanner<'a> {
                     return Err(ScanError {
                         offset: i,
                         reason: "invalid escape in string",
-                    });
+                    }
+                    .into());
                 }
             };
             self.scratch.push(byte);
@@ -345,7 +359,8 @@ impl<'a> Scanner<'a> {
             Err(_) => Err(ScanError {
                 offset: start,
                 reason: "invalid UTF-8 in string",
-            }),
+            }
+            .into()),
         }
     }
 
@@ -362,7 +377,8 @@ impl<'a> Scanner<'a> {
             return Err(ScanError {
                 offset: i,
                 reason: "invalid \\u escape in string",
-            });
+            }
+            .into());
         };
         if (0xD800..0xDC00).contains(&first)
             && self.b.get(i + 6..i + 8) == Some(b"\\u")
@@ -388,7 +404,8 @@ impl<'a> Scanner<'a> {
                 return Err(ScanError {
                     offset: i,
                     reason: "invalid number",
-                });
+                }
+                .into());
             }
         }
         let mut integer = true;
@@ -398,7 +415,8 @@ impl<'a> Scanner<'a> {
                 return Err(ScanError {
                     offset: i + 1,
                     reason: "expected digits after '.'",
-                });
+                }
+                .into());
             }
             i += 1 + n;
             integer = false;
@@ -413,7 +431,8 @@ impl<'a> Scanner<'a> {
                 return Err(ScanError {
                     offset: i,
                     reason: "expected digits in exponent",
-                });
+                }
+                .into());
             }
             i += n;
             integer = false;
@@ -437,11 +456,11 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn err(&self, reason: &'static str) -> ScanError {
-        ScanError {
+    fn err(&self, reason: &'static str) -> Box<ScanError> {
+        Box::new(ScanError {
             offset: self.pos,
             reason,
-        }
+        })
     }
 }
 
@@ -486,7 +505,8 @@ fn check_controls(raw: &[u8], at: usize) -> Result<()> {
         Some(p) => Err(ScanError {
             offset: at + p,
             reason: "control character in string",
-        }),
+        }
+        .into()),
         None => Ok(()),
     }
 }
@@ -586,6 +606,22 @@ mod tests {
         }
         let node = scan(r#"{"k": "ab\"c", "key12345": "v", "a\u00e9": "é"}"#).expect("valid");
         let object = node.object.as_ref().expect("object");
+        assert_eq!(object.props.len(), 3);
+    }
+
+    #[test]
+    fn keys_matched_raw_agree_with_keys_scanned() {
+        // Prefixes, reordering, escaped spellings of a plain name, names that need escapes,
+        // duplicates: each key counts once per object, under its decoded name.
+        let text = r#"[{"id":1,"id_str":"x","a\"b":0},{"id_str":"y","id":2,"a\"b":1},
+            {"i\u0064":3,"id":4,"a\"b":2},{"id":5,"id":6}]"#;
+        let node = scan(text).expect("valid");
+        let items = &node.array.as_ref().expect("array").items;
+        let object = items.object.as_ref().expect("object");
+        let present = |name: &str| object.prop(name).map(|p| (p.present, p.node.count()));
+        assert_eq!(present("id"), Some((4, 6)));
+        assert_eq!(present("id_str"), Some((2, 2)));
+        assert_eq!(present("a\"b"), Some((3, 3)));
         assert_eq!(object.props.len(), 3);
     }
 
