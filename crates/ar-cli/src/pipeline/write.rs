@@ -4,35 +4,12 @@
 //! crash must leave the previous version: each document is written to a temp
 //! file in the same directory, flushed, then renamed over the old one.
 
-use std::io::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
-
-/// Writes `bytes` to `path` atomically (temp file in the same dir + fsync + rename).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)
-            .with_context(|| format!("cannot create {}", temp.display()))?;
-        file.write_all(bytes)
-            .with_context(|| format!("cannot write {}", temp.display()))?;
-        file.sync_all()
-            .with_context(|| format!("cannot flush {}", temp.display()))?;
-        std::fs::rename(&temp, path)
-            .with_context(|| format!("cannot move {} to {}", temp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
+/// Every output file of `ar` is written through one helper (temp file in the
+/// same directory, flushed, renamed); re-exported for the pipeline's users.
+pub(crate) use crate::files::write_atomic;
 
 /// The documents a pipeline produces, ready to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,22 +86,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn atomic_write_replaces_and_leaves_no_temp_files() {
+    fn documents_are_written_whole_and_nothing_else_is_left() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("openapi.yaml");
-        write_atomic(&path, b"one").unwrap();
-        write_atomic(&path, b"two").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
-        let names: Vec<_> = std::fs::read_dir(dir.path())
+        let docs = Documents {
+            yaml: "openapi: 3.0.3\n".into(),
+            json: "{}\n".into(),
+            markdown: "# API\n".into(),
+        };
+        docs.write_to(dir.path()).unwrap();
+        docs.write_to(dir.path()).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
-            .map(|e| e.unwrap().file_name())
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(names, ["openapi.yaml"]);
-    }
-
-    #[test]
-    fn atomic_write_into_missing_dir_fails_clearly() {
-        let error = write_atomic(Path::new("/nonexistent-ar-dir/x.yaml"), b"x").unwrap_err();
+        names.sort();
+        assert_eq!(names, ["API.md", "openapi.json", "openapi.yaml"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("API.md")).unwrap(),
+            "# API\n"
+        );
+        let error = docs.write_to(Path::new("/nonexistent-ar-dir")).unwrap_err();
         assert!(
             format!("{error:#}").contains("/nonexistent-ar-dir"),
             "{error:#}"
