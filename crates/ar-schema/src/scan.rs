@@ -626,6 +626,32 @@ mod tests {
     }
 
     #[test]
+    fn short_and_long_keys_matched_raw() {
+        // Names around the one-word compare (7 bytes + quote), an empty name, near misses.
+        let text = r#"[{"":0,"abcdefg":1,"abcdefgh":2,"abcdef":3},{"":0,"abcdefg":1,"abcdefgh":2,"abcdef":3},
+            {"abcdefgx":1,"abcdefg":2,"abcdefghi":3,"abcdefgh":4,"abcdeg":5}]"#;
+        let node = scan(text).expect("valid");
+        let items = &node.array.as_ref().expect("array").items;
+        let object = items.object.as_ref().expect("object");
+        for (name, present) in [
+            ("", 2),
+            ("abcdefg", 3),
+            ("abcdefgh", 3),
+            ("abcdef", 2),
+            ("abcdefgx", 1),
+            ("abcdefghi", 1),
+            ("abcdeg", 1),
+        ] {
+            assert_eq!(
+                object.prop(name).map(|p| p.present),
+                Some(present),
+                "{name:?}"
+            );
+        }
+        assert_eq!(object.props.len(), 7);
+    }
+
+    #[test]
     fn big_integers_are_integers() {
         let node = scan("[123456789012345678901234567890123, -1e400, 1.0]").expect("valid");
         let items = &node.array.as_ref().expect("array").items;
