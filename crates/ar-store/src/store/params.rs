@@ -121,20 +121,22 @@ impl ParamSet {
         let hasher = foldhash::fast::FixedState::default();
         for (name, value) in pairs {
             let (name, value) = (name.as_ref(), value.as_ref());
-            if !self.params.contains_key(name) {
-                if self.params.len() >= max_names {
+            // One map search in the usual case (the name is known).
+            let full = self.params.len() >= max_names;
+            let stats = match self.params.get_mut(name) {
+                Some(stats) => stats,
+                None if full => {
                     self.dropped_names += 1;
                     continue;
                 }
-                self.params.insert(
-                    name.to_string(),
-                    ParamStats {
+                None => self
+                    .params
+                    .entry(name.to_string())
+                    .or_insert_with(|| ParamStats {
                         sensitive: is_sensitive(name),
                         ..ParamStats::default()
-                    },
-                );
-            }
-            let stats = self.params.get_mut(name).expect("inserted above");
+                    }),
+            };
             let hash = hasher.hash_one(name);
             if !seen_here[..seen_count].contains(&hash) {
                 stats.seen += 1;

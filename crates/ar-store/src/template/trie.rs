@@ -172,8 +172,8 @@ impl Templater {
             let kind = classify_segment(segment);
             let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
             node = if kind.is_none()
-                && (node.literals.contains_key(segment)
-                    || node.literals.len() < cfg.max_literals_per_node)
+                && (node.literals.len() < cfg.max_literals_per_node
+                    || node.literals.contains_key(segment))
             {
                 if !node.literals.contains_key(segment) {
                     changed = true;
