@@ -118,9 +118,13 @@ impl Redactor {
     }
 
     /// Whether a header with this name carries a credential.
+    ///
+    /// HTTP/2 pseudo-headers and the browser's own `Sec-*` headers
+    /// (`Sec-WebSocket-Key` is a handshake nonce, `Sec-Fetch-*` fetch
+    /// metadata) never do, whatever their names end with.
     pub fn is_secret_header(&self, name: &str) -> bool {
         let lower = name.to_ascii_lowercase();
-        if lower.starts_with(':') {
+        if lower.starts_with(':') || lower.starts_with("sec-") {
             return false;
         }
         matches!(

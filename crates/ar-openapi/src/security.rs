@@ -247,6 +247,19 @@ mod tests {
     }
 
     #[test]
+    fn browser_protocol_headers_are_not_credentials() {
+        let handshake = request(
+            "https://a.test/ws",
+            &[
+                ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                ("Sec-Fetch-Mode", "websocket"),
+                ("Sec-CH-UA", "\"Chromium\";v=\"156\""),
+            ],
+        );
+        assert!(kinds(&handshake).is_empty(), "{:?}", kinds(&handshake));
+    }
+
+    #[test]
     fn each_kind_of_credential_is_found() {
         assert_eq!(
             kinds(&request(
