@@ -110,6 +110,9 @@ impl BodyStore for MemoryBodyStore {
 /// Default spill threshold: bodies above 64 KiB go to the body store.
 pub const DEFAULT_SPILL_THRESHOLD: usize = 64 * 1024;
 
+/// Line buffers larger than this are released after the line is written.
+const KEEP_BUFFER_BYTES: usize = 1 << 20;
+
 /// Appends flows to an archive, one flushed line each.
 ///
 /// Each line is encoded straight from the flow into a buffer the writer
@@ -158,6 +161,12 @@ impl<W: Write> ArchiveWriter<W> {
             .map_err(|e| Error::io(context(), e))?;
         self.out.flush().map_err(|e| Error::io(context(), e))?;
         self.written += 1;
+        if self.line.capacity() > KEEP_BUFFER_BYTES {
+            // One huge inlined body (a high spill threshold) must not pin its
+            // buffers for the rest of the session.
+            self.line = Vec::new();
+            self.scratch = encode::Scratch::default();
+        }
         Ok(())
     }
 
@@ -344,6 +353,41 @@ mod tests {
             serde_json::from_slice(out.split(|b| *b == b'\n').next().unwrap()).unwrap();
         assert_eq!(first["request"]["postData"]["encoding"], "base64");
         assert_eq!(first["_ar"]["client"], "explorer");
+    }
+
+    #[test]
+    fn a_huge_inlined_body_does_not_pin_its_buffer() {
+        let mut bodies = MemoryBodyStore::default();
+        let mut writer = ArchiveWriter::new(Vec::new()).with_spill_threshold(usize::MAX);
+        writer
+            .append(&flow(1, vec![0xfe; 2 << 20]), &mut bodies)
+            .unwrap();
+        assert!(bodies.is_empty(), "inlined, not spilled");
+        assert!(writer.line.capacity() <= KEEP_BUFFER_BYTES);
+        writer
+            .append(&flow(2, b"{}".to_vec()), &mut bodies)
+            .unwrap();
+        let small = writer.line.capacity();
+        writer
+            .append(&flow(3, b"{}".to_vec()), &mut bodies)
+            .unwrap();
+        assert_eq!(
+            writer.line.capacity(),
+            small,
+            "small lines reuse the buffer"
+        );
+        let contents = read_archive(&writer.into_inner()[..], &bodies).unwrap();
+        assert_eq!(contents.flows.len(), 3);
+        assert_eq!(
+            contents.flows[0]
+                .response
+                .as_ref()
+                .unwrap()
+                .body
+                .bytes
+                .len(),
+            2 << 20
+        );
     }
 
     #[test]
