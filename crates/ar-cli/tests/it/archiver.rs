@@ -17,7 +17,11 @@ impl ArFirstOnPath {
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin).unwrap();
         std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_ar"), bin.join("ar")).unwrap();
-        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         Self { dir, path }
     }
 
@@ -27,7 +31,13 @@ impl ArFirstOnPath {
 
     /// Runs a shell command line in the work dir with our `ar` first on PATH.
     fn sh(&self, line: &str) -> Output {
-        Command::new("sh").arg("-c").arg(line).current_dir(self.work()).env("PATH", &self.path).output().unwrap()
+        Command::new("sh")
+            .arg("-c")
+            .arg(line)
+            .current_dir(self.work())
+            .env("PATH", &self.path)
+            .output()
+            .unwrap()
     }
 }
 
@@ -45,7 +55,11 @@ fn c_static_library_builds_through_our_ar() {
         panic!("this test needs binutils and a C compiler (apt-get install -y binutils gcc)");
     }
     let env = ArFirstOnPath::new();
-    std::fs::write(env.work().join("foo.c"), "int answer(void) { return 42; }\n").unwrap();
+    std::fs::write(
+        env.work().join("foo.c"),
+        "int answer(void) { return 42; }\n",
+    )
+    .unwrap();
     std::fs::write(
         env.work().join("main.c"),
         "#include <stdio.h>\nint answer(void);\nint main(void) { printf(\"%d\\n\", answer()); return 0; }\n",
@@ -53,18 +67,32 @@ fn c_static_library_builds_through_our_ar() {
     .unwrap();
 
     let which = env.sh("command -v ar");
-    assert_eq!(PathBuf::from(text(&which.stdout).trim()), env.work().join("bin/ar"), "our ar must be first on PATH");
+    assert_eq!(
+        PathBuf::from(text(&which.stdout).trim()),
+        env.work().join("bin/ar"),
+        "our ar must be first on PATH"
+    );
 
     // What the `cc` crate runs: `ar cq` then `ar s`, or `ar crs` in one go.
-    let build = env.sh("cc -c foo.c -o foo.o && ar cq libfoo.a foo.o && ar s libfoo.a && ar crs libbar.a foo.o");
-    assert!(build.status.success(), "archiving failed: {}", text(&build.stderr));
+    let build = env.sh(
+        "cc -c foo.c -o foo.o && ar cq libfoo.a foo.o && ar s libfoo.a && ar crs libbar.a foo.o",
+    );
+    assert!(
+        build.status.success(),
+        "archiving failed: {}",
+        text(&build.stderr)
+    );
 
     let listing = env.sh("ar t libfoo.a");
     assert!(listing.status.success(), "{}", text(&listing.stderr));
     assert_eq!(text(&listing.stdout), "foo.o\n");
 
     let link = env.sh("cc main.c -L. -lfoo -o main && ./main");
-    assert!(link.status.success(), "linking against the archive failed: {}", text(&link.stderr));
+    assert!(
+        link.status.success(),
+        "linking against the archive failed: {}",
+        text(&link.stderr)
+    );
     assert_eq!(text(&link.stdout), "42\n");
 }
 
@@ -73,7 +101,12 @@ fn archiver_exit_code_and_stderr_pass_through_unchanged() {
     let env = ArFirstOnPath::new();
     let ours = env.sh("ar t missing.a");
     // The real archiver as a build would run it: found on PATH as `ar`.
-    let real = Command::new("sh").args(["-c", "ar t missing.a"]).current_dir(env.work()).env("PATH", "/usr/bin:/bin").output().unwrap();
+    let real = Command::new("sh")
+        .args(["-c", "ar t missing.a"])
+        .current_dir(env.work())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
     assert!(!ours.status.success());
     assert_eq!(ours.status.code(), real.status.code());
     assert_eq!(text(&ours.stderr), text(&real.stderr));
@@ -96,8 +129,14 @@ fn our_own_commands_are_not_passed_to_the_archiver() {
     assert!(help.status.success());
     let help = text(&help.stdout);
     assert!(help.contains("Reverse-engineer"), "{help}");
-    assert!(help.contains("binutils archiver"), "--help must mention the archiver passthrough: {help}");
+    assert!(
+        help.contains("binutils archiver"),
+        "--help must mention the archiver passthrough: {help}"
+    );
 
     let version = env.sh("ar --version");
-    assert_eq!(text(&version.stdout).trim(), format!("ar {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        text(&version.stdout).trim(),
+        format!("ar {}", env!("CARGO_PKG_VERSION"))
+    );
 }
