@@ -51,7 +51,8 @@ impl From<WorkspaceError> for ToolError {
     fn from(error: WorkspaceError) -> Self {
         let code = match error {
             WorkspaceError::Gone(_) => "workspace_gone",
-            _ => "unsupported",
+            WorkspaceError::Failed { .. } => "failed",
+            WorkspaceError::Unsupported { .. } => "unsupported",
         };
         Self::new(code, error.to_string())
     }

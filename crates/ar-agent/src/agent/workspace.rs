@@ -34,6 +34,14 @@ pub enum WorkspaceError {
         /// What to do instead.
         hint: String,
     },
+    /// The workspace tried and failed (a bad host name, an unreadable archive).
+    #[error("{what} failed: {reason}")]
+    Failed {
+        /// What was asked.
+        what: String,
+        /// Why it failed.
+        reason: String,
+    },
 }
 
 /// The agent's access to captured traffic, docs, scope and the human.

@@ -39,6 +39,8 @@ struct Books {
     cache: EnrichmentCache,
     /// What the pipeline has been given, to push only changes.
     pushed: BTreeMap<String, Annotation>,
+    /// The pipeline's generation the planner's endpoint ids belong to.
+    generation: u64,
 }
 
 /// Names pushed to the pipeline that differ from what it has.
@@ -73,6 +75,7 @@ impl EnrichWorker {
             planner: Planner::new(Redactor::new()),
             cache,
             pushed: BTreeMap::new(),
+            generation: 0,
         }));
         let cancel = CancellationToken::new();
         let stop = cancel.clone();
@@ -92,6 +95,11 @@ impl EnrichWorker {
                 let sent = run(Box::new(move |pipeline: &mut Pipeline| {
                     let mut books = shared.lock().unwrap_or_else(PoisonError::into_inner);
                     let books = &mut *books;
+                    // A scope change rebuilt the store: its ids are new.
+                    if books.generation != pipeline.generation() {
+                        books.generation = pipeline.generation();
+                        books.planner.forget_ids();
+                    }
                     let jobs = books
                         .planner
                         .wanted(pipeline.store(), &mut books.cache, retry);

@@ -117,6 +117,11 @@ pub(crate) struct Pipeline {
     enrichment: Enrichment,
     options: Options,
     archive: Option<Box<dyn Archive>>,
+    /// Kept to build a fresh store on [`Pipeline::rescope`].
+    store_config: StoreConfig,
+    redact: bool,
+    /// Bumped by every rescope: endpoint ids from an older generation mean nothing now.
+    generation: u64,
 }
 
 impl fmt::Debug for Pipeline {
@@ -137,11 +142,14 @@ impl Pipeline {
             Redactor::danger_disabled()
         };
         Ok(Self {
-            store: EndpointStore::new(scope, config.store),
+            store: EndpointStore::new(scope, config.store.clone()),
             documenter: Documenter::new(redactor),
             enrichment: Enrichment::new(),
             options: config.options,
             archive: None,
+            store_config: config.store,
+            redact: config.redact,
+            generation: 0,
         })
     }
 
@@ -171,6 +179,37 @@ impl Pipeline {
             in_scope: ingested.scope.is_in(),
             new_endpoint,
         })
+    }
+
+    /// Changes the scope of a running pipeline: the store cannot change its
+    /// scope in place, so a fresh store and documenter are built for `scope`
+    /// and fed by `replay` (the caller re-reads its archive, as `--resume`
+    /// does), then take over. The archive, the names (kept by stable key)
+    /// and the options carry over; [`Pipeline::generation`] goes up, since
+    /// endpoint ids of the old store mean nothing in the new one. On error
+    /// the pipeline is left as it was.
+    pub(crate) fn rescope(
+        &mut self,
+        scope: ScopeConfig,
+        replay: impl FnOnce(&mut Pipeline) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let mut fresh = Pipeline::new(PipelineConfig {
+            scope,
+            store: self.store_config.clone(),
+            redact: self.redact,
+            options: self.options.clone(),
+        })?;
+        replay(&mut fresh)?;
+        fresh.enrichment = std::mem::take(&mut self.enrichment);
+        fresh.archive = self.archive.take();
+        fresh.generation = self.generation + 1;
+        *self = fresh;
+        Ok(())
+    }
+
+    /// How many times the pipeline was rescoped (see [`Pipeline::rescope`]).
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Sets the names and prose of one endpoint (by stable key).
@@ -306,6 +345,48 @@ mod tests {
         assert_eq!(
             pipeline.ledger().other_hosts.get("elsewhere.test"),
             Some(&1)
+        );
+    }
+
+    #[test]
+    fn a_rescope_documents_old_flows_of_a_new_host_and_keeps_names() {
+        let flows = [
+            flow(1, "https://api.shop.test/users/42", 200, r#"{"id":42}"#),
+            flow(2, "https://cdn.other.test/stock/7", 200, r#"{"n":7}"#),
+        ];
+        let config = PipelineConfig::default().with_scope_hosts(&["api.shop.test".into()]);
+        let mut pipeline = Pipeline::new(config.clone()).unwrap();
+        for flow in &flows {
+            pipeline.ingest(flow).unwrap();
+        }
+        pipeline.annotate(
+            "GET api.shop.test/users/{userId}",
+            Annotation {
+                operation_id: Some("getUser".into()),
+                ..Annotation::default()
+            },
+        );
+        assert!(!pipeline.documents().unwrap().yaml.contains("/stock/"));
+
+        let mut wider = config.scope.clone();
+        wider.extra_hosts.push("cdn.other.test".into());
+        pipeline
+            .rescope(wider, |fresh| {
+                flows.iter().try_for_each(|f| fresh.ingest(f).map(drop))
+            })
+            .unwrap();
+        assert_eq!(pipeline.generation(), 1);
+        assert_eq!(pipeline.summary().endpoints, 2);
+        let yaml = pipeline.documents().unwrap().yaml;
+        assert!(yaml.contains("/stock/{"), "{yaml}");
+        assert!(yaml.contains("operationId: getUser"), "{yaml}");
+
+        // A failed replay leaves everything as it was.
+        let error = pipeline.rescope(config.scope, |_| anyhow::bail!("archive unreadable"));
+        assert!(error.is_err());
+        assert_eq!(
+            (pipeline.generation(), pipeline.summary().endpoints),
+            (1, 2)
         );
     }
 }

@@ -258,6 +258,7 @@ pub(crate) fn start_turn(
     };
     let workspace = Arc::new(SessionWorkspace {
         run: session.runner(),
+        scoper: session.scoper(),
         counters: session.counters_watch(),
         events: session.events(),
         human: Arc::clone(&session.agent_slot().human),
@@ -419,6 +420,7 @@ impl Driver for AgentDriver {
 /// `ask_human` through the REPL.
 struct SessionWorkspace {
     run: Runner,
+    scoper: super::capture::Scoper,
     counters: watch::Receiver<Counters>,
     events: mpsc::UnboundedSender<Event>,
     human: Arc<Mutex<Option<Waiter>>>,
@@ -471,15 +473,18 @@ impl Workspace for SessionWorkspace {
         add: bool,
     ) -> BoxFuture<'_, Result<String, WorkspaceError>> {
         Box::pin(async move {
-            Err(WorkspaceError::Unsupported {
-                what: format!(
-                    "{} {host} during a session",
-                    if add { "adding" } else { "removing" }
-                ),
-                hint: format!(
-                    "tell the user to restart with --resume DIR --scope {host} (scope is fixed while the store runs); carry on meanwhile"
-                ),
-            })
+            let gone = || WorkspaceError::Gone("the capture task stopped".into());
+            let reply = (self.scoper)(host.clone(), add).ok_or_else(gone)?;
+            match reply.await.map_err(|_| gone())? {
+                Ok(line) => {
+                    let _ = self.events.send(Event::Message(format!("  scope: {line}")));
+                    Ok(line)
+                }
+                Err(error) => Err(WorkspaceError::Failed {
+                    what: format!("{} {host}", if add { "adding" } else { "removing" }),
+                    reason: format!("{error:#}"),
+                }),
+            }
         })
     }
 

@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::config::SessionConfig;
 use super::core::Event;
+use super::manifest::Manifest;
 use super::status::Counters;
 use crate::archive_dir::{self, ArchiveDir, FLOWS_FILE};
 use crate::pipeline::enrich::{PipelineFn, Runner};
@@ -38,6 +39,8 @@ enum Request {
     Save(oneshot::Sender<anyhow::Result<String>>),
     /// Run a closure on the pipeline (the agent's tools, the enrichment worker).
     Pipeline(PipelineFn),
+    /// Add (`true`) or remove a host from the scope, re-documenting the archive.
+    Scope(String, bool, oneshot::Sender<anyhow::Result<String>>),
     Finish,
 }
 
@@ -56,10 +59,26 @@ impl std::fmt::Display for Written {
     }
 }
 
+/// The hosts the session's scope adds to the target's site, and takes out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ScopeHosts {
+    /// Extra in-scope hosts (`--scope`, `scope_add`, `/scope add`).
+    pub(crate) extra: Vec<String>,
+    /// Hosts taken out (`scope_remove` of a host that is not an extra one).
+    pub(crate) out: Vec<String>,
+}
+
+/// Asks the capture task to change the scope: `(host, add)`; `None` when
+/// the task is gone, else the confirmation to come.
+pub(crate) type Scoper = std::sync::Arc<
+    dyn Fn(String, bool) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
+>;
+
 /// The session's handle on the capture task.
 pub(crate) struct Capture {
     requests: mpsc::UnboundedSender<Request>,
     counters: watch::Receiver<Counters>,
+    scope: watch::Receiver<ScopeHosts>,
     next_flow_id: u64,
     task: tokio::task::JoinHandle<anyhow::Result<Written>>,
 }
@@ -82,8 +101,17 @@ impl Capture {
                 dir.display()
             );
         }
-        let mut scope = ScopeConfig::for_target(config.target.as_str());
-        scope.extra_hosts.clone_from(&config.scope);
+        let hosts = ScopeHosts {
+            extra: config.scope.clone(),
+            out: if config.resume {
+                Manifest::load(&dir)
+                    .map(|m| m.out_of_scope)
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            },
+        };
+        let scope = scope_config(config.target.as_str(), &hosts);
         let mut pipeline = Pipeline::new(PipelineConfig {
             scope,
             ..PipelineConfig::default()
@@ -108,12 +136,16 @@ impl Capture {
         let next_flow_id = books.next_id.max(1);
         let (requests, requests_rx) = mpsc::unbounded_channel();
         let (counters_tx, counters_rx) = watch::channel(counters);
+        let (scope_tx, scope_rx) = watch::channel(hosts);
+        let target = config.target.to_string();
         let task = tokio::task::spawn_blocking(move || {
             let runtime = tokio::runtime::Handle::current();
             let task = Task {
                 pipeline,
                 books,
                 dir,
+                target,
+                scope: scope_tx,
                 counters: counters_tx,
                 events,
                 debounce: Debounce::new(WRITE_EVERY),
@@ -123,6 +155,7 @@ impl Capture {
         Ok(Self {
             requests,
             counters: counters_rx,
+            scope: scope_rx,
             next_flow_id,
             task,
         })
@@ -147,6 +180,31 @@ impl Capture {
     pub(crate) fn runner(&self) -> Runner {
         let requests = self.requests.clone();
         std::sync::Arc::new(move |f: PipelineFn| requests.send(Request::Pipeline(f)).is_ok())
+    }
+
+    /// A way for other tasks (the agent's `scope_add`) to change the scope.
+    pub(crate) fn scoper(&self) -> Scoper {
+        let requests = self.requests.clone();
+        std::sync::Arc::new(move |host: String, add: bool| {
+            let (tx, rx) = oneshot::channel();
+            requests
+                .send(Request::Scope(host, add, tx))
+                .is_ok()
+                .then_some(rx)
+        })
+    }
+
+    /// Adds or removes `host`: the archive is documented again under the new
+    /// scope and the documents rewritten; returns a line for the user.
+    pub(crate) async fn change_scope(&self, host: &str, add: bool) -> anyhow::Result<String> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Request::Scope(host.to_owned(), add, tx))?;
+        rx.await.context("the capture task stopped")?
+    }
+
+    /// The scope's hosts now (for `session.json`).
+    pub(crate) fn scope_hosts(&self) -> ScopeHosts {
+        self.scope.borrow().clone()
     }
 
     /// `/flows [q]`: one line per endpoint.
@@ -241,11 +299,33 @@ impl Books {
     }
 }
 
+/// The scope for `target` with `hosts` added and taken out.
+fn scope_config(target: &str, hosts: &ScopeHosts) -> ScopeConfig {
+    let mut scope = ScopeConfig::for_target(target);
+    scope.extra_hosts.clone_from(&hosts.extra);
+    scope.deny_hosts.clone_from(&hosts.out);
+    scope
+}
+
+/// A host as typed (`API.Other.test`, `https://api.other.test/`), as the scope wants it.
+fn normalise_host(text: &str) -> String {
+    let text = text.trim();
+    let host = url::Url::parse(text)
+        .ok()
+        .filter(|u| u.has_host())
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| text.to_owned());
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
 /// The task's state: the pipeline and what the session asks about it.
 struct Task {
     pipeline: Pipeline,
     books: Books,
     dir: PathBuf,
+    /// The session's target, the base of every scope.
+    target: String,
+    scope: watch::Sender<ScopeHosts>,
     counters: watch::Sender<Counters>,
     events: mpsc::UnboundedSender<Event>,
     debounce: Debounce,
@@ -280,6 +360,9 @@ impl Task {
                             self.debounce.mark_dirty();
                         }
                     }
+                    Some(Request::Scope(host, add, reply)) => {
+                        let _ = reply.send(self.change_scope(&host, add));
+                    }
                     Some(Request::Finish) | None => break,
                 },
                 _ = tick.tick() => self.write_if_due(),
@@ -308,6 +391,66 @@ impl Task {
             .send_replace(self.books.counters(&self.pipeline));
         self.write_if_due();
         Ok(())
+    }
+
+    /// Adds or removes `host`, then documents the whole archive again under
+    /// the new scope (the store cannot change scope in place), rewrites the
+    /// documents and records the scope in `session.json`.
+    fn change_scope(&mut self, host: &str, add: bool) -> anyhow::Result<String> {
+        let host = normalise_host(host);
+        if host.is_empty() || host.contains(['/', ' ']) {
+            bail!("`{host}` is not a host name (e.g. api.other.test or *.other.test)");
+        }
+        let old = self.scope.borrow().clone();
+        let mut hosts = old.clone();
+        if add {
+            hosts.out.retain(|h| *h != host);
+            if !hosts.extra.contains(&host) {
+                hosts.extra.push(host.clone());
+            }
+        } else if hosts.extra.contains(&host) {
+            hosts.extra.retain(|h| *h != host);
+        } else if !hosts.out.contains(&host) {
+            hosts.out.push(host.clone());
+        }
+        hosts.extra.sort();
+        hosts.out.sort();
+        let verb = if add { "in" } else { "out of" };
+        if hosts == old {
+            return Ok(format!("{host} was already {verb} scope: nothing changed"));
+        }
+        let before = self.books.counters(&self.pipeline);
+        let scope = scope_config(&self.target, &hosts);
+        let dir = self.dir.clone();
+        let mut warnings = Vec::new();
+        self.pipeline.rescope(scope, |fresh| {
+            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
+            Ok(())
+        })?;
+        for warning in warnings {
+            let _ = self
+                .events
+                .send(Event::Message(format!("  warning  {warning}")));
+        }
+        self.scope.send_replace(hosts.clone());
+        let after = self.books.counters(&self.pipeline);
+        self.counters.send_replace(after);
+        self.debounce.written(Instant::now());
+        self.write_documents()?;
+        // `--resume` carries the new scope on.
+        if let Ok(mut manifest) = Manifest::load(&self.dir) {
+            manifest.scope = hosts.extra;
+            manifest.out_of_scope = hosts.out;
+            manifest.save(&self.dir, after, time::OffsetDateTime::now_utc())?;
+        }
+        Ok(format!(
+            "{host} is {verb} scope now: re-documented {} flows, {} in scope (was {}), {} endpoints (was {})",
+            after.flows,
+            after.in_scope_flows,
+            before.in_scope_flows,
+            after.endpoints,
+            before.endpoints
+        ))
     }
 
     /// Rewrites the documents when something changed and a second has passed.

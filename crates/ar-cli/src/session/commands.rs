@@ -13,6 +13,13 @@ pub(crate) enum Command {
     Flows(Option<String>),
     /// Where the spec is and what it holds.
     Spec,
+    /// Add a host to the scope or take one out; the capture is re-documented.
+    Scope {
+        /// The host (`api.other.test`, `*.other.test`).
+        host: String,
+        /// Add (`true`) or remove.
+        add: bool,
+    },
     /// Write everything now (spec, `capture.har`, `session.json`).
     Save,
     /// Stop the current driver's turn.
@@ -42,6 +49,7 @@ Commands:
   /done          give the browser back and see what your browsing added
   /flows [text]  list endpoints (all, or those matching text)
   /spec          where the spec is and what it holds
+  /scope add|remove HOST  document a host's traffic too (or stop); re-documents what was captured
   /save          write the spec, capture.har and session.json now
   /stop          stop the current turn (Ctrl-C does the same)
   /explore       explore the site with the built-in explorer (no LLM)
@@ -71,6 +79,16 @@ pub(crate) fn parse(line: &str) -> Option<Command> {
             Command::Flows((!argument.is_empty()).then(|| argument.to_owned()))
         }
         "spec" => Command::Spec,
+        "scope" => {
+            let mut words = argument.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some(verb @ ("add" | "remove" | "rm")), Some(host), None) => Command::Scope {
+                    host: host.to_owned(),
+                    add: verb == "add",
+                },
+                _ => Command::Usage("/scope add|remove HOST"),
+            }
+        }
         "save" => Command::Save,
         "stop" => Command::Stop,
         "explore" => Command::Explore,
@@ -105,6 +123,24 @@ mod tests {
             ]))
         );
         assert_eq!(parse("/open"), Some(Command::Usage("/open URL [URL...]")));
+        assert_eq!(
+            parse("/scope add api.other.test"),
+            Some(Command::Scope {
+                host: "api.other.test".into(),
+                add: true
+            })
+        );
+        assert_eq!(
+            parse("/scope remove *.cdn.test"),
+            Some(Command::Scope {
+                host: "*.cdn.test".into(),
+                add: false
+            })
+        );
+        assert_eq!(
+            parse("/scope"),
+            Some(Command::Usage("/scope add|remove HOST"))
+        );
     }
 
     #[test]
@@ -123,8 +159,8 @@ mod tests {
     #[test]
     fn help_lists_every_command() {
         for word in [
-            "/take", "/done", "/flows", "/spec", "/save", "/stop", "/explore", "/open", "/help",
-            "/quit",
+            "/take", "/done", "/flows", "/spec", "/scope", "/save", "/stop", "/explore", "/open",
+            "/help", "/quit",
         ] {
             assert!(HELP.contains(word), "{word} missing from help");
         }

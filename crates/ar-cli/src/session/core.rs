@@ -340,6 +340,41 @@ impl Session {
         Ok(true)
     }
 
+    /// Runs the user's `/open` while the agent's turn waits for them
+    /// (`ask_human` then `/take`): the pages load now, outside the turn, and
+    /// their flows are the user's (the proxy was switched at `/take`).
+    fn visit_beside_turn(
+        &mut self,
+        mut visits: Box<dyn Driver>,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        let Some(browser) = &self.browser else {
+            writeln!(out, "the browser is not running")?;
+            return Ok(());
+        };
+        let (progress, mut progress_rx) = mpsc::unbounded_channel::<String>();
+        let ctx = DriverContext {
+            browser: Arc::clone(browser) as Arc<dyn Browser>,
+            cancel: CancellationToken::new(),
+            progress,
+            target: self.config.target.clone(),
+        };
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            let visit = tokio::spawn(async move { visits.run(ctx).await });
+            while let Some(line) = progress_rx.recv().await {
+                let _ = events.send(Event::Message(line));
+            }
+            let line = match visit.await {
+                Ok(Ok(report)) => report.summary,
+                Ok(Err(error)) => format!("error: {error:#}"),
+                Err(error) => format!("error: the page visits stopped: {error}"),
+            };
+            let _ = events.send(Event::Message(line));
+        });
+        Ok(())
+    }
+
     /// Asks the running turn to stop; false when none runs.
     pub(crate) fn stop_turn(&mut self) -> bool {
         match &self.turn {
@@ -381,6 +416,7 @@ impl Session {
             Command::Done => self.done(out)?,
             Command::Flows(query) => self.capture.list_endpoints(query.as_deref(), out).await?,
             Command::Spec => self.capture.describe_spec(out).await?,
+            Command::Scope { host, add } => self.change_scope(&host, add, out).await?,
             Command::Save => self.save(out).await?,
             Command::Explore => super::explore::start(self, out)?,
             Command::Open(urls) => {
@@ -389,7 +425,13 @@ impl Session {
                     .map(|u| self.resolve_url(u))
                     .collect::<anyhow::Result<Vec<_>>>()?;
                 // The user asked for these pages, so their flows are the user's.
-                self.start_turn(Box::new(PageVisits::new(urls, Client::Human)), out)?;
+                let visits = Box::new(PageVisits::new(urls, Client::Human));
+                if self.taken.is_some() && self.agent.waiting_for_human() {
+                    // The agent's turn is parked in ask_human and the browser is the user's.
+                    self.visit_beside_turn(visits, out)?;
+                } else {
+                    self.start_turn(visits, out)?;
+                }
             }
             Command::Intent(text) => super::agent::intent(self, text, out)?,
             Command::Unknown(word) => writeln!(out, "unknown command /{word}: /help lists them")?,
@@ -477,9 +519,39 @@ impl Session {
         Ok(url.to_string())
     }
 
+    /// Keeps `session.json`'s scope in step with the capture task's.
+    fn record_scope(&mut self, hosts: super::capture::ScopeHosts) {
+        self.manifest.scope = hosts.extra;
+        self.manifest.out_of_scope = hosts.out;
+    }
+
+    /// Changes the scope (`/scope add|remove HOST`, the agent's tools):
+    /// everything captured is documented again under the new scope.
+    pub(crate) async fn change_scope(
+        &mut self,
+        host: &str,
+        add: bool,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        match self.capture.change_scope(host, add).await {
+            Ok(line) => {
+                self.record_scope(self.capture.scope_hosts());
+                writeln!(out, "{line}")?;
+            }
+            Err(error) => writeln!(out, "{} {error:#}", self.style.warn("error:"))?,
+        }
+        Ok(())
+    }
+
+    /// Asks the capture task to change the scope (for the agent's workspace).
+    pub(crate) fn scoper(&self) -> super::capture::Scoper {
+        self.capture.scoper()
+    }
+
     /// `/save`: spec and docs, `capture.har`, `session.json`.
     pub(crate) async fn save(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         let report = self.capture.save().await?;
+        self.record_scope(self.capture.scope_hosts());
         self.manifest.save(
             &self.config.out_dir,
             self.counters(),
@@ -521,6 +593,7 @@ impl Session {
             }
         }
         self.agent.shutdown(out).await?;
+        self.record_scope(self.capture.scope_hosts());
         let report = self.capture.finish().await?;
         let counters = report.counters;
         self.manifest.save(

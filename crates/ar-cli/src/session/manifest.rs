@@ -28,6 +28,9 @@ pub(crate) struct Manifest {
     /// Extra in-scope hosts.
     #[serde(default)]
     pub(crate) scope: Vec<String>,
+    /// Hosts taken out of scope during a session (`scope_remove`, `/scope remove`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) out_of_scope: Vec<String>,
     /// When the first run started (RFC 3339, UTC).
     pub(crate) created: String,
     /// When this file was last written (RFC 3339, UTC).
@@ -98,6 +101,7 @@ impl Manifest {
                 version: VERSION,
                 target: config.target.to_string(),
                 scope: config.scope.clone(),
+                out_of_scope: Vec::new(),
                 created: stamp.clone(),
                 updated: stamp,
                 runs: 1,

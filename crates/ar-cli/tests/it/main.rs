@@ -6,4 +6,6 @@ mod browser;
 mod import;
 mod infer_schema;
 mod proxy;
+mod scope;
 mod session;
+mod take;

@@ -1,0 +1,221 @@
+//! `scope_add` / `scope_remove` inside a live `ar <url>` session: the mock
+//! LLM takes a host out of scope and puts it back, and the flows captured
+//! before each change are documented again under the new scope (the spec
+//! loses the host's paths, then gets them back) without a restart, while
+//! `session.json` records the scope for `--resume` and no endpoint is named
+//! twice by the enrichment worker.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ar_fixtures::{API_HOST, FixtureConfig, FixtureSite, SHOP_HOST};
+use ar_mock_llm::{MockLlm, Reply};
+use serde_json::json;
+
+/// The fixture shop on loopback and the CA files `ar` needs to reach it.
+pub(crate) struct Shop {
+    pub(crate) site: FixtureSite,
+    ca_file: tempfile::NamedTempFile,
+    ca_dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Shop {
+    pub(crate) fn start() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let site = runtime
+            .block_on(FixtureSite::start(FixtureConfig::new()))
+            .unwrap();
+        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
+        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
+        Self {
+            site,
+            ca_file,
+            ca_dir: tempfile::tempdir().unwrap(),
+            _runtime: runtime,
+        }
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("https://{SHOP_HOST}:{}{path}", self.site.addr().port())
+    }
+
+    /// `ar <shop>` headless, offline, talking to `mock` as Anthropic.
+    pub(crate) fn ar(&self, out: &Path, mock: &MockLlm, extra: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
+        command
+            .arg(self.url("/"))
+            .args(["--headless", "--offline", "--out"])
+            .arg(out)
+            .arg("--ca-dir")
+            .arg(self.ca_dir.path())
+            .arg("--upstream-ca")
+            .arg(self.ca_file.path())
+            .args(["--provider", "anthropic", "--model", "mock-model"])
+            .arg("--base-url")
+            .arg(mock.base_url());
+        for (host, addr) in self.site.host_mappings() {
+            command.arg("--resolve").arg(format!(
+                "{host}:{}:{}",
+                self.site.addr().port(),
+                addr.ip()
+            ));
+        }
+        command
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-scope-key")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+}
+
+const NAMER: &str = "You name HTTP API endpoints";
+
+/// Answers enrichment calls with a name made from the key (by content, so
+/// their order does not matter); `None` for the agent's calls.
+pub(crate) fn name_endpoints(request: &ar_mock_llm::RecordedRequest) -> Option<Reply> {
+    if !request.json()["system"].to_string().contains(NAMER) {
+        return None;
+    }
+    let text = request.last_user_text();
+    let key = text
+        .lines()
+        .next()?
+        .trim_start_matches("endpoint: ")
+        .to_owned();
+    let id: String = key.chars().filter(char::is_ascii_alphanumeric).collect();
+    Some(Reply::text(
+        json!({"operationId": format!("named{id}"), "summary": format!("Mock summary of {key}"),
+               "description": "Named by the mock LLM.", "tag": "mock"})
+        .to_string(),
+    ))
+}
+
+fn read(path: PathBuf) -> String {
+    std::fs::read_to_string(&path).unwrap_or_default()
+}
+
+#[test]
+fn scope_tools_redocument_what_was_captured_without_a_restart() {
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // What was on disk when the agent's next call arrived after each change.
+    let seen: Arc<Mutex<BTreeMap<&'static str, (String, String)>>> = Arc::default();
+    {
+        let seen = Arc::clone(&seen);
+        let out = out.clone();
+        mock.respond_with(move |request| {
+            if let Some(reply) = name_endpoints(request) {
+                return Some(reply);
+            }
+            let body = &request.body;
+            let step = if body.contains("is in scope now") {
+                "added"
+            } else if body.contains("is out of scope now") {
+                "removed"
+            } else {
+                return None;
+            };
+            seen.lock().unwrap().entry(step).or_insert_with(|| {
+                (
+                    read(out.join("openapi.yaml")),
+                    read(out.join("session.json")),
+                )
+            });
+            None
+        });
+    }
+    mock.push_all([
+        // The product page calls the partner API on api.shop.test (same site: in scope).
+        Reply::tool(
+            "s1",
+            "browser_navigate",
+            json!({"url": shop.url("/products/101")}),
+        ),
+        Reply::tool("s2", "scope_remove", json!({"host": API_HOST})),
+        Reply::tool("s3", "scope_add", json!({"host": API_HOST})),
+        Reply::text("The partner API is documented again.\nINTENT COVERED"),
+    ]);
+    let mut child = shop
+        .ar(&out, &mock, &["--intent", "map the product page"])
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("ar --intent did not exit by itself");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let output = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(status.success(), "{text}");
+    assert!(
+        text.contains("scope: api.shop.test is out of scope now"),
+        "{text}"
+    );
+    assert!(
+        text.contains("scope: api.shop.test is in scope now"),
+        "{text}"
+    );
+
+    let seen = seen.lock().unwrap();
+    // After scope_remove: the partner API's paths left the spec at once, the shop's stayed.
+    let (spec, manifest) = &seen["removed"];
+    assert!(!spec.contains("/v1/recommendations"), "{spec}");
+    assert!(spec.contains("/api/products/{"), "{spec}");
+    let manifest: serde_json::Value = serde_json::from_str(manifest).unwrap();
+    assert_eq!(manifest["out_of_scope"], json!([API_HOST]), "{manifest}");
+    // After scope_add: back, from the flows captured before (no new browsing).
+    let (spec, manifest) = &seen["added"];
+    assert!(spec.contains("/v1/recommendations"), "{spec}");
+    let manifest: serde_json::Value = serde_json::from_str(manifest).unwrap();
+    assert_eq!(manifest["scope"], json!([API_HOST]), "{manifest}");
+    assert!(manifest.get("out_of_scope").is_none(), "{manifest}");
+    // And at exit.
+    let spec = read(out.join("openapi.yaml"));
+    assert!(spec.contains("/v1/recommendations"), "{spec}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&read(out.join("session.json"))).unwrap();
+    assert_eq!(manifest["scope"], json!([API_HOST]), "{manifest}");
+
+    // Rebuilding the store renumbers endpoints: still one naming call per key.
+    let mut named: BTreeMap<String, usize> = BTreeMap::new();
+    for r in mock
+        .requests()
+        .iter()
+        .filter(|r| r.json()["system"].to_string().contains(NAMER))
+    {
+        let key = r
+            .last_user_text()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        *named.entry(key).or_default() += 1;
+    }
+    assert!(!named.is_empty(), "{text}");
+    assert!(named.values().all(|n| *n == 1), "named twice: {named:?}");
+}
