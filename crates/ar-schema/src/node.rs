@@ -269,19 +269,24 @@ impl Node {
 impl StringStats {
     fn add(&mut self, s: &[u8]) {
         self.count += 1;
-        if self.formats != 0 {
-            self.formats &= format::detect(s, self.formats);
-        }
         if let Some(values) = &mut self.values {
             if s.len() > MAX_ENUM_VALUE_BYTES {
                 self.values = None;
-                return;
+            } else {
+                match values.binary_search_by(|(v, _)| v.as_bytes().cmp(s)) {
+                    Ok(i) => {
+                        values[i].1 += 1;
+                        // A value seen before already narrowed `formats` to formats it has
+                        // (which only ever shrink), so checking it again would change nothing.
+                        return;
+                    }
+                    Err(_) if values.len() >= MAX_ENUM_TRACKED => self.values = None,
+                    Err(i) => values.insert(i, (String::from_utf8_lossy(s).into(), 1)),
+                }
             }
-            match values.binary_search_by(|(v, _)| v.as_bytes().cmp(s)) {
-                Ok(i) => values[i].1 += 1,
-                Err(_) if values.len() >= MAX_ENUM_TRACKED => self.values = None,
-                Err(i) => values.insert(i, (String::from_utf8_lossy(s).into(), 1)),
-            }
+        }
+        if self.formats != 0 {
+            self.formats &= format::detect(s, self.formats);
         }
     }
 
