@@ -122,13 +122,13 @@ pub fn tool_definitions() -> Vec<ToolDefinition> {
         ),
         tool(
             "scope_add",
-            "Document a host that is left out of the spec (e.g. the site's API on another domain).",
+            "Document a host that is left out of the spec (e.g. the site's API on another domain); flows already captured from it are documented at once.",
             &json!({"host": {"type": "string"}}),
             &["host"],
         ),
         tool(
             "scope_remove",
-            "Stop documenting a host (e.g. a third-party service that crept in).",
+            "Stop documenting a host (e.g. a third-party service that crept in); its endpoints leave the spec at once.",
             &json!({"host": {"type": "string"}}),
             &["host"],
         ),

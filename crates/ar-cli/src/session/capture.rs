@@ -560,6 +560,62 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_scope_change_redocuments_the_archive_and_keeps_capturing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (flows, flows_rx) = mpsc::channel(64);
+        let (events, _events_rx) = mpsc::unbounded_channel();
+        let capture =
+            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+        let json = "application/json";
+        flows
+            .send(flow(1, "https://shop.test/api/cart", json, "{}"))
+            .await
+            .unwrap();
+        flows
+            .send(flow(
+                2,
+                "https://stock.partner.test/levels/7",
+                json,
+                r#"{"n":7}"#,
+            ))
+            .await
+            .unwrap();
+        let spec = dir.path().join("openapi.yaml");
+        let line = capture
+            .change_scope("HTTPS://Stock.Partner.test/", true)
+            .await
+            .unwrap();
+        assert!(
+            line.starts_with("stock.partner.test is in scope now"),
+            "{line}"
+        );
+        assert_eq!(capture.counters().endpoints, 2);
+        let yaml = std::fs::read_to_string(&spec).unwrap();
+        assert!(yaml.contains("/levels/{"), "{yaml}");
+        assert_eq!(capture.scope_hosts().extra, ["stock.partner.test"]);
+
+        // The archive writer carried over: new flows are still archived and documented.
+        flows
+            .send(flow(3, "https://shop.test/api/orders", json, "[]"))
+            .await
+            .unwrap();
+        let again = capture
+            .change_scope("stock.partner.test", true)
+            .await
+            .unwrap();
+        assert!(again.contains("nothing changed"), "{again}");
+        // The target's own site can be taken out too.
+        capture.change_scope("shop.test", false).await.unwrap();
+        assert_eq!(capture.counters().endpoints, 1);
+        assert_eq!(capture.scope_hosts().out, ["shop.test"]);
+        assert!(capture.change_scope("not a host", true).await.is_err());
+        let written = capture.finish().await.unwrap();
+        assert_eq!(written.counters.flows, 3);
+        let archive = std::fs::read_to_string(dir.path().join(FLOWS_FILE)).unwrap();
+        assert_eq!(archive.lines().count(), 3);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn flows_become_a_spec_on_disk_within_a_second_and_answer_queries() {
         let dir = tempfile::tempdir().unwrap();
         let (flows, flows_rx) = mpsc::channel(64);
