@@ -173,3 +173,94 @@ fn take_and_done_at_a_terminal_hand_the_browser_over_and_back() {
         assert_eq!(flow["_ar"]["client"], "human", "{line}");
     }
 }
+
+#[test]
+fn take_pauses_a_running_turn_and_done_resumes_it_with_a_summary() {
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    mock.respond_with(name_endpoints);
+    mock.push_all([
+        // The model is mid-answer (the stream stalls) when the user takes over.
+        Reply::text("Let me look at the catalogue first, then the product pages.").stall_after(3),
+        Reply::text("Your product page shows the detail endpoint.\nINTENT COVERED"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (mut terminal, slave) = Terminal::open();
+    let mut command = shop.ar(&out, &mock, &[]);
+    command
+        .env("TERM", "dumb")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave));
+    let mut child = command.spawn().unwrap();
+    drop(command);
+
+    let at = terminal.wait_for("opened", 0);
+    terminal.type_line("map the product pages");
+    let at = terminal.wait_for("intent: map the product pages", at);
+    let start = Instant::now();
+    while mock.request_count() == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "{}",
+            terminal.text()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Typed while the turn runs: read at once because stdin is a terminal.
+    terminal.type_line("/take");
+    let at = terminal.wait_for("agent stopped:", at);
+    terminal.type_line("/open /products/103");
+    let at = terminal.wait_for("done: open:", at);
+    let flows = out.join("flows.jsonl");
+    assert!(
+        std::fs::read_to_string(&flows)
+            .unwrap()
+            .contains("/api/products/103"),
+        "{}",
+        terminal.text()
+    );
+    terminal.type_line("/done");
+    let at = terminal.wait_for("thanks: your browsing added ", at);
+    let summary = terminal.text()[at..].lines().next().unwrap().to_owned();
+    let added: u64 = summary
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {summary:?}"));
+    assert!(added > 0, "{summary}");
+    let at = terminal.wait_for("the agent reports the intent covered", at);
+    terminal.type_line("/quit");
+    terminal.wait_for("session.json in", at);
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("ar did not exit on /quit:\n{}", terminal.text());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // The resumed turn opened with the summary of the user's browsing.
+    let requests = mock.requests();
+    let resumed = requests
+        .iter()
+        .find(|r| {
+            r.body
+                .contains("The user used the browser and gave it back")
+        })
+        .unwrap_or_else(|| panic!("the agent was not told:\n{}", terminal.text()));
+    assert!(
+        resumed
+            .body
+            .contains(&format!("their browsing added {added} flows")),
+        "{}",
+        resumed.body
+    );
+    let archive = std::fs::read_to_string(&flows).unwrap();
+    for line in archive.lines().filter(|l| l.contains("/api/products/103")) {
+        let flow: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(flow["_ar"]["client"], "human", "{line}");
+    }
+}
