@@ -219,3 +219,48 @@ fn scope_tools_redocument_what_was_captured_without_a_restart() {
     assert!(!named.is_empty(), "{text}");
     assert!(named.values().all(|n| *n == 1), "named twice: {named:?}");
 }
+
+#[test]
+fn scope_commands_at_the_prompt_redocument_the_capture() {
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    mock.respond_with(name_endpoints);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (mut terminal, slave) = super::take::Terminal::open();
+    let mut command = shop.ar(&out, &mock, &[]);
+    command
+        .env("TERM", "dumb")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave));
+    let mut child = command.spawn().unwrap();
+    drop(command);
+    let spec = out.join("openapi.yaml");
+
+    let at = terminal.wait_for("opened", 0);
+    terminal.type_line("/open /products/101");
+    let at = terminal.wait_for("done: open:", at);
+    terminal.type_line("/scope remove api.shop.test");
+    let at = terminal.wait_for("api.shop.test is out of scope now", at);
+    let removed = read(spec.clone());
+    assert!(!removed.contains("/v1/recommendations"), "{removed}");
+    assert!(removed.contains("/api/products/{"), "{removed}");
+    terminal.type_line("/scope add api.shop.test");
+    let at = terminal.wait_for("api.shop.test is in scope now", at);
+    let added = read(spec.clone());
+    assert!(added.contains("/v1/recommendations"), "{added}");
+    terminal.type_line("/quit");
+    terminal.wait_for("session.json in", at);
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("ar did not exit on /quit:\n{}", terminal.text());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_str(&read(out.join("session.json"))).unwrap();
+    assert_eq!(manifest["scope"], json!([API_HOST]), "{manifest}");
+}

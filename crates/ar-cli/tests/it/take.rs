@@ -18,14 +18,14 @@ use serde_json::json;
 use super::scope::{Shop, name_endpoints};
 
 /// The master side of a pseudo-terminal, with everything the child printed.
-struct Terminal {
+pub(crate) struct Terminal {
     master: File,
     output: Arc<Mutex<String>>,
 }
 
 impl Terminal {
     /// Opens a pty; returns it and its slave side (the child's stdio).
-    fn open() -> (Self, File) {
+    pub(crate) fn open() -> (Self, File) {
         let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
         grantpt(&master).unwrap();
         unlockpt(&master).unwrap();
@@ -55,12 +55,12 @@ impl Terminal {
         (Self { master, output }, slave)
     }
 
-    fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.output.lock().unwrap().clone()
     }
 
     /// Waits until the output (after `from` bytes) contains `needle`; returns where it ends.
-    fn wait_for(&self, needle: &str, from: usize) -> usize {
+    pub(crate) fn wait_for(&self, needle: &str, from: usize) -> usize {
         let start = Instant::now();
         loop {
             let text = self.text();
@@ -75,7 +75,7 @@ impl Terminal {
         }
     }
 
-    fn type_line(&mut self, line: &str) {
+    pub(crate) fn type_line(&mut self, line: &str) {
         self.master.write_all(line.as_bytes()).unwrap();
         self.master.write_all(b"\n").unwrap();
     }
