@@ -94,7 +94,7 @@ impl fmt::Display for SnapshotDiff {
     }
 }
 
-/// The line diff from `old` to `new` (see the [module docs](self)).
+/// The line diff from `old` to `new`: changed lines with one line of context, the rest collapsed to a count.
 #[must_use]
 pub fn diff(old: &Snapshot, new: &Snapshot) -> SnapshotDiff {
     let old_lines = render(old);
