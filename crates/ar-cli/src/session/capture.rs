@@ -101,7 +101,7 @@ impl Capture {
                 dir.display()
             );
         }
-        let hosts = ScopeHosts {
+        let mut hosts = ScopeHosts {
             extra: config.scope.clone(),
             out: if config.resume {
                 Manifest::load(&dir)
@@ -111,6 +111,8 @@ impl Capture {
                 Vec::new()
             },
         };
+        // Taken out in an earlier run, unless `--scope` names the host again.
+        hosts.out.retain(|h| !hosts.extra.contains(h));
         let scope = scope_config(config.target.as_str(), &hosts);
         let mut pipeline = Pipeline::new(PipelineConfig {
             scope,
@@ -581,6 +583,9 @@ mod tests {
             .await
             .unwrap();
         let spec = dir.path().join("openapi.yaml");
+        // Both flows are in (flows and requests travel on separate channels).
+        let mut counters = capture.counters_watch();
+        counters.wait_for(|c| c.flows == 2).await.unwrap();
         let line = capture
             .change_scope("HTTPS://Stock.Partner.test/", true)
             .await
