@@ -7,68 +7,11 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ar_fixtures::{FixtureConfig, FixtureSite, SHOP_HOST};
+use ar_fixtures::SHOP_HOST;
 use ar_mock_llm::{MockLlm, Reply};
 use serde_json::json;
 
-struct Shop {
-    site: FixtureSite,
-    ca_file: tempfile::NamedTempFile,
-    ca_dir: tempfile::TempDir,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Shop {
-    fn start() -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let site = runtime
-            .block_on(FixtureSite::start(FixtureConfig::new()))
-            .unwrap();
-        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
-        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
-        Self {
-            site,
-            ca_file,
-            ca_dir: tempfile::tempdir().unwrap(),
-            _runtime: runtime,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("https://{SHOP_HOST}:{}{path}", self.site.addr().port())
-    }
-
-    fn ar(&self, extra: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
-        command
-            .arg(self.url("/"))
-            .arg("--headless")
-            .arg("--ca-dir")
-            .arg(self.ca_dir.path())
-            .arg("--upstream-ca")
-            .arg(self.ca_file.path());
-        for (host, addr) in self.site.host_mappings() {
-            command.arg("--resolve").arg(format!(
-                "{host}:{}:{}",
-                self.site.addr().port(),
-                addr.ip()
-            ));
-        }
-        command
-            .args(extra)
-            .env("NO_COLOR", "1")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_BASE_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-}
+use super::shop::{Shop, lines_of, wait_for};
 
 /// `namedApiProducts` for `GET shop.test:1234/api/products/{productId}`.
 fn name_for(key: &str) -> String {
@@ -452,39 +395,6 @@ fn several_intents_run_one_after_another_over_the_openai_wire_format() {
         "{}",
         requests[2].body
     );
-}
-
-/// Reads a child's stdout on a thread, line by line.
-fn lines_of(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<String> {
-    use std::io::BufRead as _;
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// Waits for a line containing `needle`, collecting what was read.
-fn wait_for(lines: &std::sync::mpsc::Receiver<String>, needle: &str, seen: &mut String) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
-            seen.push_str(&line);
-            seen.push('\n');
-            if line.contains(needle) {
-                return;
-            }
-        }
-    }
-    panic!("no line with {needle:?} within 60 s; saw:\n{seen}");
 }
 
 #[test]

@@ -8,4 +8,5 @@ mod infer_schema;
 mod proxy;
 mod scope;
 mod session;
+mod shop;
 mod take;

@@ -6,80 +6,16 @@
 //! twice by the enrichment worker.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
+use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ar_fixtures::{API_HOST, FixtureConfig, FixtureSite, SHOP_HOST};
+use ar_fixtures::API_HOST;
 use ar_mock_llm::{MockLlm, Reply};
 use serde_json::json;
 
-/// The fixture shop on loopback and the CA files `ar` needs to reach it.
-pub(crate) struct Shop {
-    pub(crate) site: FixtureSite,
-    ca_file: tempfile::NamedTempFile,
-    ca_dir: tempfile::TempDir,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Shop {
-    pub(crate) fn start() -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let site = runtime
-            .block_on(FixtureSite::start(FixtureConfig::new()))
-            .unwrap();
-        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
-        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
-        Self {
-            site,
-            ca_file,
-            ca_dir: tempfile::tempdir().unwrap(),
-            _runtime: runtime,
-        }
-    }
-
-    pub(crate) fn url(&self, path: &str) -> String {
-        format!("https://{SHOP_HOST}:{}{path}", self.site.addr().port())
-    }
-
-    /// `ar <shop>` headless, offline, talking to `mock` as Anthropic.
-    pub(crate) fn ar(&self, out: &Path, mock: &MockLlm, extra: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
-        command
-            .arg(self.url("/"))
-            .args(["--headless", "--offline", "--out"])
-            .arg(out)
-            .arg("--ca-dir")
-            .arg(self.ca_dir.path())
-            .arg("--upstream-ca")
-            .arg(self.ca_file.path())
-            .args(["--provider", "anthropic", "--model", "mock-model"])
-            .arg("--base-url")
-            .arg(mock.base_url());
-        for (host, addr) in self.site.host_mappings() {
-            command.arg("--resolve").arg(format!(
-                "{host}:{}:{}",
-                self.site.addr().port(),
-                addr.ip()
-            ));
-        }
-        command
-            .args(extra)
-            .env("NO_COLOR", "1")
-            .env("ANTHROPIC_API_KEY", "sk-ant-test-scope-key")
-            .env_remove("OPENAI_API_KEY")
-            .env_remove("ANTHROPIC_BASE_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-}
+use super::shop::Shop;
 
 const NAMER: &str = "You name HTTP API endpoints";
 
@@ -151,7 +87,7 @@ fn scope_tools_redocument_what_was_captured_without_a_restart() {
         Reply::text("The partner API is documented again.\nINTENT COVERED"),
     ]);
     let mut child = shop
-        .ar(&out, &mock, &["--intent", "map the product page"])
+        .ar_with_llm(&out, &mock, &["--intent", "map the product page"])
         .spawn()
         .unwrap();
     let start = Instant::now();
@@ -228,7 +164,7 @@ fn scope_commands_at_the_prompt_redocument_the_capture() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let (mut terminal, slave) = super::take::Terminal::open();
-    let mut command = shop.ar(&out, &mock, &[]);
+    let mut command = shop.ar_with_llm(&out, &mock, &[]);
     command
         .env("TERM", "dumb")
         .stdin(Stdio::from(slave.try_clone().unwrap()))

@@ -10,72 +10,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use ar_fixtures::{ENDPOINTS, EndpointKind, FixtureConfig, FixtureSite, METRICS_HOST, SHOP_HOST};
+use ar_fixtures::{ENDPOINTS, EndpointKind, METRICS_HOST, SHOP_HOST};
 use serde_json::Value;
 
-/// The fixture site on a runtime of its own, with its CA in a file.
-struct Shop {
-    site: FixtureSite,
-    ca_file: tempfile::NamedTempFile,
-    ca_dir: tempfile::TempDir,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl Shop {
-    fn start() -> Self {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let site = runtime
-            .block_on(FixtureSite::start(FixtureConfig::new()))
-            .unwrap();
-        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
-        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
-        Self {
-            site,
-            ca_file,
-            ca_dir: tempfile::tempdir().unwrap(),
-            _runtime: runtime,
-        }
-    }
-
-    fn port(&self) -> u16 {
-        self.site.addr().port()
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("https://{SHOP_HOST}:{}{path}", self.port())
-    }
-
-    /// `ar <shop> --headless ...` with stdin piped.
-    fn ar(&self, extra: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
-        command
-            .arg(self.url("/"))
-            .arg("--headless")
-            .arg("--offline")
-            .arg("--ca-dir")
-            .arg(self.ca_dir.path());
-        command.arg("--upstream-ca").arg(self.ca_file.path());
-        for (host, addr) in self.site.host_mappings() {
-            command
-                .arg("--resolve")
-                .arg(format!("{host}:{}:{}", self.port(), addr.ip()));
-        }
-        command.args(extra).env("NO_COLOR", "1");
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-}
+use super::shop::{Shop, lines_of, wait_for};
 
 /// Runs `command`, sends `script` on stdin, closes it, and waits (bounded).
 fn run_script(mut command: Command, script: &str) -> (ExitStatus, String) {
-    let mut child = command.spawn().expect("ar starts");
+    let mut child = command.stdin(Stdio::piped()).spawn().expect("ar starts");
     child
         .stdin
         .take()
@@ -397,7 +339,11 @@ fn sigterm_mid_run_leaves_a_valid_spec_and_a_readable_archive() {
     let shop = Shop::start();
     let out = tempfile::tempdir().unwrap();
     let dir: PathBuf = out.path().join("run");
-    let mut child = shop.ar(&["--out", dir.to_str().unwrap()]).spawn().unwrap();
+    let mut child = shop
+        .ar(&["--out", dir.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(open(&shop, &[PAGES_A, PAGES_B].concat()).as_bytes())
@@ -434,45 +380,16 @@ fn sigterm_mid_run_leaves_a_valid_spec_and_a_readable_archive() {
     assert_eq!(har["log"]["entries"].as_array().unwrap().len(), ids.len());
 }
 
-/// Reads a child's stdout on a thread, line by line.
-fn lines_of(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
-    use std::io::BufRead as _;
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// Waits for a line containing `needle`; returns everything read up to it.
-fn wait_for(lines: &std::sync::mpsc::Receiver<String>, needle: &str, seen: &mut String) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
-            seen.push_str(&line);
-            seen.push('\n');
-            if line.contains(needle) {
-                return;
-            }
-        }
-    }
-    panic!("no line with {needle:?} within 60 s; saw:\n{seen}");
-}
-
 #[test]
 fn ctrl_c_stops_the_current_turn_and_the_session_goes_on() {
     let shop = Shop::start();
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().join("run");
-    let mut child = shop.ar(&["--out", dir.to_str().unwrap()]).spawn().unwrap();
+    let mut child = shop
+        .ar(&["--out", dir.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
     let lines = lines_of(&mut child);
     let mut stdin = child.stdin.take().unwrap();
     stdin

@@ -15,7 +15,8 @@ use ar_mock_llm::{MockLlm, Reply};
 use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
 use serde_json::json;
 
-use super::scope::{Shop, name_endpoints};
+use super::scope::name_endpoints;
+use super::shop::Shop;
 
 /// The master side of a pseudo-terminal, with everything the child printed.
 pub(crate) struct Terminal {
@@ -97,7 +98,7 @@ fn take_and_done_at_a_terminal_hand_the_browser_over_and_back() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let (mut terminal, slave) = Terminal::open();
-    let mut command = shop.ar(&out, &mock, &[]);
+    let mut command = shop.ar_with_llm(&out, &mock, &[]);
     command
         .env("TERM", "dumb")
         .stdin(Stdio::from(slave.try_clone().unwrap()))
@@ -187,7 +188,7 @@ fn take_pauses_a_running_turn_and_done_resumes_it_with_a_summary() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let (mut terminal, slave) = Terminal::open();
-    let mut command = shop.ar(&out, &mock, &[]);
+    let mut command = shop.ar_with_llm(&out, &mock, &[]);
     command
         .env("TERM", "dumb")
         .stdin(Stdio::from(slave.try_clone().unwrap()))

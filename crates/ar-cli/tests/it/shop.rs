@@ -1,0 +1,128 @@
+//! The shared harness of the end-to-end tests: the fixture shop on loopback,
+//! the `ar` command that reaches it (headless, `--offline`, the shop's CA and
+//! host mappings), and line-by-line reading of a running `ar`.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use ar_fixtures::{FixtureConfig, FixtureSite, SHOP_HOST};
+use ar_mock_llm::MockLlm;
+
+/// The fixture shop on a runtime of its own, with its CA in a file.
+pub(crate) struct Shop {
+    pub(crate) site: FixtureSite,
+    ca_file: tempfile::NamedTempFile,
+    pub(crate) ca_dir: tempfile::TempDir,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Shop {
+    pub(crate) fn start() -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let site = runtime
+            .block_on(FixtureSite::start(FixtureConfig::new()))
+            .unwrap();
+        let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
+        std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
+        Self {
+            site,
+            ca_file,
+            ca_dir: tempfile::tempdir().unwrap(),
+            _runtime: runtime,
+        }
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.site.addr().port()
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("https://{SHOP_HOST}:{}{path}", self.port())
+    }
+
+    /// `ar <shop> --headless --offline ... extra`: stdin null, output piped,
+    /// and no LLM settings inherited from the developer's shell.
+    pub(crate) fn ar(&self, extra: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
+        command
+            .arg(self.url("/"))
+            .args(["--headless", "--offline", "--ca-dir"])
+            .arg(self.ca_dir.path())
+            .arg("--upstream-ca")
+            .arg(self.ca_file.path());
+        for (host, addr) in self.site.host_mappings() {
+            command
+                .arg("--resolve")
+                .arg(format!("{host}:{}:{}", self.port(), addr.ip()));
+        }
+        command
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .env_remove("ANTHROPIC_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_BASE_URL")
+            .env_remove("OPENAI_BASE_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// [`Shop::ar`] writing to `out` and talking to `mock` as Anthropic.
+    pub(crate) fn ar_with_llm(&self, out: &Path, mock: &MockLlm, extra: &[&str]) -> Command {
+        let mut command = self.ar(&[]);
+        command
+            .arg("--out")
+            .arg(out)
+            .args([
+                "--provider",
+                "anthropic",
+                "--model",
+                "mock-model",
+                "--base-url",
+            ])
+            .arg(mock.base_url())
+            .args(extra)
+            .env("ANTHROPIC_API_KEY", "sk-ant-test-scope-key");
+        command
+    }
+}
+
+/// Reads a child's stdout on a thread, line by line.
+pub(crate) fn lines_of(child: &mut Child) -> Receiver<String> {
+    use std::io::BufRead as _;
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a line containing `needle`, collecting what was read into `seen`.
+pub(crate) fn wait_for(lines: &Receiver<String>, needle: &str, seen: &mut String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) {
+            seen.push_str(&line);
+            seen.push('\n');
+            if line.contains(needle) {
+                return;
+            }
+        }
+    }
+    panic!("no line with {needle:?} within 60 s; saw:\n{seen}");
+}
