@@ -314,7 +314,6 @@ impl Session {
             browser: Arc::clone(browser) as Arc<dyn Browser>,
             cancel: cancel.clone(),
             progress,
-            target: self.config.target.clone(),
         };
         let name = driver.name().to_owned();
         let events = self.events.clone();
@@ -357,7 +356,6 @@ impl Session {
             browser: Arc::clone(browser) as Arc<dyn Browser>,
             cancel: CancellationToken::new(),
             progress,
-            target: self.config.target.clone(),
         };
         let events = self.events.clone();
         tokio::spawn(async move {

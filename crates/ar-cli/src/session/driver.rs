@@ -23,9 +23,6 @@ pub(crate) struct DriverContext {
     pub(crate) cancel: CancellationToken,
     /// Progress lines for the user (`visited /products`), printed as they come.
     pub(crate) progress: mpsc::UnboundedSender<String>,
-    /// The session's target (the start page).
-    #[allow(dead_code, reason = "the explorer starts from it (issue 6 item 6)")]
-    pub(crate) target: url::Url,
 }
 
 impl DriverContext {
