@@ -11,7 +11,7 @@ use ar_fixtures::SHOP_HOST;
 use ar_mock_llm::{MockLlm, Reply};
 use serde_json::json;
 
-use super::shop::{Shop, lines_of, wait_for};
+use super::shop::{Shop, lines_of, wait_bounded, wait_for};
 
 /// `namedApiProducts` for `GET shop.test:1234/api/products/{productId}`.
 fn name_for(key: &str) -> String {
@@ -93,17 +93,7 @@ fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names(
     ]);
     command.env("ANTHROPIC_API_KEY", "sk-ant-test-e2e-key");
     let mut child = command.spawn().unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("ar --intent did not exit by itself");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = wait_bounded(&mut child, Duration::from_secs(120));
     let output = child.wait_with_output().unwrap();
     let text = format!(
         "{}{}",
@@ -254,17 +244,7 @@ fn run(mut command: Command, script: &str) -> (bool, String) {
         .unwrap()
         .write_all(script.as_bytes())
         .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(150) {
-            let _ = child.kill();
-            panic!("ar did not exit by itself");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = wait_bounded(&mut child, Duration::from_secs(150));
     let output = child.wait_with_output().unwrap();
     (
         status.success(),

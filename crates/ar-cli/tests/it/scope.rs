@@ -15,7 +15,7 @@ use ar_fixtures::API_HOST;
 use ar_mock_llm::{MockLlm, Reply};
 use serde_json::json;
 
-use super::shop::Shop;
+use super::shop::{Shop, wait_bounded};
 
 const NAMER: &str = "You name HTTP API endpoints";
 
@@ -90,17 +90,7 @@ fn scope_tools_redocument_what_was_captured_without_a_restart() {
         .ar_with_llm(&out, &mock, &["--intent", "map the product page"])
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("ar --intent did not exit by itself");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = wait_bounded(&mut child, Duration::from_secs(120));
     let output = child.wait_with_output().unwrap();
     let text = format!(
         "{}{}",

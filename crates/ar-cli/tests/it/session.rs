@@ -7,13 +7,13 @@
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use ar_fixtures::{ENDPOINTS, EndpointKind, METRICS_HOST, SHOP_HOST};
 use serde_json::Value;
 
-use super::shop::{Shop, lines_of, wait_for};
+use super::shop::{Shop, lines_of, wait_bounded, wait_for};
 
 /// Runs `command`, sends `script` on stdin, closes it, and waits (bounded).
 fn run_script(mut command: Command, script: &str) -> (ExitStatus, String) {
@@ -32,20 +32,6 @@ fn run_script(mut command: Command, script: &str) -> (ExitStatus, String) {
         String::from_utf8_lossy(&output.stderr)
     );
     (status, text)
-}
-
-fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("ar did not exit within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 /// `/open` lines for these pages of the shop.

@@ -3,7 +3,7 @@
 //! host mappings), and line-by-line reading of a running `ar`.
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
@@ -125,4 +125,19 @@ pub(crate) fn wait_for(lines: &Receiver<String>, needle: &str, seen: &mut String
         }
     }
     panic!("no line with {needle:?} within 60 s; saw:\n{seen}");
+}
+
+/// Waits for `ar` to exit on its own, killing it (and failing) after `limit`.
+pub(crate) fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("ar did not exit within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
