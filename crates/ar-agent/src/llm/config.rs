@@ -110,7 +110,7 @@ pub struct ProviderConfig {
     pub api_key: Option<ApiKey>,
     /// Retry limits.
     pub retry: RetryPolicy,
-    /// Limit on TCP connect and on the TLS handshake.
+    /// Limit on the TCP connect; the TLS handshake counts against `idle_timeout`.
     pub connect_timeout: Duration,
     /// Limit on silence: waiting for the response head or between stream chunks.
     pub idle_timeout: Duration,

@@ -1,29 +1,21 @@
-//! The HTTP client under both providers: hyper 1 with a pooled connector that
-//! speaks plain TCP (loopback servers, local vLLM/llama.cpp/Ollama) or TLS via
-//! rustls with the ring provider and the web PKI roots (plus extra roots, so
-//! tests can trust their own CA). HTTP/1.1 only: calls are seconds apart and
-//! keep-alive covers the handshake cost.
+//! The HTTP client under both providers: hyper 1 with hyper-rustls's pooled
+//! connector, which speaks plain TCP (loopback servers, local
+//! vLLM/llama.cpp/Ollama) or TLS via rustls with the ring provider and the web
+//! PKI roots (plus extra roots, so tests can trust their own CA). HTTP/1.1
+//! only: calls are seconds apart and keep-alive covers the handshake cost.
 
 use std::error::Error as StdError;
-use std::future::Future;
-use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderMap, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
-use tokio_rustls::client::TlsStream;
-use tokio_rustls::rustls;
-use tower_service::Service;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 
 use super::error::LlmError;
 
@@ -47,7 +39,7 @@ pub(crate) enum BodyError {
 /// A pooled HTTP(S) client.
 #[derive(Clone)]
 pub(crate) struct HttpClient {
-    client: Client<Connector, Full<Bytes>>,
+    client: Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
     idle_timeout: Duration,
 }
 
@@ -73,7 +65,7 @@ impl HttpClient {
                 })?;
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let mut tls = rustls::ClientConfig::builder_with_provider(provider)
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .map_err(|e| LlmError::Connect {
                 url: String::new(),
@@ -81,16 +73,15 @@ impl HttpClient {
             })?
             .with_root_certificates(roots)
             .with_no_client_auth();
-        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         let mut http = HttpConnector::new();
         http.enforce_http(false);
         http.set_nodelay(true);
         http.set_connect_timeout(Some(settings.connect_timeout));
-        let connector = Connector {
-            http,
-            tls: tokio_rustls::TlsConnector::from(Arc::new(tls)),
-            handshake_timeout: settings.connect_timeout,
-        };
+        let connector = HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(60))
             .build(connector);
@@ -171,102 +162,4 @@ pub(crate) fn error_chain(e: &(dyn StdError + 'static)) -> String {
         source = s.source();
     }
     text
-}
-
-type BoxError = Box<dyn StdError + Send + Sync>;
-
-/// Dials TCP, then TLS for `https` URIs.
-#[derive(Clone)]
-struct Connector {
-    http: HttpConnector,
-    tls: tokio_rustls::TlsConnector,
-    handshake_timeout: Duration,
-}
-
-impl Service<Uri> for Connector {
-    type Response = TokioIo<Stream>;
-    type Error = BoxError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
-        self.http.poll_ready(cx).map_err(Into::into)
-    }
-
-    fn call(&mut self, uri: Uri) -> Self::Future {
-        let mut http = self.http.clone();
-        let tls = self.tls.clone();
-        let handshake_timeout = self.handshake_timeout;
-        Box::pin(async move {
-            let https = uri.scheme_str() == Some("https");
-            let host = uri
-                .host()
-                .ok_or("URL has no host")?
-                .trim_matches(['[', ']'])
-                .to_owned();
-            let tcp = http.call(uri).await?.into_inner();
-            if !https {
-                return Ok(TokioIo::new(Stream::Plain(tcp)));
-            }
-            let name = rustls::pki_types::ServerName::try_from(host)?;
-            let tls = tokio::time::timeout(handshake_timeout, tls.connect(name, tcp))
-                .await
-                .map_err(|_| "TLS handshake timed out")??;
-            Ok(TokioIo::new(Stream::Tls(Box::new(tls))))
-        })
-    }
-}
-
-/// A plain or TLS connection.
-enum Stream {
-    Plain(TcpStream),
-    Tls(Box<TlsStream<TcpStream>>),
-}
-
-impl Connection for Stream {
-    fn connected(&self) -> Connected {
-        match self {
-            Self::Plain(s) => s.connected(),
-            Self::Tls(s) => s.get_ref().0.connected(),
-        }
-    }
-}
-
-impl AsyncRead for Stream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Self::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Stream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Self::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_flush(cx),
-            Self::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Self::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
-    }
 }
