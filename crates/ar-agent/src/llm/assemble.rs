@@ -4,6 +4,7 @@
 
 use super::event::{StreamEvent, TrackingSink};
 use super::message::{ContentBlock, Message, Role, ToolInput, ToolUse};
+use super::response::{Response, StopReason, Usage};
 
 enum Block {
     Text(String),
@@ -133,6 +134,27 @@ impl Assembler {
     /// True when any tool call was made.
     pub(crate) fn has_tools(&self) -> bool {
         self.blocks.iter().any(|b| matches!(b, Block::Tool { .. }))
+    }
+
+    /// Ends the turn: emits the stop reason and usage, in that order for both
+    /// providers, and returns the finished response.
+    pub(crate) fn respond(
+        &self,
+        reason: StopReason,
+        usage: Usage,
+        model: &str,
+        sink: &mut TrackingSink<'_>,
+    ) -> Response {
+        sink.emit(StreamEvent::Stop {
+            reason: reason.clone(),
+        });
+        sink.emit(StreamEvent::Usage(usage));
+        Response {
+            message: self.message(),
+            stop_reason: reason,
+            usage,
+            model: model.to_owned(),
+        }
     }
 
     /// The assistant message: text blocks and finished tool calls (unfinished

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::llm::assemble::Assembler;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
-use crate::llm::event::{StreamEvent, TrackingSink};
+use crate::llm::event::TrackingSink;
 use crate::llm::message::Message;
 use crate::llm::response::{Response, StopReason, Usage};
 use crate::llm::sse::SseEvent;
@@ -171,16 +171,7 @@ impl Decoder for AnthropicDecoder {
             } else {
                 StopReason::EndTurn
             });
-        sink.emit(StreamEvent::Stop {
-            reason: reason.clone(),
-        });
-        sink.emit(StreamEvent::Usage(self.usage));
-        Response {
-            message: self.blocks.message(),
-            stop_reason: reason,
-            usage: self.usage,
-            model: self.model.clone(),
-        }
+        self.blocks.respond(reason, self.usage, &self.model, sink)
     }
 
     fn partial(&self) -> Message {
@@ -223,6 +214,7 @@ impl Decoder for AnthropicDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::event::StreamEvent;
 
     fn feed(
         d: &mut AnthropicDecoder,

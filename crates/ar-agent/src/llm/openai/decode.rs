@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::llm::assemble::Assembler;
 use crate::llm::config::ProviderKind;
 use crate::llm::error::LlmError;
-use crate::llm::event::{StreamEvent, TrackingSink};
+use crate::llm::event::TrackingSink;
 use crate::llm::message::Message;
 use crate::llm::response::{Response, StopReason, Usage};
 use crate::llm::sse::SseEvent;
@@ -135,16 +135,7 @@ impl Decoder for OpenAiDecoder {
             Some("tool_calls" | "function_call") => StopReason::ToolUse,
             Some(other) => StopReason::Other(other.to_owned()),
         };
-        sink.emit(StreamEvent::Stop {
-            reason: reason.clone(),
-        });
-        sink.emit(StreamEvent::Usage(self.usage));
-        Response {
-            message: self.blocks.message(),
-            stop_reason: reason,
-            usage: self.usage,
-            model: self.model.clone(),
-        }
+        self.blocks.respond(reason, self.usage, &self.model, sink)
     }
 
     fn partial(&self) -> Message {
@@ -177,6 +168,7 @@ impl Decoder for OpenAiDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::event::StreamEvent;
     use crate::llm::message::ToolInput;
 
     /// Feeds `chunks` (JSON values or `[DONE]`) and returns the response and events.
