@@ -3,13 +3,13 @@
 use std::collections::BTreeMap;
 
 use ar_schema::SchemaBuilder;
-use ar_store::Flow;
+use ar_store::{Flow, Headers};
 use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
 use crate::graphql::{self, GraphqlKind};
 use crate::naming::{Segment, segments};
-use crate::params::{ParamSet, ParamStats, is_boring_header};
+use crate::params::{ParamSet, ParamStats, is_boring_header, is_boring_response_header};
 use crate::redact::Redactor;
 use crate::security::{SecurityKind, detect_credentials};
 
@@ -26,6 +26,8 @@ pub(crate) struct ResponseDoc {
     pub(crate) count: u64,
     pub(crate) reason: String,
     pub(crate) content: BTreeMap<String, BodyStats>,
+    /// Response headers worth documenting (see `is_boring_response_header`).
+    pub(crate) headers: ParamSet,
 }
 
 /// One GraphQL operation seen on an endpoint.
@@ -104,20 +106,7 @@ impl EndpointDoc {
             self.query.observe(std::iter::empty(), true);
         }
         self.headers.observe(
-            request
-                .headers
-                .iter()
-                .filter(|h| {
-                    let lower = h.name.to_ascii_lowercase();
-                    !is_boring_header(&lower) && !redactor.is_secret_header(&lower)
-                })
-                .map(|h| {
-                    (
-                        h.name.as_str(),
-                        h.value.as_str(),
-                        redactor.header_value(&h.name, &h.value).into_owned(),
-                    )
-                }),
+            documented_headers(&request.headers, is_boring_header, redactor),
             false,
         );
         let credentials = detect_credentials(request, redactor);
@@ -150,6 +139,10 @@ impl EndpointDoc {
                 if doc.reason.is_empty() {
                     doc.reason.clone_from(&response.reason);
                 }
+                doc.headers.observe(
+                    documented_headers(&response.headers, is_boring_response_header, redactor),
+                    false,
+                );
                 if !response.body.bytes.is_empty() {
                     let media = response
                         .body
@@ -310,6 +303,7 @@ impl EndpointDoc {
             if mine.reason.is_empty() {
                 mine.reason.clone_from(&response.reason);
             }
+            mine.headers.merge(&response.headers);
             for (media, stats) in &response.content {
                 match mine.content.get_mut(media) {
                     Some(existing) => existing.merge(stats),
@@ -340,6 +334,28 @@ impl EndpointDoc {
         }
         self.undecodable += other.undecodable;
     }
+}
+
+/// `(name, value, redacted value)` of the headers worth documenting: not
+/// `boring`, not credentials (those become security schemes or stay out).
+fn documented_headers<'a>(
+    headers: &'a Headers,
+    boring: fn(&str) -> bool,
+    redactor: &'a Redactor,
+) -> impl Iterator<Item = (&'a str, &'a str, String)> + 'a {
+    headers
+        .iter()
+        .filter(move |h| {
+            let lower = h.name.to_ascii_lowercase();
+            !boring(&lower) && !redactor.is_secret_header(&lower)
+        })
+        .map(|h| {
+            (
+                h.name.as_str(),
+                h.value.as_str(),
+                redactor.header_value(&h.name, &h.value).into_owned(),
+            )
+        })
 }
 
 fn bounded_entry<'a>(

@@ -2,8 +2,10 @@
 //!
 //! A [`Documenter`] observes each in-scope flow together with the endpoint
 //! the store placed it in ([`EndpointInfo`]) and keeps, per endpoint, schema
-//! builders for request and response bodies, parameter statistics, detected
-//! credentials, GraphQL operations and one redacted example. [`document`]
+//! builders for request and response bodies, parameter statistics (query,
+//! request headers, and per status the response headers that describe the
+//! API, such as `Location`, `Link` or rate limits), detected credentials,
+//! GraphQL operations and one redacted example. [`document`]
 //! turns that into an `openapiv3::OpenAPI` plus `API.md`; the same input
 //! always gives byte-identical output.
 //!

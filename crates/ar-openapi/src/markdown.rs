@@ -189,6 +189,14 @@ fn endpoint(out: &mut String, model: &Model, op: &OperationModel) {
             response.status, response.description, response.count
         );
         bodies(out, &response.content);
+        if !response.headers.is_empty() {
+            let headers: Vec<String> = response
+                .headers
+                .iter()
+                .map(|h| format!("`{}` ({})", h.name, type_name(&h.schema)))
+                .collect();
+            let _ = writeln!(out, "Headers: {}\n", headers.join(", "));
+        }
         for link in &response.links {
             let _ = writeln!(
                 out,

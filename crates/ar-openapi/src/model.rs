@@ -41,6 +41,8 @@ pub(crate) struct ResponseModel {
     pub(crate) description: String,
     pub(crate) count: u64,
     pub(crate) content: Vec<Content>,
+    /// Headers the server sent with this status (location `header`).
+    pub(crate) headers: Vec<Param>,
     /// `(link name, target operationId, parameter name, runtime expression, json path)`.
     pub(crate) links: Vec<LinkModel>,
 }
@@ -315,6 +317,19 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
                     .content
                     .iter()
                     .map(|(media, stats)| content(media, stats, &render))
+                    .collect(),
+                headers: response
+                    .headers
+                    .params
+                    .values()
+                    .map(|stats| Param {
+                        location: "header",
+                        name: stats.name.clone(),
+                        required: stats.present >= response.count,
+                        schema: stats.schema(),
+                        example: stats.example_value(),
+                        seen: stats.present,
+                    })
                     .collect(),
                 links: Vec::new(),
             })

@@ -59,6 +59,65 @@ pub(crate) fn is_boring_header(lower: &str) -> bool {
         )
 }
 
+/// Response headers that every server or CDN sends and that say nothing about
+/// the API (transport, caching, security policies, tracing of the edge);
+/// what is left (`Location`, `Link`, `ETag`, `Retry-After`, `X-Total-Count`,
+/// rate limits, request ids) is documented per response.
+pub(crate) fn is_boring_response_header(lower: &str) -> bool {
+    lower.starts_with(':')
+        || lower.starts_with("access-control-")
+        || lower.starts_with("cross-origin-")
+        || lower.starts_with("content-security-policy")
+        || lower.starts_with("proxy-")
+        || lower.starts_with("cf-")
+        || lower.starts_with("x-amz-cf-")
+        || lower.starts_with("x-envoy-")
+        || lower.starts_with("x-cache")
+        || matches!(
+            lower,
+            "date"
+                | "server"
+                | "age"
+                | "expires"
+                | "pragma"
+                | "vary"
+                | "via"
+                | "connection"
+                | "keep-alive"
+                | "transfer-encoding"
+                | "trailer"
+                | "upgrade"
+                | "content-length"
+                | "content-type"
+                | "content-encoding"
+                | "accept-ranges"
+                | "alt-svc"
+                | "cache-control"
+                | "strict-transport-security"
+                | "x-content-type-options"
+                | "x-frame-options"
+                | "x-xss-protection"
+                | "x-dns-prefetch-control"
+                | "x-download-options"
+                | "x-permitted-cross-domain-policies"
+                | "referrer-policy"
+                | "permissions-policy"
+                | "feature-policy"
+                | "origin-agent-cluster"
+                | "expect-ct"
+                | "report-to"
+                | "reporting-endpoints"
+                | "nel"
+                | "server-timing"
+                | "timing-allow-origin"
+                | "x-powered-by"
+                | "x-aspnet-version"
+                | "x-served-by"
+                | "x-timer"
+                | "p3p"
+        )
+}
+
 /// Evidence about one parameter's values.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct ParamStats {

@@ -168,6 +168,23 @@ fn operation_object(operation: &OperationModel, redactor: &Redactor) -> Value {
     let mut responses = Map::new();
     for response in &operation.responses {
         let mut value = json!({"description": response.description});
+        if !response.headers.is_empty() {
+            let headers: Map<String, Value> = response
+                .headers
+                .iter()
+                .map(|header| {
+                    let mut value = json!({"schema": header.schema});
+                    if header.required {
+                        value["required"] = Value::Bool(true);
+                    }
+                    if let Some(example) = &header.example {
+                        value["example"] = example.clone();
+                    }
+                    (header.name.clone(), value)
+                })
+                .collect();
+            value["headers"] = Value::Object(headers);
+        }
         if !response.content.is_empty() {
             value["content"] = content_map(&response.content);
         }

@@ -93,8 +93,17 @@ def rest():
     e.append(entry(0, "GET", "https://shop.test/", resp_body="<!doctype html><title>Shop</title>", resp_type="text/html"))
     e.append(entry(1, "GET", "https://shop.test/static/app.js", resp_body="console.log(1)", resp_type="application/javascript"))
     e.append(entry(2, "GET", "https://www.google-analytics.com/collect?v=1&tid=UA-1", status=204))
-    e.append(entry(3, "GET", f"{API}/users?page=1&limit=2", resp_body=j({"items": users, "total": 2})))
-    e.append(entry(4, "GET", f"{API}/users?page=2&limit=2", resp_body=j({"items": [], "total": 2})))
+    # Response headers: what documents the API (pagination, rate limits, request ids) next to
+    # what every server and CDN sends (date, caching, security policies, edge ids).
+    def listing(page, remaining, request_id):
+        return [("Date", "Fri, 21 Nov 2025 04:40:03 GMT"), ("Server", "nginx"), ("Cache-Control", "no-store"),
+                ("Strict-Transport-Security", "max-age=63072000"), ("cf-ray", f"8e1f{page}a2b3c4d5e6f-AMS"),
+                ("X-Total-Count", "2"), ("X-RateLimit-Remaining", str(remaining)), ("X-Request-Id", request_id),
+                ("Link", f'<{API}/users?page={page + 1}&limit=2>; rel="next"')]
+    e.append(entry(3, "GET", f"{API}/users?page=1&limit=2", resp_body=j({"items": users, "total": 2}),
+                   resp_headers=listing(1, 4999, "6f1d2c3b-4a59-4687-9a0b-1c2d3e4f5a6b")))
+    e.append(entry(4, "GET", f"{API}/users?page=2&limit=2", resp_body=j({"items": [], "total": 2}),
+                   resp_headers=listing(2, 4998, "7a2e3d4c-5b6a-4798-8b1c-2d3e4f5a6b7c")[:-1]))
     for i, u in enumerate(users):
         e.append(entry(5 + i, "GET", f"{API}/users/{u['id']}", resp_body=j(u)))
     e.append(entry(7, "GET", f"{API}/users/me", resp_body=j({"id": 42, "name": "Ada", "role": "admin"})))
@@ -105,6 +114,7 @@ def rest():
     for i, o in enumerate(orders):
         e.append(entry(13 + i, "GET", f"{API}/orders/{o['id']}", req_headers=[("X-Client-Version", "3.1.0")], resp_body=j(o)))
     e.append(entry(15, "POST", f"{API}/users", status=201, reason="Created", req_type="application/json",
+                   resp_headers=[("Location", f"{API}/users/44")],
                    req_body=j({"name": "Linus", "email": "linus@shop.test"}),
                    resp_body=j({"id": 44, "name": "Linus", "email": "linus@shop.test", "createdAt": "2025-01-04T12:00:00Z"})))
     e.append(entry(16, "PATCH", f"{API}/users/42", req_type="application/json", req_body=j({"name": "Ada L."}),
@@ -171,7 +181,8 @@ def secrets():
     e.append(entry(0, "POST", "https://vault.test/oauth/token", req_type="application/x-www-form-urlencoded",
                    req_body="grant_type=client_credentials&client_id=app1&client_secret=CS-8f7e6d5c4b3a2918",
                    resp_body=j({"access_token": jwt, "refresh_token": "RT-a1b2c3d4e5f6g7h8", "expires_in": 3600, "token_type": "Bearer"}),
-                   resp_headers=[("Set-Cookie", "session=SC-0a9b8c7d6e5f; Path=/; HttpOnly")]))
+                   resp_headers=[("Set-Cookie", "session=SC-0a9b8c7d6e5f; Path=/; HttpOnly"),
+                                 ("X-Auth-Token", "RH-5a5b5c5d5e5f"), ("X-Debug", "issued token=RHQ-0102030405")]))
     e.append(entry(1, "GET", "https://vault.test/accounts/7?access_token=QT-5e4d3c2b1a09&view=full",
                    req_headers=[("Authorization", "Bearer " + jwt), ("Cookie", "session=SC-0a9b8c7d6e5f; csrftoken=CT-77aa88bb99cc"),
                                 ("X-Api-Key", "AK-1122334455667788"), ("X-CSRF-Token", "XT-9988776655443322")],
@@ -199,7 +210,7 @@ SECRETS = [
     "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "P@ssw0rd-Zebra-991", "TK-abcdef123456", "SK-feedfacecafebeef",
     "4321", "Rk9PQkFSQkFaUVVYMTIzNDU2Nzg5MGFiY2RlZmdoaWprbA9x", "SIG0f1e2d3c4b5a6978", "CRED-AKIA2",
     "hunter2-TextBody", "TXTKEY-31415926", "TB-271828182845", "UI-pass-0000",
-    "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9", "Zm9vYmFyYmF6cXV4c2lnbmF0dXJlMTIz",
+    "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9", "Zm9vYmFyYmF6cXV4c2lnbmF0dXJlMTIz", "RH-5a5b5c5d5e5f", "RHQ-0102030405",
 ]
 
 if __name__ == "__main__":

@@ -72,6 +72,36 @@ fn rest_paths_have_typed_parameters_and_literals_stay_literal() {
 }
 
 #[test]
+fn response_headers_that_describe_the_api_are_documented_and_server_noise_is_not() {
+    let spec: serde_json::Value =
+        serde_json::from_str(&import("rest", everything()).docs.json().unwrap()).unwrap();
+    let headers = &spec["paths"]["/users"]["get"]["responses"]["200"]["headers"];
+    let names: Vec<&str> = headers
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    // Date, Server, Cache-Control, Strict-Transport-Security and cf-ray were sent too.
+    assert_eq!(
+        names,
+        [
+            "Link",
+            "X-RateLimit-Remaining",
+            "X-Request-Id",
+            "X-Total-Count"
+        ]
+    );
+    assert_eq!(headers["X-Total-Count"]["schema"]["type"], "integer");
+    assert_eq!(headers["X-Total-Count"]["required"], true);
+    assert_eq!(headers["X-Request-Id"]["schema"]["format"], "uuid");
+    // The last page has no `Link`: documented, not required.
+    assert!(headers["Link"].get("required").is_none(), "{headers}");
+    let created = &spec["paths"]["/users"]["post"]["responses"]["201"]["headers"]["Location"];
+    assert_eq!(created["example"], "https://api.shop.test/api/v1/users/44");
+}
+
+#[test]
 fn graphql_operations_are_documented_by_name() {
     let imported = import("graphql", everything());
     let spec: serde_json::Value = serde_json::from_str(&imported.docs.json().unwrap()).unwrap();
