@@ -22,6 +22,7 @@
 
 mod domain;
 mod rules;
+mod verdict;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,8 @@ use crate::url::UrlParts;
 use crate::{Error, Flow};
 
 pub use domain::registrable_domain;
+pub(crate) use verdict::HostCache;
+use verdict::HostVerdict;
 
 /// What the user asked for; compile it with [`Scope::new`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -250,6 +253,25 @@ impl Scope {
 
     /// [`Scope::decide`] with the request URL already split (the store splits it once per flow).
     pub(crate) fn decide_split(&self, flow: &Flow, url: &UrlParts<'_>) -> ScopeDecision {
+        self.decide_flow(flow, url, |host| self.host_verdict(host))
+    }
+
+    /// [`Scope::decide_split`] with the host half of the decision taken from `cache`.
+    pub(crate) fn decide_split_cached(
+        &self,
+        flow: &Flow,
+        url: &UrlParts<'_>,
+        cache: &mut HostCache,
+    ) -> ScopeDecision {
+        self.decide_flow(flow, url, |host| cache.verdict(self, host))
+    }
+
+    fn decide_flow(
+        &self,
+        flow: &Flow,
+        url: &UrlParts<'_>,
+        verdict: impl FnOnce(&str) -> HostVerdict,
+    ) -> ScopeDecision {
         let host = if url.host.is_empty() {
             flow.request
                 .headers
@@ -273,7 +295,7 @@ impl Scope {
         {
             return ScopeDecision::Out(OutReason::Preflight);
         }
-        self.decide_parts(host, url.path, response_type)
+        self.decide_verdict(verdict(host), url.path, response_type)
     }
 
     /// Decides from the parts: host (port allowed), path, and the response content type if known.
@@ -283,52 +305,7 @@ impl Scope {
         path: &str,
         response_content_type: Option<&str>,
     ) -> ScopeDecision {
-        let host = domain::strip_port(host).trim_end_matches('.');
-        // Borrowed when already lowercase (the usual case): no allocation per flow.
-        let lower: std::borrow::Cow<'_, str> = if host.bytes().any(|b| b.is_ascii_uppercase()) {
-            std::borrow::Cow::Owned(host.to_ascii_lowercase())
-        } else {
-            std::borrow::Cow::Borrowed(host)
-        };
-        let host: &str = &lower;
-        let path = if path.is_empty() { "/" } else { path };
-        if host.is_empty() {
-            return ScopeDecision::Out(OutReason::OutOfScopeHost);
-        }
-        if self.deny.iter().any(|p| p.matches(host)) {
-            return ScopeDecision::Out(OutReason::UserDeniedHost);
-        }
-        if self.deny_paths.as_ref().is_some_and(|g| g.is_match(path)) {
-            return ScopeDecision::Out(OutReason::UserDeniedPath);
-        }
-        let allowed = self.allow.iter().any(|p| p.matches(host));
-        if !allowed && rules::is_tracker(host, path) {
-            return ScopeDecision::Out(OutReason::Tracker);
-        }
-        let reason = if allowed {
-            InReason::AllowedHost
-        } else if self.extra.iter().any(|p| p.matches(host)) {
-            InReason::ExtraHost
-        } else {
-            match &self.site {
-                None => InReason::AnyHost,
-                Some(site) if registrable_domain(host) == *site => InReason::TargetSite,
-                Some(_) => return ScopeDecision::Out(OutReason::OutOfScopeHost),
-            }
-        };
-        if self.allow_paths.as_ref().is_some_and(|g| !g.is_match(path)) {
-            return ScopeDecision::Out(OutReason::NotAllowedPath);
-        }
-        if !self.keep_static
-            && (rules::is_static_path(path)
-                || response_content_type.is_some_and(rules::is_static_type))
-        {
-            return ScopeDecision::Out(OutReason::StaticAsset);
-        }
-        if !self.keep_html && response_content_type.is_some_and(rules::is_html_type) {
-            return ScopeDecision::Out(OutReason::HtmlPage);
-        }
-        ScopeDecision::In(reason)
+        self.decide_verdict(self.host_verdict(host), path, response_content_type)
     }
 }
 

@@ -76,7 +76,13 @@ const TRACKER_PATHS: &[(&str, &str)] = &[
 ];
 
 /// Whether `host` (lowercase, no port) or `host` + `path` is a tracker.
+#[cfg(test)]
 pub(crate) fn is_tracker(host: &str, path: &str) -> bool {
+    is_tracker_host(host) || is_tracker_path(tracker_path_domains(host), path)
+}
+
+/// Whether `host` (lowercase, no port) is a tracker whatever the path.
+pub(crate) fn is_tracker_host(host: &str) -> bool {
     // The host and each parent domain (`a.b.c`, `b.c`, `c`), looked up in the sorted list.
     let mut suffix = host;
     loop {
@@ -89,15 +95,28 @@ pub(crate) fn is_tracker(host: &str, path: &str) -> bool {
         }
     }
     let first = host.split('.').next().unwrap_or("");
-    if host.contains('.') && TRACKER_LABELS.contains(&first) {
-        return true;
-    }
+    host.contains('.') && TRACKER_LABELS.contains(&first)
+}
+
+/// Which entries of the tracker path list `host` falls under (a bit per entry),
+/// so a cached host needs only the path compared.
+pub(crate) fn tracker_path_domains(host: &str) -> u8 {
     let under = |domain: &str| {
         host == domain || host.strip_suffix(domain).is_some_and(|p| p.ends_with('.'))
     };
     TRACKER_PATHS
         .iter()
-        .any(|(d, p)| under(d) && (path == p.trim_end_matches('/') || path.starts_with(p)))
+        .enumerate()
+        .filter(|(_, (d, _))| under(d))
+        .fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
+/// Whether `path` is a tracker path of one of the `domains` ([`tracker_path_domains`]).
+pub(crate) fn is_tracker_path(domains: u8, path: &str) -> bool {
+    domains != 0
+        && TRACKER_PATHS.iter().enumerate().any(|(i, (_, p))| {
+            domains & 1 << i != 0 && (path == p.trim_end_matches('/') || path.starts_with(p))
+        })
 }
 
 const STATIC_EXTENSIONS: &[&str] = &[

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::{ScanBuffers, scan_with};
+use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
 use super::{EndpointId, HashMap};
 use crate::Body;
 use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
@@ -85,27 +85,58 @@ pub(crate) fn analyse_with(
         return None;
     }
     if index.capacity == 0 {
-        return scan_with(&body.bytes, None, buffers);
+        return scan_fast_with(&body.bytes, None, buffers)
+            .ok()
+            .or_else(|| scan_serde(&body.bytes, None, buffers));
     }
-    scan_with(
+    // The fast path first; when it gives up, what it collected is dropped
+    // and serde_json's walk decides (values before a syntax error count).
+    let before = found.len();
+    let fast = scan_fast_with(
         &body.bytes,
         Some(
             &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
-                // The key tests are cheaper than the index lookup, so they go first.
-                if found.len() < MAX_VALUES_PER_BODY
-                    && (if number {
-                        is_id_key(key)
-                    } else {
-                        is_identifier_value(key, text)
-                    })
-                    && !index.map.contains_key(text)
-                {
-                    found.push(Found::new(text.to_string(), path, parent, key));
-                }
+                collect(index, found, text, path, parent, key, number)
+            },
+        ),
+        buffers,
+    );
+    if let Ok(shape) = fast {
+        return Some(shape);
+    }
+    found.truncate(before);
+    scan_serde(
+        &body.bytes,
+        Some(
+            &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
+                collect(index, found, text, path, parent, key, number)
             },
         ),
         buffers,
     )
+}
+
+/// Keeps one scalar of a body when it looks like an identifier the index does not know.
+fn collect(
+    index: &ValueIndex,
+    found: &mut Vec<Found>,
+    text: &str,
+    path: &str,
+    parent: Option<&str>,
+    key: &str,
+    number: bool,
+) {
+    // The key tests are cheaper than the index lookup, so they go first.
+    if found.len() < MAX_VALUES_PER_BODY
+        && (if number {
+            is_id_key(key)
+        } else {
+            is_identifier_value(key, text)
+        })
+        && !index.map.contains_key(text)
+    {
+        found.push(Found::new(text.to_string(), path, parent, key));
+    }
 }
 
 /// A value seen in a body, and where.
@@ -227,7 +258,9 @@ fn is_id_key(key: &str) -> bool {
 fn is_identifier_value(key: &str, value: &str) -> bool {
     if value.len() < 2
         || value.len() > 128
-        || value.contains(['/', ' ', '?', '#'])
+        || value
+            .bytes()
+            .any(|b| matches!(b, b'/' | b' ' | b'?' | b'#'))
         || is_version_like(value)
     {
         return false;

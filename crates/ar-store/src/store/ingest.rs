@@ -22,7 +22,9 @@ impl EndpointStore {
     pub fn ingest(&mut self, flow: &Flow) -> Ingested {
         self.stats.flows += 1;
         let url = UrlParts::split(&flow.request.url);
-        let scope = self.scope.decide_split(flow, &url);
+        let scope = self
+            .scope
+            .decide_split_cached(flow, &url, &mut self.scope_cache);
         let mut host = url.host_key_cow();
         if host.is_empty() {
             host = Cow::Owned(

@@ -37,6 +37,7 @@
 
 mod analysis;
 mod endpoint;
+mod fastscan;
 mod ingest;
 mod params;
 mod samples;
@@ -47,7 +48,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
-use crate::scope::{OutReason, Scope, ScopeDecision};
+use crate::scope::{HostCache, OutReason, Scope, ScopeDecision};
 use crate::template::{Templater, TemplaterConfig};
 
 pub use analysis::BodySide;
@@ -300,6 +301,8 @@ pub struct EndpointStore {
     alias_order: VecDeque<String>,
     values: ValueIndex,
     scan_buffers: ScanBuffers,
+    /// The host half of scope decisions, per host.
+    scope_cache: HostCache,
     /// Reused buffer for the shape key of each flow's path.
     shape_buffer: String,
     out: BTreeMap<(String, OutReason), u64>,
@@ -322,6 +325,7 @@ impl EndpointStore {
             templater: Templater::new(config.templater.clone()),
             values: ValueIndex::new(config.provenance_capacity),
             scan_buffers: ScanBuffers::default(),
+            scope_cache: HostCache::default(),
             shape_buffer: String::new(),
             config,
             scope,
@@ -400,6 +404,7 @@ impl EndpointStore {
             .sum::<usize>()
             + self.templater.approx_heap_bytes()
             + self.values.heap_bytes()
+            + self.scope_cache.heap_bytes()
             + self
                 .identities
                 .keys()

@@ -11,12 +11,13 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::analysis::Fnv;
+use super::fastscan::{Bail, scan_fast};
 
-const SHAPE_DEPTH: usize = 3;
-const SHAPE_ITEMS: usize = 4;
-const SCAN_DEPTH: usize = 8;
-const SCAN_ITEMS: usize = 64;
-const MAX_PATHS: usize = 256;
+pub(crate) const SHAPE_DEPTH: usize = 3;
+pub(crate) const SHAPE_ITEMS: usize = 4;
+pub(crate) const SCAN_DEPTH: usize = 8;
+pub(crate) const SCAN_ITEMS: usize = 64;
+pub(crate) const MAX_PATHS: usize = 256;
 
 /// A scalar field: `(value text, field path, parent key, key, is a number)`.
 pub(crate) type OnValue<'a> = dyn FnMut(&str, &str, Option<&str>, &str, bool) + 'a;
@@ -42,7 +43,7 @@ impl State<'_, '_> {
 /// Scans `bytes` as JSON: returns the shape fingerprint, calling `on_value`
 /// for scalar fields (strings and unsigned integers) with their key. `None`
 /// when the bytes are not JSON.
-/// Buffers of [`scan_with`] kept between bodies, so a scan of a small body allocates nothing.
+/// Buffers of the scans kept between bodies, so a scan of a small body allocates nothing.
 #[derive(Debug, Default)]
 pub(crate) struct ScanBuffers {
     path: String,
@@ -54,11 +55,26 @@ const KEEP_PATH_CAPACITY: usize = 4096;
 
 #[cfg(test)]
 pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u64> {
-    scan_with(bytes, on_value, &mut ScanBuffers::default())
+    scan_serde(bytes, on_value, &mut ScanBuffers::default())
 }
 
-/// Scans `bytes`: the shape fingerprint, or `None` when it is not one JSON document.
-pub(crate) fn scan_with(
+/// The fast path ([`super::fastscan`]) with the kept buffers: the shape
+/// fingerprint, or [`Bail`] when serde_json must decide (the callback may
+/// have been called already: the caller rolls back what it collected).
+pub(crate) fn scan_fast_with(
+    bytes: &[u8],
+    on_value: Option<&mut OnValue<'_>>,
+    buffers: &mut ScanBuffers,
+) -> Result<u64, Bail> {
+    let result = scan_fast(bytes, on_value, &mut buffers.path, &mut buffers.hashes);
+    if buffers.path.capacity() > KEEP_PATH_CAPACITY {
+        buffers.path = String::new();
+    }
+    result
+}
+
+/// Scans `bytes` with serde_json: the shape fingerprint, or `None` when it is not one JSON document.
+pub(crate) fn scan_serde(
     bytes: &[u8],
     on_value: Option<&mut OnValue<'_>>,
     buffers: &mut ScanBuffers,

@@ -1,0 +1,603 @@
+//! A hand-written fast path for [`super::scan`]: the same walk over a JSON
+//! body, without serde's visitor machinery.
+//!
+//! It reports exactly what the serde walk reports (the same scalar
+//! callbacks in the same order, the same shape fingerprint) for the
+//! documents it accepts, and it is stricter than serde_json: anything it is
+//! not sure about (a lone surrogate escape, a float near the edge of `f64`,
+//! deep nesting, any syntax error) makes it give up with [`Bail`], and the
+//! caller rolls back what the callback collected and runs the serde walk,
+//! which decides. Giving up is always correct, only slower; so the fast path
+//! never has to reproduce serde_json's error cases, only its successes.
+//!
+//! Key path hashes are incremental: FNV-1a is a left fold over bytes, so the
+//! hash of `$.owner.login:string` continues from the hash of `$.owner`
+//! instead of rehashing the whole path at every leaf.
+
+use std::borrow::Cow;
+
+use super::scan::{MAX_PATHS, OnValue, SCAN_DEPTH, SCAN_ITEMS, SHAPE_DEPTH, SHAPE_ITEMS};
+
+/// The fast path gave up; the serde walk must decide.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Bail;
+
+type R<T> = Result<T, Bail>;
+
+/// Containers nested deeper than this make the fast path give up (serde_json's limit is 128).
+const MAX_NESTING: usize = 100;
+/// Floats whose decimal magnitude may exceed this are left to serde_json (range errors).
+const MAX_MAGNITUDE: i64 = 250;
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+#[inline]
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// Scans `bytes`, pushing leaf hashes into `hashes` and key paths through
+/// `path` (both cleared first); the shape fingerprint, or [`Bail`].
+pub(crate) fn scan_fast(
+    bytes: &[u8],
+    on_value: Option<&mut OnValue<'_>>,
+    path: &mut String,
+    hashes: &mut Vec<u64>,
+) -> R<u64> {
+    path.clear();
+    path.push('$');
+    hashes.clear();
+    // One UTF-8 check of the whole body: every string then slices from it
+    // at quote positions (ASCII, so char boundaries) without its own check.
+    let text = std::str::from_utf8(bytes).map_err(|_| Bail)?;
+    let mut p = Parser {
+        s: text,
+        b: bytes,
+        i: 0,
+        path,
+        hashes,
+        on_value,
+    };
+    p.ws();
+    let root = fnv(FNV_OFFSET, b"$");
+    let first = p.peek()?;
+    p.value(first, 0, None, None, None, true, root)?;
+    p.ws();
+    if p.i != p.b.len() {
+        return Err(Bail);
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    let mut h = FNV_OFFSET;
+    for x in hashes.iter() {
+        h = fnv(h, &x.to_le_bytes());
+    }
+    Ok(h)
+}
+
+struct Parser<'a, 's, 'c, 'f> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+    path: &'s mut String,
+    hashes: &'s mut Vec<u64>,
+    on_value: Option<&'c mut OnValue<'f>>,
+}
+
+impl<'a> Parser<'a, '_, '_, '_> {
+    #[inline]
+    fn peek(&self) -> R<u8> {
+        self.b.get(self.i).copied().ok_or(Bail)
+    }
+
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn leaf(&mut self, hash: u64, depth: usize, kind: &[u8]) {
+        if depth <= SHAPE_DEPTH && self.hashes.len() < MAX_PATHS {
+            self.hashes.push(fnv(fnv(hash, b":"), kind));
+        }
+    }
+
+    /// One value starting with byte `c` (at `self.i`); mirrors `scan::Node`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the walk's state, as in scan::Node"
+    )]
+    fn value(
+        &mut self,
+        c: u8,
+        depth: usize,
+        key: Option<&str>,
+        name: Option<&str>,
+        parent: Option<&str>,
+        shape: bool,
+        hash: u64,
+    ) -> R<()> {
+        let (kind, text, number): (&[u8], Option<Cow<'a, str>>, bool) = match c {
+            b'{' => return self.object(depth, name, shape, hash),
+            b'[' => return self.array(depth, name, parent, shape, hash),
+            b'"' => {
+                self.i += 1;
+                (b"string", Some(self.string()?), false)
+            }
+            b't' => (self.literal(b"true")?, None, false),
+            b'f' => (self.literal(b"false")?, None, false),
+            b'n' => (self.literal(b"null")?, None, false),
+            b'-' | b'0'..=b'9' => (b"number", self.number()?.map(Cow::Borrowed), true),
+            _ => return Err(Bail),
+        };
+        if shape {
+            self.leaf(hash, depth, kind);
+        }
+        if let (Some(text), Some(key), Some(cb)) = (text, key, self.on_value.as_mut()) {
+            cb(&text, self.path, parent, key, number);
+        }
+        Ok(())
+    }
+
+    /// `true` / `false` / `null`: the kind name for the shape.
+    fn literal(&mut self, word: &'static [u8]) -> R<&'static [u8]> {
+        if self.b.get(self.i..self.i + word.len()) != Some(word) {
+            return Err(Bail);
+        }
+        self.i += word.len();
+        Ok(if word == b"null" { b"null" } else { b"bool" })
+    }
+
+    fn object(&mut self, depth: usize, name: Option<&str>, shape: bool, hash: u64) -> R<()> {
+        self.i += 1;
+        if shape {
+            self.leaf(hash, depth, b"object");
+        }
+        if depth >= SCAN_DEPTH {
+            return self.skip_rest(b'}', depth);
+        }
+        self.ws();
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Ok(());
+        }
+        let len = self.path.len();
+        let mut fields = 0usize;
+        loop {
+            if self.peek()? != b'"' {
+                return Err(Bail);
+            }
+            self.i += 1;
+            let key = self.string()?;
+            self.ws();
+            if self.peek()? != b':' {
+                return Err(Bail);
+            }
+            self.i += 1;
+            self.ws();
+            self.path.push('.');
+            self.path.push_str(&key);
+            let child_shape = shape && depth < SHAPE_DEPTH && fields < 64;
+            let child_hash = if child_shape {
+                fnv(fnv(hash, b"."), key.as_bytes())
+            } else {
+                0
+            };
+            let c = self.peek()?;
+            self.value(
+                c,
+                depth + 1,
+                Some(&key),
+                Some(&key),
+                name,
+                child_shape,
+                child_hash,
+            )?;
+            self.path.truncate(len);
+            fields += 1;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.i += 1;
+                    self.ws();
+                }
+                b'}' => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    fn array(
+        &mut self,
+        depth: usize,
+        name: Option<&str>,
+        parent: Option<&str>,
+        shape: bool,
+        hash: u64,
+    ) -> R<()> {
+        self.i += 1;
+        if shape {
+            self.leaf(hash, depth, b"array");
+        }
+        if depth >= SCAN_DEPTH {
+            return self.skip_rest(b']', depth);
+        }
+        self.ws();
+        if self.peek()? == b']' {
+            self.i += 1;
+            return Ok(());
+        }
+        let len = self.path.len();
+        self.path.push_str("[]");
+        let item_hash = if shape { fnv(hash, b"[]") } else { 0 };
+        let mut i = 0usize;
+        loop {
+            let c = self.peek()?;
+            if i < SCAN_ITEMS {
+                let item_shape = shape && i < SHAPE_ITEMS && depth < SHAPE_DEPTH;
+                self.value(c, depth + 1, None, name, parent, item_shape, item_hash)?;
+            } else {
+                self.skip(c, depth + 1)?;
+            }
+            i += 1;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.i += 1;
+                    self.ws();
+                }
+                b']' => {
+                    self.i += 1;
+                    break;
+                }
+                _ => return Err(Bail),
+            }
+        }
+        self.path.truncate(len);
+        Ok(())
+    }
+
+    /// Validates one value without reporting anything.
+    fn skip(&mut self, c: u8, depth: usize) -> R<()> {
+        match c {
+            b'{' => {
+                self.i += 1;
+                self.skip_rest(b'}', depth)
+            }
+            b'[' => {
+                self.i += 1;
+                self.skip_rest(b']', depth)
+            }
+            b'"' => {
+                self.i += 1;
+                self.string().map(drop)
+            }
+            b't' => self.literal(b"true").map(drop),
+            b'f' => self.literal(b"false").map(drop),
+            b'n' => self.literal(b"null").map(drop),
+            b'-' | b'0'..=b'9' => self.number().map(drop),
+            _ => Err(Bail),
+        }
+    }
+
+    /// Validates the rest of a container whose opening byte was consumed.
+    fn skip_rest(&mut self, close: u8, depth: usize) -> R<()> {
+        if depth >= MAX_NESTING {
+            return Err(Bail);
+        }
+        self.ws();
+        if self.peek()? == close {
+            self.i += 1;
+            return Ok(());
+        }
+        loop {
+            if close == b'}' {
+                if self.peek()? != b'"' {
+                    return Err(Bail);
+                }
+                self.i += 1;
+                self.string()?;
+                self.ws();
+                if self.peek()? != b':' {
+                    return Err(Bail);
+                }
+                self.i += 1;
+                self.ws();
+            }
+            let c = self.peek()?;
+            self.skip(c, depth + 1)?;
+            self.ws();
+            match self.peek()? {
+                b',' => {
+                    self.i += 1;
+                    self.ws();
+                }
+                c if c == close => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                _ => return Err(Bail),
+            }
+        }
+    }
+
+    /// The rest of a string whose opening quote was consumed, unescaped.
+    fn string(&mut self) -> R<Cow<'a, str>> {
+        let b = self.b;
+        let start = self.i;
+        loop {
+            match *b.get(self.i).ok_or(Bail)? {
+                b'"' => break,
+                b'\\' => return self.escaped(start).map(Cow::Owned),
+                0..=0x1f => return Err(Bail),
+                _ => self.i += 1,
+            }
+        }
+        let text = self.s.get(start..self.i).ok_or(Bail)?;
+        self.i += 1;
+        Ok(Cow::Borrowed(text))
+    }
+
+    /// A string with escapes (rare in API bodies): decoded into an owned string.
+    fn escaped(&mut self, start: usize) -> R<String> {
+        let b = self.b;
+        let mut out: Vec<u8> = b[start..self.i].to_vec();
+        loop {
+            let c = *b.get(self.i).ok_or(Bail)?;
+            self.i += 1;
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    let e = *b.get(self.i).ok_or(Bail)?;
+                    self.i += 1;
+                    match e {
+                        b'"' | b'\\' | b'/' => out.push(e),
+                        b'b' => out.push(0x08),
+                        b'f' => out.push(0x0c),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let hex = self.s.get(self.i..self.i + 4).ok_or(Bail)?;
+                            if !hex.bytes().all(|d| d.is_ascii_hexdigit()) {
+                                return Err(Bail);
+                            }
+                            let code = u32::from_str_radix(hex, 16).map_err(|_| Bail)?;
+                            self.i += 4;
+                            // Surrogates (pairs or lone) are left to serde_json.
+                            let ch = char::from_u32(code).ok_or(Bail)?;
+                            let mut buf = [0u8; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                        }
+                        _ => return Err(Bail),
+                    }
+                }
+                0..=0x1f => return Err(Bail),
+                _ => out.push(c),
+            }
+        }
+        String::from_utf8(out).map_err(|_| Bail)
+    }
+
+    /// A number; its text when serde_json would report it as a `u64`.
+    fn number(&mut self) -> R<Option<&'a str>> {
+        let b = self.b;
+        let start = self.i;
+        let negative = b[self.i] == b'-';
+        if negative {
+            self.i += 1;
+        }
+        let digits_start = self.i;
+        match b.get(self.i) {
+            Some(b'0') => {
+                self.i += 1;
+                if b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                    return Err(Bail);
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                    self.i += 1;
+                }
+            }
+            _ => return Err(Bail),
+        }
+        let int_digits = self.i - digits_start;
+        let mut float = false;
+        let mut frac_digits = 0usize;
+        if b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            let from = self.i;
+            while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                self.i += 1;
+            }
+            frac_digits = self.i - from;
+            if frac_digits == 0 {
+                return Err(Bail);
+            }
+            float = true;
+        }
+        let mut exponent: i64 = 0;
+        if let Some(b'e' | b'E') = b.get(self.i) {
+            self.i += 1;
+            let negative_exp = match b.get(self.i) {
+                Some(b'-') => {
+                    self.i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    self.i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let from = self.i;
+            while let Some(d) = b.get(self.i).filter(|d| d.is_ascii_digit()) {
+                exponent = exponent * 10 + i64::from(d - b'0');
+                self.i += 1;
+                if self.i - from > 4 {
+                    return Err(Bail);
+                }
+            }
+            if self.i == from {
+                return Err(Bail);
+            }
+            if negative_exp {
+                exponent = -exponent;
+            }
+            float = true;
+        }
+        // Far from f64's range edges, or left to serde_json.
+        if int_digits as i64 + exponent > MAX_MAGNITUDE
+            || exponent < -MAX_MAGNITUDE
+            || frac_digits as i64 > MAX_MAGNITUDE
+        {
+            return Err(Bail);
+        }
+        if negative || float {
+            return Ok(None);
+        }
+        let text = self.s.get(start..self.i).ok_or(Bail)?;
+        // 19 digits always fit a u64; 20 may; more are parsed as f64 by serde_json.
+        Ok(match int_digits {
+            0..=19 => Some(text),
+            20 => text.parse::<u64>().is_ok().then_some(text),
+            _ => None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::scan::{ScanBuffers, scan_serde};
+    use super::*;
+
+    type Seen = Vec<(String, String, Option<String>, String, bool)>;
+
+    fn fast(doc: &str) -> R<(u64, Seen)> {
+        let mut seen = Vec::new();
+        let (mut path, mut hashes) = (String::new(), Vec::new());
+        let shape = scan_fast(
+            doc.as_bytes(),
+            Some(
+                &mut |t: &str, p: &str, parent: Option<&str>, k: &str, n: bool| {
+                    seen.push((
+                        t.to_string(),
+                        p.to_string(),
+                        parent.map(str::to_string),
+                        k.to_string(),
+                        n,
+                    ));
+                },
+            ),
+            &mut path,
+            &mut hashes,
+        )?;
+        Ok((shape, seen))
+    }
+
+    fn slow(doc: &str) -> (Option<u64>, Seen) {
+        let mut seen = Vec::new();
+        let shape = scan_serde(
+            doc.as_bytes(),
+            Some(
+                &mut |t: &str, p: &str, parent: Option<&str>, k: &str, n: bool| {
+                    seen.push((
+                        t.to_string(),
+                        p.to_string(),
+                        parent.map(str::to_string),
+                        k.to_string(),
+                        n,
+                    ));
+                },
+            ),
+            &mut ScanBuffers::default(),
+        );
+        (shape, seen)
+    }
+
+    /// When the fast path accepts a document, it reports what serde reports.
+    fn agrees(doc: &str) -> bool {
+        match fast(doc) {
+            Ok((shape, seen)) => {
+                assert_eq!(
+                    slow(doc),
+                    (Some(shape), seen),
+                    "fast and serde scans differ on {doc:?}"
+                );
+                true
+            }
+            Err(Bail) => false,
+        }
+    }
+
+    #[test]
+    fn agrees_with_serde_on_ordinary_bodies() {
+        for doc in [
+            r#"{"id":123,"name":"widget","price":9.5,"tags":["a","b"],"owner":{"id":7,"login":"ann"}}"#,
+            r#"{"name":"widget","qty":2}"#,
+            r#" [ {"id": "ord_8Hq2LmZ", "n": null, "ok": true, "f": false}, {"id": 2} ] "#,
+            r#"{"orders":[{"id":17,"n":"a\"b"}],"user":{"login":"ann","age":-3}}"#,
+            r#"{"e":"\u00e9\n\t\\\/","k\u0041":"v","nested":{"a":{"b":{"c":{"d":{"e":1}}}}}}"#,
+            r#"{"big":18446744073709551615,"bigger":18446744073709551616,"f":1e10,"g":-0.5E-3}"#,
+            r#"{"x":[[[[[[[[[[1]]]]]]]]]]}"#,
+            r#"{"y":"日本語","z":{}}"#,
+            r#""top""#,
+            "42",
+            "[]",
+        ] {
+            assert!(agrees(doc), "fast path gave up on {doc}");
+        }
+        let many: Vec<String> = (0..100).map(|i| format!("{{\"id\":{i}}}")).collect();
+        assert!(agrees(&format!("[{}]", many.join(","))));
+        let wide: Vec<String> = (0..80).map(|i| format!("\"k{i}\":{i}")).collect();
+        assert!(agrees(&format!("{{{}}}", wide.join(","))));
+    }
+
+    #[test]
+    fn gives_up_where_serde_decides() {
+        for doc in [
+            "",
+            "{",
+            r#"{"a":1,}"#,
+            "[1,]",
+            "01",
+            "1.",
+            "-",
+            "1e",
+            r#"{"a" 1}"#,
+            "{} x",
+            "tru",
+            r#""\ud83d\ude00""#,
+            r#""\ud800""#,
+            "1e400",
+            "\"a\u{1}b\"",
+            r#""\x""#,
+            r#""\u+123""#,
+            "\u{feff}{}",
+        ] {
+            assert!(!agrees(doc), "fast path accepted {doc:?}");
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(!agrees(&deep));
+        assert_eq!(
+            scan_fast(
+                b"{\"a\":\"\xff\"}",
+                None,
+                &mut String::new(),
+                &mut Vec::new()
+            ),
+            Err(Bail)
+        );
+    }
+}
