@@ -264,15 +264,16 @@ fn is_uri(b: &[u8]) -> bool {
         Some(i) => (&host_port[..i], &host_port[i + 1..]),
         None => (host_port, &b""[..]),
     };
-    let host_ok = !host.is_empty()
-        && host
-            .iter()
-            .all(|c| c.is_ascii_alphanumeric() || b"-._~".contains(c));
+    let host_ok = !host.is_empty() && all_in(host, &HOST_CHAR);
     let port_ok = port.len() <= 5 && port.iter().all(u8::is_ascii_digit);
     host_ok && port_ok && tail_ok(tail)
 }
 
 fn tail_ok(tail: &[u8]) -> bool {
+    // Most paths and queries have no percent-escape, fragment or bracket: one table pass.
+    if all_in(tail, &TAIL_PLAIN) {
+        return true;
+    }
     let mut i = 0;
     let mut seen_hash = false;
     while i < tail.len() {
@@ -320,8 +321,19 @@ const fn table(extra: &[u8]) -> [bool; 256] {
     t
 }
 
+/// Whether every byte of `b` is in `set`: no early exit, so the loop stays branch-free per
+/// byte (these checks run on every string of a field that is still a URI).
+fn all_in(b: &[u8], set: &[bool; 256]) -> bool {
+    b.iter().fold(true, |ok, &c| ok & set[usize::from(c)])
+}
+
 /// RFC 3986 unreserved + reserved characters.
 static URI_CHAR: [bool; 256] = table(b"-._~:/?#[]@!$&'()*+,;=");
+/// URI characters that need no closer look in a path or query (no `#`, `[`, `]`; `%` is not
+/// in `URI_CHAR` either, it is checked with its two hex digits).
+static TAIL_PLAIN: [bool; 256] = table(b"-._~:/?@!$&'()*+,;=");
+/// Characters of a host name (or IPv4 address) in a URI.
+static HOST_CHAR: [bool; 256] = table(b"-._~");
 /// Characters of an unquoted email local part.
 static EMAIL_LOCAL: [bool; 256] = table(b".!#$%&'*+/=?^_`{|}~-");
 

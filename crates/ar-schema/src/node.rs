@@ -139,6 +139,34 @@ impl PartialEq for Plain {
     }
 }
 
+/// Byte equality for short strings (keys, enum values) without a call into `memcmp`: eight
+/// bytes at a time, the last word overlapping the one before.
+#[inline]
+fn eq_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    }
+    let word = |s: &[u8], at: usize| {
+        u64::from_le_bytes(
+            s.get(at..at + 8)
+                .and_then(|w| w.try_into().ok())
+                .unwrap_or([0; 8]),
+        )
+    };
+    let mut i = 0;
+    while i + 8 < n {
+        if word(a, i) != word(b, i) {
+            return false;
+        }
+        i += 8;
+    }
+    word(a, n - 8) == word(b, n - 8)
+}
+
 /// Whether a key, written between quotes with no escapes, is exactly these bytes: no quote,
 /// backslash or control character (such keys are matched through [`ObjectStats::expected`]).
 fn is_plain(name: &[u8]) -> bool {
@@ -267,21 +295,37 @@ impl Node {
 }
 
 impl StringStats {
+    /// Whether the next string here can change more than the count: while values are still
+    /// collected as enum evidence or some format is still possible. Once neither holds (long
+    /// free text, many distinct values), the scanner only checks such strings, never decodes.
+    #[inline]
+    pub(crate) fn wants_content(&self) -> bool {
+        self.values.is_some() || self.formats != 0
+    }
+
     fn add(&mut self, s: &[u8]) {
         self.count += 1;
         if let Some(values) = &mut self.values {
             if s.len() > MAX_ENUM_VALUE_BYTES {
                 self.values = None;
             } else {
-                match values.binary_search_by(|(v, _)| v.as_bytes().cmp(s)) {
-                    Ok(i) => {
+                // At most `MAX_ENUM_TRACKED` values: a linear scan comparing lengths first
+                // touches one string in most hits, where a binary search compares four.
+                match values
+                    .iter()
+                    .position(|(v, _)| v.len() == s.len() && eq_bytes(v.as_bytes(), s))
+                {
+                    Some(i) => {
                         values[i].1 += 1;
                         // A value seen before already narrowed `formats` to formats it has
                         // (which only ever shrink), so checking it again would change nothing.
                         return;
                     }
-                    Err(_) if values.len() >= MAX_ENUM_TRACKED => self.values = None,
-                    Err(i) => values.insert(i, (String::from_utf8_lossy(s).into(), 1)),
+                    None if values.len() >= MAX_ENUM_TRACKED => self.values = None,
+                    None => {
+                        let i = values.partition_point(|(v, _)| v.as_bytes() < s);
+                        values.insert(i, (String::from_utf8_lossy(s).into(), 1));
+                    }
                 }
             }
         }
@@ -359,7 +403,7 @@ impl ObjectStats {
             let word = u64::from_le_bytes(head.try_into().unwrap_or([0; 8]));
             return (word & p.plain.mask == p.plain.quoted).then_some(n);
         }
-        (p.plain.plain && rest.get(n) == Some(&b'"') && &rest[..n] == p.name.as_bytes())
+        (p.plain.plain && rest.get(n) == Some(&b'"') && eq_bytes(&rest[..n], p.name.as_bytes()))
             .then_some(n)
     }
 

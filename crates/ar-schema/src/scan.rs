@@ -7,8 +7,6 @@
 //! checks the JSON is well formed but keeps only a one-byte-per-level stack on the heap, so
 //! 100,000-deep input cannot overflow the thread's stack.
 
-use memchr::memchr2;
-
 use crate::limits::MAX_DEPTH;
 use crate::node::{Node, ObjectStats};
 
@@ -61,41 +59,27 @@ impl<'a> Scanner<'a> {
     }
 
     /// Reads one JSON value into `node`.
+    ///
+    /// Inlined into the object and array loops, so a leaf value (string, number, literal) costs
+    /// no call; containers go through [`Scanner::container`], the one recursive call.
+    #[inline(always)]
     pub(crate) fn value(&mut self, node: &mut Node, depth: usize) -> Result<()> {
-        self.ws();
-        let Some(&c) = self.b.get(self.pos) else {
+        let Some(c) = self.peek() else {
             return Err(self.err("unexpected end of input, expected a value"));
         };
         match c {
-            b'{' => {
-                node.objects += 1;
-                if depth >= MAX_DEPTH {
-                    node.capped += 1;
-                    return self.skip_value();
-                }
-                self.pos += 1;
-                self.object(node.object.get_or_insert_with(Box::default), depth)
-            }
-            b'[' => {
-                node.arrays += 1;
-                if depth >= MAX_DEPTH {
-                    node.capped += 1;
-                    return self.skip_value();
-                }
-                self.pos += 1;
-                let stats = node.array.get_or_insert_with(Box::default);
-                stats.count += 1;
-                self.array(&mut stats.items, depth)
-            }
             b'"' => {
                 self.pos += 1;
-                let s = self.string()?;
-                node.add_string(s);
+                if node.strings.wants_content() {
+                    let s = self.string()?;
+                    node.add_string(s);
+                } else {
+                    self.skip_string()?;
+                    node.strings.count += 1;
+                }
                 Ok(())
             }
-            b't' => self.literal(b"true").map(|()| node.bools += 1),
-            b'f' => self.literal(b"false").map(|()| node.bools += 1),
-            b'n' => self.literal(b"null").map(|()| node.nulls += 1),
+            b'{' | b'[' => self.container(node, c, depth),
             b'-' | b'0'..=b'9' => {
                 if self.number()? {
                     node.ints += 1;
@@ -104,20 +88,45 @@ impl<'a> Scanner<'a> {
                 }
                 Ok(())
             }
+            b'n' => self.literal(b"null").map(|()| node.nulls += 1),
+            b't' => self.literal(b"true").map(|()| node.bools += 1),
+            b'f' => self.literal(b"false").map(|()| node.bools += 1),
             _ => Err(self.err("expected a JSON value")),
+        }
+    }
+
+    /// Reads the object or array opening with `open` at the cursor into `node`.
+    #[inline(never)]
+    fn container(&mut self, node: &mut Node, open: u8, depth: usize) -> Result<()> {
+        if open == b'{' {
+            node.objects += 1;
+            if depth >= MAX_DEPTH {
+                node.capped += 1;
+                return self.skip_value();
+            }
+            self.pos += 1;
+            self.object(node.object.get_or_insert_with(Box::default), depth)
+        } else {
+            node.arrays += 1;
+            if depth >= MAX_DEPTH {
+                node.capped += 1;
+                return self.skip_value();
+            }
+            self.pos += 1;
+            let stats = node.array.get_or_insert_with(Box::default);
+            stats.count += 1;
+            self.array(&mut stats.items, depth)
         }
     }
 
     fn object(&mut self, stats: &mut ObjectStats, depth: usize) -> Result<()> {
         let serial = stats.begin();
-        self.ws();
-        if self.b.get(self.pos) == Some(&b'}') {
+        if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(());
         }
         loop {
-            self.ws();
-            if self.b.get(self.pos) != Some(&b'"') {
+            if self.peek() != Some(b'"') {
                 return Err(self.err("expected a string key"));
             }
             self.pos += 1;
@@ -131,8 +140,7 @@ impl<'a> Scanner<'a> {
                     stats.slot(key, serial)
                 }
             };
-            self.ws();
-            if self.b.get(self.pos) != Some(&b':') {
+            if self.peek() != Some(b':') {
                 return Err(self.err("expected ':' after an object key"));
             }
             self.pos += 1;
@@ -141,8 +149,7 @@ impl<'a> Scanner<'a> {
                 None => stats.extra_mut(),
             };
             self.value(target, depth + 1)?;
-            self.ws();
-            match self.b.get(self.pos) {
+            match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
@@ -154,15 +161,13 @@ impl<'a> Scanner<'a> {
     }
 
     fn array(&mut self, items: &mut Node, depth: usize) -> Result<()> {
-        self.ws();
-        if self.b.get(self.pos) == Some(&b']') {
+        if self.peek() == Some(b']') {
             self.pos += 1;
             return Ok(());
         }
         loop {
             self.value(items, depth + 1)?;
-            self.ws();
-            match self.b.get(self.pos) {
+            match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
@@ -251,128 +256,166 @@ impl<'a> Scanner<'a> {
     /// Borrows the input unless the string has escapes.
     fn string(&mut self) -> Result<&[u8]> {
         let start = self.pos;
+        let (end, escape) = self.string_end(start)?;
+        self.pos = end + 1;
+        match escape {
+            None => Ok(&self.b[start..end]),
+            Some(at) => self.unescape(start, at, end),
+        }
+    }
+
+    /// Checks a string whose opening quote was consumed, as [`Scanner::string`] does, without
+    /// decoding it: for positions that no longer need a string's content (see
+    /// [`crate::node::StringStats::wants_content`]).
+    fn skip_string(&mut self) -> Result<()> {
+        let (end, _) = self.string_end(self.pos)?;
+        self.pos = end + 1;
+        Ok(())
+    }
+
+    /// Checks the string from `start` (just past its opening quote) in one pass: no control
+    /// character, valid escapes, valid UTF-8. Returns the offset of its closing quote and of
+    /// its first backslash, if any.
+    ///
+    /// Eight bytes at a time: each word says where its first quote, backslash or control
+    /// character is, and the high bits of the bytes before it are collected, so UTF-8 is
+    /// validated (once, over the whole string) only for strings with a non-ASCII byte.
+    /// Escapes are ASCII and decode to whole characters, so the raw bytes are valid UTF-8
+    /// exactly when the decoded string is.
+    fn string_end(&self, start: usize) -> Result<(usize, Option<usize>)> {
         let b = self.b;
-        // Eight bytes at a time while they are plain ASCII (no quote, backslash, control or
-        // high byte); the first word that is not says exactly where the first such byte is, so
-        // a plain ASCII string ends here, with no byte loop and no UTF-8 validation.
         let mut i = start;
-        for chunk in b[start..].chunks_exact(8) {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            let mask = attention(word);
-            if mask != 0 {
-                i += (mask.trailing_zeros() / 8) as usize;
-                if b[i] == b'"' {
-                    self.pos = i + 1;
-                    return Ok(&b[start..i]);
+        let mut high = 0u64;
+        let mut escape = None;
+        loop {
+            // To the next quote, backslash or control character (or the end of the input).
+            while let Some(chunk) = b.get(i..i + 8) {
+                let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+                let stop = stops(word);
+                if stop != 0 {
+                    // The bits below the first stop byte: only those bytes are in the string.
+                    high |= word & ((stop & stop.wrapping_neg()) - 1);
+                    i += (stop.trailing_zeros() / 8) as usize;
+                    break;
                 }
-                break;
+                high |= word;
+                i += 8;
             }
-            i += 8;
-        }
-        let mut high = 0u8;
-        while let Some(&c) = b.get(i) {
-            if STRING_STOP[usize::from(c)] {
-                break;
+            while let Some(&c) = b.get(i) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                high |= u64::from(c);
+                i += 1;
             }
-            high |= c;
-            i += 1;
-        }
-        match b.get(i) {
-            None => Err(ScanError {
-                offset: b.len(),
-                reason: "unterminated string",
-            }
-            .into()),
-            Some(b'"') => {
-                self.pos = i + 1;
-                let raw = &b[start..i];
-                if high >= 0x80
-                    && let Err(e) = std::str::from_utf8(raw)
-                {
+            match b.get(i) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escape.get_or_insert(i);
+                    i += self.escape_len(i)?;
+                }
+                // After an escape, a run with no quote or backslash after it is reported as
+                // unterminated even if it holds a control character (as it always was).
+                Some(_) if escape.is_none() || memchr::memchr2(b'"', b'\\', &b[i..]).is_some() => {
                     return Err(ScanError {
-                        offset: start + e.valid_up_to(),
-                        reason: "invalid UTF-8 in string",
+                        offset: i,
+                        reason: "control character in string",
                     }
                     .into());
                 }
-                Ok(raw)
+                _ => {
+                    return Err(ScanError {
+                        offset: b.len(),
+                        reason: "unterminated string",
+                    }
+                    .into());
+                }
             }
-            Some(b'\\') => self.escaped_string(start),
-            Some(_) => Err(ScanError {
-                offset: i,
-                reason: "control character in string",
+        }
+        if high & HIGH != 0
+            && let Err(e) = std::str::from_utf8(&b[start..i])
+        {
+            // Offsets: within a plain string, the first bad byte; with escapes, the string.
+            let offset = if escape.is_some() {
+                start
+            } else {
+                start + e.valid_up_to()
+            };
+            return Err(ScanError {
+                offset,
+                reason: "invalid UTF-8 in string",
+            }
+            .into());
+        }
+        Ok((i, escape))
+    }
+
+    /// The length of the escape sequence at `at` (a backslash), checked but not decoded.
+    fn escape_len(&self, at: usize) -> Result<usize> {
+        match self.b.get(at + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(2),
+            Some(b'u') if self.b.get(at + 2..at + 6).and_then(hex4).is_some() => Ok(6),
+            Some(b'u') => Err(ScanError {
+                offset: at,
+                reason: "invalid \\u escape in string",
+            }
+            .into()),
+            _ => Err(ScanError {
+                offset: at,
+                reason: "invalid escape in string",
             }
             .into()),
         }
     }
 
-    fn escaped_string(&mut self, start: usize) -> Result<&[u8]> {
+    /// Decodes the checked string `[start, end)`, whose first backslash is at `at`, into the
+    /// scratch buffer.
+    fn unescape(&mut self, start: usize, mut at: usize, end: usize) -> Result<&[u8]> {
         self.scratch.clear();
-        let mut i = start;
-        loop {
-            let Some(j) = memchr2(b'"', b'\\', &self.b[i..]) else {
+        self.scratch.extend_from_slice(&self.b[start..at]);
+        while at < end {
+            at += self.decode_escape(at)?;
+            let next = memchr::memchr(b'\\', &self.b[at..end]).map_or(end, |j| at + j);
+            self.scratch.extend_from_slice(&self.b[at..next]);
+            at = next;
+        }
+        Ok(&self.scratch)
+    }
+
+    /// Appends the character the escape at `at` (a backslash) stands for to the scratch
+    /// buffer; returns the escape's length.
+    fn decode_escape(&mut self, at: usize) -> Result<usize> {
+        let byte = match self.b.get(at + 1).copied() {
+            Some(b'"') => b'"',
+            Some(b'\\') => b'\\',
+            Some(b'/') => b'/',
+            Some(b'b') => 0x08,
+            Some(b'f') => 0x0c,
+            Some(b'n') => b'\n',
+            Some(b'r') => b'\r',
+            Some(b't') => b'\t',
+            Some(b'u') => {
+                let (ch, used) = self.unicode_escape(at)?;
+                let mut buf = [0u8; 4];
+                self.scratch
+                    .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                return Ok(used);
+            }
+            _ => {
                 return Err(ScanError {
-                    offset: self.b.len(),
-                    reason: "unterminated string",
+                    offset: at,
+                    reason: "invalid escape in string",
                 }
                 .into());
-            };
-            let raw = &self.b[i..i + j];
-            check_controls(raw, i)?;
-            self.scratch.extend_from_slice(raw);
-            i += j;
-            if self.b[i] == b'"' {
-                self.pos = i + 1;
-                break;
             }
-            let escape = self.b.get(i + 1).copied();
-            let byte = match escape {
-                Some(b'"') => b'"',
-                Some(b'\\') => b'\\',
-                Some(b'/') => b'/',
-                Some(b'b') => 0x08,
-                Some(b'f') => 0x0c,
-                Some(b'n') => b'\n',
-                Some(b'r') => b'\r',
-                Some(b't') => b'\t',
-                Some(b'u') => {
-                    let (ch, used) = self.unicode_escape(i)?;
-                    let mut buf = [0u8; 4];
-                    self.scratch
-                        .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                    i += used;
-                    continue;
-                }
-                _ => {
-                    return Err(ScanError {
-                        offset: i,
-                        reason: "invalid escape in string",
-                    }
-                    .into());
-                }
-            };
-            self.scratch.push(byte);
-            i += 2;
-        }
-        match std::str::from_utf8(&self.scratch) {
-            Ok(_) => Ok(&self.scratch),
-            Err(_) => Err(ScanError {
-                offset: start,
-                reason: "invalid UTF-8 in string",
-            }
-            .into()),
-        }
+        };
+        self.scratch.push(byte);
+        Ok(2)
     }
 
     /// Decodes `\uXXXX` (and a following low surrogate) at `i`; lone surrogates become U+FFFD.
     fn unicode_escape(&self, i: usize) -> Result<(char, usize)> {
-        let hex = |at: usize| -> Option<u32> {
-            let h = self.b.get(at..at + 4)?;
-            std::str::from_utf8(h)
-                .ok()
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .filter(|_| h.iter().all(u8::is_ascii_hexdigit))
-        };
+        let hex = |at: usize| self.b.get(at..at + 4).and_then(hex4);
         let Some(first) = hex(i + 2) else {
             return Err(ScanError {
                 offset: i,
@@ -450,7 +493,29 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Skips whitespace. Minified input has none, so one compare decides the common case.
+    #[inline(always)]
     fn ws(&mut self) {
+        if let Some(&c) = self.b.get(self.pos)
+            && c <= b' '
+        {
+            self.ws_loop();
+        }
+    }
+
+    /// The next byte that is not whitespace, skipping to it (minified input: one compare).
+    #[inline(always)]
+    fn peek(&mut self) -> Option<u8> {
+        match self.b.get(self.pos) {
+            Some(&c) if c > b' ' => Some(c),
+            _ => {
+                self.ws_loop();
+                self.b.get(self.pos).copied()
+            }
+        }
+    }
+
+    fn ws_loop(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.pos) {
             self.pos += 1;
         }
@@ -464,26 +529,24 @@ impl<'a> Scanner<'a> {
     }
 }
 
-/// The high bit of every byte of `word` that is a quote, a backslash, a control character or
-/// non-ASCII, possibly with false positives *above* a true one (borrows propagate upwards): the
-/// lowest set bit is exact, which is all the caller uses.
-fn attention(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every byte of `word` that is a quote, a backslash or a control character,
+/// possibly with false positives *above* a true one (borrows propagate upwards): the lowest
+/// set bit is exact, which is all the caller uses. Bytes >= 0x80 never borrow, so non-ASCII
+/// text neither stops the scan nor causes false positives.
+#[inline(always)]
+fn stops(word: u64) -> u64 {
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let quote = has_zero(word ^ (ONES * u64::from(b'"')));
     let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
     let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control | (word & HIGH)
+    quote | backslash | control
 }
 
-/// Whether any byte of `word` needs a closer look (see [`attention`]).
+/// Bytes that end a plain run of a string: the quote, a backslash, control characters.
 #[cfg(test)]
-fn needs_attention(word: u64) -> bool {
-    attention(word) != 0
-}
-
-/// Bytes that end the fast path of a string: the quote, a backslash, control characters.
 static STRING_STOP: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
@@ -496,19 +559,33 @@ static STRING_STOP: [bool; 256] = {
     t
 };
 
-fn count_digits(b: &[u8]) -> usize {
-    b.iter().take_while(|c| c.is_ascii_digit()).count()
+/// Four hexadecimal digits (any case) as a number.
+fn hex4(h: &[u8]) -> Option<u32> {
+    h.iter().try_fold(0u32, |n, &c| {
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            b'A'..=b'F' => c - b'A' + 10,
+            _ => return None,
+        };
+        Some(n << 4 | u32::from(d))
+    })
 }
 
-fn check_controls(raw: &[u8], at: usize) -> Result<()> {
-    match raw.iter().position(|&c| c < 0x20) {
-        Some(p) => Err(ScanError {
-            offset: at + p,
-            reason: "control character in string",
+/// How many ASCII digits `b` starts with: eight bytes at a time (a byte is a digit exactly
+/// when `c ^ b'0'` is below 10, tested on all eight at once without carries between bytes).
+fn count_digits(b: &[u8]) -> usize {
+    let mut n = 0;
+    while let Some(chunk) = b.get(n..n + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])) ^ (ONES * u64::from(b'0'));
+        // Per byte: the high bit is set when the low seven bits are >= 10 or the byte >= 0x80.
+        let not_digit = (((x & !HIGH) + ONES * 0x76) | x) & HIGH;
+        if not_digit != 0 {
+            return n + (not_digit.trailing_zeros() / 8) as usize;
         }
-        .into()),
-        None => Ok(()),
+        n += 8;
     }
+    n + b[n..].iter().take_while(|c| c.is_ascii_digit()).count()
 }
 
 #[cfg(test)]
@@ -575,38 +652,130 @@ mod tests {
         assert_eq!((err.offset, err.reason), (17, "invalid UTF-8 in string"));
         let err = scan("\"abcdefghijklmnop\u{7}\"").expect_err("control");
         assert_eq!(err.offset, 17);
-        for word in [*b"abcdefgh", *b"ABCD1234", *b"  -_/:.~"] {
-            assert!(!needs_attention(u64::from_le_bytes(word)));
+        for word in [
+            *b"abcdefgh",
+            *b"ABCD1234",
+            *b"  -_/:.~",
+            *b"abc\x80efgh",
+            *b"\xff\xfe\x80\xc3\xa9\xe6\x97\xa5",
+        ] {
+            assert_eq!(stops(u64::from_le_bytes(word)), 0, "{word:?}");
         }
         for word in [
             *b"abc\"efgh",
             *b"abc\\efgh",
             *b"abc\nefgh",
-            *b"abc\x80efgh",
             *b"\x7f\x1f      ",
         ] {
-            assert!(needs_attention(u64::from_le_bytes(word)), "{word:?}");
+            assert_ne!(stops(u64::from_le_bytes(word)), 0, "{word:?}");
         }
     }
 
     #[test]
-    fn the_lowest_attention_bit_is_the_first_special_byte() {
-        // Every byte value at every position, after plain bytes and before any bytes at all
-        // (including bytes that make the borrow trick report false positives higher up).
-        for special in (0u8..=255).filter(|c| STRING_STOP[usize::from(*c)] || *c >= 0x80) {
+    fn the_lowest_stop_bit_is_the_first_special_byte() {
+        // Every byte value at every position, after plain or non-ASCII bytes and before any
+        // bytes at all (including bytes that make the borrow trick report false positives
+        // higher up); non-ASCII bytes never stop the scan.
+        for special in 0u8..=255 {
             for at in 0..8 {
-                for after in [b'a', 0x00, 0x01, b'"', 0xff] {
-                    let mut word = [b'x'; 8];
-                    word[at] = special;
-                    word[at + 1..].fill(after);
-                    let mask = attention(u64::from_le_bytes(word));
-                    assert_eq!(mask.trailing_zeros() / 8, at as u32, "{word:?}");
+                for before in [b'x', 0x80, 0xff] {
+                    for after in [b'a', 0x00, 0x01, b'"', 0xff] {
+                        let mut word = [before; 8];
+                        word[at] = special;
+                        word[at + 1..].fill(after);
+                        let mask = stops(u64::from_le_bytes(word));
+                        if STRING_STOP[usize::from(special)] {
+                            assert_eq!(mask.trailing_zeros() / 8, at as u32, "{word:?}");
+                        } else {
+                            assert!(mask.trailing_zeros() / 8 > at as u32, "{word:?}");
+                        }
+                    }
                 }
             }
         }
         let node = scan(r#"{"k": "ab\"c", "key12345": "v", "a\u00e9": "é"}"#).expect("valid");
         let object = node.object.as_ref().expect("object");
         assert_eq!(object.props.len(), 3);
+    }
+
+    #[test]
+    fn digits_are_counted_a_word_at_a_time() {
+        for c in 0u8..=255 {
+            for at in 0..12 {
+                let mut text = vec![b'7'; 12];
+                text[at] = c;
+                let expected = if c.is_ascii_digit() { 12 } else { at };
+                assert_eq!(count_digits(&text), expected, "{c:#x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn strings_decode_like_serde_json_and_fail_at_the_same_offsets() {
+        // Escapes and non-ASCII at every offset around the word boundaries.
+        for pad in 0..18 {
+            let p = "p".repeat(pad);
+            for body in [
+                p.clone(),
+                format!("{p}\\n{p}é\\u00e9\\ud83d\\ude00{p}"),
+                format!("日本{p}\\\"{p}\\/\\t"),
+                format!("\\ud800{p}\\u0041"),
+            ] {
+                let text = format!("\"{body}\"");
+                // A lone surrogate (which serde_json rejects) becomes U+FFFD.
+                let expected: String =
+                    serde_json::from_str(&text.replace("\\ud800", "\\ufffd")).expect("valid");
+                let mut s = Scanner::new(text.as_bytes());
+                s.pos = 1;
+                let got = s.string().expect(&text).to_vec();
+                assert_eq!(String::from_utf8(got).ok(), Some(expected), "{text}");
+                assert_eq!(s.pos, text.len());
+            }
+            let at = pad + 1;
+            for (bytes, offset, reason) in [
+                (format!("\"{p}\x01\""), at, "control character in string"),
+                (format!("\"{p}\\x\""), at, "invalid escape in string"),
+                (
+                    format!("\"{p}\\u12g4\""),
+                    at,
+                    "invalid \\u escape in string",
+                ),
+                (
+                    format!("\"{p}\\n\x1f\""),
+                    at + 2,
+                    "control character in string",
+                ),
+                (format!("\"{p}\\n{p}"), 2 * pad + 3, "unterminated string"),
+            ] {
+                let mut s = Scanner::new(bytes.as_bytes());
+                s.pos = 1;
+                let err = s.skip_string().expect_err(&bytes);
+                assert_eq!((err.offset, err.reason), (offset, reason), "{bytes:?}");
+            }
+            let p = p.as_bytes();
+            for (bytes, offset) in [
+                ([b"\"", p, b"\xff\""].concat(), pad + 1),
+                ([b"\"", p, b"\xc3\""].concat(), pad + 1),
+                ([b"\"", p, "é".as_bytes(), b"\xe9\""].concat(), pad + 3),
+                // With an escape anywhere, the error points at the string.
+                ([b"\"", p, b"\\n\xff\""].concat(), 1),
+                ([b"\"", p, b"\xc3\\n\""].concat(), 1),
+            ] {
+                for skip in [false, true] {
+                    let mut s = Scanner::new(&bytes);
+                    s.pos = 1;
+                    let err = if skip {
+                        s.skip_string().expect_err("bad UTF-8")
+                    } else {
+                        s.string().expect_err("bad UTF-8")
+                    };
+                    assert_eq!(
+                        (err.offset, err.reason),
+                        (offset, "invalid UTF-8 in string")
+                    );
+                }
+            }
+        }
     }
 
     #[test]
