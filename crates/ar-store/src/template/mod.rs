@@ -29,7 +29,8 @@
 //!   `/repos/{owner}/{repo}/issues`.
 //! - **cardinality**: at least five leaf literals (not at the root) whose
 //!   responses share a shape fingerprint fold (`/products/red-shoes`, ...).
-//!   Short closed vocabularies (`/search`, `/settings`) stay literal.
+//!   Short closed vocabularies (`/search`, `/settings`) stay literal, and so
+//!   do plural words (`/v1/users`, `/v1/orders` lists share one envelope).
 //! - **provenance**: a literal whose value was seen earlier in a JSON body
 //!   folds even alone, and is named after that field (`$.orders[].id` →
 //!   `{orderId}`).
@@ -37,13 +38,21 @@
 //!   them all (memory stays bounded, and so many names are values).
 //!
 //! Never folded: version tags, literals of a pinned node (a user split), and
-//! groups made only of plural collection words (`orgs`, `users`), which are
-//! names of resources rather than values. A single literal beside a
+//! REST collections: plural words each directly followed by its own
+//! identifier parameter (`/users/{userId}`, `/orders/{orderId}`), however
+//! many of them look alike. Other groups made only of plural words (`orgs`,
+//! `users`) stay literal below eight of them; from eight on, plural words
+//! with literal or slug children are values (`/shop/{category}/items` for
+//! `shoes`, `shirts`, ...). Provenance beats both: when most of an alike
+//! group was seen in bodies, the whole group folds. A single literal beside a
 //! parameter keeps its own endpoint (`/users/me` beside `/users/{userId}`).
 //!
-//! Because the raw trie only grows and every rule is monotone (more paths can
-//! only add folds), templates only *widen* as evidence grows; the store then
-//! merges the endpoints that now share a template. Every fold keeps its
+//! Because the raw trie only grows and the rules are monotone (more paths can
+//! only add folds), templates *widen* as evidence grows; the store then
+//! merges the endpoints that now share a template. The exceptions are a
+//! literal whose new structure contradicts its fold: a leaf folded by
+//! cardinality that gains children, or a plural word folded with seven others
+//! that gains its own ids; there the template narrows again. Every fold keeps its
 //! [`Evidence`] (rule, sample count, values), and [`Templater::explain`]
 //! also says why each literal stayed literal. [`Templater::pin`] undoes a
 //! fold (a split), and the pin is itself part of the raw trie.
@@ -230,6 +239,17 @@ pub enum KeptReason {
     },
     /// Alike siblings exist, but all are plural collection names (`orgs`, `users`).
     CollectionNames,
+    /// A REST collection: a plural word directly followed by its own
+    /// identifier parameter (`/users/{userId}`), like its alike siblings.
+    /// Resource names, however many, are not values of one parameter.
+    Collection {
+        /// The identifier kinds seen right after this word (`integer`, `uuid`).
+        id_kinds: Vec<SegmentKind>,
+        /// Distinct identifiers seen right after it (at most eight are kept).
+        ids: usize,
+        /// Alike collection names at this position, this one included.
+        siblings: usize,
+    },
 }
 
 impl fmt::Display for KeptReason {
@@ -241,6 +261,19 @@ impl fmt::Display for KeptReason {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
             Self::CollectionNames => f.write_str("alike siblings are all collection names"),
+            Self::Collection {
+                id_kinds,
+                ids,
+                siblings,
+            } => {
+                let kinds: Vec<&str> = id_kinds.iter().map(|k| k.as_str()).collect();
+                write!(
+                    f,
+                    "a collection name: followed by its own {} ids ({ids} distinct), \
+                     as are {siblings} alike collection names here",
+                    kinds.join("/")
+                )
+            }
         }
     }
 }
