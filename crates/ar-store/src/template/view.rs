@@ -80,7 +80,7 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
         .filter(|k| !is_version_like(k))
         .collect();
     let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
-    let mut collections: BTreeSet<&str> = BTreeSet::new();
+    let mut kept: BTreeMap<&str, KeptReason> = BTreeMap::new();
     if !pinned {
         if overflowed > 0 {
             for k in &candidates {
@@ -103,24 +103,25 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
         // Groups are formed over every candidate, so a literal already folded
         // (by provenance) still counts as evidence for its alike siblings.
         for (group, anchor) in alike_groups(&candidates, &lits, parent) {
-            if group.len() < MANY_COLLECTIONS && group.iter().all(|k| is_plural_word(k)) {
-                collections.extend(group);
-                continue;
-            }
-            for k in group {
+            let sort = Sort {
+                min_rest: 3,
+                leaves: false,
+            };
+            for k in sort.group(group, &lits, &mut kept) {
                 fold.entry(k).or_insert(Rule::Alike {
                     anchor: anchor.to_string(),
                 });
             }
         }
         if parent != Parent::Root {
-            for group in cardinality_groups(&candidates, &lits, cfg.cardinality_threshold) {
-                if group.len() < MANY_COLLECTIONS && group.iter().all(|k| is_plural_word(k)) {
-                    collections.extend(group);
-                    continue;
-                }
+            let threshold = cfg.cardinality_threshold;
+            for group in cardinality_groups(&candidates, &lits, threshold) {
                 let distinct = group.len();
-                for k in group {
+                let sort = Sort {
+                    min_rest: threshold,
+                    leaves: true,
+                };
+                for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(Rule::Cardinality { distinct });
                 }
             }
@@ -138,8 +139,8 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
             KeptReason::Version
         } else if pinned {
             KeptReason::Pinned
-        } else if collections.contains(name) {
-            KeptReason::CollectionNames
+        } else if let Some(reason) = kept.remove(name) {
+            reason
         } else {
             KeptReason::OwnShape {
                 siblings: lits.len(),
@@ -189,6 +190,107 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::Segment { .. } => 4,
     };
     rules.min_by_key(|r| rank(r))
+}
+
+/// How [`Sort::group`] treats the literals of one group.
+struct Sort {
+    /// Literals needed to fold once collection names left the group.
+    min_rest: usize,
+    /// Whether the group is of leaves, alike only by response shape. With no
+    /// children to tell names from values, plural words among them stay
+    /// literal however many there are (`/v1/users`, `/v1/orders` lists that
+    /// share one envelope); they fold by provenance, overflow, or once their
+    /// subtrees show alike literal children.
+    leaves: bool,
+}
+
+impl Sort {
+    /// Splits a group of alike literals into those that stay literal
+    /// (recorded in `kept` with why) and those that fold, returned.
+    ///
+    /// Names of resources are not values of one parameter, however many look
+    /// alike: a plural word directly followed by its own identifier parameter
+    /// (`/users/{userId}`) is a REST collection and stays literal. Provenance
+    /// wins over that: when at least half of the group was seen in bodies,
+    /// the group is values (`/departments/{slug}/...` after
+    /// `$.departments[].slug`). Other plural words stay literal while fewer
+    /// than [`MANY_COLLECTIONS`] of them are alike; from then on, plural
+    /// words with literal or slug children are values
+    /// (`/categories/{category}/items`), and plural leaves never are.
+    fn group<'a>(
+        &self,
+        group: Vec<&'a str>,
+        lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+        kept: &mut BTreeMap<&'a str, KeptReason>,
+    ) -> Vec<&'a str> {
+        let seen_in_bodies = group
+            .iter()
+            .filter(|k| lits[*k].iter().any(|r| r.origin.is_some()))
+            .count();
+        if seen_in_bodies * 2 >= group.len() {
+            return group;
+        }
+        let before = group.len();
+        let (collections, rest): (Vec<_>, Vec<_>) = group
+            .into_iter()
+            .map(|k| (k, is_plural_word(k).then(|| own_ids(&lits[k])).flatten()))
+            .partition(|(_, ids)| ids.is_some());
+        let siblings = collections.len();
+        for (k, ids) in collections {
+            let (id_kinds, ids) = ids.expect("partitioned on Some");
+            kept.insert(
+                k,
+                KeptReason::Collection {
+                    id_kinds,
+                    ids,
+                    siblings,
+                },
+            );
+        }
+        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest
+            .into_iter()
+            .map(|(k, _)| k)
+            .partition(|k| self.leaves && is_plural_word(k));
+        for k in names {
+            kept.insert(k, KeptReason::CollectionNames);
+        }
+        // Literals that were alike only to collection names lost their evidence.
+        let too_few = rest.len() < before && rest.len() < self.min_rest;
+        let names = rest.len() < MANY_COLLECTIONS && rest.iter().all(|k| is_plural_word(k));
+        if too_few || names {
+            for k in rest {
+                let reason = if is_plural_word(k) {
+                    KeptReason::CollectionNames
+                } else {
+                    KeptReason::OwnShape {
+                        siblings: lits.len(),
+                    }
+                };
+                kept.insert(k, reason);
+            }
+            return Vec::new();
+        }
+        rest
+    }
+}
+
+/// The identifier kinds of the parameter directly below a literal, and how
+/// many distinct values it had; `None` when no identifier follows it.
+fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
+    let params: Vec<&RawNode> = raws.iter().filter_map(|r| r.param.as_deref()).collect();
+    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
+    let id_kinds: Vec<SegmentKind> = kinds_of(bits)
+        .into_iter()
+        .filter(|k| k.is_id_like())
+        .collect();
+    if id_kinds.is_empty() {
+        return None;
+    }
+    let distinct: BTreeSet<&str> = params
+        .iter()
+        .flat_map(|p| p.values.iter().map(|v| &**v))
+        .collect();
+    Some((id_kinds, distinct.len()))
 }
 
 /// Lowercase words ending in a plural `s`: names of collections.
@@ -515,5 +617,187 @@ pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
     Explanation {
         template: template.to_string(),
         decisions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Origin, Templater};
+    use super::*;
+
+    const RESOURCES: [&str; 10] = [
+        "users",
+        "orders",
+        "products",
+        "carts",
+        "reviews",
+        "invoices",
+        "shipments",
+        "coupons",
+        "stores",
+        "payments",
+    ];
+    const CATEGORIES: [&str; 10] = [
+        "shoes", "shirts", "hats", "bags", "socks", "belts", "boots", "coats", "gloves", "scarves",
+    ];
+
+    fn tpl(t: &Templater, path: &str) -> String {
+        t.template("h", path).to_string()
+    }
+
+    fn literal_reason(t: &Templater, path: &str, position: usize) -> KeptReason {
+        match &t.explain("h", path).decisions[position] {
+            Decision::Literal { reason, .. } => reason.clone(),
+            other => panic!("{path} [{position}] is not literal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn many_rest_collections_with_alike_items_stay_literal() {
+        let mut t = Templater::default();
+        for (i, r) in RESOURCES.iter().enumerate() {
+            for id in [i * 100 + 1, i * 100 + 2] {
+                t.observe("h", &format!("/v1/{r}/{id}"), Some(7));
+                t.observe("h", &format!("/v1/{r}/{id}/events"), Some(8));
+            }
+            t.observe("h", &format!("/v1/{r}"), Some(9));
+        }
+        t.observe("h", "/v1/users/me", Some(10));
+        assert_eq!(tpl(&t, "/v1/users/5"), "/v1/users/{userId}");
+        assert_eq!(
+            tpl(&t, "/v1/orders/5/events"),
+            "/v1/orders/{orderId}/events"
+        );
+        assert_eq!(tpl(&t, "/v1/payments"), "/v1/payments");
+        assert_eq!(tpl(&t, "/v1/users/me"), "/v1/users/me");
+        assert_eq!(
+            literal_reason(&t, "/v1/orders/5", 1),
+            KeptReason::Collection {
+                id_kinds: vec![SegmentKind::Integer],
+                ids: 2,
+                siblings: 10,
+            }
+        );
+        let explained = t.explain("h", "/v1/orders/5").to_string();
+        assert!(
+            explained.contains("followed by its own integer ids (2 distinct)"),
+            "{explained}"
+        );
+    }
+
+    #[test]
+    fn plural_values_with_literal_children_fold_from_eight_on() {
+        let mut t = Templater::default();
+        for (i, c) in CATEGORIES.iter().enumerate() {
+            t.observe("h", &format!("/categories/{c}/items"), Some(1));
+            if i == 6 {
+                // Seven alike plural words: a closed vocabulary, still literal.
+                assert_eq!(
+                    tpl(&t, "/categories/boots/items"),
+                    "/categories/boots/items"
+                );
+                assert_eq!(
+                    literal_reason(&t, "/categories/boots/items", 1),
+                    KeptReason::CollectionNames
+                );
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/categories/shoes/items"),
+            "/categories/{category}/items"
+        );
+        let param = t.template("h", "/categories/shoes/items").segments[1].clone();
+        let Segment::Param(param) = param else {
+            panic!("a parameter")
+        };
+        assert_eq!(
+            param.evidence.rule,
+            Rule::Alike {
+                anchor: "items".into()
+            }
+        );
+    }
+
+    #[test]
+    fn provenance_of_most_of_a_group_beats_collection_ids() {
+        let mut t = Templater::default();
+        let origin = Origin {
+            field_path: "$.departments[].slug".into(),
+            name: "departmentSlug".into(),
+            use_name: true,
+        };
+        for (d, id) in [("lamps", 17), ("desks", 18), ("mugs", 19), ("rugs", 20)] {
+            let origins = if d == "rugs" {
+                vec![]
+            } else {
+                vec![(1, origin.clone())]
+            };
+            t.observe_with_origins(
+                "h",
+                &format!("/departments/{d}/{id}/reviews"),
+                None,
+                &origins,
+            );
+        }
+        // `rugs` was never in a body: it folds with the three that were.
+        assert_eq!(
+            tpl(&t, "/departments/rugs/20/reviews"),
+            "/departments/{departmentSlug}/{departmentId}/reviews"
+        );
+        // One accidental match in a body does not dissolve REST collections.
+        let mut t = Templater::default();
+        for (i, r) in RESOURCES.iter().enumerate() {
+            let origins = if i == 0 {
+                vec![(1, origin.clone())]
+            } else {
+                vec![]
+            };
+            t.observe_with_origins("h", &format!("/v1/{r}/1/events"), None, &origins);
+        }
+        assert_eq!(
+            tpl(&t, "/v1/orders/1/events"),
+            "/v1/orders/{orderId}/events"
+        );
+    }
+
+    #[test]
+    fn same_shaped_plural_leaves_stay_literal_before_and_after_their_ids() {
+        // A dashboard loads ten lists sharing one envelope, then items: the
+        // lists never fold, so nothing has to be split apart later.
+        let mut t = Templater::default();
+        for r in RESOURCES {
+            t.observe("h", &format!("/api/{r}"), Some(3));
+        }
+        for page in ["about", "help", "contact", "press", "legal"] {
+            t.observe("h", &format!("/api/{page}"), Some(3));
+        }
+        assert_eq!(tpl(&t, "/api/orders"), "/api/orders");
+        assert_eq!(
+            literal_reason(&t, "/api/orders", 1),
+            KeptReason::CollectionNames
+        );
+        // Five other same-shaped leaves still fold by cardinality.
+        assert_eq!(tpl(&t, "/api/help"), "/api/{name}");
+        t.observe("h", "/api/users/42", Some(4));
+        assert_eq!(tpl(&t, "/api/orders"), "/api/orders");
+        assert_eq!(tpl(&t, "/api/users"), "/api/users");
+        assert_eq!(tpl(&t, "/api/users/42"), "/api/users/{userId}");
+    }
+
+    #[test]
+    fn slugs_alike_only_to_collections_stay_literal() {
+        let mut t = Templater::default();
+        for r in ["users", "orders", "teams"] {
+            t.observe("h", &format!("/v1/{r}/7/members"), None);
+        }
+        t.observe("h", "/v1/acme/7/members", None);
+        assert_eq!(tpl(&t, "/v1/acme/7/members"), "/v1/acme/{acmeId}/members");
+        assert_eq!(tpl(&t, "/v1/teams/7/members"), "/v1/teams/{teamId}/members");
+        // Three slugs alike among themselves still fold beside the collections.
+        for slug in ["globex", "initech"] {
+            t.observe("h", &format!("/v1/{slug}/7/members"), None);
+        }
+        assert_eq!(tpl(&t, "/v1/acme/7/members"), "/v1/{name}/{id}/members");
+        assert_eq!(tpl(&t, "/v1/teams/7/members"), "/v1/teams/{teamId}/members");
     }
 }

@@ -153,3 +153,44 @@ fn charles_proxyman() {
 fn malformed_keeps_good_entries() {
     insta::assert_yaml_snapshot!(golden("malformed.har", None));
 }
+
+#[test]
+fn rest_collections_stay_apart() {
+    insta::assert_yaml_snapshot!(golden("rest-collections.har", None));
+}
+
+/// Why each position of some endpoints of `rest-collections.har` is what it is:
+/// the evidence a user sees for "collection, not a value" and for the folds.
+#[test]
+fn rest_collections_explained() {
+    let har = import("rest-collections.har");
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    for flow in &har.flows {
+        store.ingest(flow);
+    }
+    let wanted = [
+        "GET api.store.test/v1/orders/{orderId}",
+        "GET api.store.test/v1/carts",
+        "GET api.store.test/v1/users/me",
+        "GET api.store.test/categories/{category}/items",
+        "GET api.store.test/departments/{departmentSlug}/{departmentId}/reviews",
+    ];
+    let explained: Vec<Vec<String>> = wanted
+        .iter()
+        .map(|key| {
+            let ep = store
+                .endpoints()
+                .into_iter()
+                .find(|ep| ep.key().to_string() == *key)
+                .unwrap_or_else(|| panic!("no endpoint {key}"));
+            store
+                .explain(ep.id())
+                .expect("a path endpoint")
+                .to_string()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
+        .collect();
+    insta::assert_yaml_snapshot!(explained);
+}

@@ -37,7 +37,20 @@ fn path() -> impl Strategy<Value = String> {
             "pink-tie"
         ])
         .prop_map(|s| format!("/products/{s}")),
+        (collection(), 1u32..30, 0u8..3).prop_map(|(c, id, form)| match form {
+            0 => format!("/v1/{c}"),
+            1 => format!("/v1/{c}/{id}"),
+            _ => format!("/v1/{c}/{id}/events"),
+        }),
+        collection().prop_map(|c| format!("/categories/{c}/items")),
     ]
+}
+
+/// Plural words: REST collections under `/v1`, category values under `/categories`.
+fn collection() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "users", "orders", "carts", "reviews", "stores", "coupons", "invoices", "shoes", "hats",
+    ])
 }
 
 fn templates(paths: &[String]) -> BTreeMap<String, String> {
@@ -73,7 +86,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn final_templates_do_not_depend_on_arrival_order(paths in prop::collection::vec(path(), 1..40), seed in any::<u64>()) {
+    fn final_templates_do_not_depend_on_arrival_order(paths in prop::collection::vec(path(), 1..60), seed in any::<u64>()) {
         let mut shuffled = paths.clone();
         // A deterministic Fisher-Yates with the proptest-chosen seed.
         let mut state = seed | 1;
