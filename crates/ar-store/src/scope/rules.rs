@@ -127,18 +127,28 @@ const STATIC_EXTENSIONS: &[&str] = &[
 
 /// Whether the last path segment has a static-asset extension.
 pub(crate) fn is_static_path(path: &str) -> bool {
-    let last = path.rsplit('/').next().unwrap_or("");
-    match last.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => STATIC_EXTENSIONS
-            .iter()
-            .any(|e| e.eq_ignore_ascii_case(ext)),
+    // Byte searches (a `char` pattern search costs more than this whole check).
+    let b = path.as_bytes();
+    let last = &b[b.iter().rposition(|c| *c == b'/').map_or(0, |i| i + 1)..];
+    match last.iter().rposition(|c| *c == b'.') {
+        Some(dot) if dot > 0 => {
+            let ext = &last[dot + 1..];
+            ext.len() <= 5
+                && STATIC_EXTENSIONS
+                    .iter()
+                    .any(|e| e.as_bytes().eq_ignore_ascii_case(ext))
+        }
         _ => false,
     }
 }
 
 /// The media type without parameters (not lowercased: compare ignoring case).
 fn media(content_type: &str) -> &str {
-    content_type.split(';').next().unwrap_or("").trim()
+    let end = content_type
+        .bytes()
+        .position(|b| b == b';')
+        .unwrap_or(content_type.len());
+    content_type[..end].trim()
 }
 
 fn starts_with_ci(text: &str, prefix: &str) -> bool {

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -26,9 +27,22 @@ impl fmt::Display for EndpointId {
 
 /// The key an agent uses to name an endpoint: the GraphQL operation name,
 /// else `METHOD host/template`; collisions get `#2`, `#3`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct StableKey(pub(crate) String);
+///
+/// Shared text: every ingest hands the key back, so cloning it must not copy.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct StableKey(pub(crate) Arc<str>);
+
+impl Serialize for StableKey {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for StableKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(|s| Self(s.into()))
+    }
+}
 
 impl StableKey {
     /// The key as text.
@@ -366,13 +380,12 @@ fn lowercase(s: &str) -> Cow<'_, str> {
 
 /// The body's media type without parameters, lowercased, if any.
 fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
-    let media = body
-        .content_type
-        .as_deref()?
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim();
+    let content_type = body.content_type.as_deref()?;
+    let end = content_type
+        .bytes()
+        .position(|b| b == b';')
+        .unwrap_or(content_type.len());
+    let media = content_type[..end].trim();
     (!media.is_empty()).then(|| lowercase(media))
 }
 

@@ -91,14 +91,17 @@ impl EndpointStore {
                         )
                     })
                     .collect();
-                if self
-                    .templater
-                    .observe_with_origins(&host, path, response_shape, &marks)
-                {
+                // Observing classifies the segments once; the shape key comes
+                // from the same walk (cached per layer-1 form of the path).
+                if self.templater.observe_shape_key_into(
+                    &host,
+                    path,
+                    response_shape,
+                    &marks,
+                    &mut self.shape_buffer,
+                ) {
                     self.retemplate_host(&host, &mut result.merged, &mut result.rekeyed);
                 }
-                self.templater
-                    .shape_key_into(&host, path, &mut self.shape_buffer);
                 RouteRef::Path(&self.shape_buffer)
             }
         };
@@ -236,7 +239,7 @@ impl EndpointStore {
         if let Route::Path(shape) = &identity.route {
             ep.shape = shape.clone();
         }
-        self.keys.insert(key.0, id);
+        self.keys.insert(key.0.to_string(), id);
         self.by_host
             .entry(identity.host.clone())
             .or_default()
@@ -249,12 +252,12 @@ impl EndpointStore {
     /// `base`, or `base#2`, `base#3`, ... whichever is free.
     fn allocate_key(&self, base: &str) -> StableKey {
         if !self.keys.contains_key(base) {
-            return StableKey(base.to_string());
+            return StableKey(base.into());
         }
         (2..)
             .map(|n| format!("{base}#{n}"))
             .find(|k| !self.keys.contains_key(k))
-            .map(StableKey)
+            .map(|k| StableKey(k.into()))
             .expect("an unused suffix exists")
     }
 
@@ -264,8 +267,8 @@ impl EndpointStore {
         {
             self.aliases.remove(&oldest);
         }
-        self.alias_order.push_back(old.0.clone());
-        self.aliases.insert(old.0.clone(), id);
+        self.alias_order.push_back(old.0.to_string());
+        self.aliases.insert(old.0.to_string(), id);
     }
 
     /// Recomputes templates of every path endpoint of `host`, merging those that now coincide.
@@ -322,7 +325,7 @@ impl EndpointStore {
         };
         let base = base_key(&identity, &template);
         let old = ep.key.clone();
-        let unchanged_base = old.0 == base
+        let unchanged_base = *old.0 == *base
             || old
                 .0
                 .strip_prefix(base.as_str())
@@ -330,9 +333,9 @@ impl EndpointStore {
         let new = if unchanged_base {
             old.clone()
         } else {
-            self.keys.remove(&old.0);
+            self.keys.remove(&*old.0);
             let key = self.allocate_key(&base);
-            self.keys.insert(key.0.clone(), id);
+            self.keys.insert(key.0.to_string(), id);
             self.alias(&old, id);
             key
         };
@@ -353,7 +356,7 @@ impl EndpointStore {
         let Some(gone) = self.endpoints.remove(&from) else {
             return;
         };
-        self.keys.remove(&gone.key.0);
+        self.keys.remove(&*gone.key.0);
         self.alias(&gone.key, into);
         if let Some(list) = self.by_host.get_mut(&gone.host) {
             list.retain(|i| *i != from);
@@ -394,7 +397,7 @@ impl EndpointStore {
             .ok_or(Error::UnknownEndpoint(id.0))?;
         if ep.template.param_at(position).is_none() {
             return Err(Error::NothingToSplit {
-                key: ep.key.0.clone(),
+                key: ep.key.0.to_string(),
                 position,
             });
         }

@@ -77,7 +77,7 @@ impl Query {
         if let Some(t) = &self.text {
             let t = t.to_lowercase();
             let has = |s: &str| s.to_lowercase().contains(&t);
-            let found = has(&ep.key.0)
+            let found = has(ep.key.as_str())
                 || has(&ep.template.to_string())
                 || ep
                     .graphql

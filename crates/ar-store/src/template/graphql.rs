@@ -55,12 +55,8 @@ pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
 pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option<GraphQlOperation> {
     let request = &flow.request;
     // Case-insensitive `contains("graphql")` without lowercasing a copy of the path.
-    let looks_graphql_path = url
-        .path
-        .as_bytes()
-        .windows(7)
-        .any(|w| w.eq_ignore_ascii_case(b"graphql"))
-        || url.path.ends_with("/gql");
+    let looks_graphql_path =
+        contains_ignore_case(url.path.as_bytes(), b"graphql") || url.path.ends_with("/gql");
     if !request.body.bytes.is_empty() && request.body.bytes.len() <= 1 << 20 {
         let first = request
             .body
@@ -73,7 +69,7 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
                 .body
                 .bytes
                 .windows(needle.len())
-                .any(|w| w == needle)
+                .any(|w| w[0] == needle[0] && w == needle)
         };
         if matches!(first, Some(b'{') | Some(b'['))
             && (mentions(b"\"query\"")
@@ -86,6 +82,16 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
         }
     }
     let query = url.query?;
+    // Most queries name none of the three parameters: decide that on the raw
+    // names (a name with `%` or `+` is decoded below like any other).
+    let relevant = query.as_bytes().split(|b| *b == b'&').any(|pair| {
+        let name = pair.split(|b| *b == b'=').next().unwrap_or(pair);
+        name.iter().any(|b| *b == b'%' || *b == b'+')
+            || matches!(name, b"query" | b"operationName" | b"extensions")
+    });
+    if !relevant {
+        return None;
+    }
     let (mut doc, mut name, mut persisted) = (None, None, false);
     for (key, value) in query_pairs(query) {
         match &*key {
@@ -100,6 +106,19 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
         return None;
     }
     Some(operation(name.map(|n| n.into_owned()), doc.as_deref()))
+}
+
+/// Whether `haystack` contains `needle` (lowercase ASCII) ignoring ASCII case.
+fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
+    let Some(last) = haystack.len().checked_sub(needle.len()) else {
+        return false;
+    };
+    // Only positions whose byte can start the needle are compared.
+    haystack[..=last]
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b | 0x20 == needle[0])
+        .any(|(i, _)| haystack[i..i + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 fn from_json(value: &serde_json::Value, graphql_path: bool) -> Option<GraphQlOperation> {
@@ -298,5 +317,20 @@ mod tests {
             .is_none()
         );
         assert!(graphql_operation(&flow("GET", "https://x.test/search?query=shoes", "")).is_none());
+    }
+
+    #[test]
+    fn query_names_are_matched_decoded_and_paths_ignoring_case() {
+        // `%6Fperation%4Eame` is `operationName` once decoded.
+        let op = graphql_operation(&flow(
+            "GET",
+            "https://x.test/API/GraphQL?%6Fperation%4Eame=Feed&extensions=%7B%22persistedQuery%22%7D",
+            "",
+        ))
+        .unwrap();
+        assert_eq!(op.name.as_deref(), Some("Feed"));
+        assert!(graphql_operation(&flow("GET", "https://x.test/GraphQL?page=2&a", "")).is_none());
+        assert!(contains_ignore_case(b"/v1/GRAPHQL", b"graphql"));
+        assert!(!contains_ignore_case(b"/graph", b"graphql"));
     }
 }

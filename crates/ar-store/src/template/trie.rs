@@ -4,7 +4,7 @@
 //! function of the set of observed paths (below the caps). Decisions live in
 //! the view ([`super::view`]), rebuilt from it when it gains structure.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::view::{self, ViewNode};
 use super::{Explanation, PathTemplate, SegmentKind, classify_segment, split_path};
@@ -111,6 +111,38 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
 struct HostTrie {
     raw: RawNode,
     view: ViewNode,
+    /// Shape keys by layer-1 form of the path (see [`layer1_key`]), valid
+    /// for the current `view` only: cleared whenever it is rebuilt.
+    shape_keys: HashMap<Box<str>, Box<str>, foldhash::fast::FixedState>,
+}
+
+/// Shape keys cached per host; beyond it the cache starts over (memory stays bounded).
+const MAX_CACHED_SHAPES: usize = 256;
+
+impl HostTrie {
+    fn rebuild(&mut self, cfg: &TemplaterConfig) {
+        self.view = view::build_root(&self.raw, cfg);
+        self.shape_keys.clear();
+    }
+}
+
+/// Appends one segment's layer-1 form to `key`: `/` + `\u{1}` + a letter
+/// per [`SegmentKind`] for a classified segment, `/` + `\u{2}` + the text
+/// for a literal. The view's walk depends on nothing else (a classified
+/// segment never matches a literal child), so paths with equal layer-1
+/// keys have equal shape keys under the same view.
+fn push_layer1(key: &mut String, segment: &str, kind: Option<SegmentKind>) {
+    key.push('/');
+    match kind {
+        Some(kind) => {
+            key.push('\u{1}');
+            key.push(char::from(b'a' + kind as u8));
+        }
+        None => {
+            key.push('\u{2}');
+            key.push_str(segment);
+        }
+    }
 }
 
 /// Learns path templates per host from observed paths.
@@ -133,6 +165,8 @@ struct HostTrie {
 pub struct Templater {
     config: TemplaterConfig,
     hosts: BTreeMap<String, HostTrie>,
+    /// Reused buffer for the layer-1 key of the observed path.
+    layer1: String,
 }
 
 impl Templater {
@@ -141,6 +175,7 @@ impl Templater {
         Self {
             config,
             hosts: BTreeMap::new(),
+            layer1: String::new(),
         }
     }
 
@@ -159,63 +194,41 @@ impl Templater {
         shape: Option<u64>,
         origins: &[(usize, Origin)],
     ) -> bool {
-        let cfg = &self.config;
         let trie = match self.hosts.get_mut(host) {
             Some(t) => t,
             None => self.hosts.entry(host.to_string()).or_default(),
         };
-        let mut changed = false;
-        let mut node = &mut trie.raw;
-        node.count += 1;
-        let (segments, _) = split_path(path);
-        for (position, segment) in segments.enumerate().take(cfg.max_depth) {
-            let kind = classify_segment(segment);
-            let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
-            node = if kind.is_none()
-                && (node.literals.len() < cfg.max_literals_per_node
-                    || node.literals.contains_key(segment))
-            {
-                if !node.literals.contains_key(segment) {
-                    changed = true;
-                    node.literals.insert(segment.into(), RawNode::default());
+        observe_in(trie, &self.config, path, shape, origins, &mut self.layer1)
+    }
+
+    /// [`Templater::observe_with_origins`], then the shape key of `path`
+    /// written into `key` (what [`Templater::shape_key`] gives): the
+    /// segments are classified once, and the view is walked only for a
+    /// layer-1 form of path not seen since the view last changed.
+    pub(crate) fn observe_shape_key_into(
+        &mut self,
+        host: &str,
+        path: &str,
+        shape: Option<u64>,
+        origins: &[(usize, Origin)],
+        key: &mut String,
+    ) -> bool {
+        let trie = match self.hosts.get_mut(host) {
+            Some(t) => t,
+            None => self.hosts.entry(host.to_string()).or_default(),
+        };
+        let changed = observe_in(trie, &self.config, path, shape, origins, &mut self.layer1);
+        key.clear();
+        match trie.shape_keys.get(self.layer1.as_str()) {
+            Some(cached) => key.push_str(cached),
+            None => {
+                view::shape_key_into(&trie.view, path, key);
+                if trie.shape_keys.len() >= MAX_CACHED_SHAPES {
+                    trie.shape_keys.clear();
                 }
-                let child = node.literals.get_mut(segment).expect("inserted above");
-                if let (Some(origin), None) = (origin, &child.origin) {
-                    child.origin = Some(Box::new(origin.clone()));
-                    changed = true;
-                }
-                child
-            } else {
-                if node.param.is_none() {
-                    changed = true;
-                }
-                if kind.is_none() {
-                    changed |= node.overflowed == 0;
-                    node.overflowed += 1;
-                }
-                let child = node.param.get_or_insert_with(Box::default);
-                if let Some(kind) = kind {
-                    changed |= child.kinds & kind_bit(kind) == 0;
-                    child.kinds |= kind_bit(kind);
-                }
-                if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment)
-                {
-                    child.values.push(segment.into());
-                }
-                child
-            };
-            node.count += 1;
-        }
-        node.terminal += 1;
-        if let Some(shape) = shape
-            && let Err(at) = node.shapes.binary_search(&shape)
-            && node.shapes.len() < MAX_SHAPES
-        {
-            node.shapes.insert(at, shape);
-            changed = true;
-        }
-        if changed {
-            trie.view = view::build_root(&trie.raw, cfg);
+                trie.shape_keys
+                    .insert(self.layer1.as_str().into(), key.as_str().into());
+            }
         }
         changed
     }
@@ -233,13 +246,6 @@ impl Templater {
         let empty = ViewNode::default();
         let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
         view::shape_key(view, path)
-    }
-
-    /// [`Templater::shape_key`] written into `key`, reusing its allocation.
-    pub(crate) fn shape_key_into(&self, host: &str, path: &str, key: &mut String) {
-        let empty = ViewNode::default();
-        let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
-        view::shape_key_into(view, path, key);
     }
 
     /// Every decision behind the template of `path` on `host`.
@@ -284,7 +290,7 @@ impl Templater {
             node.pinned = true;
         }
         if changed {
-            trie.view = view::build_root(&trie.raw, &self.config);
+            trie.rebuild(&self.config);
         }
         changed
     }
@@ -298,9 +304,88 @@ impl Templater {
     pub fn approx_heap_bytes(&self) -> usize {
         self.hosts
             .iter()
-            .map(|(h, t)| h.len() + 64 + t.raw.heap_bytes() + t.view.heap_bytes())
+            .map(|(h, t)| {
+                h.len()
+                    + 64
+                    + t.raw.heap_bytes()
+                    + t.view.heap_bytes()
+                    + t.shape_keys
+                        .iter()
+                        .map(|(k, v)| k.len() + v.len() + 48)
+                        .sum::<usize>()
+            })
             .sum()
     }
+}
+
+/// Records `path` in `trie`; writes the path's layer-1 key into `layer1`.
+fn observe_in(
+    trie: &mut HostTrie,
+    cfg: &TemplaterConfig,
+    path: &str,
+    shape: Option<u64>,
+    origins: &[(usize, Origin)],
+    layer1: &mut String,
+) -> bool {
+    let mut changed = false;
+    let mut node = &mut trie.raw;
+    node.count += 1;
+    let (mut segments, trailing) = split_path(path);
+    layer1.clear();
+    for (position, segment) in segments.by_ref().enumerate().take(cfg.max_depth) {
+        let kind = classify_segment(segment);
+        push_layer1(layer1, segment, kind);
+        let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
+        node = if kind.is_none()
+            && (node.literals.len() < cfg.max_literals_per_node
+                || node.literals.contains_key(segment))
+        {
+            if !node.literals.contains_key(segment) {
+                changed = true;
+                node.literals.insert(segment.into(), RawNode::default());
+            }
+            let child = node.literals.get_mut(segment).expect("inserted above");
+            if let (Some(origin), None) = (origin, &child.origin) {
+                child.origin = Some(Box::new(origin.clone()));
+                changed = true;
+            }
+            child
+        } else {
+            if node.param.is_none() {
+                changed = true;
+            }
+            if kind.is_none() {
+                changed |= node.overflowed == 0;
+                node.overflowed += 1;
+            }
+            let child = node.param.get_or_insert_with(Box::default);
+            if let Some(kind) = kind {
+                changed |= child.kinds & kind_bit(kind) == 0;
+                child.kinds |= kind_bit(kind);
+            }
+            if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment) {
+                child.values.push(segment.into());
+            }
+            child
+        };
+        node.count += 1;
+    }
+    for segment in segments {
+        push_layer1(layer1, segment, classify_segment(segment));
+    }
+    layer1.push(if trailing { 'T' } else { 'F' });
+    node.terminal += 1;
+    if let Some(shape) = shape
+        && let Err(at) = node.shapes.binary_search(&shape)
+        && node.shapes.len() < MAX_SHAPES
+    {
+        node.shapes.insert(at, shape);
+        changed = true;
+    }
+    if changed {
+        trie.rebuild(cfg);
+    }
+    changed
 }
 
 #[cfg(test)]
