@@ -269,10 +269,13 @@ impl fmt::Display for KeptReason {
                 let kinds: Vec<&str> = id_kinds.iter().map(|k| k.as_str()).collect();
                 write!(
                     f,
-                    "a collection name: followed by its own {} ids ({ids} distinct), \
-                     as are {siblings} alike collection names here",
+                    "a collection name: followed by its own {} ids ({ids} distinct)",
                     kinds.join("/")
-                )
+                )?;
+                if *siblings > 1 {
+                    write!(f, ", one of {siblings} such alike names here")?;
+                }
+                Ok(())
             }
         }
     }

@@ -680,7 +680,7 @@ mod tests {
         );
         let explained = t.explain("h", "/v1/orders/5").to_string();
         assert!(
-            explained.contains("followed by its own integer ids (2 distinct)"),
+            explained.contains("followed by its own integer ids (2 distinct), one of 10"),
             "{explained}"
         );
     }
