@@ -7,6 +7,7 @@
 //! with that value becomes a parameter named after the field.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,7 +66,7 @@ impl Fnv {
 pub(crate) fn analyse(
     body: &Body,
     max_bytes: usize,
-    index: &ValueIndex,
+    index: &mut ValueIndex,
     found: &mut Vec<Found>,
 ) -> Option<u64> {
     analyse_with(body, max_bytes, index, found, &mut ScanBuffers::default())
@@ -77,7 +78,7 @@ pub(crate) fn analyse(
 pub(crate) fn analyse_with(
     body: &Body,
     max_bytes: usize,
-    index: &ValueIndex,
+    index: &mut ValueIndex,
     found: &mut Vec<Found>,
     buffers: &mut ScanBuffers,
 ) -> Option<u64> {
@@ -118,7 +119,7 @@ pub(crate) fn analyse_with(
 
 /// Keeps one scalar of a body when it looks like an identifier the index does not know.
 fn collect(
-    index: &ValueIndex,
+    index: &mut ValueIndex,
     found: &mut Vec<Found>,
     text: &str,
     path: &str,
@@ -135,7 +136,13 @@ fn collect(
         })
         && !index.map.contains_key(text)
     {
-        found.push(Found::new(text.to_string(), path, parent, key));
+        let (field_path, name, generic_parent) = index.fields.get(path, parent, key);
+        found.push(Found {
+            text: text.into(),
+            field_path,
+            name,
+            generic_parent,
+        });
     }
 }
 
@@ -144,19 +151,60 @@ fn collect(
 pub(crate) struct SeenValue {
     pub(crate) source: EndpointId,
     pub(crate) side: BodySide,
-    pub(crate) field_path: String,
-    pub(crate) name: String,
+    pub(crate) field_path: Arc<str>,
+    pub(crate) name: Arc<str>,
     /// The parent key when the field is generic (`id`, `name`): the name then
     /// only fits a path whose collection matches it.
-    pub(crate) generic_parent: Option<String>,
+    pub(crate) generic_parent: Option<Arc<str>>,
 }
 
 /// Bounded map from identifier-like values to where they were first seen.
 #[derive(Debug, Default)]
 pub(crate) struct ValueIndex {
-    map: HashMap<String, SeenValue>,
-    order: VecDeque<String>,
+    /// Values share their text with `order` (one allocation per value).
+    map: HashMap<Arc<str>, SeenValue>,
+    order: VecDeque<Arc<str>>,
     capacity: usize,
+    /// Field paths and names of recent fields, shared by their values.
+    fields: FieldNames,
+}
+
+/// The last few fields values were found at, with their derived names:
+/// the same fields (`$.id`, `$.orders[].id`) recur in every body of an API,
+/// so their path and name are computed and allocated once, then shared.
+#[derive(Debug, Default)]
+struct FieldNames {
+    recent: VecDeque<FieldEntry>,
+}
+
+type FieldEntry = (Arc<str>, Option<Box<str>>, Box<str>, FieldName);
+type FieldName = (Arc<str>, Arc<str>, Option<Arc<str>>);
+
+const RECENT_FIELDS: usize = 8;
+
+impl FieldNames {
+    /// `(field path, name, generic parent)` of the field `key` under `parent` at `path`.
+    fn get(&mut self, path: &str, parent: Option<&str>, key: &str) -> FieldName {
+        if let Some((_, _, _, names)) = self
+            .recent
+            .iter()
+            .find(|(p, par, k, _)| **p == *path && **k == *key && par.as_deref() == parent)
+        {
+            return names.clone();
+        }
+        let field_path: Arc<str> = path.into();
+        let names = (
+            field_path.clone(),
+            Arc::from(name_from_field(parent, key)),
+            is_generic_field(key).then(|| Arc::from(parent.unwrap_or(""))),
+        );
+        if self.recent.len() >= RECENT_FIELDS {
+            self.recent.pop_back();
+        }
+        self.recent
+            .push_front((field_path, parent.map(Box::from), key.into(), names.clone()));
+        names
+    }
 }
 
 const MAX_VALUES_PER_BODY: usize = 256;
@@ -167,6 +215,7 @@ impl ValueIndex {
             map: HashMap::default(),
             order: VecDeque::new(),
             capacity,
+            fields: FieldNames::default(),
         }
     }
 
@@ -183,7 +232,7 @@ impl ValueIndex {
             generic_parent,
         } in found
         {
-            if self.capacity == 0 || self.map.contains_key(&text) {
+            if self.capacity == 0 || self.map.contains_key(&*text) {
                 continue;
             }
             if self.map.len() >= self.capacity
@@ -191,7 +240,7 @@ impl ValueIndex {
             {
                 self.map.remove(&old);
             }
-            self.order.push_back(text.clone());
+            self.order.push_back(Arc::clone(&text));
             self.map.insert(
                 text,
                 SeenValue {
@@ -217,28 +266,16 @@ impl ValueIndex {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.map
             .iter()
-            .map(|(k, v)| 2 * k.len() + v.field_path.len() + v.name.len() + 128)
+            .map(|(k, v)| k.len() + v.field_path.len() + v.name.len() + 128)
             .sum()
     }
 }
 
 pub(crate) struct Found {
-    text: String,
-    field_path: String,
-    name: String,
-    generic_parent: Option<String>,
-}
-
-impl Found {
-    fn new(text: String, field_path: &str, parent: Option<&str>, key: &str) -> Self {
-        let generic_parent = is_generic_field(key).then(|| parent.unwrap_or("").to_string());
-        Self {
-            text,
-            field_path: field_path.to_string(),
-            name: name_from_field(parent, key),
-            generic_parent,
-        }
-    }
+    text: Arc<str>,
+    field_path: Arc<str>,
+    name: Arc<str>,
+    generic_parent: Option<Arc<str>>,
 }
 
 fn is_id_key(key: &str) -> bool {
@@ -294,11 +331,11 @@ mod tests {
         );
         let seen = index.get("17").unwrap();
         assert_eq!(
-            (seen.field_path.as_str(), seen.name.as_str()),
+            (&*seen.field_path, &*seen.name),
             ("$.orders[].id", "orderId")
         );
-        assert_eq!(index.get("ord_8Hq2LmZ").unwrap().name, "orderId");
-        assert_eq!(index.get("octocat").unwrap().name, "login");
+        assert_eq!(&*index.get("ord_8Hq2LmZ").unwrap().name, "orderId");
+        assert_eq!(&*index.get("octocat").unwrap().name, "login");
         assert!(
             index.get("2").is_none() && index.get("hi there").is_none() && index.get("3").is_none()
         );

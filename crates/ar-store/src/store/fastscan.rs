@@ -29,6 +29,19 @@ const MAX_NESTING: usize = 100;
 /// Floats whose decimal magnitude may exceed this are left to serde_json (range errors).
 const MAX_MAGNITUDE: i64 = 250;
 
+/// Bytes that end the ordinary run of a string: the quote, a backslash, control characters.
+const SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        table[c] = true;
+        c += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
@@ -335,17 +348,24 @@ impl<'a> Parser<'a, '_, '_, '_> {
     fn string(&mut self) -> R<Cow<'a, str>> {
         let b = self.b;
         let start = self.i;
-        loop {
-            match *b.get(self.i).ok_or(Bail)? {
-                b'"' => break,
-                b'\\' => return self.escaped(start).map(Cow::Owned),
-                0..=0x1f => return Err(Bail),
-                _ => self.i += 1,
+        let mut i = start;
+        // A tight loop over ordinary bytes; the special ones decide below.
+        while let Some(&c) = b.get(i) {
+            if SPECIAL[usize::from(c)] {
+                break;
             }
+            i += 1;
         }
-        let text = self.s.get(start..self.i).ok_or(Bail)?;
-        self.i += 1;
-        Ok(Cow::Borrowed(text))
+        self.i = i;
+        match b.get(i) {
+            Some(b'"') => {
+                let text = self.s.get(start..i).ok_or(Bail)?;
+                self.i = i + 1;
+                Ok(Cow::Borrowed(text))
+            }
+            Some(b'\\') => self.escaped(start).map(Cow::Owned),
+            _ => Err(Bail),
+        }
     }
 
     /// A string with escapes (rare in API bodies): decoded into an owned string.

@@ -56,15 +56,15 @@ impl EndpointStore {
         let path = if url.path.is_empty() { "/" } else { url.path };
         let max = self.config.max_analysis_bytes;
         let (mut response_values, mut request_values) = (Vec::new(), Vec::new());
-        let buffers = &mut self.scan_buffers;
+        let (buffers, values) = (&mut self.scan_buffers, &mut self.values);
         let response_shape = flow
             .response
             .as_ref()
-            .and_then(|r| analyse_with(&r.body, max, &self.values, &mut response_values, buffers));
+            .and_then(|r| analyse_with(&r.body, max, values, &mut response_values, buffers));
         let request_shape = analyse_with(
             &flow.request.body,
             max,
-            &self.values,
+            values,
             &mut request_values,
             buffers,
         );
@@ -84,8 +84,8 @@ impl EndpointStore {
                         (
                             *pos,
                             Origin {
-                                field_path: seen.field_path.clone(),
-                                name: seen.name.clone(),
+                                field_path: seen.field_path.to_string(),
+                                name: seen.name.to_string(),
                                 use_name: *use_name,
                             },
                         )
@@ -151,7 +151,7 @@ impl EndpointStore {
                     param,
                     source: seen.source,
                     side: seen.side,
-                    field_path: seen.field_path,
+                    field_path: seen.field_path.to_string(),
                 });
             }
         }

@@ -111,7 +111,7 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
 struct HostTrie {
     raw: RawNode,
     view: ViewNode,
-    /// Shape keys by layer-1 form of the path (see [`layer1_key`]), valid
+    /// Shape keys by layer-1 form of the path (see [`push_layer1`]), valid
     /// for the current `view` only: cleared whenever it is rebuilt.
     shape_keys: HashMap<Box<str>, Box<str>, foldhash::fast::FixedState>,
 }
