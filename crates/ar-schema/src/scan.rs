@@ -254,6 +254,7 @@ impl<'a> Scanner<'a> {
 
     /// Reads a string whose opening quote was consumed; returns its bytes, checked to be UTF-8.
     /// Borrows the input unless the string has escapes.
+    #[inline(always)]
     fn string(&mut self) -> Result<&[u8]> {
         let start = self.pos;
         let (end, escape) = self.string_end(start)?;
@@ -267,6 +268,7 @@ impl<'a> Scanner<'a> {
     /// Checks a string whose opening quote was consumed, as [`Scanner::string`] does, without
     /// decoding it: for positions that no longer need a string's content (see
     /// [`crate::node::StringStats::wants_content`]).
+    #[inline(always)]
     fn skip_string(&mut self) -> Result<()> {
         let (end, _) = self.string_end(self.pos)?;
         self.pos = end + 1;
@@ -282,6 +284,7 @@ impl<'a> Scanner<'a> {
     /// validated (once, over the whole string) only for strings with a non-ASCII byte.
     /// Escapes are ASCII and decode to whole characters, so the raw bytes are valid UTF-8
     /// exactly when the decoded string is.
+    #[inline(always)]
     fn string_end(&self, start: usize) -> Result<(usize, Option<usize>)> {
         let b = self.b;
         let mut i = start;
@@ -434,6 +437,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Reads a number; returns whether its literal is an integer (no fraction, no exponent).
+    #[inline(always)]
     fn number(&mut self) -> Result<bool> {
         let b = self.b;
         let mut i = self.pos;
@@ -538,11 +542,13 @@ const HIGH: u64 = 0x8080_8080_8080_8080;
 /// text neither stops the scan nor causes false positives.
 #[inline(always)]
 fn stops(word: u64) -> u64 {
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let quote = has_zero(word ^ (ONES * u64::from(b'"')));
-    let backslash = has_zero(word ^ (ONES * u64::from(b'\\')));
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    quote | backslash | control
+    // A zero byte of `x` borrows in `x - ONES` (the classic `(x - ONES) & !x & HIGH`); a byte
+    // below 0x20 borrows in `word - 0x20 * ONES`. For the quote and backslash tests `x` is
+    // `word` xor a byte below 0x80, so `!x & HIGH == !word & HIGH`: one mask serves all three.
+    let quote = (word ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+    let backslash = (word ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+    let control = word.wrapping_sub(ONES * 0x20);
+    (quote | backslash | control) & !word & HIGH
 }
 
 /// Bytes that end a plain run of a string: the quote, a backslash, control characters.
