@@ -4,10 +4,11 @@
     python3 generate_har.py OUT.har [--entries 50000] [--target-mb 100]
 
 The traffic looks like a browser session on a shop: a REST API on
-api.shop.test with numeric ids, UUIDs and slugs (~40 endpoint shapes), a
-GraphQL endpoint with named operations, form and multipart posts, bearer
-auth and session cookies, plus static assets, HTML pages and tracker hits
-that a good tool leaves out. JSON bodies are padded to reach the target size.
+api.shop.test with numeric ids, UUIDs and slugs (ten resources with
+identical item shapes, 7 endpoints each, plus a catalog), a GraphQL endpoint
+with 4 named operations, a login form, bearer auth and session cookies, plus
+static assets, HTML pages and tracker hits that a good tool leaves out: 76
+true endpoints in all. JSON bodies are padded to reach the target size.
 """
 import argparse
 import json
