@@ -43,6 +43,7 @@ pub struct ProxyBuilder {
     peek_timeout: Duration,
     archive: Option<mpsc::Sender<Flow>>,
     live: Option<mpsc::Sender<Flow>>,
+    batches: Option<mpsc::Sender<Vec<Flow>>>,
     client: Client,
     first_flow_id: u64,
 }
@@ -67,6 +68,7 @@ impl ProxyBuilder {
             peek_timeout: Duration::from_secs(2),
             archive: None,
             live: None,
+            batches: None,
             client: Client::Human,
             first_flow_id: 1,
         }
@@ -201,6 +203,30 @@ impl ProxyBuilder {
         self
     }
 
+    /// The lossless sink in batches: every [`crate::sink::DELIVERY_TICK`], the flows
+    /// that finished since the last tick arrive as one `Vec`, in the order they
+    /// ended. A consumer that archives a batch with one write (and hands the
+    /// same `Vec` on, without copying a flow) costs far less per flow than one
+    /// channel message per flow. A batch the channel has no room for is dropped
+    /// and its flows are counted in [`crate::ProxyStats::dropped_archive`].
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ar_capture::CaptureError> {
+    /// let ca = std::sync::Arc::new(ar_capture::CertificateAuthority::ephemeral()?);
+    /// let (tx, mut batches) = tokio::sync::mpsc::channel(256);
+    /// let proxy = ar_capture::Proxy::builder(ca).batch_sink(tx).bind().await?;
+    /// let handle = proxy.spawn();
+    /// // while let Some(flows) = batches.recv().await { archive(&flows); ... }
+    /// handle.shutdown().await;
+    /// assert!(batches.try_recv().is_err(), "no traffic, no batch");
+    /// # Ok(()) }
+    /// ```
+    pub fn batch_sink(mut self, sink: mpsc::Sender<Vec<Flow>>) -> Self {
+        self.batches = Some(sink);
+        self
+    }
+
     /// Who is driving when the proxy starts (default [`Client::Human`]); see [`crate::ProxyHandle::set_client`].
     pub fn client(mut self, client: Client) -> Self {
         self.client = client;
@@ -261,7 +287,7 @@ impl ProxyBuilder {
                 handshake_timeout: self.connect_timeout,
                 passthrough: self.passthrough,
             },
-            sinks: Sinks::new(self.archive, self.live),
+            sinks: Sinks::new(self.archive, self.live).with_batches(self.batches),
             next_id: AtomicU64::new(self.first_flow_id),
             client: AtomicU8::new(client_code(self.client)),
             tls_configs: Mutex::new(HashMap::new()),

@@ -98,11 +98,7 @@ where
     match kind {
         Peeked::Tls => intercept_tls(shared, io, dialed, started).await,
         Peeked::Http => {
-            let target = Target::Origin {
-                scheme: "http",
-                host: dialed.host.clone(),
-                port: dialed.port,
-            };
+            let target = Target::origin_of("http", &dialed.host, dialed.port);
             shared.dialer.park(
                 &dialed.host,
                 dialed.port,
@@ -203,11 +199,7 @@ where
         dialed.addr,
         dialed.connect_ms,
     );
-    let target = Target::Origin {
-        scheme: "https",
-        host: dialed.host,
-        port: dialed.port,
-    };
+    let target = Target::origin_of("https", &dialed.host, dialed.port);
     serve_origin(shared, tls, target, h2).await;
 }
 

@@ -82,25 +82,12 @@ fn serde_kind(kind: ErrorKind) -> &'static str {
     }
 }
 
-/// The absolute URL of a request, given where its connection goes.
-fn upstream_uri(req: &Request<Incoming>, target: &Target) -> Result<Uri, String> {
-    match target.origin() {
-        None => Ok(req.uri().clone()),
-        Some(origin) => {
-            let path = req.uri().path_and_query().map_or("/", |p| p.as_str());
-            format!("{origin}{path}")
-                .parse::<Uri>()
-                .map_err(|e| format!("bad request target {path:?}: {e}"))
-        }
-    }
-}
-
 pub(crate) async fn handle(
     shared: Arc<Shared>,
     req: Request<Incoming>,
     target: Target,
 ) -> Response<ProxyBody> {
-    let uri = match upstream_uri(&req, &target) {
+    let uri = match target.absolute(req.uri()) {
         Ok(uri) => uri,
         Err(message) => {
             return text_response(StatusCode::BAD_REQUEST, &format!("ar proxy: {message}\n"));
@@ -121,7 +108,6 @@ pub(crate) async fn handle(
     parts.version = http::Version::HTTP_11;
     let upstream_req = Request::from_parts(parts, tap.map_err(Into::into).boxed_unsync());
     let sent = Instant::now();
-    let target_name = started.request.url.clone();
     let result = tokio::time::timeout(
         shared.opts.response_timeout,
         shared.http.request(upstream_req),
@@ -130,15 +116,15 @@ pub(crate) async fn handle(
     let response = match result {
         Ok(Ok(response)) => response,
         Ok(Err(error)) => {
-            let error = classify_client_error(&error, &authority_of(&target_name));
-            let body = request_body(&started.meta, &request_slot, &shared);
+            let error = classify_client_error(&error, &authority_of(&started.request.url));
+            let body = request_body(started.meta.clone(), &request_slot, &shared);
             return started.fail(&shared, body, error.kind, error.message);
         }
         Err(_) => {
-            let body = request_body(&started.meta, &request_slot, &shared);
+            let body = request_body(started.meta.clone(), &request_slot, &shared);
             let message = format!(
                 "no response from {} within {:?}",
-                authority_of(&target_name),
+                authority_of(&started.request.url),
                 shared.opts.response_timeout
             );
             return started.fail(&shared, body, ErrorKind::Timeout, message);
@@ -183,13 +169,14 @@ fn authority_of(url: &str) -> String {
 }
 
 /// The request body as far as it was relayed.
-fn request_body(meta: &BodyMeta, slot: &Mutex<Option<Tapped>>, shared: &Shared) -> Body {
-    match lock(slot).take() {
-        Some(tapped) => record::body(meta, &tapped, shared.opts.limits),
+fn request_body(meta: BodyMeta, slot: &Mutex<Option<Tapped>>, shared: &Shared) -> Body {
+    let tapped = lock(slot).take();
+    match tapped {
+        Some(tapped) => record::body(meta, tapped, shared.opts.limits),
         // Still being relayed when the exchange ended: nothing complete to show.
         None => Body {
             truncated: true,
-            ..record::body(meta, &Tapped::none(), shared.opts.limits)
+            ..record::body(meta, Tapped::none(), shared.opts.limits)
         },
     }
 }
@@ -231,15 +218,24 @@ impl Pending {
         } = self;
         let ended = Instant::now();
         let limits = shared.opts.limits;
-        response.body = record::body(&meta, &tapped, limits);
-        let request_body = request_body(&started.meta, &request_slot, &shared);
-        let mut flow = Flow::new(started.id, started.at, started.client, started.request)
-            .with_response(response);
+        let Started {
+            id,
+            at,
+            client,
+            request,
+            meta: request_meta,
+            clock,
+        } = started;
+        let tap_end = tapped.end.clone();
+        let wire_size = tapped.wire_size;
+        response.body = record::body(meta, tapped, limits);
+        let request_body = request_body(request_meta, &request_slot, &shared);
+        let mut flow = Flow::new(id, at, client, request).with_response(response);
         flow.request.body = request_body;
         flow.ended = Some(record::now());
         flow.timings.wait = Some(ms(head - sent));
         flow.timings.receive = Some(ms(ended - head));
-        flow.timings.send = Some(ms(sent - started.clock));
+        flow.timings.send = Some(ms(sent - clock));
         if let Some(info) = info {
             flow.server_addr = Some(info.addr.to_string());
             if let Some((connect, ssl)) = info.setup_timings() {
@@ -247,24 +243,20 @@ impl Pending {
                 flow.timings.ssl = ssl;
             }
         }
-        match tapped.end {
+        match tap_end {
             TapEnd::Complete => {}
             TapEnd::Failed(reason) => {
                 flow = flow.with_error(
                     ErrorKind::Reset,
                     format!(
-                        "the origin's response broke off after {} body bytes: {reason}",
-                        tapped.wire_size
+                        "the origin's response broke off after {wire_size} body bytes: {reason}"
                     ),
                 );
             }
             TapEnd::Dropped => {
                 flow = flow.with_error(
                     ErrorKind::ClientAborted,
-                    format!(
-                        "the client went away after {} response body bytes",
-                        tapped.wire_size
-                    ),
+                    format!("the client went away after {wire_size} response body bytes"),
                 );
             }
         }

@@ -137,12 +137,15 @@ impl ProxyHandle {
             .store(client_code(client), Ordering::Relaxed);
     }
 
-    /// Stops accepting, lets open exchanges finish briefly, and waits for the listener task.
-    pub async fn shutdown(mut self) {
+    /// Stops accepting, lets open exchanges finish briefly, waits for the
+    /// listener task, and returns the final counters (flows that ended during
+    /// the shutdown included; every one of them was handed to the sinks).
+    pub async fn shutdown(mut self) -> ProxyStats {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         let _ = (&mut self.task).await;
+        self.stats()
     }
 }
 

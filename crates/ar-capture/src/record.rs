@@ -125,18 +125,19 @@ impl BodyMeta {
     }
 }
 
-/// Builds the captured body from a tap and the message's headers.
-pub(crate) fn body(meta: &BodyMeta, tapped: &Tapped, limits: BodyLimits) -> Body {
+/// Builds the captured body from a tap and the message's headers (both
+/// consumed: an identity body's bytes move into the flow, never copied).
+pub(crate) fn body(meta: BodyMeta, tapped: Tapped, limits: BodyLimits) -> Body {
     let BodyMeta {
         content_type,
         encoding,
-    } = meta.clone();
+    } = meta;
     let complete = tapped.end == TapEnd::Complete && !tapped.capped();
     let Some(encoding) = encoding else {
         return Body {
             content_type,
             encoding: None,
-            bytes: tapped.raw.clone(),
+            bytes: tapped.raw,
             size: tapped.wire_size,
             wire_size: Some(tapped.wire_size),
             truncated: !complete,
@@ -228,8 +229,8 @@ mod tests {
             end: TapEnd::Complete,
         };
         let body = body(
-            &BodyMeta::of(&map),
-            &tapped,
+            BodyMeta::of(&map),
+            tapped,
             BodyLimits {
                 cap: 10,
                 max_ratio: 100,
@@ -250,8 +251,8 @@ mod tests {
         };
         assert!(
             body(
-                &BodyMeta::of(&map),
-                &tapped,
+                BodyMeta::of(&map),
+                tapped,
                 BodyLimits {
                     cap: 10,
                     max_ratio: 100

@@ -23,34 +23,77 @@ use crate::{connect, forward};
 pub(crate) enum Target {
     /// The plain listener: requests carry absolute URLs (or are CONNECT).
     Absolute,
-    /// Inside a CONNECT tunnel: every request goes to this origin.
-    Origin {
-        /// `http` or `https`.
-        scheme: &'static str,
-        /// Host as given in CONNECT (no brackets for IPv6 literals).
-        host: String,
-        /// Port as given in CONNECT.
-        port: u16,
-    },
+    /// Inside a CONNECT tunnel: every request goes to this origin (shared by
+    /// the connection's requests, so routing one costs no string work).
+    Origin(Arc<Origin>),
+}
+
+/// The origin of a CONNECT tunnel.
+#[derive(Debug)]
+pub(crate) struct Origin {
+    /// `http` or `https`.
+    scheme: &'static str,
+    /// `host[:port]` with the default port left out, IPv6 literals bracketed;
+    /// `None` if that is not a valid authority (requests then get a 400).
+    authority: Option<http::uri::Authority>,
 }
 
 impl Target {
-    /// `scheme://host[:port]` with the default port left out.
-    pub(crate) fn origin(&self) -> Option<String> {
-        let Self::Origin { scheme, host, port } = self else {
-            return None;
-        };
+    /// The tunnel to `host` (as given in CONNECT, no brackets) and `port`.
+    pub(crate) fn origin_of(scheme: &'static str, host: &str, port: u16) -> Self {
         let host = if host.contains(':') {
             format!("[{host}]")
         } else {
-            host.clone()
+            host.to_string()
         };
-        let default = matches!((*scheme, *port), ("https", 443) | ("http", 80));
-        Some(if default {
-            format!("{scheme}://{host}")
+        let default = matches!((scheme, port), ("https", 443) | ("http", 80));
+        let authority = if default {
+            host
         } else {
-            format!("{scheme}://{host}:{port}")
-        })
+            format!("{host}:{port}")
+        };
+        Self::Origin(Arc::new(Origin {
+            scheme,
+            authority: authority.parse().ok(),
+        }))
+    }
+
+    /// `scheme://host[:port]` with the default port left out.
+    #[cfg(test)]
+    pub(crate) fn origin(&self) -> Option<String> {
+        let Self::Origin(origin) = self else {
+            return None;
+        };
+        Some(format!(
+            "{}://{}",
+            origin.scheme,
+            origin.authority.as_ref()?
+        ))
+    }
+
+    /// The absolute URI of a request with this `path_and_query` (for a tunnel),
+    /// or `uri` itself (the plain listener's requests are absolute already).
+    pub(crate) fn absolute(&self, uri: &http::Uri) -> Result<http::Uri, String> {
+        let Self::Origin(origin) = self else {
+            return Ok(uri.clone());
+        };
+        let authority = origin
+            .authority
+            .clone()
+            .ok_or_else(|| "the tunnel's host is not a valid authority".to_string())?;
+        let mut parts = http::uri::Parts::default();
+        parts.scheme = Some(if origin.scheme == "https" {
+            http::uri::Scheme::HTTPS
+        } else {
+            http::uri::Scheme::HTTP
+        });
+        parts.authority = Some(authority);
+        parts.path_and_query = Some(
+            uri.path_and_query()
+                .cloned()
+                .unwrap_or_else(|| http::uri::PathAndQuery::from_static("/")),
+        );
+        http::Uri::from_parts(parts).map_err(|e| format!("bad request target {uri}: {e}"))
     }
 }
 
@@ -149,18 +192,28 @@ mod tests {
 
     #[test]
     fn origin_omits_default_ports_and_brackets_ipv6() {
-        let t = |scheme, host: &str, port| {
-            Target::Origin {
-                scheme,
-                host: host.into(),
-                port,
-            }
-            .origin()
-            .unwrap()
-        };
+        let t = |scheme, host: &str, port| Target::origin_of(scheme, host, port).origin().unwrap();
         assert_eq!(t("https", "shop.test", 443), "https://shop.test");
         assert_eq!(t("https", "shop.test", 8443), "https://shop.test:8443");
         assert_eq!(t("http", "::1", 80), "http://[::1]");
         assert_eq!(Target::Absolute.origin(), None);
+    }
+
+    #[test]
+    fn tunnel_requests_become_absolute_urls() {
+        let target = Target::origin_of("https", "shop.test", 8443);
+        let uri: http::Uri = "/api/items?page=2".parse().unwrap();
+        assert_eq!(
+            target.absolute(&uri).unwrap().to_string(),
+            "https://shop.test:8443/api/items?page=2"
+        );
+        // An h2 request carries scheme and authority; only its path counts in a tunnel.
+        let h2: http::Uri = "https://elsewhere.test/x".parse().unwrap();
+        assert_eq!(
+            target.absolute(&h2).unwrap().to_string(),
+            "https://shop.test:8443/x"
+        );
+        let absolute: http::Uri = "http://a.test/b".parse().unwrap();
+        assert_eq!(Target::Absolute.absolute(&absolute).unwrap(), absolute);
     }
 }

@@ -1,13 +1,18 @@
 //! Where finished flows go, and what happens when nobody keeps up.
 //!
 //! Policy: traffic never waits for a consumer. The proxy hands each flow to
-//! up to two bounded channels with `try_send`:
+//! up to three bounded channels with `try_send`:
 //!
 //! - the **archive** sink (the lossless record) gets every flow while it has
 //!   room; when it is full the flow is dropped and `dropped_archive` counts it
 //!   (size the channel for bursts: the default in `ar proxy` holds thousands);
 //! - the **live** sink (spec building, UI) is best effort: when it is full the
-//!   proxy degrades to archive-only for that flow and `dropped_live` counts it.
+//!   proxy degrades to archive-only for that flow and `dropped_live` counts it;
+//! - the **batch** sink is the archive sink in batches (one `Vec<Flow>` per
+//!   tick, no per-flow message or copy); a batch it has no room for is
+//!   dropped and its flows count in `dropped_archive`. A consumer that also
+//!   documents passes the same `Vec` on to its own best-effort stage and
+//!   counts what that stage could not take.
 //!
 //! Both counters are visible in [`ProxyStats`], so a caller can report what
 //! was lost instead of losing it silently.
@@ -69,6 +74,7 @@ pub const PENDING_LIMIT: usize = 64 * 1024;
 pub(crate) struct Sinks {
     archive: Option<Sender<Flow>>,
     live: Option<Sender<Flow>>,
+    batches: Option<Sender<Vec<Flow>>>,
     pending: Mutex<Vec<Flow>>,
     pub(crate) counters: Counters,
 }
@@ -78,9 +84,16 @@ impl Sinks {
         Self {
             archive,
             live,
+            batches: None,
             pending: Mutex::new(Vec::new()),
             counters: Counters::default(),
         }
+    }
+
+    /// Adds the batch sink.
+    pub(crate) fn with_batches(mut self, batches: Option<Sender<Vec<Flow>>>) -> Self {
+        self.batches = batches;
+        self
     }
 
     /// Queues a finished flow; never waits and never wakes anyone.
@@ -101,12 +114,41 @@ impl Sinks {
 
     /// Moves queued flows to the sinks (called every [`DELIVERY_TICK`] and on shutdown).
     pub(crate) fn deliver(&self) {
-        let batch = std::mem::take(
-            &mut *self
+        let mut batch = {
+            let mut pending = self
                 .pending
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if pending.is_empty() {
+                return;
+            }
+            // The next batch is likely as big as this one: no regrowing under load.
+            let capacity = pending.len();
+            std::mem::replace(&mut *pending, Vec::with_capacity(capacity))
+        };
+        let per_flow = self.archive.is_some() || self.live.is_some();
+        if let Some(batches) = &self.batches {
+            let whole = if per_flow {
+                batch.clone()
+            } else {
+                std::mem::take(&mut batch)
+            };
+            match batches.try_send(whole) {
+                Ok(()) | Err(TrySendError::Closed(_)) => {}
+                Err(TrySendError::Full(lost)) => {
+                    let lost = lost.len() as u64;
+                    let before = self
+                        .counters
+                        .dropped_archive
+                        .fetch_add(lost, Ordering::Relaxed);
+                    tracing::warn!(
+                        flows = lost,
+                        dropped = before + lost,
+                        "batch sink is full; flows dropped"
+                    );
+                }
+            }
+        }
         for flow in batch {
             self.send(flow);
         }
@@ -180,6 +222,28 @@ mod tests {
         for id in 1..=3 {
             assert_eq!(archive_rx.recv().await.unwrap().id, FlowId(id));
         }
+    }
+
+    #[tokio::test]
+    async fn batches_arrive_whole_and_a_full_batch_sink_counts_every_flow() {
+        let (batches, mut rx) = tokio::sync::mpsc::channel(1);
+        let sinks = Sinks::new(None, None).with_batches(Some(batches));
+        sinks.deliver();
+        assert!(rx.try_recv().is_err(), "an empty tick sends nothing");
+        sinks.emit(flow(1));
+        sinks.emit(flow(2));
+        sinks.deliver();
+        sinks.emit(flow(3));
+        sinks.emit(flow(4));
+        sinks.emit(flow(5));
+        sinks.deliver(); // the channel still holds the first batch
+        let first: Vec<u64> = rx.recv().await.unwrap().iter().map(|f| f.id.0).collect();
+        assert_eq!(first, [1, 2]);
+        let stats = sinks.counters.snapshot();
+        assert_eq!((stats.flows, stats.dropped_archive), (5, 3));
+        sinks.emit(flow(6));
+        sinks.deliver();
+        assert_eq!(rx.recv().await.unwrap()[0].id, FlowId(6));
     }
 
     #[tokio::test]

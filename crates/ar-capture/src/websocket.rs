@@ -170,7 +170,7 @@ async fn refused(
         wire_size: bytes.len() as u64,
         end,
     };
-    recorded.body = record::body(&BodyMeta::of(&parts.headers), &tapped, shared.opts.limits);
+    recorded.body = record::body(BodyMeta::of(&parts.headers), tapped, shared.opts.limits);
     let mut flow =
         Flow::new(started.id, started.at, started.client, started.request).with_response(recorded);
     flow.server_addr = Some(server_addr.to_string());

@@ -2,10 +2,13 @@
 //! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
 //! appended to `OUT/flows.jsonl` (+ `bodies/`).
 //!
-//! Every flow goes through one place, [`Ingest`], which archives it. A
-//! second, best-effort copy of each flow feeds the spec pipeline
-//! ([`LiveDocs`]): `openapi.yaml`, `openapi.json` and `API.md` kept current
-//! (rewritten at most once a second and on exit), a line per new endpoint.
+//! Flows arrive from the proxy in batches (one per delivery tick). Each
+//! batch goes through one place, [`Ingest`], which archives it with one
+//! write, then the same flows (moved, not copied) are offered to the spec
+//! pipeline ([`LiveDocs`], its own thread): `openapi.yaml`, `openapi.json`
+//! and `API.md` kept current (rewritten at most once a second and on exit),
+//! a line per new endpoint. The spec side is best effort: a batch it has no
+//! room for is archived but not documented, and counted.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -19,15 +22,13 @@ use tokio::sync::mpsc;
 
 use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
-use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
+use crate::pipeline::live::{DEFAULT_BACKLOG, DEFAULT_INTERVAL, LiveDocs};
 use crate::pipeline::{Pipeline, PipelineConfig};
 
-/// Flows buffered between the proxy and the archive before the proxy starts
-/// dropping (and counting) them rather than slowing traffic down.
-const FLOW_QUEUE: usize = 16 * 1024;
-
-/// How often captured flows are taken from the proxy's queue and archived.
-const INGEST_TICK: std::time::Duration = std::time::Duration::from_millis(5);
+/// Batches (one per proxy delivery tick, 2 ms) buffered between the proxy and
+/// the archive before the proxy starts dropping (and counting) them rather
+/// than slowing traffic down: about 8 s of traffic.
+const BATCH_QUEUE: usize = 4096;
 
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]
@@ -64,9 +65,9 @@ pub(crate) struct Args {
 /// What `ar proxy` does with each captured flow.
 pub(crate) trait Ingest {
     /// Takes one finished flow. An error stops the proxy (nothing is lost silently).
-    fn ingest(&mut self, flow: Flow, out: &mut dyn Write) -> anyhow::Result<()>;
+    fn ingest(&mut self, flow: &Flow, out: &mut dyn Write) -> anyhow::Result<()>;
     /// Called after each batch of flows: write out what was buffered, so a
-    /// burst costs one write and the files are never more than a tick behind.
+    /// burst costs one write and no flow waits in a buffer once the batch is done.
     fn idle(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
     /// Called once on exit, after the last flow: flush everything.
     fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
@@ -78,10 +79,10 @@ pub(crate) struct ArchiveIngest {
 }
 
 impl Ingest for ArchiveIngest {
-    fn ingest(&mut self, flow: Flow, out: &mut dyn Write) -> anyhow::Result<()> {
-        self.archive.append(&flow)?;
+    fn ingest(&mut self, flow: &Flow, out: &mut dyn Write) -> anyhow::Result<()> {
+        self.archive.append(flow)?;
         // A closed stdout (`ar proxy | head`) must not stop the capture.
-        let _ = writeln!(out, "{}", flow_line(&flow));
+        let _ = write_flow_line(out, flow);
         Ok(())
     }
 
@@ -104,24 +105,48 @@ impl Ingest for ArchiveIngest {
     }
 }
 
+/// Archives one batch: every flow appended, then one write for all of them.
+fn archive_batch(
+    ingest: &mut dyn Ingest,
+    flows: &[Flow],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    for flow in flows {
+        ingest.ingest(flow, out)?;
+    }
+    ingest.idle(out)
+}
+
 /// One line per flow: status, method, URL without its query (queries can hold tokens), time.
+#[cfg(test)]
 fn flow_line(flow: &Flow) -> String {
+    let mut line = Vec::new();
+    let _ = write_flow_line(&mut line, flow);
+    String::from_utf8_lossy(&line).trim_end().to_string()
+}
+
+/// Writes the line of [`flow_line`] (with its newline) straight into `out`:
+/// this runs for every flow, so no intermediate strings.
+fn write_flow_line(out: &mut dyn Write, flow: &Flow) -> std::io::Result<()> {
     let url = flow
         .request
         .url
         .split(['?', '#'])
         .next()
         .unwrap_or_default();
-    let status = match (&flow.error, flow.status()) {
-        (Some(error), _) => format!("ERR {:?}", error.kind).to_lowercase(),
-        (None, Some(status)) => status.to_string(),
-        (None, None) => "---".into(),
-    };
-    let ms = flow
-        .duration_ms()
-        .map(|d| format!(" ({d:.0} ms)"))
-        .unwrap_or_default();
-    format!("{status:>4} {} {url}{ms}", flow.request.method)
+    match (&flow.error, flow.status()) {
+        (Some(error), _) => {
+            let kind = format!("ERR {:?}", error.kind).to_lowercase();
+            write!(out, "{kind:>4}")?;
+        }
+        (None, Some(status)) => write!(out, "{status:>4}")?,
+        (None, None) => write!(out, " ---")?,
+    }
+    write!(out, " {} {url}", flow.request.method)?;
+    if let Some(ms) = flow.duration_ms() {
+        write!(out, " ({ms:.0} ms)")?;
+    }
+    writeln!(out)
 }
 
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
@@ -141,14 +166,11 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let mut ingest = ArchiveIngest {
         archive: ArchiveDir::open(&args.out)?,
     };
-    let (tx, mut flows) = mpsc::channel(FLOW_QUEUE);
-    // The spec is built from a second, best-effort channel: documenting never slows traffic.
-    let (live_tx, live_flows) = mpsc::channel(FLOW_QUEUE);
+    let (tx, mut batches) = mpsc::channel::<Vec<Flow>>(BATCH_QUEUE);
     let spec_pipeline = Pipeline::new(PipelineConfig::default().with_scope_hosts(&args.scope))?;
     let mut builder = Proxy::builder(Arc::clone(&ca))
         .port(args.port)
-        .archive_sink(tx)
-        .live_sink(live_tx)
+        .batch_sink(tx)
         .body_cap(args.body_cap)
         .offline(args.offline)
         .client(Client::Human);
@@ -203,51 +225,54 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
     let (new_tx, mut new_endpoints) = mpsc::unbounded_channel();
-    let spec = LiveDocs::spawn(
+    // Documenting runs on its own thread, fed the archived batches without waiting.
+    let mut spec = LiveDocs::spawn(
         spec_pipeline,
         args.out.clone(),
-        live_flows,
+        DEFAULT_BACKLOG,
         DEFAULT_INTERVAL,
         move |new| {
             let _ = new_tx.send(new.to_string());
         },
         |error| eprintln!("ar: warning: cannot update the spec: {error:#}"),
-    );
+    )?;
 
     let handle = proxy.spawn();
     let stop = shutdown_signal();
     tokio::pin!(stop);
-    // Drain on a short tick instead of waking on every flow: a wake-up per
-    // flow costs the proxy a thread switch per request under load.
-    let mut tick = tokio::time::interval(INGEST_TICK);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // This loop runs on the thread that called `block_on`, not on a runtime
+    // worker, so the archive's file writes never hold up the proxy's tasks.
     loop {
         tokio::select! {
             () = &mut stop => break,
-            _ = tick.tick() => {
-                let mut any = false;
-                while let Ok(flow) = flows.try_recv() {
-                    ingest.ingest(flow, out)?;
-                    any = true;
+            batch = batches.recv() => {
+                let Some(mut flows) = batch else { break };
+                // Whatever else is queued goes out in the same write.
+                while let Ok(more) = batches.try_recv() {
+                    flows.extend(more);
                 }
-                if any {
-                    ingest.idle(out)?;
-                }
+                archive_batch(&mut ingest, &flows, out)?;
+                spec.offer(flows);
+            }
+            Some(line) = new_endpoints.recv() => {
+                let _ = writeln!(out, "{line}");
                 while let Ok(line) = new_endpoints.try_recv() {
                     let _ = writeln!(out, "{line}");
-                    let _ = out.flush();
                 }
+                let _ = out.flush();
             }
         }
     }
-    let stats = handle.stats();
-    handle.shutdown().await;
-    // Flows that finished while shutting down are archived too.
-    while let Ok(flow) = flows.try_recv() {
-        ingest.ingest(flow, out)?;
+    let stats = handle.shutdown().await;
+    // Flows that finished while shutting down are archived (and documented) too.
+    while let Ok(flows) = batches.try_recv() {
+        archive_batch(&mut ingest, &flows, out)?;
+        spec.offer(flows);
     }
     ingest.finish(out)?;
-    let spec = spec.finish().await?;
+    let dropped_live = stats.dropped_live + spec.dropped();
+    // Blocking is fine here: this is the `block_on` thread and the proxy has stopped.
+    let spec = spec.finish()?;
     while let Ok(line) = new_endpoints.try_recv() {
         let _ = writeln!(out, "{line}");
     }
@@ -259,11 +284,10 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         summary.in_scope,
         args.out.join("openapi.yaml").display()
     );
-    if stats.dropped_live > 0 {
+    if dropped_live > 0 {
         let _ = writeln!(
             out,
-            "warning: {} flows were archived but not documented because the spec builder could not keep up",
-            stats.dropped_live
+            "warning: {dropped_live} flows were archived but not documented because the spec builder could not keep up",
         );
     }
     if stats.dropped_archive > 0 {

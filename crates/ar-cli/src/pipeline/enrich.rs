@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::Pipeline;
-use super::write::write_atomic;
+use crate::files::write_atomic;
 
 /// A closure the pipeline's owner runs; `true` when it changed the documents.
 pub(crate) type PipelineFn = Box<dyn FnOnce(&mut Pipeline) -> bool + Send>;

@@ -1,16 +1,22 @@
-//! Live documentation: a tokio task that owns a [`Pipeline`], ingests flows
-//! from a channel as they are captured, reports each new endpoint, and keeps
+//! Live documentation: a dedicated thread owns a [`Pipeline`], takes
+//! batches of flows without ever making the sender wait, and keeps
 //! `openapi.yaml`, `openapi.json` and `API.md` current: rewritten atomically
 //! at most once per interval, on demand ([`LiveDocs::flush`]) and at the end.
+//!
+//! Why a thread and not a task: ingesting a flow into the endpoint store is
+//! the most expensive thing `ar proxy` does per request after relaying it.
+//! On a tokio worker it would delay the proxy's own tasks queued behind it;
+//! on its own thread the OS shares the cores, and when it falls behind its
+//! bounded backlog turns batches away (counted, see [`LiveDocs::dropped`])
+//! instead of slowing traffic or the archive.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
+use anyhow::Context as _;
 use ar_store::Flow;
-use tokio::sync::{Notify, mpsc, oneshot};
-use tokio::task::JoinHandle;
-use tokio::time::Instant;
 
 use super::write::Debounce;
 use super::{NewEndpoint, Pipeline};
@@ -18,82 +24,123 @@ use super::{NewEndpoint, Pipeline};
 /// The default: at most one rewrite per second during capture.
 pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// A running live-documentation task.
+/// Batches waiting for the spec thread before new ones are turned away.
+/// At the proxy's delivery tick (2 ms) this is about a second of traffic.
+pub(crate) const DEFAULT_BACKLOG: usize = 512;
+
+enum Message {
+    Flows(Vec<Flow>),
+    Flush,
+}
+
+/// A running live-documentation thread.
 #[derive(Debug)]
 pub(crate) struct LiveDocs {
-    flush: Arc<Notify>,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<anyhow::Result<Pipeline>>,
+    tx: SyncSender<Message>,
+    thread: JoinHandle<anyhow::Result<Pipeline>>,
+    dropped: u64,
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Flows(flows) => write!(f, "Flows({})", flows.len()),
+            Self::Flush => f.write_str("Flush"),
+        }
+    }
 }
 
 impl LiveDocs {
-    /// Starts the task. `on_new` is called for each new endpoint (print a line,
-    /// queue an LLM enrichment, ...); `on_error` for a failed write (the task
-    /// keeps going: capture must never stop because a disk write failed).
+    /// Starts the thread. `on_new` is called (on that thread) for each new
+    /// endpoint (print a line, queue an LLM enrichment, ...); `on_error` for
+    /// a failed write (the thread keeps going: capture must never stop
+    /// because a disk write failed).
     pub(crate) fn spawn(
         mut pipeline: Pipeline,
         out_dir: PathBuf,
-        mut flows: mpsc::Receiver<Flow>,
+        backlog: usize,
         interval: Duration,
         mut on_new: impl FnMut(&NewEndpoint) + Send + 'static,
         mut on_error: impl FnMut(&anyhow::Error) + Send + 'static,
-    ) -> Self {
-        let flush = Arc::new(Notify::new());
-        let (stop_tx, mut stop_rx) = oneshot::channel();
-        let flush_wanted = Arc::clone(&flush);
-        let task = tokio::spawn(async move {
-            let mut debounce = Debounce::new(interval);
-            let mut write = |pipeline: &mut Pipeline, debounce: &mut Debounce| {
-                let result = pipeline
-                    .documents()
-                    .and_then(|docs| docs.write_to(&out_dir));
-                // Record the attempt either way, so a failing disk is retried once per interval, not in a spin.
-                debounce.written(Instant::now().into_std());
-                if let Err(error) = result {
-                    on_error(&error);
-                }
-            };
-            loop {
-                let wait = debounce.wait(Instant::now().into_std());
-                tokio::select! {
-                    biased;
-                    _ = &mut stop_rx => break,
-                    () = flush_wanted.notified() => write(&mut pipeline, &mut debounce),
-                    () = tokio::time::sleep(wait.unwrap_or(Duration::from_secs(3600))), if wait.is_some() => {
+    ) -> anyhow::Result<Self> {
+        let (tx, rx) = mpsc::sync_channel::<Message>(backlog.max(1));
+        let thread = std::thread::Builder::new()
+            .name("ar-spec".into())
+            .spawn(move || {
+                let mut debounce = Debounce::new(interval);
+                let mut write = |pipeline: &mut Pipeline, debounce: &mut Debounce| {
+                    let result = pipeline
+                        .documents()
+                        .and_then(|docs| docs.write_to(&out_dir));
+                    // Record the attempt either way, so a failing disk is retried once per interval, not in a spin.
+                    debounce.written(Instant::now());
+                    if let Err(error) = result {
+                        on_error(&error);
+                    }
+                };
+                loop {
+                    // Checked before receiving: under steady traffic there is
+                    // always a message waiting, and the rewrite must still happen.
+                    if debounce.due(Instant::now()) {
                         write(&mut pipeline, &mut debounce);
                     }
-                    flow = flows.recv() => match flow {
-                        Some(flow) => {
-                            let ingest = pipeline.ingest(&flow)?;
-                            if ingest.in_scope {
-                                debounce.mark_dirty();
-                            }
-                            if let Some(new) = &ingest.new_endpoint {
-                                on_new(new);
+                    let message = match debounce.wait(Instant::now()) {
+                        Some(wait) => rx.recv_timeout(wait),
+                        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                    };
+                    match message {
+                        Ok(Message::Flows(flows)) => {
+                            for flow in &flows {
+                                let ingest = pipeline.ingest(flow)?;
+                                if ingest.in_scope {
+                                    debounce.mark_dirty();
+                                }
+                                if let Some(new) = &ingest.new_endpoint {
+                                    on_new(new);
+                                }
                             }
                         }
-                        None => break,
-                    },
+                        Ok(Message::Flush) => write(&mut pipeline, &mut debounce),
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
                 }
+                pipeline.documents()?.write_to(&out_dir)?;
+                Ok(pipeline)
+            })
+            .context("cannot start the documentation thread")?;
+        Ok(Self {
+            tx,
+            thread,
+            dropped: 0,
+        })
+    }
+
+    /// Hands a batch of flows to the spec thread without waiting. When its
+    /// backlog is full (or it stopped on an error) the batch is not
+    /// documented, [`LiveDocs::dropped`] counts it, and `false` comes back.
+    pub(crate) fn offer(&mut self, flows: Vec<Flow>) -> bool {
+        if flows.is_empty() {
+            return true;
+        }
+        match self.tx.try_send(Message::Flows(flows)) {
+            Ok(()) => true,
+            Err(TrySendError::Full(Message::Flows(flows)))
+            | Err(TrySendError::Disconnected(Message::Flows(flows))) => {
+                self.dropped += flows.len() as u64;
+                false
             }
-            // Whatever is still queued is part of the session.
-            while let Ok(flow) = flows.try_recv() {
-                let ingest = pipeline.ingest(&flow)?;
-                if let Some(new) = &ingest.new_endpoint {
-                    on_new(new);
-                }
-            }
-            pipeline.documents()?.write_to(&out_dir)?;
-            Ok(pipeline)
-        });
-        Self {
-            flush,
-            stop: Some(stop_tx),
-            task,
+            Err(_) => false,
         }
     }
 
-    /// Asks for the documents to be written now (e.g. on `/save`).
+    /// Flows turned away because the spec thread could not keep up.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Asks for the documents to be written now (e.g. on `/save`); waits
+    /// only for room in the backlog, not for the write.
     #[cfg_attr(
         not(test),
         expect(
@@ -102,18 +149,16 @@ impl LiveDocs {
         )
     )]
     pub(crate) fn flush(&self) {
-        self.flush.notify_one();
+        let _ = self.tx.send(Message::Flush);
     }
 
     /// Stops: ingests what is queued, writes the documents one last time, and
-    /// returns the pipeline (for a summary). Safe to call after the sender closed.
-    pub(crate) async fn finish(mut self) -> anyhow::Result<Pipeline> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        self.task
-            .await
-            .map_err(|e| anyhow::anyhow!("the documentation task failed: {e}"))?
+    /// returns the pipeline (for a summary). Blocks until the thread is done.
+    pub(crate) fn finish(self) -> anyhow::Result<Pipeline> {
+        drop(self.tx);
+        self.thread
+            .join()
+            .map_err(|_| anyhow::anyhow!("the documentation thread panicked"))?
     }
 }
 
@@ -122,7 +167,7 @@ mod tests {
     use super::*;
     use crate::pipeline::PipelineConfig;
     use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex};
 
     fn flow(id: u64, url: &str) -> Flow {
         let mut response = Response::new(200, HttpVersion::Http11);
@@ -138,52 +183,46 @@ mod tests {
     }
 
     /// Polls until `file` in `dir` contains `needle` (or gives up after 10 s).
-    async fn wait_for(dir: &std::path::Path, file: &str, needle: &str) -> String {
+    fn wait_for(dir: &std::path::Path, file: &str, needle: &str) -> String {
         for _ in 0..200 {
             let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
             if text.contains(needle) {
                 return text;
             }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            std::thread::sleep(Duration::from_millis(50));
         }
         panic!("{file} never contained {needle}");
     }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn documents_follow_the_traffic_debounced_on_demand_and_at_the_end() {
+    #[test]
+    fn documents_follow_the_traffic_debounced_on_demand_and_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let (tx, rx) = mpsc::channel(16);
         let seen = Arc::new(Mutex::new(Vec::new()));
         let lines = Arc::clone(&seen);
         // A long interval: after the first write, only `flush` and `finish` write.
-        let live = LiveDocs::spawn(
+        let mut live = LiveDocs::spawn(
             Pipeline::new(PipelineConfig::default()).unwrap(),
             dir.path().to_path_buf(),
-            rx,
+            16,
             Duration::from_secs(3600),
             move |new| lines.lock().unwrap().push(new.to_string()),
             |error| panic!("write failed: {error:#}"),
-        );
-        tx.send(flow(1, "https://api.shop.test/items"))
-            .await
-            .unwrap();
-        wait_for(dir.path(), "openapi.yaml", "/items:").await;
-        tx.send(flow(2, "https://api.shop.test/cart"))
-            .await
-            .unwrap();
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        )
+        .unwrap();
+        assert!(live.offer(vec![flow(1, "https://api.shop.test/items")]));
+        wait_for(dir.path(), "openapi.yaml", "/items:");
+        assert!(live.offer(vec![flow(2, "https://api.shop.test/cart")]));
+        std::thread::sleep(Duration::from_millis(200));
         let spec = std::fs::read_to_string(dir.path().join("openapi.yaml")).unwrap();
         assert!(
             !spec.contains("/cart:"),
             "rewritten before the interval passed"
         );
         live.flush();
-        wait_for(dir.path(), "openapi.yaml", "/cart:").await;
-        tx.send(flow(3, "https://api.shop.test/orders"))
-            .await
-            .unwrap();
-        drop(tx);
-        let pipeline = live.finish().await.unwrap();
+        wait_for(dir.path(), "openapi.yaml", "/cart:");
+        assert!(live.offer(vec![flow(3, "https://api.shop.test/orders")]));
+        assert_eq!(live.dropped(), 0);
+        let pipeline = live.finish().unwrap();
         assert_eq!(pipeline.summary().endpoints, 3);
         assert!(
             std::fs::read_to_string(dir.path().join("API.md"))
@@ -202,6 +241,44 @@ mod tests {
                 "+ GET api.shop.test/cart  (200)",
                 "+ GET api.shop.test/orders  (200)"
             ]
+        );
+    }
+
+    #[test]
+    fn a_full_backlog_turns_batches_away_and_counts_their_flows() {
+        let dir = tempfile::tempdir().unwrap();
+        // The thread is held inside `on_new` until released, so its backlog (1) fills.
+        let (entered_tx, entered_rx) = std::sync::mpsc::channel::<()>();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let mut live = LiveDocs::spawn(
+            Pipeline::new(PipelineConfig::default()).unwrap(),
+            dir.path().to_path_buf(),
+            1,
+            Duration::from_secs(3600),
+            move |_| {
+                let _ = entered_tx.send(());
+                let _ = release_rx.recv();
+            },
+            |error| panic!("write failed: {error:#}"),
+        )
+        .unwrap();
+        assert!(live.offer(vec![flow(1, "https://api.shop.test/a")]));
+        entered_rx.recv().unwrap();
+        let two = || {
+            vec![
+                flow(2, "https://api.shop.test/a"),
+                flow(3, "https://api.shop.test/a"),
+            ]
+        };
+        assert!(live.offer(two()), "one batch fits in the backlog");
+        assert!(!live.offer(two()), "the second does not");
+        assert_eq!(live.dropped(), 2);
+        drop(release_tx);
+        let pipeline = live.finish().unwrap();
+        assert_eq!(
+            pipeline.summary().flows,
+            3,
+            "the held and the queued batches"
         );
     }
 }

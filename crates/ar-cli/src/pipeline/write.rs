@@ -1,15 +1,13 @@
 //! Atomic, debounced writing of the generated documents.
 //!
 //! A reader (an editor, a validator, `cat`) must never see half a file, and a
-//! crash must leave the previous version: each document is written to a temp
-//! file in the same directory, flushed, then renamed over the old one.
+//! crash must leave the previous version: each document goes through
+//! [`crate::files::write_atomic`], the one atomic-write helper of `ar`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Every output file of `ar` is written through one helper (temp file in the
-/// same directory, flushed, renamed); re-exported for the pipeline's users.
-pub(crate) use crate::files::write_atomic;
+use crate::files::write_atomic;
 
 /// The documents a pipeline produces, ready to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -155,6 +155,19 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
     );
     assert_eq!(entries[1]["response"]["status"], 200);
     assert!(out.join("bodies").is_dir());
+
+    // The same flows were documented live: a line for the new endpoint, and the spec on disk.
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("documented 1 endpoints from 2 in-scope flows")),
+        "{rest:?}"
+    );
+    let spec = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
+    assert!(spec.contains("/users/{"), "{spec}");
+    assert!(
+        !spec.contains("hunter2"),
+        "secrets never reach the spec: {spec}"
+    );
 }
 
 #[test]
