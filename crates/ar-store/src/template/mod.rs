@@ -43,8 +43,8 @@
 //! many of them look alike. Other groups made only of plural words (`orgs`,
 //! `users`) stay literal below eight of them; from eight on, plural words
 //! with literal or slug children are values (`/shop/{category}/items` for
-//! `shoes`, `shirts`, ...). Provenance beats both: when most of an alike
-//! group was seen in bodies, the whole group folds. A single literal beside a
+//! `shoes`, `shirts`, ...). Provenance beats both: once three literals of an
+//! alike group were seen in bodies, the whole group folds. A single literal beside a
 //! parameter keeps its own endpoint (`/users/me` beside `/users/{userId}`).
 //!
 //! Because the raw trie only grows and the rules are monotone (more paths can
