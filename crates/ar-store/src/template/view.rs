@@ -5,6 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+mod collections;
+
+use self::collections::Sort;
 use super::naming::{NameInput, name_params};
 use super::trie::{Origin, RawNode, TemplaterConfig, kinds_of};
 use super::{
@@ -56,7 +59,6 @@ enum Parent {
 
 const MAX_SUFFIXES: usize = 32;
 const MAX_SUFFIX_DEPTH: usize = 6;
-const MANY_COLLECTIONS: usize = 8;
 
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     build(&[raw], Parent::Root, cfg)
@@ -190,115 +192,6 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::Segment { .. } => 4,
     };
     rules.min_by_key(|r| rank(r))
-}
-
-/// How [`Sort::group`] treats the literals of one group.
-struct Sort {
-    /// Literals needed to fold once collection names left the group.
-    min_rest: usize,
-    /// Whether the group is of leaves, alike only by response shape. With no
-    /// children to tell names from values, plural words among them stay
-    /// literal however many there are (`/v1/users`, `/v1/orders` lists that
-    /// share one envelope); they fold by provenance, overflow, or once their
-    /// subtrees show alike literal children.
-    leaves: bool,
-}
-
-impl Sort {
-    /// Splits a group of alike literals into those that stay literal
-    /// (recorded in `kept` with why) and those that fold, returned.
-    ///
-    /// Names of resources are not values of one parameter, however many look
-    /// alike: a plural word directly followed by its own identifier parameter
-    /// (`/users/{userId}`) is a REST collection and stays literal. Provenance
-    /// wins over that: when at least half of the group was seen in bodies,
-    /// the group is values (`/departments/{slug}/...` after
-    /// `$.departments[].slug`). Other plural words stay literal while fewer
-    /// than [`MANY_COLLECTIONS`] of them are alike; from then on, plural
-    /// words with literal or slug children are values
-    /// (`/categories/{category}/items`), and plural leaves never are.
-    fn group<'a>(
-        &self,
-        group: Vec<&'a str>,
-        lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
-        kept: &mut BTreeMap<&'a str, KeptReason>,
-    ) -> Vec<&'a str> {
-        let seen_in_bodies = group
-            .iter()
-            .filter(|k| lits[*k].iter().any(|r| r.origin.is_some()))
-            .count();
-        if seen_in_bodies * 2 >= group.len() {
-            return group;
-        }
-        let before = group.len();
-        let (collections, rest): (Vec<_>, Vec<_>) = group
-            .into_iter()
-            .map(|k| (k, is_plural_word(k).then(|| own_ids(&lits[k])).flatten()))
-            .partition(|(_, ids)| ids.is_some());
-        let siblings = collections.len();
-        for (k, ids) in collections {
-            let (id_kinds, ids) = ids.expect("partitioned on Some");
-            kept.insert(
-                k,
-                KeptReason::Collection {
-                    id_kinds,
-                    ids,
-                    siblings,
-                },
-            );
-        }
-        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest
-            .into_iter()
-            .map(|(k, _)| k)
-            .partition(|k| self.leaves && is_plural_word(k));
-        for k in names {
-            kept.insert(k, KeptReason::CollectionNames);
-        }
-        // Literals that were alike only to collection names lost their evidence.
-        let too_few = rest.len() < before && rest.len() < self.min_rest;
-        let names = rest.len() < MANY_COLLECTIONS && rest.iter().all(|k| is_plural_word(k));
-        if too_few || names {
-            for k in rest {
-                let reason = if is_plural_word(k) {
-                    KeptReason::CollectionNames
-                } else {
-                    KeptReason::OwnShape {
-                        siblings: lits.len(),
-                    }
-                };
-                kept.insert(k, reason);
-            }
-            return Vec::new();
-        }
-        rest
-    }
-}
-
-/// The identifier kinds of the parameter directly below a literal, and how
-/// many distinct values it had; `None` when no identifier follows it.
-fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
-    let params: Vec<&RawNode> = raws.iter().filter_map(|r| r.param.as_deref()).collect();
-    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
-    let id_kinds: Vec<SegmentKind> = kinds_of(bits)
-        .into_iter()
-        .filter(|k| k.is_id_like())
-        .collect();
-    if id_kinds.is_empty() {
-        return None;
-    }
-    let distinct: BTreeSet<&str> = params
-        .iter()
-        .flat_map(|p| p.values.iter().map(|v| &**v))
-        .collect();
-    Some((id_kinds, distinct.len()))
-}
-
-/// Lowercase words ending in a plural `s`: names of collections.
-fn is_plural_word(word: &str) -> bool {
-    word.len() >= 3
-        && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
-        && word.ends_with('s')
-        && !word.ends_with("ss")
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -719,7 +612,7 @@ mod tests {
     }
 
     #[test]
-    fn provenance_of_most_of_a_group_beats_collection_ids() {
+    fn provenance_of_three_in_a_group_beats_collection_ids() {
         let mut t = Templater::default();
         let origin = Origin {
             field_path: "$.departments[].slug".into(),
@@ -743,6 +636,29 @@ mod tests {
         assert_eq!(
             tpl(&t, "/departments/rugs/20/reviews"),
             "/departments/{departmentSlug}/{departmentId}/reviews"
+        );
+        // Below three, only the literals seen in bodies fold.
+        let mut t = Templater::default();
+        for (d, id) in [("lamps", 17), ("desks", 18), ("rugs", 20)] {
+            let origins = if d == "rugs" {
+                vec![]
+            } else {
+                vec![(1, origin.clone())]
+            };
+            t.observe_with_origins(
+                "h",
+                &format!("/departments/{d}/{id}/reviews"),
+                None,
+                &origins,
+            );
+        }
+        assert_eq!(
+            tpl(&t, "/departments/lamps/17/reviews"),
+            "/departments/{departmentSlug}/{departmentId}/reviews"
+        );
+        assert_eq!(
+            tpl(&t, "/departments/rugs/20/reviews"),
+            "/departments/rugs/{rugId}/reviews"
         );
         // One accidental match in a body does not dissolve REST collections.
         let mut t = Templater::default();

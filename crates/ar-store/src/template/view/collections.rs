@@ -1,0 +1,127 @@
+//! Which alike literals are names of collections rather than values.
+//!
+//! The alike and cardinality rules of [`super`] find literals that look
+//! alike; this module decides which of them are nevertheless names (REST
+//! collections such as `users`, `orders`) and records why, so that
+//! `/v1/users/{userId}` and `/v1/orders/{orderId}` stay two endpoints while
+//! `/categories/{category}/items` folds.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::super::trie::{RawNode, kinds_of};
+use super::super::{KeptReason, SegmentKind};
+
+/// Alike plural words without their own ids that stay literal below this many.
+const MANY_COLLECTIONS: usize = 8;
+/// Literals of one alike group seen in bodies that make the whole group values.
+const MANY_ORIGINS: usize = 3;
+
+/// How [`Sort::group`] treats the literals of one group.
+pub(super) struct Sort {
+    /// Literals needed to fold once collection names left the group.
+    pub(super) min_rest: usize,
+    /// Whether the group is of leaves, alike only by response shape. With no
+    /// children to tell names from values, plural words among them stay
+    /// literal however many there are (`/v1/users`, `/v1/orders` lists that
+    /// share one envelope); they fold by provenance, overflow, or once their
+    /// subtrees show alike literal children.
+    pub(super) leaves: bool,
+}
+
+impl Sort {
+    /// Splits a group of alike literals into those that stay literal
+    /// (recorded in `kept` with why) and those that fold, returned.
+    ///
+    /// Names of resources are not values of one parameter, however many look
+    /// alike: a plural word directly followed by its own identifier parameter
+    /// (`/users/{userId}`) is a REST collection and stays literal. Provenance
+    /// wins over that: each literal seen in a body folds on its own, and once
+    /// [`MANY_ORIGINS`] of the group were, the whole group is values
+    /// (`/departments/{slug}/...` after `$.departments[].slug`). A count, not
+    /// a share, so that more traffic never takes the fold back. Other plural words stay literal while fewer
+    /// than [`MANY_COLLECTIONS`] of them are alike; from then on, plural
+    /// words with literal or slug children are values
+    /// (`/categories/{category}/items`), and plural leaves never are.
+    pub(super) fn group<'a>(
+        &self,
+        group: Vec<&'a str>,
+        lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+        kept: &mut BTreeMap<&'a str, KeptReason>,
+    ) -> Vec<&'a str> {
+        let seen_in_bodies = group
+            .iter()
+            .filter(|k| lits[*k].iter().any(|r| r.origin.is_some()))
+            .count();
+        if seen_in_bodies >= MANY_ORIGINS {
+            return group;
+        }
+        let before = group.len();
+        let (collections, rest): (Vec<_>, Vec<_>) = group
+            .into_iter()
+            .map(|k| (k, is_plural_word(k).then(|| own_ids(&lits[k])).flatten()))
+            .partition(|(_, ids)| ids.is_some());
+        let siblings = collections.len();
+        for (k, ids) in collections {
+            let (id_kinds, ids) = ids.expect("partitioned on Some");
+            kept.insert(
+                k,
+                KeptReason::Collection {
+                    id_kinds,
+                    ids,
+                    siblings,
+                },
+            );
+        }
+        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest
+            .into_iter()
+            .map(|(k, _)| k)
+            .partition(|k| self.leaves && is_plural_word(k));
+        for k in names {
+            kept.insert(k, KeptReason::CollectionNames);
+        }
+        // Literals that were alike only to collection names lost their evidence.
+        let too_few = rest.len() < before && rest.len() < self.min_rest;
+        let names = rest.len() < MANY_COLLECTIONS && rest.iter().all(|k| is_plural_word(k));
+        if too_few || names {
+            for k in rest {
+                let reason = if is_plural_word(k) {
+                    KeptReason::CollectionNames
+                } else {
+                    KeptReason::OwnShape {
+                        siblings: lits.len(),
+                    }
+                };
+                kept.insert(k, reason);
+            }
+            return Vec::new();
+        }
+        rest
+    }
+}
+
+/// The identifier kinds of the parameter directly below a literal, and how
+/// many distinct values it had; `None` when no identifier follows it.
+fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
+    let params: Vec<&RawNode> = raws.iter().filter_map(|r| r.param.as_deref()).collect();
+    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
+    let id_kinds: Vec<SegmentKind> = kinds_of(bits)
+        .into_iter()
+        .filter(|k| k.is_id_like())
+        .collect();
+    if id_kinds.is_empty() {
+        return None;
+    }
+    let distinct: BTreeSet<&str> = params
+        .iter()
+        .flat_map(|p| p.values.iter().map(|v| &**v))
+        .collect();
+    Some((id_kinds, distinct.len()))
+}
+
+/// Lowercase words ending in a plural `s`: names of collections.
+fn is_plural_word(word: &str) -> bool {
+    word.len() >= 3
+        && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+}
