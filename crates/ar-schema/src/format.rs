@@ -109,7 +109,21 @@ fn digits(b: &[u8]) -> Option<u32> {
 
 fn is_integer(b: &[u8]) -> bool {
     let digits = b.strip_prefix(b"-").unwrap_or(b);
-    !digits.is_empty() && digits.len() <= 64 && digits.iter().all(u8::is_ascii_digit)
+    !digits.is_empty() && digits.len() <= 64 && all_digits(digits)
+}
+
+/// Whether every byte is an ASCII digit: eight at a time (`c ^ b'0'` is below 10 exactly for
+/// digits; adding 0x76 to the low seven bits sets the high bit of any byte that is not, with no
+/// carry between bytes), then byte by byte.
+fn all_digits(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = b.chunks_exact(8);
+    let words_ok = words.by_ref().all(|w| {
+        let x = u64::from_le_bytes(w.try_into().unwrap_or([0; 8])) ^ (ONES * u64::from(b'0'));
+        (((x & !HIGH) + ONES * 0x76) | x) & HIGH == 0
+    });
+    words_ok && words.remainder().iter().all(u8::is_ascii_digit)
 }
 
 fn is_date(b: &[u8]) -> bool {
@@ -245,7 +259,7 @@ fn is_uri(b: &[u8]) -> bool {
     }
     let end = rest
         .iter()
-        .position(|c| b"/?#".contains(c))
+        .position(|&c| AUTHORITY_END[usize::from(c)])
         .unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
     let host_port = match authority.iter().rposition(|c| *c == b'@') {
@@ -332,6 +346,14 @@ static URI_CHAR: [bool; 256] = table(b"-._~:/?#[]@!$&'()*+,;=");
 /// URI characters that need no closer look in a path or query (no `#`, `[`, `]`; `%` is not
 /// in `URI_CHAR` either, it is checked with its two hex digits).
 static TAIL_PLAIN: [bool; 256] = table(b"-._~:/?@!$&'()*+,;=");
+/// Bytes that end a URI's authority.
+static AUTHORITY_END: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'/' as usize] = true;
+    t[b'?' as usize] = true;
+    t[b'#' as usize] = true;
+    t
+};
 /// Characters of a host name (or IPv4 address) in a URI.
 static HOST_CHAR: [bool; 256] = table(b"-._~");
 /// Characters of an unquoted email local part.
@@ -394,6 +416,23 @@ mod tests {
     fn candidates_limit_the_work() {
         assert_eq!(detect(b"2024-02-29", UUID | EMAIL), 0);
         assert_eq!(detect(b"2024-02-29", DATE | UUID), DATE);
+    }
+
+    #[test]
+    fn digits_word_at_a_time() {
+        for c in 0u8..=255 {
+            for len in 1..20 {
+                for at in 0..len {
+                    let mut b = vec![b'5'; len];
+                    b[at] = c;
+                    assert_eq!(
+                        all_digits(&b),
+                        c.is_ascii_digit(),
+                        "{c:#x} at {at} of {len}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

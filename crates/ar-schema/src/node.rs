@@ -253,6 +253,7 @@ impl Node {
     }
 
     /// Records one string value (valid UTF-8).
+    #[inline]
     pub(crate) fn add_string(&mut self, s: &[u8]) {
         self.strings.add(s);
     }
@@ -303,30 +304,41 @@ impl StringStats {
         self.values.is_some() || self.formats != 0
     }
 
+    /// Counts one string: the common cases (an enum value seen before, or a position that
+    /// tracks nothing but the count) stay inline in the scanner; the rest is [`Self::add_new`].
+    #[inline(always)]
     fn add(&mut self, s: &[u8]) {
         self.count += 1;
+        if let Some(values) = &mut self.values
+            && s.len() <= MAX_ENUM_VALUE_BYTES
+            // At most `MAX_ENUM_TRACKED` values: a linear scan comparing lengths first
+            // touches one string in most hits, where a binary search compares four.
+            && let Some(seen) = values
+                .iter_mut()
+                .find(|(v, _)| v.len() == s.len() && eq_bytes(v.as_bytes(), s))
+        {
+            seen.1 += 1;
+            // A value seen before already narrowed `formats` to formats it has (which only
+            // ever shrink), so checking it again would change nothing.
+            return;
+        }
+        if self.values.is_some() || self.formats != 0 {
+            self.add_new(s);
+        }
+    }
+
+    /// A string not among the enum values: remember it (or give up on an enum) and narrow
+    /// the formats.
+    #[inline(never)]
+    fn add_new(&mut self, s: &[u8]) {
         if let Some(values) = &mut self.values {
-            if s.len() > MAX_ENUM_VALUE_BYTES {
+            if s.len() > MAX_ENUM_VALUE_BYTES || values.len() >= MAX_ENUM_TRACKED {
                 self.values = None;
             } else {
-                // At most `MAX_ENUM_TRACKED` values: a linear scan comparing lengths first
-                // touches one string in most hits, where a binary search compares four.
-                match values
-                    .iter()
-                    .position(|(v, _)| v.len() == s.len() && eq_bytes(v.as_bytes(), s))
-                {
-                    Some(i) => {
-                        values[i].1 += 1;
-                        // A value seen before already narrowed `formats` to formats it has
-                        // (which only ever shrink), so checking it again would change nothing.
-                        return;
-                    }
-                    None if values.len() >= MAX_ENUM_TRACKED => self.values = None,
-                    None => {
-                        let i = values.partition_point(|(v, _)| v.as_bytes() < s);
-                        values.insert(i, (String::from_utf8_lossy(s).into(), 1));
-                    }
-                }
+                let i = values.partition_point(|(v, _)| v.as_bytes() < s);
+                let value = std::str::from_utf8(s)
+                    .map_or_else(|_| String::from_utf8_lossy(s).into(), Box::from);
+                values.insert(i, (value, 1));
             }
         }
         if self.formats != 0 {

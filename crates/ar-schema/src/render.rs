@@ -52,25 +52,23 @@ impl RenderOptions {
 }
 
 pub(crate) fn render(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
-    let mut members: Vec<Map<String, Value>> = Vec::new();
-    if node.objects > 0 {
-        members.push(object(node, flavor, opts));
-    }
-    if node.arrays > 0 {
-        members.push(array(node, flavor, opts));
-    }
-    if node.strings.count > 0 {
-        members.push(string(node));
-    }
-    if node.ints + node.floats > 0 {
-        let ty = if node.floats > 0 { "number" } else { "integer" };
-        members.push(typed(ty));
-    }
-    if node.bools > 0 {
-        members.push(typed("boolean"));
-    }
+    // The JSON types seen here, in output order; most positions hold exactly one.
+    let kinds = [
+        node.objects > 0,
+        node.arrays > 0,
+        node.strings.count > 0,
+        node.ints + node.floats > 0,
+        node.bools > 0,
+    ];
+    let member = |kind: usize| match kind {
+        0 => object(node, flavor, opts),
+        1 => array(node, flavor, opts),
+        2 => string(node),
+        3 => typed(if node.floats > 0 { "number" } else { "integer" }),
+        _ => typed("boolean"),
+    };
     let nullable = node.nulls > 0;
-    let mut out = match (members.len(), flavor) {
+    let mut out = match (kinds.iter().filter(|k| **k).count(), flavor) {
         (0, _) if !nullable => Map::new(),
         (0, Flavor::JsonSchema) => typed("null"),
         (0, Flavor::OpenApi) => {
@@ -79,13 +77,15 @@ pub(crate) fn render(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<S
             m
         }
         (1, _) => {
-            let mut m = members.pop().unwrap_or_default();
+            let mut m = member(kinds.iter().position(|k| *k).unwrap_or_default());
             if nullable {
                 make_nullable(&mut m, flavor);
             }
             m
         }
         (_, _) => {
+            let mut members: Vec<Map<String, Value>> =
+                (0..kinds.len()).filter(|&k| kinds[k]).map(member).collect();
             if nullable {
                 match flavor {
                     Flavor::JsonSchema => members.push(typed("null")),
@@ -101,7 +101,7 @@ pub(crate) fn render(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<S
         }
     };
     if opts.sample_counts && node.count() > 0 {
-        out.insert("x-ar-samples".into(), json!(node.count()));
+        out.insert("x-ar-samples".into(), Value::from(node.count()));
     }
     out
 }
@@ -132,7 +132,7 @@ fn make_nullable(m: &mut Map<String, Value>, flavor: Flavor) {
 fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
     let mut m = typed("object");
     if node.capped > 0 {
-        m.insert("x-ar-truncated".into(), json!("depth"));
+        m.insert("x-ar-truncated".into(), Value::String("depth".into()));
     }
     let Some(stats) = node.object.as_deref() else {
         return m;
@@ -150,7 +150,7 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Valu
                 .iter()
                 .map(|p| {
                     (
-                        p.name.to_string(),
+                        String::from(&*p.name),
                         Value::Object(render(&p.node, flavor, opts)),
                     )
                 })
@@ -161,7 +161,7 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Valu
         let required: Vec<Value> = props
             .iter()
             .filter(|p| all_inspected && p.present == stats.count)
-            .map(|p| Value::String(p.name.to_string()))
+            .map(|p| Value::String(String::from(&*p.name)))
             .collect();
         if !required.is_empty() {
             m.insert("required".into(), Value::Array(required));
@@ -174,7 +174,7 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Valu
         }
     }
     if stats.long_keys > 0 {
-        m.insert("x-ar-long-keys".into(), json!(stats.long_keys));
+        m.insert("x-ar-long-keys".into(), Value::from(stats.long_keys));
     }
     m
 }
@@ -209,7 +209,7 @@ fn kind(node: &Node) -> u8 {
 fn array(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
     let mut m = typed("array");
     if node.capped > 0 {
-        m.insert("x-ar-truncated".into(), json!("depth"));
+        m.insert("x-ar-truncated".into(), Value::String("depth".into()));
     }
     if let Some(stats) = node.array.as_deref()
         && stats.items.count() > 0
@@ -227,10 +227,10 @@ fn string(node: &Node) -> Map<String, Value> {
     let mut m = typed("string");
     match format::name(s.formats) {
         Some("integer") => {
-            m.insert("pattern".into(), json!(INTEGER_PATTERN));
+            m.insert("pattern".into(), Value::String(INTEGER_PATTERN.into()));
         }
         Some(name) => {
-            m.insert("format".into(), json!(name));
+            m.insert("format".into(), Value::String(name.into()));
         }
         None => {
             if let Some(values) = enum_values(node) {
@@ -252,7 +252,7 @@ fn enum_values(node: &Node) -> Option<Vec<Value>> {
     enough.then(|| {
         values
             .iter()
-            .map(|(v, _)| Value::String(v.to_string()))
+            .map(|(v, _)| Value::String(String::from(&**v)))
             .collect()
     })
 }

@@ -290,10 +290,12 @@ impl<'a> Scanner<'a> {
         let mut i = start;
         let mut high = 0u64;
         let mut escape = None;
+        // The last offset a whole word can be read from (none if the input is shorter).
+        let last_word = b.len().checked_sub(8);
         loop {
             // To the next quote, backslash or control character (or the end of the input).
-            while let Some(chunk) = b.get(i..i + 8) {
-                let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            while last_word.is_some_and(|last| i <= last) {
+                let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
                 let stop = stops(word);
                 if stop != 0 {
                     // The bits below the first stop byte: only those bytes are in the string.
