@@ -32,7 +32,7 @@ use crate::{Error, Flow};
 
 pub use domain::registrable_domain;
 pub(crate) use verdict::HostCache;
-use verdict::HostVerdict;
+use verdict::{HostVerdict, TypeFlags};
 
 /// What the user asked for; compile it with [`Scope::new`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -253,7 +253,9 @@ impl Scope {
 
     /// [`Scope::decide`] with the request URL already split (the store splits it once per flow).
     pub(crate) fn decide_split(&self, flow: &Flow, url: &UrlParts<'_>) -> ScopeDecision {
-        self.decide_flow(flow, url, |host| self.host_verdict(host))
+        self.decide_flow(flow, url, |host, ct| {
+            (self.host_verdict(host), ct.map(TypeFlags::of))
+        })
     }
 
     /// [`Scope::decide_split`] with the host half of the decision taken from `cache`.
@@ -263,14 +265,16 @@ impl Scope {
         url: &UrlParts<'_>,
         cache: &mut HostCache,
     ) -> ScopeDecision {
-        self.decide_flow(flow, url, |host| cache.verdict(self, host))
+        self.decide_flow(flow, url, |host, ct| {
+            (cache.verdict(self, host), ct.map(|ct| cache.type_flags(ct)))
+        })
     }
 
     fn decide_flow(
         &self,
         flow: &Flow,
         url: &UrlParts<'_>,
-        verdict: impl FnOnce(&str) -> HostVerdict,
+        verdict: impl FnOnce(&str, Option<&str>) -> (HostVerdict, Option<TypeFlags>),
     ) -> ScopeDecision {
         let host = if url.host.is_empty() {
             flow.request
@@ -295,7 +299,8 @@ impl Scope {
         {
             return ScopeDecision::Out(OutReason::Preflight);
         }
-        self.decide_verdict(verdict(host), url.path, response_type)
+        let (host, types) = verdict(host, response_type);
+        self.decide_verdict(host, url.path, types)
     }
 
     /// Decides from the parts: host (port allowed), path, and the response content type if known.
@@ -305,7 +310,11 @@ impl Scope {
         path: &str,
         response_content_type: Option<&str>,
     ) -> ScopeDecision {
-        self.decide_verdict(self.host_verdict(host), path, response_content_type)
+        self.decide_verdict(
+            self.host_verdict(host),
+            path,
+            response_content_type.map(TypeFlags::of),
+        )
     }
 }
 

@@ -148,7 +148,7 @@ fn media(content_type: &str) -> &str {
         .bytes()
         .position(|b| b == b';')
         .unwrap_or(content_type.len());
-    content_type[..end].trim()
+    crate::store::trim(&content_type[..end])
 }
 
 fn starts_with_ci(text: &str, prefix: &str) -> bool {

@@ -29,10 +29,28 @@ pub(crate) struct HostVerdict {
 /// Hosts kept in a [`HostCache`]; when full it starts over (memory stays bounded).
 const MAX_HOSTS: usize = 1024;
 
-/// Host verdicts by host as written in the flow (port and case included).
+/// What a response content type says about scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TypeFlags {
+    is_static: bool,
+    is_html: bool,
+}
+
+impl TypeFlags {
+    pub(crate) fn of(content_type: &str) -> Self {
+        Self {
+            is_static: rules::is_static_type(content_type),
+            is_html: rules::is_html_type(content_type),
+        }
+    }
+}
+
+/// Host verdicts by host as written in the flow (port and case included),
+/// and the flags of the last response content type (they repeat too).
 #[derive(Debug, Default)]
 pub(crate) struct HostCache {
     map: HashMap<Box<str>, HostVerdict, foldhash::fast::FixedState>,
+    last_type: Option<(Box<str>, TypeFlags)>,
 }
 
 impl HostCache {
@@ -49,8 +67,21 @@ impl HostCache {
         verdict
     }
 
+    /// The flags of `content_type`, computed again only when it changes.
+    pub(crate) fn type_flags(&mut self, content_type: &str) -> TypeFlags {
+        match &self.last_type {
+            Some((last, flags)) if **last == *content_type => *flags,
+            _ => {
+                let flags = TypeFlags::of(content_type);
+                self.last_type = Some((content_type.into(), flags));
+                flags
+            }
+        }
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.map.keys().map(|k| k.len() + 48).sum()
+        self.map.keys().map(|k| k.len() + 48).sum::<usize>()
+            + self.last_type.as_ref().map_or(0, |(t, _)| t.len())
     }
 }
 
@@ -92,7 +123,7 @@ impl Scope {
         &self,
         host: HostVerdict,
         path: &str,
-        response_content_type: Option<&str>,
+        response_type: Option<TypeFlags>,
     ) -> ScopeDecision {
         let path = if path.is_empty() { "/" } else { path };
         if host.empty {
@@ -114,12 +145,11 @@ impl Scope {
             return ScopeDecision::Out(OutReason::NotAllowedPath);
         }
         if !self.keep_static
-            && (rules::is_static_path(path)
-                || response_content_type.is_some_and(rules::is_static_type))
+            && (rules::is_static_path(path) || response_type.is_some_and(|t| t.is_static))
         {
             return ScopeDecision::Out(OutReason::StaticAsset);
         }
-        if !self.keep_html && response_content_type.is_some_and(rules::is_html_type) {
+        if !self.keep_html && response_type.is_some_and(|t| t.is_html) {
             return ScopeDecision::Out(OutReason::HtmlPage);
         }
         ScopeDecision::In(reason)
@@ -152,8 +182,20 @@ mod tests {
                 ("other.test", "/"),
                 ("", "/"),
             ] {
-                let cached = scope.decide_verdict(cache.verdict(&scope, host), path, None);
-                assert_eq!(cached, scope.decide_parts(host, path, None), "{host}{path}");
+                for ct in [
+                    None,
+                    Some("application/json"),
+                    Some("text/html"),
+                    Some("image/png"),
+                ] {
+                    let flags = ct.map(|ct| cache.type_flags(ct));
+                    let cached = scope.decide_verdict(cache.verdict(&scope, host), path, flags);
+                    assert_eq!(
+                        cached,
+                        scope.decide_parts(host, path, ct),
+                        "{host}{path} {ct:?}"
+                    );
+                }
             }
         }
         assert_eq!(cache.map.len(), 8);

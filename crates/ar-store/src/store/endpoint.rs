@@ -103,6 +103,8 @@ pub struct Endpoint {
     pub(crate) samples: Samples,
     pub(crate) links: Vec<ProvenanceLink>,
     pub(crate) merged_from: Vec<EndpointId>,
+    /// Counts [`Endpoint::count`] calls: the stamp of each flow's parameters.
+    pub(crate) param_stamp: u64,
 }
 
 impl Endpoint {
@@ -243,6 +245,7 @@ impl Endpoint {
             samples: Samples::new(seed ^ u64::from(id.0).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             links: Vec::new(),
             merged_from: Vec::new(),
+            param_stamp: 0,
         }
     }
 
@@ -256,6 +259,7 @@ impl Endpoint {
         max_params: usize,
     ) {
         self.flows += 1;
+        self.param_stamp += 1;
         self.first_seen = self.first_seen.min(flow.started);
         self.last_seen = self.last_seen.max(flow.started);
         bump(&mut self.schemes, scheme);
@@ -277,7 +281,8 @@ impl Endpoint {
             bump(&mut self.request_media, &m);
         }
         if let Some(q) = query {
-            self.query.observe(crate::url::query_pairs(q), max_params);
+            self.query
+                .observe(crate::url::query_pairs(q), max_params, self.param_stamp);
         }
         let headers = flow
             .request
@@ -287,6 +292,7 @@ impl Endpoint {
         self.headers.observe(
             headers.map(|h| (lowercase(&h.name), h.value.as_str())),
             max_params,
+            self.param_stamp,
         );
     }
 
@@ -378,6 +384,17 @@ fn lowercase(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// `s.trim()`, without the Unicode whitespace search when both ends are
+/// plain ASCII (`application/json`).
+pub(crate) fn trim(s: &str) -> &str {
+    let plain = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
+    if plain(s.as_bytes().first()) && plain(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim()
+    }
+}
+
 /// The body's media type without parameters, lowercased, if any.
 fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
     let content_type = body.content_type.as_deref()?;
@@ -385,7 +402,7 @@ fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
         .bytes()
         .position(|b| b == b';')
         .unwrap_or(content_type.len());
-    let media = content_type[..end].trim();
+    let media = trim(&content_type[..end]);
     (!media.is_empty()).then(|| lowercase(media))
 }
 

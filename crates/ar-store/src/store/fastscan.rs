@@ -168,6 +168,7 @@ impl<'a> Parser<'a, '_, '_, '_> {
         Ok(if word == b"null" { b"null" } else { b"bool" })
     }
 
+    #[inline(never)]
     fn object(&mut self, depth: usize, name: Option<&str>, shape: bool, hash: u64) -> R<()> {
         self.i += 1;
         if shape {
@@ -230,6 +231,7 @@ impl<'a> Parser<'a, '_, '_, '_> {
         }
     }
 
+    #[inline(never)]
     fn array(
         &mut self,
         depth: usize,
@@ -281,6 +283,8 @@ impl<'a> Parser<'a, '_, '_, '_> {
     }
 
     /// Validates one value without reporting anything.
+    #[cold]
+    #[inline(never)]
     fn skip(&mut self, c: u8, depth: usize) -> R<()> {
         match c {
             b'{' => {
@@ -304,6 +308,8 @@ impl<'a> Parser<'a, '_, '_, '_> {
     }
 
     /// Validates the rest of a container whose opening byte was consumed.
+    #[cold]
+    #[inline(never)]
     fn skip_rest(&mut self, close: u8, depth: usize) -> R<()> {
         if depth >= MAX_NESTING {
             return Err(Bail);
@@ -345,6 +351,7 @@ impl<'a> Parser<'a, '_, '_, '_> {
     }
 
     /// The rest of a string whose opening quote was consumed, unescaped.
+    #[inline]
     fn string(&mut self) -> R<Cow<'a, str>> {
         let b = self.b;
         let start = self.i;
@@ -369,6 +376,8 @@ impl<'a> Parser<'a, '_, '_, '_> {
     }
 
     /// A string with escapes (rare in API bodies): decoded into an owned string.
+    #[cold]
+    #[inline(never)]
     fn escaped(&mut self, start: usize) -> R<String> {
         let b = self.b;
         let mut out: Vec<u8> = b[start..self.i].to_vec();

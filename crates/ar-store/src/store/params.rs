@@ -93,6 +93,10 @@ pub struct ParamStats {
     /// `user-agent` on every flow) is not classified again.
     #[serde(skip)]
     pub(crate) last: Option<(u64, ValueKind)>,
+    /// The stamp of the last [`ParamSet::observe`] call that counted this
+    /// name, so a name repeated within one flow counts once.
+    #[serde(skip)]
+    pub(crate) stamp: u64,
 }
 
 /// Parameters by name (query: as sent; headers: lowercased).
@@ -108,15 +112,14 @@ const MAX_EXAMPLES: usize = 5;
 const MAX_EXAMPLE_LEN: usize = 80;
 
 impl ParamSet {
-    /// Records the parameters of one flow; a name repeated within the flow counts once.
+    /// Records the parameters of one flow; a name repeated within the flow
+    /// counts once. `stamp` is nonzero and grows with every call on this set.
     pub(crate) fn observe<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
         pairs: impl Iterator<Item = (K, V)>,
         max_names: usize,
+        stamp: u64,
     ) {
-        // Names already counted in this flow, as hashes (no allocation).
-        let mut seen_here = [0u64; 32];
-        let mut seen_count = 0;
         // foldhash (fixed seed) rather than byte-at-a-time FNV: header values are long.
         let hasher = foldhash::fast::FixedState::default();
         for (name, value) in pairs {
@@ -137,13 +140,9 @@ impl ParamSet {
                         ..ParamStats::default()
                     }),
             };
-            let hash = hasher.hash_one(name);
-            if !seen_here[..seen_count].contains(&hash) {
+            if stats.stamp != stamp {
                 stats.seen += 1;
-                if seen_count < seen_here.len() {
-                    seen_here[seen_count] = hash;
-                    seen_count += 1;
-                }
+                stats.stamp = stamp;
             }
             let value_hash = hasher.hash_one(value);
             let repeated = stats.last.filter(|(h, _)| *h == value_hash);
@@ -152,7 +151,12 @@ impl ParamSet {
                 None => ValueKind::of(value),
             };
             stats.last = Some((value_hash, kind));
-            *stats.kinds.entry(kind).or_default() += 1;
+            match stats.kinds.get_mut(&kind) {
+                Some(n) => *n += 1,
+                None => {
+                    stats.kinds.insert(kind, 1);
+                }
+            }
             // The same value as last time was already kept (or could not be):
             // examples only grow, so there is nothing to compare.
             if repeated.is_none()
@@ -256,17 +260,19 @@ mod tests {
         set.observe(
             [("page", "1"), ("q", "shoes"), ("api_key", "sk_live_123")].into_iter(),
             64,
+            1,
         );
         set.observe(
             [("page", "2"), ("page", "3"), ("api_key", "sk_live_456")].into_iter(),
             64,
+            2,
         );
         let page = &set.params["page"];
         assert_eq!(page.seen, 2);
         assert_eq!(page.kinds[&ValueKind::Integer], 3);
         assert_eq!(page.examples, ["1", "2", "3"]);
         assert!(set.params["api_key"].sensitive && set.params["api_key"].examples.is_empty());
-        set.observe([("x", "1"), ("y", "2")].into_iter(), 4);
+        set.observe([("x", "1"), ("y", "2")].into_iter(), 4, 3);
         assert_eq!((set.params.len(), set.dropped_names), (4, 1));
     }
 

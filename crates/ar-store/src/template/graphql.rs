@@ -64,17 +64,8 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
             .iter()
             .find(|b| !b.is_ascii_whitespace())
             .copied();
-        let mentions = |needle: &[u8]| {
-            request
-                .body
-                .bytes
-                .windows(needle.len())
-                .any(|w| w[0] == needle[0] && w == needle)
-        };
         if matches!(first, Some(b'{') | Some(b'['))
-            && (mentions(b"\"query\"")
-                || mentions(b"\"operationName\"")
-                || mentions(b"persistedQuery"))
+            && mentions_graphql_field(&request.body.bytes)
             && let Ok(value) = serde_json::from_slice::<serde_json::Value>(&request.body.bytes)
             && let Some(op) = from_json(&value, looks_graphql_path)
         {
@@ -106,6 +97,19 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
         return None;
     }
     Some(operation(name.map(|n| n.into_owned()), doc.as_deref()))
+}
+
+/// Whether a body mentions `"query"`, `"operationName"` or `persistedQuery`,
+/// in one pass that compares only where a needle's first byte is.
+fn mentions_graphql_field(body: &[u8]) -> bool {
+    body.iter().enumerate().any(|(i, b)| {
+        let rest = &body[i..];
+        match b {
+            b'"' => rest.starts_with(b"\"query\"") || rest.starts_with(b"\"operationName\""),
+            b'p' => rest.starts_with(b"persistedQuery"),
+            _ => false,
+        }
+    })
 }
 
 /// Whether `haystack` contains `needle` (lowercase ASCII) ignoring ASCII case.

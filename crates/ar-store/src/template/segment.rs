@@ -77,6 +77,12 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
     if b.is_empty() {
         return None;
     }
+    // The usual literal (`users`, `order-items`): short, lowercase letters and
+    // dashes. Every kind below needs a digit, an uppercase letter, `@`, `%`,
+    // `_`, `.` or 16+ bytes, so such a word is none of them.
+    if b.len() < 16 && b.iter().all(|c| c.is_ascii_lowercase() || *c == b'-') {
+        return None;
+    }
     if b.iter().all(u8::is_ascii_digit) {
         return Some(if is_timestamp(b) {
             SegmentKind::Timestamp
@@ -178,7 +184,7 @@ fn is_email(s: &str) -> bool {
     let b = s.as_bytes();
     let (local, domain) = if let Some(i) = memchr::memchr(b'@', b) {
         (&s[..i], &s[i + 1..])
-    } else if let Some(i) = memchr::memmem::find(b, b"%40") {
+    } else if let Some(i) = find_encoded_at(b) {
         (&s[..i], &s[i + 3..])
     } else {
         return false;
@@ -190,6 +196,18 @@ fn is_email(s: &str) -> bool {
         && domain
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || c == b'.' || c == b'-')
+}
+
+/// The first `%40` in `b` (a memmem finder costs more to build than this search).
+fn find_encoded_at(b: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'%', &b[from..]).map(|i| i + from) {
+        if b[i + 1..].starts_with(b"40") {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
 }
 
 fn is_issue_key(b: &[u8]) -> bool {
@@ -301,5 +319,7 @@ mod tests {
             assert_eq!(classify_segment(segment), None, "{segment}");
         }
         assert!(is_version_like("v2") && is_version_like("v1.1") && !is_version_like("vip"));
+        assert_eq!(find_encoded_at(b"a%4%40b%40"), Some(3));
+        assert_eq!(find_encoded_at(b"a%4"), None);
     }
 }
