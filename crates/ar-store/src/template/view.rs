@@ -579,6 +579,21 @@ mod tests {
     }
 
     #[test]
+    fn separated_and_camel_case_collections_stay_literal_too() {
+        let mut t = Templater::default();
+        let names = ["payment-methods", "tax_rates", "lineItems"];
+        for (i, r) in RESOURCES.iter().take(7).chain(&names).enumerate() {
+            t.observe("h", &format!("/v1/{r}/{i}/events"), None);
+        }
+        assert_eq!(
+            tpl(&t, "/v1/payment-methods/3/events"),
+            "/v1/payment-methods/{paymentMethodId}/events"
+        );
+        assert_eq!(tpl(&t, "/v1/lineItems/3"), "/v1/lineItems/{lineItemId}");
+        assert_eq!(tpl(&t, "/v1/users/3/events"), "/v1/users/{userId}/events");
+    }
+
+    #[test]
     fn plural_values_with_literal_children_fold_from_eight_on() {
         let mut t = Templater::default();
         for (i, c) in CATEGORIES.iter().enumerate() {

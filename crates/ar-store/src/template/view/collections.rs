@@ -38,10 +38,10 @@ impl Sort {
     /// wins over that: each literal seen in a body folds on its own, and once
     /// [`MANY_ORIGINS`] of the group were, the whole group is values
     /// (`/departments/{slug}/...` after `$.departments[].slug`). A count, not
-    /// a share, so that more traffic never takes the fold back. Other plural words stay literal while fewer
-    /// than [`MANY_COLLECTIONS`] of them are alike; from then on, plural
-    /// words with literal or slug children are values
-    /// (`/categories/{category}/items`), and plural leaves never are.
+    /// a share, so that more traffic never takes the fold back. Other plural
+    /// words stay literal while fewer than [`MANY_COLLECTIONS`] of them are
+    /// alike; from then on, plural words with literal or slug children are
+    /// values (`/categories/{category}/items`), and plural leaves never are.
     pub(super) fn group<'a>(
         &self,
         group: Vec<&'a str>,
@@ -58,7 +58,12 @@ impl Sort {
         let before = group.len();
         let (collections, rest): (Vec<_>, Vec<_>) = group
             .into_iter()
-            .map(|k| (k, is_plural_word(k).then(|| own_ids(&lits[k])).flatten()))
+            .map(|k| {
+                (
+                    k,
+                    is_collection_word(k).then(|| own_ids(&lits[k])).flatten(),
+                )
+            })
             .partition(|(_, ids)| ids.is_some());
         let siblings = collections.len();
         for (k, ids) in collections {
@@ -118,10 +123,57 @@ fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
     Some((id_kinds, distinct.len()))
 }
 
+/// A collection name when an identifier follows it: a plural word, also
+/// `kebab-case`, `snake_case` or `lowerCamel` (`payment-methods`, `lineItems`).
+///
+/// Broader than [`is_plural_word`] because the id after it is the evidence;
+/// alone, `red-shoes` is as likely a slug.
+fn is_collection_word(word: &str) -> bool {
+    let b = word.as_bytes();
+    let separator = |c: &u8| *c == b'-' || *c == b'_';
+    b.len() >= 3
+        && b[0].is_ascii_lowercase()
+        && b.iter().all(|c| c.is_ascii_alphabetic() || separator(c))
+        && !b.windows(2).any(|w| separator(&w[0]) && separator(&w[1]))
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+}
+
 /// Lowercase words ending in a plural `s`: names of collections.
 fn is_plural_word(word: &str) -> bool {
     word.len() >= 3
         && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
         && word.ends_with('s')
         && !word.ends_with("ss")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collection_words_include_separated_and_camel_plurals() {
+        for word in [
+            "users",
+            "payment-methods",
+            "tax_rates",
+            "lineItems",
+            "api-keys",
+        ] {
+            assert!(is_collection_word(word), "{word}");
+        }
+        for word in [
+            "address",
+            "me",
+            "Users",
+            "v2s",
+            "2fa-codes",
+            "a--bs",
+            "user",
+        ] {
+            assert!(!is_collection_word(word), "{word}");
+        }
+        assert!(!is_plural_word("red-shoes"));
+        assert!(is_plural_word("shoes"));
+    }
 }
