@@ -104,11 +104,13 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
         }
         // Groups are formed over every candidate, so a literal already folded
         // (by provenance) still counts as evidence for its alike siblings.
+        // What is left of a group after its collection names needs three
+        // literals, as a group alike only by a one-segment suffix does.
+        let sort = Sort {
+            min_rest: 3,
+            leaves: false,
+        };
         for (group, anchor) in alike_groups(&candidates, &lits, parent) {
-            let sort = Sort {
-                min_rest: 3,
-                leaves: false,
-            };
             for k in sort.group(group, &lits, &mut kept) {
                 fold.entry(k).or_insert(Rule::Alike {
                     anchor: anchor.to_string(),
@@ -117,12 +119,12 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
         }
         if parent != Parent::Root {
             let threshold = cfg.cardinality_threshold;
+            let sort = Sort {
+                min_rest: threshold,
+                leaves: true,
+            };
             for group in cardinality_groups(&candidates, &lits, threshold) {
                 let distinct = group.len();
-                let sort = Sort {
-                    min_rest: threshold,
-                    leaves: true,
-                };
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(Rule::Cardinality { distinct });
                 }
