@@ -61,6 +61,7 @@ mod render;
 mod scan;
 mod schema;
 mod shape;
+mod utf8;
 mod value;
 
 pub use builder::SchemaBuilder;

@@ -311,16 +311,17 @@ impl StringStats {
         self.count += 1;
         if let Some(values) = &mut self.values
             && s.len() <= MAX_ENUM_VALUE_BYTES
+        {
             // At most `MAX_ENUM_TRACKED` values: a linear scan comparing lengths first
             // touches one string in most hits, where a binary search compares four.
-            && let Some(seen) = values
-                .iter_mut()
-                .find(|(v, _)| v.len() == s.len() && eq_bytes(v.as_bytes(), s))
-        {
-            seen.1 += 1;
-            // A value seen before already narrowed `formats` to formats it has (which only
-            // ever shrink), so checking it again would change nothing.
-            return;
+            for (v, n) in values.iter_mut() {
+                if v.len() == s.len() && eq_bytes(v.as_bytes(), s) {
+                    *n += 1;
+                    // A value seen before already narrowed `formats` to formats it has
+                    // (which only ever shrink), so checking it again would change nothing.
+                    return;
+                }
+            }
         }
         if self.values.is_some() || self.formats != 0 {
             self.add_new(s);

@@ -294,24 +294,27 @@ impl<'a> Scanner<'a> {
         let last_word = b.len().checked_sub(8);
         loop {
             // To the next quote, backslash or control character (or the end of the input).
-            while last_word.is_some_and(|last| i <= last) {
-                let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
-                let stop = stops(word);
-                if stop != 0 {
-                    // The bits below the first stop byte: only those bytes are in the string.
-                    high |= word & ((stop & stop.wrapping_neg()) - 1);
-                    i += (stop.trailing_zeros() / 8) as usize;
-                    break;
+            'run: {
+                while last_word.is_some_and(|last| i <= last) {
+                    let word = u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or([0; 8]));
+                    let stop = stops(word);
+                    if stop != 0 {
+                        // The bits below the first stop byte: only those are in the string.
+                        high |= word & ((stop & stop.wrapping_neg()) - 1);
+                        i += (stop.trailing_zeros() / 8) as usize;
+                        break 'run;
+                    }
+                    high |= word;
+                    i += 8;
                 }
-                high |= word;
-                i += 8;
-            }
-            while let Some(&c) = b.get(i) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
+                // Fewer than eight bytes of input left.
+                while let Some(&c) = b.get(i) {
+                    if c == b'"' || c == b'\\' || c < 0x20 {
+                        break;
+                    }
+                    high |= u64::from(c);
+                    i += 1;
                 }
-                high |= u64::from(c);
-                i += 1;
             }
             match b.get(i) {
                 Some(b'"') => break,
@@ -338,6 +341,7 @@ impl<'a> Scanner<'a> {
             }
         }
         if high & HIGH != 0
+            && !crate::utf8::is_valid(&b[start..i])
             && let Err(e) = std::str::from_utf8(&b[start..i])
         {
             // Offsets: within a plain string, the first bad byte; with escapes, the string.
@@ -356,6 +360,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// The length of the escape sequence at `at` (a backslash), checked but not decoded.
+    #[inline(always)]
     fn escape_len(&self, at: usize) -> Result<usize> {
         match self.b.get(at + 1) {
             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(2),
@@ -582,6 +587,7 @@ fn hex4(h: &[u8]) -> Option<u32> {
 
 /// How many ASCII digits `b` starts with: eight bytes at a time (a byte is a digit exactly
 /// when `c ^ b'0'` is below 10, tested on all eight at once without carries between bytes).
+#[inline(always)]
 fn count_digits(b: &[u8]) -> usize {
     let mut n = 0;
     while let Some(chunk) = b.get(n..n + 8) {
