@@ -33,7 +33,8 @@ pub(crate) fn looks_json(body: &Body, max_bytes: usize) -> bool {
         return false;
     }
     let claims = body.content_type.as_deref().is_some_and(|ct| {
-        let media = ct.split(';').next().unwrap_or("").trim();
+        let end = ct.bytes().position(|b| b == b';').unwrap_or(ct.len());
+        let media = super::trim(&ct[..end]);
         media.len() >= 4 && media[media.len() - 4..].eq_ignore_ascii_case("json")
     });
     claims

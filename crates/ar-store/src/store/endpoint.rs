@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis::BodySide;
 use super::params::ParamSet;
+use super::paramtable::ParamTable;
 use super::samples::{Sample, SampleLimits, Samples};
 use crate::template::{GraphQlOperation, PathTemplate, StatusClass};
 use crate::{Flow, Timestamp};
@@ -96,8 +97,8 @@ pub struct Endpoint {
     pub(crate) last_seen: Timestamp,
     pub(crate) statuses: BTreeMap<u16, u64>,
     pub(crate) no_response: u64,
-    pub(crate) query: ParamSet,
-    pub(crate) headers: ParamSet,
+    pub(crate) query: ParamTable,
+    pub(crate) headers: ParamTable,
     pub(crate) request_media: BTreeMap<String, u64>,
     pub(crate) response_media: BTreeMap<String, u64>,
     pub(crate) samples: Samples,
@@ -180,11 +181,11 @@ impl Endpoint {
     }
     /// Query parameters observed.
     pub fn query_params(&self) -> &ParamSet {
-        &self.query
+        self.query.view()
     }
     /// Request headers observed (names lowercased; pseudo-headers excluded).
     pub fn header_params(&self) -> &ParamSet {
-        &self.headers
+        self.headers.view()
     }
     /// Request media types (`application/json`) with counts.
     pub fn request_media_types(&self) -> &BTreeMap<String, u64> {
@@ -238,8 +239,8 @@ impl Endpoint {
             last_seen: at,
             statuses: BTreeMap::new(),
             no_response: 0,
-            query: ParamSet::default(),
-            headers: ParamSet::default(),
+            query: ParamTable::default(),
+            headers: ParamTable::default(),
             request_media: BTreeMap::new(),
             response_media: BTreeMap::new(),
             samples: Samples::new(seed ^ u64::from(id.0).wrapping_mul(0x9E37_79B9_7F4A_7C15)),

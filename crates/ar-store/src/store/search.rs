@@ -85,7 +85,7 @@ impl Query {
                     .and_then(|g| g.name.as_deref())
                     .is_some_and(has)
                 || ep.template.params().any(|p| has(&p.name))
-                || ep.query.params.keys().any(|k| has(k))
+                || ep.query.names().any(has)
                 || ep.paths.keys().any(|p| has(p));
             if !found {
                 return false;
