@@ -283,7 +283,7 @@ impl Endpoint {
         }
         if let Some(q) = query {
             self.query
-                .observe(crate::url::query_pairs(q), max_params, self.param_stamp);
+                .observe(query_pairs(q), max_params, self.param_stamp);
         }
         let headers = flow
             .request
@@ -385,6 +385,32 @@ fn lowercase(s: &str) -> Cow<'_, str> {
     }
 }
 
+/// `crate::url::query_pairs` with byte searches: raw `(name, value)` pairs,
+/// percent-decoded (`+` as space), empty pieces skipped.
+fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
+    let mut rest = Some(query);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        let (pair, next) = match current.bytes().position(|b| b == b'&') {
+            Some(i) => (&current[..i], Some(&current[i + 1..])),
+            None => (current, None),
+        };
+        rest = next;
+        Some(pair)
+    })
+    .filter(|pair| !pair.is_empty())
+    .map(|pair| {
+        let (name, value) = match pair.bytes().position(|b| b == b'=') {
+            Some(i) => (&pair[..i], &pair[i + 1..]),
+            None => (pair, ""),
+        };
+        (
+            crate::url::percent_decode(name),
+            crate::url::percent_decode(value),
+        )
+    })
+}
+
 /// `s.trim()`, without the Unicode whitespace search when both ends are
 /// plain ASCII (`application/json`).
 pub(crate) fn trim(s: &str) -> &str {
@@ -418,5 +444,32 @@ fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
 fn add_counts(into: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
     for (k, n) in from {
         *into.entry(k.clone()).or_default() += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_pairs_split_like_the_url_module() {
+        for query in [
+            "",
+            "a=1&b=2",
+            "&&a&=x&b=1=2&",
+            "q=red+shoes&x=%41%2",
+            "é=ü&&",
+        ] {
+            let ours: Vec<_> = query_pairs(query).collect();
+            let theirs: Vec<_> = crate::url::query_pairs(query).collect();
+            assert_eq!(ours, theirs, "{query}");
+        }
+    }
+
+    #[test]
+    fn trim_is_str_trim() {
+        for s in ["application/json", " a ", "", "x\u{a0}", "\u{2003}y", "a\t"] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+        }
     }
 }

@@ -379,6 +379,32 @@ pub(crate) fn split_path(path: &str) -> (impl Iterator<Item = &str>, bool) {
     let trimmed = path.strip_prefix('/').unwrap_or(path);
     let trailing = trimmed.ends_with('/') && !trimmed.is_empty();
     let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
-    let iter = trimmed.split('/').filter(move |_| !trimmed.is_empty());
+    let iter = Segments {
+        rest: (!trimmed.is_empty()).then_some(trimmed),
+    };
     (iter, trailing)
+}
+
+/// `rest.split('/')` as byte searches (a `char` pattern search costs more
+/// to set up than a path segment takes to scan).
+struct Segments<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Segments<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match rest.bytes().position(|b| b == b'/') {
+            Some(i) => {
+                self.rest = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
+    }
 }

@@ -392,6 +392,22 @@ fn observe_in(
 mod tests {
     use super::*;
 
+    #[test]
+    fn paths_split_into_segments_like_str_split() {
+        for path in ["/a//b/", "/", "", "a", "//", "/users/42", "/é/x"] {
+            let (segments, trailing) = split_path(path);
+            let trimmed = path.strip_prefix('/').unwrap_or(path);
+            let expected_trailing = trimmed.ends_with('/') && !trimmed.is_empty();
+            let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
+            let expected: Vec<&str> = trimmed.split('/').filter(|_| !trimmed.is_empty()).collect();
+            assert_eq!(
+                (segments.collect::<Vec<_>>(), trailing),
+                (expected, expected_trailing),
+                "{path}"
+            );
+        }
+    }
+
     fn learn(paths: &[&str]) -> Templater {
         let mut t = Templater::default();
         for p in paths {
