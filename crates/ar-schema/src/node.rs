@@ -527,7 +527,8 @@ impl ObjectStats {
 impl Prop {
     fn new(name: &[u8]) -> Self {
         Self {
-            name: String::from_utf8_lossy(name).into(),
+            name: std::str::from_utf8(name)
+                .map_or_else(|_| String::from_utf8_lossy(name).into(), Box::from),
             present: 0,
             key_formats: format::detect(name, format::ALL),
             node: Node::default(),
