@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::analysis::BodySide;
 use super::params::ParamSet;
 use super::paramtable::ParamTable;
+use super::pathcounts::PathCounts;
 use super::samples::{Sample, SampleLimits, Samples};
 use crate::template::{GraphQlOperation, PathTemplate, StatusClass};
 use crate::{Flow, Timestamp};
@@ -88,7 +89,7 @@ pub struct Endpoint {
     pub(crate) template: PathTemplate,
     pub(crate) graphql: Option<GraphQlOperation>,
     /// Concrete paths seen (capped), with flow counts; the first is the representative.
-    pub(crate) paths: BTreeMap<String, u64>,
+    pub(crate) paths: PathCounts,
     pub(crate) representative: String,
     /// The templater's shape key of the current template (empty for GraphQL).
     pub(crate) shape: String,
@@ -146,7 +147,7 @@ impl Endpoint {
     }
     /// Concrete paths seen (at most 32), with flow counts.
     pub fn concrete_paths(&self) -> &BTreeMap<String, u64> {
-        &self.paths
+        self.paths.view()
     }
     /// Flows ingested into this endpoint (including merged ones).
     pub fn flow_count(&self) -> u64 {
@@ -231,7 +232,7 @@ impl Endpoint {
             schemes: BTreeMap::new(),
             template,
             graphql,
-            paths: BTreeMap::new(),
+            paths: PathCounts::default(),
             representative: path.to_string(),
             shape: String::new(),
             flows: 0,
@@ -264,11 +265,7 @@ impl Endpoint {
         self.first_seen = self.first_seen.min(flow.started);
         self.last_seen = self.last_seen.max(flow.started);
         bump(&mut self.schemes, scheme);
-        if let Some(n) = self.paths.get_mut(path) {
-            *n += 1;
-        } else if self.paths.len() < MAX_PATHS {
-            self.paths.insert(path.to_string(), 1);
-        }
+        self.paths.add(path, 1, MAX_PATHS);
         match &flow.response {
             Some(r) => {
                 *self.statuses.entry(r.status).or_default() += 1;
@@ -316,12 +313,9 @@ impl Endpoint {
         self.first_seen = self.first_seen.min(other.first_seen);
         self.last_seen = self.last_seen.max(other.last_seen);
         add_counts(&mut self.schemes, &other.schemes);
-        for (path, n) in &other.paths {
-            if let Some(mine) = self.paths.get_mut(path) {
-                *mine += n;
-            } else if self.paths.len() < MAX_PATHS {
-                self.paths.insert(path.clone(), *n);
-            }
+        // In sorted order, so which paths a full endpoint drops does not depend on hashing.
+        for (path, n) in other.paths.view() {
+            self.paths.add(path, *n, MAX_PATHS);
         }
         for (s, n) in &other.statuses {
             *self.statuses.entry(*s).or_default() += n;
@@ -345,7 +339,7 @@ impl Endpoint {
             + self.key.0.len()
             + self.host.len()
             + self.representative.len()
-            + self.paths.keys().map(|p| p.len() + 64).sum::<usize>()
+            + self.paths.heap_bytes()
             + self.statuses.len() * 32
             + self.query.heap_bytes()
             + self.headers.heap_bytes()

@@ -426,7 +426,7 @@ impl EndpointStore {
         }
         let host = ep.host.clone();
         let mut groups: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
-        for (path, n) in &ep.paths {
+        for (path, n) in ep.paths.view() {
             groups
                 .entry(self.templater.shape_key(&host, path))
                 .or_default()
@@ -491,7 +491,7 @@ impl EndpointStore {
             }
             target_ep.flows += flows.saturating_sub(moved.len() as u64);
             for (p, n) in &paths {
-                target_ep.paths.insert(p.clone(), *n);
+                target_ep.paths.set(p, *n);
             }
             if !outcome.shrunk.contains(&id) {
                 outcome.shrunk.push(id);

@@ -41,6 +41,7 @@ mod fastscan;
 mod ingest;
 mod params;
 mod paramtable;
+mod pathcounts;
 mod samples;
 mod scan;
 mod search;

@@ -86,7 +86,7 @@ impl Query {
                     .is_some_and(has)
                 || ep.template.params().any(|p| has(&p.name))
                 || ep.query.names().any(has)
-                || ep.paths.keys().any(|p| has(p));
+                || ep.paths.paths().any(has);
             if !found {
                 return false;
             }
