@@ -225,13 +225,14 @@ impl ValueIndex {
     }
 
     /// Remembers values found in a body of `source` (first sighting wins).
-    pub(crate) fn insert(&mut self, found: Vec<Found>, source: EndpointId, side: BodySide) {
+    /// Takes the values out of `found`, leaving it empty (its allocation is reused).
+    pub(crate) fn insert(&mut self, found: &mut Vec<Found>, source: EndpointId, side: BodySide) {
         for Found {
             text,
             field_path,
             name,
             generic_parent,
-        } in found
+        } in found.drain(..)
         {
             if self.capacity == 0 || self.map.contains_key(&*text) {
                 continue;
@@ -272,6 +273,7 @@ impl ValueIndex {
     }
 }
 
+#[derive(Debug)]
 pub(crate) struct Found {
     text: Arc<str>,
     field_path: Arc<str>,
@@ -320,7 +322,7 @@ mod tests {
         let mut found = Vec::new();
         let body = Body::from_decoded(Some("application/json".into()), json.as_bytes().to_vec());
         analyse(&body, 1 << 20, index, &mut found).unwrap();
-        index.insert(found, EndpointId(1), BodySide::Response);
+        index.insert(&mut found, EndpointId(1), BodySide::Response);
     }
 
     #[test]

@@ -55,7 +55,8 @@ impl EndpointStore {
         };
         let path = if url.path.is_empty() { "/" } else { url.path };
         let max = self.config.max_analysis_bytes;
-        let (mut response_values, mut request_values) = (Vec::new(), Vec::new());
+        // Reused between flows: a flow's new body values cost no allocation of their list.
+        let (mut response_values, mut request_values) = std::mem::take(&mut self.found_buffers);
         let (buffers, values) = (&mut self.scan_buffers, &mut self.values);
         let response_shape = flow
             .response
@@ -156,8 +157,11 @@ impl EndpointStore {
             }
         }
         let key = ep.key.clone();
-        self.values.insert(response_values, id, BodySide::Response);
-        self.values.insert(request_values, id, BodySide::Request);
+        self.values
+            .insert(&mut response_values, id, BodySide::Response);
+        self.values
+            .insert(&mut request_values, id, BodySide::Request);
+        self.found_buffers = (response_values, request_values);
         result.endpoint = Some(EndpointHit { id, key, is_new });
         result
     }

@@ -306,6 +306,8 @@ pub struct EndpointStore {
     scan_buffers: ScanBuffers,
     /// The host half of scope decisions, per host.
     scope_cache: HostCache,
+    /// Emptied lists for the new values of a flow's response and request bodies.
+    found_buffers: (Vec<analysis::Found>, Vec<analysis::Found>),
     /// Reused buffer for the shape key of each flow's path.
     shape_buffer: String,
     out: BTreeMap<(String, OutReason), u64>,
@@ -329,6 +331,7 @@ impl EndpointStore {
             values: ValueIndex::new(config.provenance_capacity),
             scan_buffers: ScanBuffers::default(),
             scope_cache: HostCache::default(),
+            found_buffers: (Vec::new(), Vec::new()),
             shape_buffer: String::new(),
             config,
             scope,
