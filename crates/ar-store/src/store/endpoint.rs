@@ -372,11 +372,32 @@ impl Endpoint {
 
 /// `s` lowercased, borrowing when it already is (HTTP/2 names always are).
 fn lowercase(s: &str) -> Cow<'_, str> {
-    if s.bytes().any(|b| b.is_ascii_uppercase()) {
+    if has_ascii_uppercase(s.as_bytes()) {
         Cow::Owned(s.to_ascii_lowercase())
     } else {
         Cow::Borrowed(s)
     }
+}
+
+/// Whether any byte is `A`..=`Z`, eight bytes at a time (header names are
+/// checked on every flow).
+fn has_ascii_uppercase(bytes: &[u8]) -> bool {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // Per byte (no carries: each byte of `y` is at most 0x7f): the high
+        // bit of `y + 0x3f` is set from `A` up, of `y + 0x25` from `[` up;
+        // `!x` drops bytes that were non-ASCII to begin with.
+        let y = x & LOW7;
+        if (y + 0x3f3f_3f3f_3f3f_3f3f) & !(y + 0x2525_2525_2525_2525) & !x & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(u8::is_ascii_uppercase)
 }
 
 /// `crate::url::query_pairs` with byte searches: raw `(name, value)` pairs,
@@ -458,6 +479,28 @@ mod tests {
             let theirs: Vec<_> = crate::url::query_pairs(query).collect();
             assert_eq!(ours, theirs, "{query}");
         }
+    }
+
+    #[test]
+    fn uppercase_is_found_in_any_byte() {
+        for len in 0..20 {
+            for at in 0..len {
+                for (byte, upper) in [
+                    (b'A', true),
+                    (b'Z', true),
+                    (b'@', false),
+                    (b'[', false),
+                    (b'a', false),
+                    (0xC1, false),
+                    (0xDA, false),
+                ] {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at] = byte;
+                    assert_eq!(has_ascii_uppercase(&bytes), upper, "{bytes:?}");
+                }
+            }
+        }
+        assert!(!has_ascii_uppercase(b"accept-language\xff\xc1\xda"));
     }
 
     #[test]
