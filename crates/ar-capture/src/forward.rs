@@ -97,6 +97,9 @@ pub(crate) async fn handle(
     if req.version() <= http::Version::HTTP_11 && record::is_upgrade(req.headers()) {
         return websocket::handle(shared, req, uri, started).await;
     }
+    if record::is_h2_websocket(&req) {
+        return websocket::handle_h2(shared, req, uri, started).await;
+    }
     let (mut parts, body) = req.into_parts();
     let request_slot: Arc<Mutex<Option<Tapped>>> = Arc::new(Mutex::new(None));
     let writer = Arc::clone(&request_slot);

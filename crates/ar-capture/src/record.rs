@@ -90,6 +90,17 @@ pub(crate) fn is_upgrade(map: &HeaderMap) -> bool {
             })
 }
 
+/// Whether a request opens a WebSocket over HTTP/2 (RFC 8441: an extended
+/// CONNECT whose `:protocol` is `websocket`).
+pub(crate) fn is_h2_websocket<B>(req: &http::Request<B>) -> bool {
+    req.method() == http::Method::CONNECT
+        && req.version() == http::Version::HTTP_2
+        && req
+            .extensions()
+            .get::<hyper::ext::Protocol>()
+            .is_some_and(|p| p.as_str().eq_ignore_ascii_case("websocket"))
+}
+
 /// Capture limits for bodies.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BodyLimits {

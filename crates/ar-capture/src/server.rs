@@ -16,7 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 use crate::proxy::{ProxyBody, Shared};
-use crate::{connect, forward};
+use crate::{connect, forward, record};
 
 /// Where requests on a connection are going.
 #[derive(Debug, Clone)]
@@ -127,6 +127,8 @@ where
     let result = if h2 {
         hyper::server::conn::http2::Builder::new(TokioExecutor::new())
             .timer(TokioTimer::new())
+            // RFC 8441: browsers open WebSockets on an h2 connection with an extended CONNECT.
+            .enable_connect_protocol()
             .serve_connection(io, service)
             .await
     } else {
@@ -154,6 +156,9 @@ async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> R
     if req.method() == http::Method::CONNECT {
         if matches!(target, Target::Absolute) {
             return connect::handle(shared, req).await;
+        }
+        if record::is_h2_websocket(&req) {
+            return forward::handle(shared, req, target).await;
         }
         return text_response(
             StatusCode::METHOD_NOT_ALLOWED,

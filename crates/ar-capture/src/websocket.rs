@@ -1,6 +1,9 @@
 //! WebSocket upgrades: the handshake is relayed on a dedicated HTTP/1.1
 //! origin connection, then bytes flow both ways untouched while a frame
 //! parser per direction records frames (payloads unmasked and capped).
+//! Clients on HTTP/1.1 upgrade with `Upgrade: websocket`; clients on an h2
+//! connection (browsers, when the site negotiated h2) use RFC 8441's
+//! extended CONNECT, which is turned into the HTTP/1.1 handshake upstream.
 //!
 //! `Sec-WebSocket-Extensions` is not forwarded, so no compression is
 //! negotiated and recorded payloads are readable; both ends still speak
@@ -22,6 +25,7 @@ use crate::relay::{Observer, relay};
 use crate::tap::{TapEnd, Tapped};
 use crate::upstream::classify_hyper;
 
+/// A WebSocket handshake from an HTTP/1.1 client (`Upgrade: websocket`).
 pub(crate) async fn handle(
     shared: Arc<Shared>,
     mut req: Request<Incoming>,
@@ -31,6 +35,78 @@ pub(crate) async fn handle(
     let client_upgrade = hyper::upgrade::on(&mut req);
     let (mut parts, _body) = req.into_parts();
     record::strip_hop_by_hop(&mut parts.headers, true);
+    relay_handshake(shared, parts, uri, started, client_upgrade, false).await
+}
+
+/// A WebSocket opened by an HTTP/2 client with an extended CONNECT (RFC 8441),
+/// as browsers do on an h2 connection. The origin gets the HTTP/1.1 form of
+/// the handshake (a GET with `Upgrade: websocket` and a fresh
+/// `Sec-WebSocket-Key`), since any WebSocket server speaks that; the client
+/// gets the h2 form of the answer (`200`, no `Sec-WebSocket-Accept`). The
+/// frames are the same RFC 6455 frames on both sides, relayed untouched.
+pub(crate) async fn handle_h2(
+    shared: Arc<Shared>,
+    mut req: Request<Incoming>,
+    uri: Uri,
+    started: Started,
+) -> Response<ProxyBody> {
+    let client_upgrade = hyper::upgrade::on(&mut req);
+    let (mut parts, _body) = req.into_parts();
+    record::strip_hop_by_hop(&mut parts.headers, false);
+    parts.method = http::Method::GET;
+    parts.extensions = http::Extensions::new();
+    parts.headers.insert(
+        header::CONNECTION,
+        http::HeaderValue::from_static("upgrade"),
+    );
+    parts
+        .headers
+        .insert(header::UPGRADE, http::HeaderValue::from_static("websocket"));
+    match websocket_key() {
+        Some(key) => {
+            parts.headers.insert(header::SEC_WEBSOCKET_KEY, key);
+        }
+        None => {
+            let message = "no randomness for a WebSocket key".to_string();
+            return started.fail(&shared, Body::empty(), ErrorKind::Other, message);
+        }
+    }
+    relay_handshake(shared, parts, uri, started, client_upgrade, true).await
+}
+
+/// A fresh `Sec-WebSocket-Key`: 16 random bytes, base64 (RFC 6455 §4.1).
+fn websocket_key() -> Option<http::HeaderValue> {
+    use base64::Engine as _;
+    let mut nonce = [0u8; 16];
+    rustls::crypto::ring::default_provider()
+        .secure_random
+        .fill(&mut nonce)
+        .ok()?;
+    let key = base64::engine::general_purpose::STANDARD.encode(nonce);
+    http::HeaderValue::from_str(&key).ok()
+}
+
+/// The origin's `101` headers as an h2 client may see them: no
+/// connection-specific headers and no `Sec-WebSocket-Accept` (RFC 8441 §5).
+fn h2_accept_headers(upstream: &http::HeaderMap) -> http::HeaderMap {
+    let mut headers = upstream.clone();
+    record::strip_hop_by_hop(&mut headers, false);
+    headers.remove(header::SEC_WEBSOCKET_ACCEPT);
+    headers.remove(header::CONTENT_LENGTH);
+    headers
+}
+
+/// Relays a handshake (already in HTTP/1.1 form in `parts`) to the origin
+/// on a dedicated connection, answers the client (`101`, or `200` for an h2
+/// client), and relays the frames both ways once both sides have upgraded.
+async fn relay_handshake(
+    shared: Arc<Shared>,
+    mut parts: http::request::Parts,
+    uri: Uri,
+    started: Started,
+    client_upgrade: hyper::upgrade::OnUpgrade,
+    h2_client: bool,
+) -> Response<ProxyBody> {
     parts.headers.remove(header::SEC_WEBSOCKET_EXTENSIONS);
     if !parts.headers.contains_key(header::HOST)
         && let Some(authority) = uri.authority()
@@ -98,7 +174,12 @@ pub(crate) async fn handle(
         return refused(shared, started, response, recorded, server_addr).await;
     }
     let server_upgrade = hyper::upgrade::on(&mut response);
-    let (parts, _) = response.into_parts();
+    let (mut parts, _) = response.into_parts();
+    if h2_client {
+        parts.headers = h2_accept_headers(&parts.headers);
+        parts.status = StatusCode::OK;
+        parts.version = http::Version::HTTP_2;
+    }
     let caps = (shared.opts.ws_frame_cap, shared.opts.ws_max_frames);
     tokio::spawn(async move {
         let (client_io, server_io) = tokio::join!(client_upgrade, server_upgrade);

@@ -264,6 +264,109 @@ async fn websocket_echo_is_relayed_and_frames_recorded() {
 }
 
 #[tokio::test]
+async fn websocket_over_http2_extended_connect_reaches_an_http1_origin_and_is_recorded() {
+    use tokio_tungstenite::tungstenite::Message;
+    use tokio_tungstenite::tungstenite::protocol::Role;
+    let test_ca = TestCa::new();
+    // The origin speaks HTTP/1.1 WebSocket only, and checks the handshake it gets.
+    let config = test_ca.server_config(&["ws.test"], H1_ONLY);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let tls = tokio_rustls::TlsAcceptor::from(config)
+            .accept(tcp)
+            .await
+            .unwrap();
+        use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+        #[expect(
+            clippy::result_large_err,
+            reason = "the callback signature is tungstenite's"
+        )]
+        fn check(req: &Request, mut resp: Response) -> Result<Response, ErrorResponse> {
+            assert_eq!(req.uri().path(), "/live");
+            assert_eq!(req.headers()["sec-websocket-protocol"], "chat");
+            resp.headers_mut()
+                .insert("sec-websocket-protocol", "chat".parse().unwrap());
+            Ok(resp)
+        }
+        let mut ws = tokio_tungstenite::accept_hdr_async(tls, check)
+            .await
+            .unwrap();
+        while let Some(Ok(message)) = ws.next().await {
+            if message.is_close() {
+                break;
+            }
+            ws.send(message).await.unwrap();
+        }
+    });
+    let mut h = Harness::start(|b| {
+        b.upstream_root(test_ca.cert.clone())
+            .resolve("ws.test", addr.port(), addr.ip())
+    })
+    .await;
+    let TunnelClient::H2(mut sender) =
+        TunnelClient::open(h.addr(), &h.ca, "ws.test", addr.port(), true).await
+    else {
+        panic!("the proxy did not offer h2 to the client");
+    };
+    // What a browser sends on an h2 connection (RFC 8441 §4-5): CONNECT with :protocol.
+    let mut req = http::Request::builder()
+        .method(http::Method::CONNECT)
+        .version(http::Version::HTTP_2)
+        .uri(format!("https://ws.test:{}/live", addr.port()))
+        .header("sec-websocket-version", "13")
+        .header("sec-websocket-protocol", "chat")
+        .body(
+            http_body_util::Empty::new()
+                .map_err(|never| match never {})
+                .boxed(),
+        )
+        .unwrap();
+    req.extensions_mut()
+        .insert(hyper::ext::Protocol::from_static("websocket"));
+    let mut response = sender.send_request(req).await.unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "h2 WebSockets open with 200"
+    );
+    assert_eq!(response.headers()["sec-websocket-protocol"], "chat");
+    assert!(response.headers().get("sec-websocket-accept").is_none());
+    let upgraded = hyper::upgrade::on(&mut response).await.unwrap();
+    let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+        hyper_util::rt::TokioIo::new(upgraded),
+        Role::Client,
+        None,
+    )
+    .await;
+    ws.send(Message::text("over h2")).await.unwrap();
+    assert_eq!(ws.next().await.unwrap().unwrap(), Message::text("over h2"));
+    ws.close(None).await.unwrap();
+    while ws.next().await.is_some() {}
+    drop(ws);
+
+    let flow = h.flow_for("/live").await;
+    assert_eq!(flow.request.method, "CONNECT");
+    assert_eq!(flow.request.http_version, HttpVersion::Http2);
+    assert_eq!(flow.status(), Some(101), "the origin's answer is recorded");
+    let log = flow.websocket.expect("frames recorded");
+    let text: Vec<(Direction, &[u8])> = log
+        .frames
+        .iter()
+        .filter(|f| f.opcode == WsOpcode::Text)
+        .map(|f| (f.direction, f.payload.as_slice()))
+        .collect();
+    assert_eq!(
+        text,
+        [
+            (Direction::ClientToServer, &b"over h2"[..]),
+            (Direction::ServerToClient, &b"over h2"[..]),
+        ]
+    );
+}
+
+#[tokio::test]
 async fn an_origin_with_an_untrusted_certificate_gets_a_502_with_the_reason() {
     let rogue = TestCa::new(); // not given to the proxy
     let origin = origin(Some(rogue.server_config(&["bad.test"], H2_AND_H1))).await;
