@@ -4,7 +4,8 @@
 //! best of `--runs` (default 3) and of as many more runs as fit in `--min-seconds` (default 1)
 //! per file, on this one thread. The two are timed alternately, run after run, so that load from
 //! other processes on a shared machine hits both alike; the extra runs give sub-millisecond
-//! inputs enough tries to see one quiet moment, as a best-of needs.
+//! inputs enough tries to see one quiet moment, as a best-of needs. Before each timed run the
+//! heap is settled (see `settle_heap`), so neither pays on the clock for the other's frees.
 //!
 //! `cargo run --release -p ar-schema --example bench_inputs -- DIR [--runs N] [--min-seconds S] [--only FILE]`
 //!
@@ -49,6 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut done = 0;
         while done < runs || started.elapsed().as_secs_f64() < min_seconds {
             done += 1;
+            settle_heap();
             let start = Instant::now();
             let mut b = ar_schema::SchemaBuilder::new();
             b.add_json_stream(&data)?;
@@ -57,6 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             best = best.min(start.elapsed().as_secs_f64());
             drop((out, schema));
 
+            settle_heap();
             let start = Instant::now();
             let values = serde_json::Deserializer::from_slice(&data)
                 .into_iter::<serde_json::Value>()
@@ -75,4 +78,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
+}
+
+/// Lets the allocator finish tidying up after the previous contender before the clock starts.
+///
+/// glibc's `free` leaves small chunks in "fast bins" and merges them only later, in the next
+/// `malloc` of a large block. Without this, whichever tool runs next would pay, on the clock,
+/// for merging the thousands of chunks the other one just freed (serde_json's `Value`s), as
+/// no process that runs only one of them would. One large allocation, untimed, does it.
+fn settle_heap() {
+    drop(std::hint::black_box(Vec::<u8>::with_capacity(64 << 10)));
 }
