@@ -629,4 +629,65 @@ mod tests {
             Err(Bail)
         );
     }
+    use proptest::prelude::*;
+
+    /// Random JSON text: escapes, non-ASCII, big and odd numbers, nesting,
+    /// whitespace; serialised by serde_json, so valid to begin with.
+    fn json() -> impl Strategy<Value = serde_json::Value> {
+        let key = prop::sample::select(vec![
+            "id", "name", "k\"q", "é", "a.b", "", "orders", "userId", "tags", "\u{1}",
+        ]);
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            (-1e12f64..1e12).prop_map(serde_json::Value::from),
+            "[a-zA-Z0-9_ /é\"\\\n-]{0,12}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(5, 64, 8, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(serde_json::Value::from),
+                prop::collection::vec((key.clone(), inner), 0..8).prop_map(|fields| {
+                    serde_json::Value::Object(
+                        fields
+                            .into_iter()
+                            .map(|(k, v)| (k.to_string(), v))
+                            .collect(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Whatever the fast path accepts, it reports exactly as serde's walk,
+        /// valid documents or damaged ones (cut short, a byte replaced).
+        #[test]
+        fn fast_scan_agrees_with_serde(
+            value in json(),
+            pretty in any::<bool>(),
+            cut in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+            damage in 0u8..3,
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let mut bytes = text.into_bytes();
+            let at = cut.index(bytes.len().max(1)).min(bytes.len());
+            match damage {
+                1 => bytes.truncate(at),
+                2 if at < bytes.len() => bytes[at] = byte,
+                _ => {}
+            }
+            if let Ok(doc) = std::str::from_utf8(&bytes) {
+                agrees(doc);
+            }
+        }
+    }
 }
