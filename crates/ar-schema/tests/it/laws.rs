@@ -141,3 +141,37 @@ proptest! {
         prop_assert_eq!(builder.finish(), build(&all));
     }
 }
+
+/// Any text, with the characters JSON escapes and non-ASCII ones made common, at lengths on both
+/// sides of the scanner's eight-byte steps.
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            4 => prop::char::range('a', 'z'),
+            1 => prop::sample::select(vec!['"', '\\', '\n', '\t', '\u{1}', '\u{1f}', '/', 'é', '日', '😀']),
+            1 => any::<char>(),
+        ],
+        0..40,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The bytes path decodes strings and keys exactly as serde_json does (escapes, surrogate
+    /// pairs, multi-byte UTF-8), whether or not a position still keeps string content.
+    #[test]
+    fn bytes_path_decodes_any_text_like_serde_json(
+        rows in prop::collection::vec((text(), text(), text()), 1..24)
+    ) {
+        let samples: Vec<Value> = rows
+            .into_iter()
+            .map(|(key, short, long)| json!({ key: 1, "v": short, "t": long.repeat(3) }))
+            .collect();
+        let mut from_bytes = SchemaBuilder::new();
+        let text: String = samples.iter().map(|s| format!("{s}\n")).collect();
+        prop_assert_eq!(from_bytes.add_json_stream(text.as_bytes()).ok(), Some(samples.len() as u64));
+        prop_assert_eq!(from_bytes.finish(), build(&samples));
+    }
+}
