@@ -113,8 +113,10 @@ impl Samples {
         } else if limits.reservoir > 0 {
             let slot = self.rng.below(self.offered);
             if (slot as usize) < limits.reservoir {
-                self.reservoir[slot as usize] =
-                    capped(flow, SampleReason::Reservoir, shape, limits.body_cap);
+                let kept = &mut self.reservoir[slot as usize];
+                refill(&mut kept.flow, flow, limits.body_cap);
+                kept.reason = SampleReason::Reservoir;
+                kept.shape = shape;
             }
         }
     }
@@ -200,29 +202,132 @@ pub(crate) fn flow_bytes(flow: &Flow) -> usize {
             .map_or(0, |w| w.frames.iter().map(|f| f.payload.len() + 48).sum())
 }
 
-fn capped(flow: &Flow, reason: SampleReason, shape: u64, cap: usize) -> Sample {
-    let mut flow = flow.clone();
-    let cut = |body: &mut crate::Body| {
-        if body.bytes.len() > cap {
-            body.bytes.truncate(cap);
-            body.bytes.shrink_to_fit();
-            body.truncated = true;
+/// `*dst = capped copy of src`, reusing the strings and buffers `dst`
+/// already holds: a reservoir replacement would otherwise free one copy of
+/// a flow (a dozen allocations) and allocate another. The destructuring is
+/// exhaustive, so a field added to the model cannot be forgotten here.
+fn refill(dst: &mut Flow, src: &Flow, cap: usize) {
+    let Flow {
+        id,
+        started,
+        ended,
+        client,
+        request,
+        response,
+        error,
+        timings,
+        server_addr,
+        websocket,
+    } = src;
+    dst.id = *id;
+    dst.started = *started;
+    dst.ended = *ended;
+    dst.client = *client;
+    let crate::Request {
+        method,
+        url,
+        http_version,
+        headers,
+        body,
+    } = request;
+    dst.request.method.clone_from(method);
+    dst.request.url.clone_from(url);
+    dst.request.http_version.clone_from(http_version);
+    refill_headers(&mut dst.request.headers, headers);
+    refill_body(&mut dst.request.body, body, cap);
+    match (&mut dst.response, response) {
+        (Some(to), Some(from)) => {
+            let crate::Response {
+                status,
+                reason,
+                http_version,
+                headers,
+                body,
+            } = from;
+            to.status = *status;
+            to.reason.clone_from(reason);
+            to.http_version.clone_from(http_version);
+            refill_headers(&mut to.headers, headers);
+            refill_body(&mut to.body, body, cap);
         }
-    };
-    cut(&mut flow.request.body);
-    if let Some(r) = flow.response.as_mut() {
-        cut(&mut r.body);
-    }
-    if let Some(ws) = flow.websocket.as_mut() {
-        let dropped = ws.frames.len().saturating_sub(32);
-        ws.frames.truncate(32);
-        ws.frames_dropped += dropped as u64;
-        for frame in &mut ws.frames {
-            if frame.payload.len() > cap {
-                frame.payload.truncate(cap);
-                frame.truncated = true;
+        (to, from) => {
+            *to = from.clone();
+            if let Some(r) = to {
+                cut(&mut r.body, cap);
             }
         }
+    }
+    dst.error.clone_from(error);
+    dst.timings = *timings;
+    dst.server_addr.clone_from(server_addr);
+    dst.websocket.clone_from(websocket);
+    if let Some(ws) = dst.websocket.as_mut() {
+        cut_frames(ws, cap);
+    }
+}
+
+fn refill_headers(dst: &mut crate::Headers, src: &crate::Headers) {
+    dst.0.truncate(src.0.len());
+    let reused = dst.0.len();
+    for (to, from) in dst.0.iter_mut().zip(&src.0) {
+        to.name.clone_from(&from.name);
+        to.value.clone_from(&from.value);
+    }
+    dst.0.extend_from_slice(&src.0[reused..]);
+}
+
+/// `*dst = src` with the bytes capped as [`cut`] caps them.
+fn refill_body(dst: &mut crate::Body, src: &crate::Body, cap: usize) {
+    let crate::Body {
+        content_type,
+        encoding,
+        bytes,
+        size,
+        wire_size,
+        truncated,
+        decode_error,
+    } = src;
+    dst.content_type.clone_from(content_type);
+    dst.encoding.clone_from(encoding);
+    let keep = bytes.len().min(cap);
+    dst.bytes.clear();
+    // Exact: a reused buffer never grows past what a fresh capped copy holds.
+    dst.bytes.reserve_exact(keep);
+    dst.bytes.extend_from_slice(&bytes[..keep]);
+    dst.size = *size;
+    dst.wire_size = *wire_size;
+    dst.truncated = *truncated || bytes.len() > cap;
+    dst.decode_error.clone_from(decode_error);
+}
+
+fn cut(body: &mut crate::Body, cap: usize) {
+    if body.bytes.len() > cap {
+        body.bytes.truncate(cap);
+        body.bytes.shrink_to_fit();
+        body.truncated = true;
+    }
+}
+
+fn cut_frames(ws: &mut crate::WebSocketLog, cap: usize) {
+    let dropped = ws.frames.len().saturating_sub(32);
+    ws.frames.truncate(32);
+    ws.frames_dropped += dropped as u64;
+    for frame in &mut ws.frames {
+        if frame.payload.len() > cap {
+            frame.payload.truncate(cap);
+            frame.truncated = true;
+        }
+    }
+}
+
+fn capped(flow: &Flow, reason: SampleReason, shape: u64, cap: usize) -> Sample {
+    let mut flow = flow.clone();
+    cut(&mut flow.request.body, cap);
+    if let Some(r) = flow.response.as_mut() {
+        cut(&mut r.body, cap);
+    }
+    if let Some(ws) = flow.websocket.as_mut() {
+        cut_frames(ws, cap);
     }
     Sample {
         flow,
@@ -251,6 +356,53 @@ mod tests {
         diverse: 2,
         body_cap: 8,
     };
+
+    /// A flow unlike `flow(id)` in every part a refill touches.
+    fn rich(id: u64, body: &str, headers: usize, response: bool) -> Flow {
+        let mut request = Request::new("POST", format!("https://y.test/{id}"), HttpVersion::Http2);
+        for i in 0..headers {
+            request
+                .headers
+                .push(format!("x-h{i}"), format!("v{id}-{i}"));
+        }
+        request.body =
+            crate::Body::from_decoded(Some("text/plain".into()), body.as_bytes().to_vec());
+        let mut flow = Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(3),
+            Client::Agent,
+            request,
+        );
+        if response {
+            let mut r = crate::Response::new(201, HttpVersion::Http2);
+            r.body = crate::Body::from_decoded(None, body.repeat(2).into_bytes());
+            r.headers.push("content-type", "text/plain");
+            flow = flow.with_response(r);
+        }
+        flow.server_addr = Some(format!("127.0.0.1:{id}"));
+        flow
+    }
+
+    #[test]
+    fn a_refilled_sample_equals_a_fresh_capped_copy() {
+        let flows = [
+            flow(1),
+            rich(2, "short", 3, true),
+            rich(3, "a body longer than the cap", 1, false),
+            rich(4, "", 5, true),
+            flow(5),
+            rich(6, "0123456789", 0, true),
+        ];
+        for from in &flows {
+            for to in &flows {
+                let mut kept = capped(from, SampleReason::First, 1, LIMITS.body_cap);
+                refill(&mut kept.flow, to, LIMITS.body_cap);
+                let fresh = capped(to, SampleReason::First, 1, LIMITS.body_cap);
+                assert_eq!(kept, fresh, "{} over {}", to.id.0, from.id.0);
+                assert!(kept.flow.request.body.bytes.capacity() <= LIMITS.body_cap.max(26));
+            }
+        }
+    }
 
     #[test]
     fn keeps_first_diverse_and_a_bounded_reservoir() {
