@@ -257,30 +257,38 @@ fn is_uri(b: &[u8]) -> bool {
     if !scheme_ok {
         return false;
     }
-    let end = rest
-        .iter()
-        .position(|&c| AUTHORITY_END[usize::from(c)])
-        .unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    let host_port = match authority.iter().rposition(|c| *c == b'@') {
-        Some(at) => {
-            if !authority[..at]
-                .iter()
-                .all(|c| is_uri_char(*c) && !b"/?#@[]".contains(c))
-            {
-                return false;
-            }
-            &authority[at + 1..]
+    // One pass over the authority (up to the first `/`, `?` or `#`): host and port are what
+    // follows its last `@`, split at the first `:` after that; track both as we go.
+    let mut end = rest.len();
+    let (mut at, mut colon) = (None, None);
+    let (mut host_ok, mut port_ok) = (true, true);
+    for (j, &c) in rest.iter().enumerate() {
+        if AUTHORITY_END[usize::from(c)] {
+            end = j;
+            break;
         }
-        None => authority,
-    };
-    let (host, port) = match host_port.iter().position(|c| *c == b':') {
-        Some(i) => (&host_port[..i], &host_port[i + 1..]),
-        None => (host_port, &b""[..]),
-    };
-    let host_ok = !host.is_empty() && all_in(host, &HOST_CHAR);
-    let port_ok = port.len() <= 5 && port.iter().all(u8::is_ascii_digit);
-    host_ok && port_ok && tail_ok(tail)
+        match c {
+            b'@' => {
+                (at, colon) = (Some(j), None);
+                (host_ok, port_ok) = (true, true);
+            }
+            b':' if colon.is_none() => colon = Some(j),
+            _ if colon.is_none() => host_ok &= HOST_CHAR[usize::from(c)],
+            _ => port_ok &= c.is_ascii_digit(),
+        }
+    }
+    let (authority, tail) = rest.split_at(end);
+    let host_start = at.map_or(0, |at| at + 1);
+    let host_end = colon.unwrap_or(end);
+    let port_len = colon.map_or(0, |colon| end - colon - 1);
+    if let Some(at) = at
+        && !authority[..at]
+            .iter()
+            .all(|c| is_uri_char(*c) && !b"/?#@[]".contains(c))
+    {
+        return false;
+    }
+    host_ok && host_end > host_start && port_ok && port_len <= 5 && tail_ok(tail)
 }
 
 fn tail_ok(tail: &[u8]) -> bool {
