@@ -11,6 +11,16 @@
 //! - `memory_over_1m_flows`: 1,000,000 flows of 1,000 endpoints; prints the
 //!   store's own heap accounting and the process RSS every 100,000 flows
 //!   (flat = bounded).
+//!
+//! Wall time on a shared machine is noisy; instructions per flow are not.
+//! Steady state of `small_json_flows` under callgrind (the last dump holds
+//! only the measured flows):
+//!
+//! ```text
+//! valgrind --tool=callgrind --dump-after='ingest::warm_store' \
+//!   --toggle-collect='ar_store::store::ingest::<impl ar_store::store::EndpointStore>::ingest' \
+//!   target/release/deps/ingest-* small_json_flows --sample-count 1 --sample-size 1
+//! ```
 
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
