@@ -393,6 +393,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn cached_shape_keys_equal_fresh_ones_as_templates_widen() {
+        let mut t = Templater::default();
+        let mut key = String::new();
+        let paths = [
+            "/users/me",
+            "/users/42",
+            "/repos/rust-lang/cargo/issues",
+            "/repos/tokio-rs/tokio/issues",
+            "/users/43",
+            "/repos/serde-rs/serde/issues",
+            "/v1/orders/ord_8Hq2LmZ",
+            "/v1/orders/ord_9Xh2kQ3",
+            "/repos/a/b/issues/",
+            "/",
+            "/users/me",
+            "/repos/rust-lang/cargo/issues",
+        ];
+        for round in 0..2 {
+            for path in paths {
+                t.observe_shape_key_into("h", path, Some(round), &[], &mut key);
+                assert_eq!(key, t.shape_key("h", path), "{path}");
+            }
+        }
+    }
+
+    #[test]
     fn paths_split_into_segments_like_str_split() {
         for path in ["/a//b/", "/", "", "a", "//", "/users/42", "/é/x"] {
             let (segments, trailing) = split_path(path);
