@@ -93,7 +93,7 @@ pub(crate) async fn handle(
             return text_response(StatusCode::BAD_REQUEST, &format!("ar proxy: {message}\n"));
         }
     };
-    let started = Started::new(&shared, &req, uri.to_string());
+    let started = Started::new(&shared, &req, record::url_text(&uri));
     if req.version() <= http::Version::HTTP_11 && record::is_upgrade(req.headers()) {
         return websocket::handle(shared, req, uri, started).await;
     }
@@ -240,7 +240,7 @@ impl Pending {
         flow.timings.receive = Some(ms(ended - head));
         flow.timings.send = Some(ms(sent - clock));
         if let Some(info) = info {
-            flow.server_addr = Some(info.addr.to_string());
+            flow.server_addr = Some(info.addr_text.to_string());
             if let Some((connect, ssl)) = info.setup_timings() {
                 flow.timings.connect = Some(connect + ssl.unwrap_or(0.0)); // HAR: connect includes ssl
                 flow.timings.ssl = ssl;

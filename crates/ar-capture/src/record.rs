@@ -23,9 +23,29 @@ pub(crate) fn now() -> Timestamp {
 pub(crate) fn headers(map: &HeaderMap) -> Headers {
     let mut out = Headers(Vec::with_capacity(map.len()));
     for (name, value) in map {
-        out.push(name.as_str(), String::from_utf8_lossy(value.as_bytes()));
+        // Nearly every value is visible ASCII: checked without the lossy decoder's scan.
+        let value = match value.to_str() {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+        };
+        out.push(name.as_str(), value);
     }
     out
+}
+
+/// The text of an absolute URI, assembled from its parts (no formatter:
+/// this runs for every request).
+pub(crate) fn url_text(uri: &http::Uri) -> String {
+    let (Some(scheme), Some(authority)) = (uri.scheme_str(), uri.authority()) else {
+        return uri.to_string();
+    };
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    let mut url = String::with_capacity(scheme.len() + 3 + authority.as_str().len() + path.len());
+    url.push_str(scheme);
+    url.push_str("://");
+    url.push_str(authority.as_str());
+    url.push_str(path);
+    url
 }
 
 pub(crate) fn version(v: http::Version) -> HttpVersion {
@@ -64,8 +84,12 @@ pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
     for name in named {
         map.remove(name);
     }
-    for name in &HOP_BY_HOP {
-        map.remove(name);
+    // Most messages carry none of these: one pass over the (few) names
+    // present is cheaper than hashing each of the seven for a `remove`.
+    if map.keys().any(|name| HOP_BY_HOP.contains(name)) {
+        for name in &HOP_BY_HOP {
+            map.remove(name);
+        }
     }
     if keep_upgrade {
         map.insert(
@@ -211,6 +235,26 @@ mod tests {
         strip_hop_by_hop(&mut map, false);
         assert_eq!(map.len(), 1);
         assert!(map.contains_key(header::CONTENT_TYPE));
+    }
+
+    #[test]
+    fn urls_are_assembled_like_uri_display_and_odd_header_bytes_survive() {
+        for text in [
+            "https://shop.test/api/items?page=2",
+            "http://[::1]:8080/",
+            "https://shop.test:8443/a%20b",
+        ] {
+            let uri: http::Uri = text.parse().unwrap();
+            assert_eq!(url_text(&uri), uri.to_string());
+        }
+        let origin_form: http::Uri = "/only/a/path".parse().unwrap();
+        assert_eq!(url_text(&origin_form), "/only/a/path");
+        let mut map = HeaderMap::new();
+        map.insert("x-latin1", HeaderValue::from_bytes(b"caf\xe9").unwrap());
+        map.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
+        let recorded = headers(&map);
+        assert_eq!(recorded.get("x-latin1"), Some("caf\u{fffd}"));
+        assert_eq!(recorded.get("accept"), Some("*/*"));
     }
 
     #[test]

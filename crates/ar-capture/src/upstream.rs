@@ -53,6 +53,8 @@ impl std::error::Error for UpstreamError {}
 #[derive(Debug, Clone)]
 pub(crate) struct UpstreamInfo {
     pub(crate) addr: SocketAddr,
+    /// `addr` as text, formatted once per connection rather than per flow.
+    pub(crate) addr_text: Arc<str>,
     connect_ms: f64,
     tls_ms: Option<f64>,
     /// Set once the setup timings were given to a flow: only the first
@@ -64,6 +66,7 @@ impl UpstreamInfo {
     fn new(addr: SocketAddr, connect_ms: f64, tls_ms: Option<f64>) -> Self {
         Self {
             addr,
+            addr_text: addr.to_string().into(),
             connect_ms,
             tls_ms,
             reported: Arc::default(),
