@@ -1,12 +1,13 @@
 //! Glue to `ar_store::store::EndpointStore`: follow its verdicts (scope,
-//! endpoint, merges, key changes) so the documenter's per-endpoint state
+//! endpoint, merges, splits, key changes) so the documenter's per-endpoint state
 //! always matches the store's endpoints.
 
-use ar_store::Flow;
 use ar_store::scope::{OutReason, ScopeDecision};
 use ar_store::store::{BodySide, Endpoint, EndpointId, EndpointStore, Ingested, SplitOutcome};
+use ar_store::{Flow, FlowId};
 
 use crate::documenter::{Documenter, EndpointInfo, SkipReason, ValueSource};
+use crate::endpoint::EndpointDoc;
 
 /// The documenter's view of a store endpoint.
 pub fn endpoint_info(endpoint: &Endpoint) -> EndpointInfo {
@@ -48,8 +49,8 @@ pub fn skip_reason(reason: OutReason) -> SkipReason {
 }
 
 impl Documenter {
-    /// Learns from a flow the store just ingested: applies the store's merges
-    /// and key changes, counts out-of-scope flows in the ledger, and observes
+    /// Learns from a flow the store just ingested: applies the store's merges,
+    /// splits (when a template narrowed) and key changes, counts out-of-scope flows in the ledger, and observes
     /// in-scope flows under their endpoint.
     ///
     /// ```
@@ -75,6 +76,11 @@ impl Documenter {
     pub fn observe_ingested(&mut self, flow: &Flow, ingested: &Ingested, store: &EndpointStore) {
         for merge in &ingested.merged {
             self.merge_endpoints(id(merge.into), id(merge.from));
+        }
+        // A template narrowed: the endpoints it split are rebuilt from their
+        // samples, leaving out this flow, which is observed below like any other.
+        for split in &ingested.splits {
+            self.follow_split(split, store, Some(flow.id));
         }
         for rekey in &ingested.rekeyed {
             if let Some(endpoint) = store.endpoint(rekey.id) {
@@ -107,14 +113,29 @@ impl Documenter {
     }
 
     /// Follows [`EndpointStore::split`]: merges it caused are folded, and the
-    /// endpoints it created or shrank are rebuilt from the samples the store
-    /// kept for them (their earlier evidence was mixed and cannot be divided).
+    /// endpoints it created, shrank or grew are rebuilt from the samples the
+    /// store kept for them (their earlier evidence was mixed and cannot be divided).
+    /// [`Documenter::observe_ingested`] does the same for the splits an ingest made.
     pub fn apply_split(&mut self, outcome: &SplitOutcome, store: &EndpointStore) {
+        self.follow_split(outcome, store, None);
+    }
+
+    fn follow_split(
+        &mut self,
+        outcome: &SplitOutcome,
+        store: &EndpointStore,
+        skip: Option<FlowId>,
+    ) {
         for merge in &outcome.merged {
             self.merge_endpoints(id(merge.into), id(merge.from));
         }
-        for endpoint in outcome.created.iter().chain(&outcome.shrunk) {
-            self.rebuild(*endpoint, store);
+        for endpoint in outcome
+            .created
+            .iter()
+            .chain(&outcome.shrunk)
+            .chain(&outcome.grown)
+        {
+            self.rebuild_except(*endpoint, store, skip);
         }
         for rekey in &outcome.rekeyed {
             if let Some(endpoint) = store.endpoint(rekey.id) {
@@ -126,11 +147,29 @@ impl Documenter {
     /// Rebuilds one endpoint's evidence from the samples the store kept
     /// (after [`EndpointStore::split`] created or shrank it).
     pub fn rebuild(&mut self, endpoint: EndpointId, store: &EndpointStore) {
+        self.rebuild_except(endpoint, store, None);
+    }
+
+    /// [`Documenter::rebuild`] without the sample of flow `skip` (the flow
+    /// being ingested, which is observed on its own).
+    fn rebuild_except(
+        &mut self,
+        endpoint: EndpointId,
+        store: &EndpointStore,
+        skip: Option<FlowId>,
+    ) {
         self.remove_endpoint(id(endpoint));
         if let Some(found) = store.endpoint(endpoint) {
             let info = endpoint_info(found);
-            for sample in found.samples() {
+            for sample in found.samples().filter(|s| Some(s.flow.id) != skip) {
                 self.observe_quietly(&sample.flow, &info);
+            }
+            // A split can leave an endpoint without a sample of its own (the
+            // reservoir kept other paths' flows): it stays documented, with
+            // no evidence, rather than vanishing from the spec.
+            if found.samples().next().is_none() {
+                self.endpoints
+                    .insert(info.id, (info, EndpointDoc::default()));
             }
         }
     }

@@ -3,6 +3,7 @@
 
 mod golden;
 mod laws;
+mod narrowing;
 mod roundtrip;
 mod secrets;
 mod validator;

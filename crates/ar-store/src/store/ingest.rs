@@ -1,13 +1,13 @@
-//! Ingest, re-templating, merging and splitting of endpoints.
+//! Ingest: scope, signature, endpoint lookup or creation, counters, samples.
+//! Re-templating, merging and splitting live in [`super::retemplate`].
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use super::analysis::{BodySide, analyse_with};
 use super::endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
+use super::retemplate::Changes;
 use super::{
-    EndpointHit, EndpointStore, Identity, IdentityKey, IdentityRef, Ingested, Merge, Rekey, Route,
-    RouteRef, SplitOutcome,
+    EndpointHit, EndpointStore, Identity, IdentityKey, IdentityRef, Ingested, Route, RouteRef,
 };
 use crate::scope::ScopeDecision;
 use crate::template::{
@@ -15,7 +15,7 @@ use crate::template::{
     is_version_like, singular, split_path,
 };
 use crate::url::UrlParts;
-use crate::{Error, Flow, Timestamp};
+use crate::{Flow, Timestamp};
 
 impl EndpointStore {
     /// Ingests one flow: scope, signature, endpoint, counters, samples.
@@ -41,6 +41,7 @@ impl EndpointStore {
             endpoint: None,
             merged: Vec::new(),
             rekeyed: Vec::new(),
+            splits: Vec::new(),
         };
         if let ScopeDecision::Out(reason) = scope {
             self.stats.out_of_scope += 1;
@@ -101,7 +102,11 @@ impl EndpointStore {
                     &marks,
                     &mut self.shape_buffer,
                 ) {
-                    self.retemplate_host(&host, &mut result.merged, &mut result.rekeyed);
+                    let mut changes = Changes::default();
+                    self.retemplate_host(&host, &mut changes);
+                    result.merged = changes.merged;
+                    result.rekeyed = changes.rekeyed;
+                    result.splits = changes.splits;
                 }
                 RouteRef::Path(&self.shape_buffer)
             }
@@ -209,7 +214,7 @@ impl EndpointStore {
         out
     }
 
-    fn create(
+    pub(super) fn create(
         &mut self,
         identity: Identity,
         graphql: Option<GraphQlOperation>,
@@ -254,7 +259,7 @@ impl EndpointStore {
     }
 
     /// `base`, or `base#2`, `base#3`, ... whichever is free.
-    fn allocate_key(&self, base: &str) -> StableKey {
+    pub(super) fn allocate_key(&self, base: &str) -> StableKey {
         if !self.keys.contains_key(base) {
             return StableKey(base.into());
         }
@@ -265,7 +270,7 @@ impl EndpointStore {
             .expect("an unused suffix exists")
     }
 
-    fn alias(&mut self, old: &StableKey, id: EndpointId) {
+    pub(super) fn alias(&mut self, old: &StableKey, id: EndpointId) {
         if self.aliases.len() >= super::MAX_ALIASES
             && let Some(oldest) = self.alias_order.pop_front()
         {
@@ -274,237 +279,9 @@ impl EndpointStore {
         self.alias_order.push_back(old.0.to_string());
         self.aliases.insert(old.0.to_string(), id);
     }
-
-    /// Recomputes templates of every path endpoint of `host`, merging those that now coincide.
-    fn retemplate_host(&mut self, host: &str, merged: &mut Vec<Merge>, rekeyed: &mut Vec<Rekey>) {
-        let ids: Vec<EndpointId> = self.by_host.get(host).cloned().unwrap_or_default();
-        for id in ids {
-            let Some(ep) = self.endpoints.get(&id) else {
-                continue;
-            };
-            if ep.graphql.is_some() {
-                continue;
-            }
-            let new_shape = self.templater.shape_key(host, &ep.representative);
-            let template = self.templater.template(host, &ep.representative);
-            let mut live = id;
-            if new_shape != ep.shape {
-                let old_identity = Identity {
-                    method: ep.method.clone(),
-                    host: ep.host.clone(),
-                    route: Route::Path(ep.shape.clone()),
-                };
-                let new_identity = Identity {
-                    route: Route::Path(new_shape.clone()),
-                    ..old_identity.clone()
-                };
-                self.identities.remove(&old_identity);
-                match self.identities.get(&new_identity).copied() {
-                    Some(other) => {
-                        let (into, from) = (other.min(id), other.max(id));
-                        self.identities.insert(new_identity, into);
-                        self.merge(from, into, merged);
-                        live = into;
-                    }
-                    None => {
-                        self.identities.insert(new_identity, id);
-                    }
-                }
-                if let Some(ep) = self.endpoints.get_mut(&live) {
-                    ep.shape = new_shape;
-                }
-            }
-            self.set_template(live, template, rekeyed);
-        }
-    }
-
-    fn set_template(&mut self, id: EndpointId, template: PathTemplate, rekeyed: &mut Vec<Rekey>) {
-        let Some(ep) = self.endpoints.get(&id) else {
-            return;
-        };
-        let identity = Identity {
-            method: ep.method.clone(),
-            host: ep.host.clone(),
-            route: Route::Path(String::new()),
-        };
-        let base = base_key(&identity, &template);
-        let old = ep.key.clone();
-        let unchanged_base = *old.0 == *base
-            || old
-                .0
-                .strip_prefix(base.as_str())
-                .is_some_and(|s| s.starts_with('#'));
-        let new = if unchanged_base {
-            old.clone()
-        } else {
-            self.keys.remove(&*old.0);
-            let key = self.allocate_key(&base);
-            self.keys.insert(key.0.to_string(), id);
-            self.alias(&old, id);
-            key
-        };
-        let ep = self.endpoints.get_mut(&id).expect("checked above");
-        ep.template = template;
-        for link in &mut ep.links {
-            if let Some(p) = ep.template.param_at(link.position) {
-                link.param = p.name.clone();
-            }
-        }
-        if new != old {
-            ep.key = new.clone();
-            rekeyed.push(Rekey { id, old, new });
-        }
-    }
-
-    fn merge(&mut self, from: EndpointId, into: EndpointId, merged: &mut Vec<Merge>) {
-        let Some(gone) = self.endpoints.remove(&from) else {
-            return;
-        };
-        self.keys.remove(&*gone.key.0);
-        self.alias(&gone.key, into);
-        if let Some(list) = self.by_host.get_mut(&gone.host) {
-            list.retain(|i| *i != from);
-        }
-        self.identities.retain(|_, v| *v != from);
-        self.values.redirect(from, into);
-        for ep in self.endpoints.values_mut() {
-            for link in &mut ep.links {
-                if link.source == from {
-                    link.source = into;
-                }
-            }
-        }
-        let from_key = gone.key.clone();
-        let limits = self.config.limits();
-        let max_params = self.config.max_params_per_endpoint;
-        let survivor = self.endpoints.get_mut(&into).expect("merge target is live");
-        survivor.absorb(gone, limits, max_params);
-        survivor.links.retain(|l| l.source != into);
-        self.stats.merges += 1;
-        merged.push(Merge {
-            from,
-            into,
-            from_key,
-            into_key: survivor.key.clone(),
-        });
-    }
-
-    /// Splits a wrongly merged template: the literals at segment `position`
-    /// of endpoint `id` stay literal from now on (a pin the templater keeps),
-    /// and the endpoint's concrete paths are regrouped. Counters follow the
-    /// per-path flow counts; samples follow their paths; other statistics stay
-    /// with the endpoint that keeps the most flows (see [`SplitOutcome`]).
-    pub fn split(&mut self, id: EndpointId, position: usize) -> Result<SplitOutcome, Error> {
-        let ep = self
-            .endpoints
-            .get(&id)
-            .ok_or(Error::UnknownEndpoint(id.0))?;
-        if ep.template.param_at(position).is_none() {
-            return Err(Error::NothingToSplit {
-                key: ep.key.0.to_string(),
-                position,
-            });
-        }
-        let (host, representative) = (ep.host.clone(), ep.representative.clone());
-        let mut outcome = SplitOutcome::default();
-        if !self.templater.pin(&host, &representative, position) {
-            return Ok(outcome);
-        }
-        let ids: Vec<EndpointId> = self.by_host.get(&host).cloned().unwrap_or_default();
-        for id in ids {
-            self.regroup(id, &mut outcome);
-        }
-        let mut merged = Vec::new();
-        self.retemplate_host(&host, &mut merged, &mut outcome.rekeyed);
-        outcome.merged.extend(merged);
-        Ok(outcome)
-    }
-
-    /// Moves the paths of `id` whose shape key changed into their own endpoints.
-    fn regroup(&mut self, id: EndpointId, outcome: &mut SplitOutcome) {
-        let Some(ep) = self.endpoints.get(&id) else {
-            return;
-        };
-        if ep.graphql.is_some() {
-            return;
-        }
-        let host = ep.host.clone();
-        let mut groups: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
-        for (path, n) in ep.paths.view() {
-            groups
-                .entry(self.templater.shape_key(&host, path))
-                .or_default()
-                .push((path.clone(), *n));
-        }
-        if groups.len() <= 1 {
-            return;
-        }
-        let keep = groups
-            .iter()
-            .max_by_key(|(k, paths)| {
-                (
-                    paths.iter().map(|(_, n)| n).sum::<u64>(),
-                    std::cmp::Reverse((*k).clone()),
-                )
-            })
-            .map(|(k, _)| k.clone())
-            .expect("two groups or more");
-        let method = ep.method.clone();
-        for (shape, paths) in groups {
-            if shape == keep {
-                let ep = self.endpoints.get_mut(&id).expect("live");
-                ep.representative = paths[0].0.clone();
-                continue;
-            }
-            let identity = Identity {
-                method: method.clone(),
-                host: host.clone(),
-                route: Route::Path(shape),
-            };
-            let flows: u64 = paths.iter().map(|(_, n)| n).sum();
-            let ep = self.endpoints.get_mut(&id).expect("live");
-            let moved = ep.samples.take_where(|s| {
-                paths
-                    .iter()
-                    .any(|(p, _)| UrlParts::split(&s.flow.request.url).path == p)
-            });
-            for (p, _) in &paths {
-                ep.paths.remove(p);
-            }
-            ep.flows = ep.flows.saturating_sub(flows);
-            let started = moved
-                .iter()
-                .map(|s| s.flow.started)
-                .min()
-                .unwrap_or(ep.first_seen);
-            let target = match self.identities.get(&identity).copied() {
-                Some(existing) => existing,
-                None => {
-                    let new_id = self.create(identity, None, &paths[0].0, started);
-                    outcome.created.push(new_id);
-                    new_id
-                }
-            };
-            let limits = self.config.limits();
-            let max_params = self.config.max_params_per_endpoint;
-            let target_ep = self.endpoints.get_mut(&target).expect("live");
-            for sample in &moved {
-                let url = UrlParts::split(&sample.flow.request.url);
-                target_ep.count(&sample.flow, url.scheme, url.path, url.query, max_params);
-                target_ep.samples.offer(&sample.flow, sample.shape, limits);
-            }
-            target_ep.flows += flows.saturating_sub(moved.len() as u64);
-            for (p, n) in &paths {
-                target_ep.paths.set(p, *n);
-            }
-            if !outcome.shrunk.contains(&id) {
-                outcome.shrunk.push(id);
-            }
-        }
-    }
 }
 
-fn base_key(identity: &Identity, template: &PathTemplate) -> String {
+pub(super) fn base_key(identity: &Identity, template: &PathTemplate) -> String {
     match &identity.route {
         Route::GraphQl(name) => name.clone(),
         Route::Path(_) => format!("{} {}{}", identity.method, identity.host, template),

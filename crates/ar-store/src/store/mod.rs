@@ -2,11 +2,14 @@
 //!
 //! [`EndpointStore::ingest`] takes one [`Flow`](crate::Flow) and reports what happened:
 //! the scope decision, the endpoint it landed in (new or not), and any
-//! endpoints that merged or changed key because templates widened. A
-//! consumer that keeps per-endpoint state (ar-openapi's schema builders)
-//! applies [`Merge`]s by folding `from` into `into`, follows [`Rekey`]s, and
-//! after [`EndpointStore::split`] rebuilds the listed endpoints from their
-//! samples.
+//! endpoints that merged, split or changed key because the templates of its
+//! host changed. Templates mostly widen, and endpoints merge; now and then a
+//! template narrows (a fold that later traffic contradicts), and an endpoint
+//! whose concrete paths no longer share one template splits along the new
+//! templates, as [`EndpointStore::split`] splits on request. A consumer that
+//! keeps per-endpoint state (ar-openapi's schema builders) applies
+//! [`Merge`]s by folding `from` into `into`, then rebuilds the endpoints each
+//! [`SplitOutcome`] lists from their samples, then follows [`Rekey`]s.
 //!
 //! Memory is bounded whatever the traffic: samples per endpoint and their
 //! body bytes, parameters per endpoint, literals per trie node, endpoints
@@ -42,6 +45,7 @@ mod ingest;
 mod params;
 mod paramtable;
 mod pathcounts;
+mod retemplate;
 mod samples;
 mod scan;
 mod search;
@@ -169,16 +173,36 @@ pub struct Ingested {
     pub merged: Vec<Merge>,
     /// Endpoints whose key changed, in order (merge survivors included).
     pub rekeyed: Vec<Rekey>,
+    /// Endpoints split because a template narrowed: one outcome per endpoint
+    /// that lost paths, in endpoint order. Their `merged` and `rekeyed` are
+    /// empty (those are in the fields above); apply them after `merged`, by
+    /// rebuilding every endpoint they list from its samples.
+    ///
+    /// Empty unless the view of the flow's host changed and some endpoint's
+    /// concrete paths stopped sharing one template, e.g. eight plural words
+    /// folded into `/v1/{name}/settings` that stay literal once `/v1/users/42`
+    /// shows `users` is a collection with its own ids.
+    pub splits: Vec<SplitOutcome>,
 }
 
-/// What [`EndpointStore::split`] did.
+/// What [`EndpointStore::split`] did, or what a narrowed template did to one
+/// endpoint during [`EndpointStore::ingest`] (see [`Ingested::splits`]).
+///
+/// Flow counts follow the per-path counts and samples follow their paths;
+/// other statistics (statuses, parameters, links) stay where they were, and
+/// the moved paths' samples are counted again where they land.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct SplitOutcome {
     /// Endpoints created by the split (each from some of the old one's paths).
     pub created: Vec<EndpointId>,
-    /// Endpoints that lost paths to the new ones: rebuild their derived state from samples.
+    /// Endpoints that lost paths to others (or, when one merged away in the
+    /// same change, the endpoint it merged into): rebuild their derived
+    /// state from samples.
     pub shrunk: Vec<EndpointId>,
+    /// Endpoints that existed and received paths (a split-off group whose
+    /// template one already had): rebuild them too.
+    pub grown: Vec<EndpointId>,
     /// Endpoints whose key changed.
     pub rekeyed: Vec<Rekey>,
     /// Merges caused by the new templates (rare: a split path joining an existing endpoint).

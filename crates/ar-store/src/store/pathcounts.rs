@@ -55,6 +55,16 @@ impl PathCounts {
         self.counts.keys().map(|p| &**p)
     }
 
+    /// Paths with counts in no particular order (no sorted copy is built).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.counts.iter().map(|(p, n)| (&**p, *n))
+    }
+
+    /// Flows of `path` (0 when not kept).
+    pub(crate) fn get(&self, path: &str) -> u64 {
+        self.counts.get(path).copied().unwrap_or(0)
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         self.counts.keys().map(|p| p.len() + 64).sum::<usize>()
             + self
@@ -86,5 +96,7 @@ mod tests {
         paths.remove("/a");
         assert_eq!(paths.view().keys().collect::<Vec<_>>(), ["/b", "/c"]);
         assert_eq!(paths.paths().count(), 2);
+        assert_eq!((paths.get("/c"), paths.get("/a")), (5, 0));
+        assert_eq!(paths.iter().map(|(_, n)| n).sum::<u64>(), 7);
     }
 }

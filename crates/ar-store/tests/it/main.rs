@@ -3,6 +3,7 @@
 mod archive;
 mod golden;
 mod har;
+mod narrowing;
 mod store;
 mod support;
 mod templating;

@@ -1,0 +1,399 @@
+//! Following the templater: when its view of a host changes, endpoints whose
+//! concrete paths now have different shapes split, endpoints whose shapes now
+//! coincide merge, and keys follow the new templates.
+//!
+//! The view decides, whichever way it moves. Templates usually widen as
+//! evidence grows (`/products/red-shoes` and `/products/blue-hat` become
+//! `/products/{product}`); occasionally they narrow (eight plural words folded
+//! into `/v1/{name}/settings` stay literal again once one of them shows its
+//! own ids, `/v1/users/{userId}`). After [`EndpointStore::retemplate_host`]
+//! every concrete path an endpoint tracks has the endpoint's shape key, so
+//! the endpoints depend on the paths seen, not on the order they arrived in.
+
+use std::collections::BTreeMap;
+
+use super::endpoint::EndpointId;
+use super::samples::Sample;
+use super::{EndpointStore, Identity, Merge, Rekey, Route, SplitOutcome};
+use crate::template::PathTemplate;
+use crate::url::UrlParts;
+use crate::{Error, Timestamp};
+
+/// What one re-templating did. A consumer applies the merges, then the
+/// splits (rebuilding the endpoints they list), then the key changes.
+#[derive(Debug, Default)]
+pub(super) struct Changes {
+    pub(super) merged: Vec<Merge>,
+    pub(super) rekeyed: Vec<Rekey>,
+    /// One per endpoint that lost paths, in endpoint order.
+    pub(super) splits: Vec<SplitOutcome>,
+}
+
+/// An endpoint's concrete paths grouped by their shape key under the new view.
+struct Plan {
+    id: EndpointId,
+    /// The shape the endpoint keeps: its only one, or the one with the most flows.
+    keep: String,
+    /// The new representative path, when the old one leaves.
+    representative: Option<String>,
+    /// The groups that leave, by shape, with their paths and flow counts.
+    leave: BTreeMap<String, Vec<(String, u64)>>,
+}
+
+/// Paths, with their flows and samples, taken out of an endpoint.
+struct Detached {
+    source: EndpointId,
+    method: String,
+    shape: String,
+    paths: Vec<(String, u64)>,
+    flows: u64,
+    samples: Vec<Sample>,
+    started: Timestamp,
+}
+
+impl EndpointStore {
+    /// Brings every path endpoint of `host` in line with the templater's
+    /// current view: splits those whose paths no longer share one shape,
+    /// merges those that now share one, and re-keys those whose template changed.
+    ///
+    /// Identities of endpoints whose shape changed are freed before any is
+    /// claimed, so no endpoint merges into a shape another one is leaving.
+    /// Leaving groups are detached before the merges and attached after them,
+    /// so a group whose shape some endpoint now has joins that endpoint.
+    pub(super) fn retemplate_host(&mut self, host: &str, changes: &mut Changes) {
+        let merges_before = changes.merged.len();
+        let ids: Vec<EndpointId> = self.by_host.get(host).cloned().unwrap_or_default();
+        let plans: Vec<Plan> = ids.iter().filter_map(|id| self.plan(host, *id)).collect();
+        for plan in &plans {
+            let ep = &self.endpoints[&plan.id];
+            if plan.keep != ep.shape {
+                self.identities.remove(&Identity {
+                    method: ep.method.clone(),
+                    host: ep.host.clone(),
+                    route: Route::Path(ep.shape.clone()),
+                });
+            }
+        }
+        // Where each source's remaining paths live (a source may merge away).
+        let mut home: BTreeMap<EndpointId, EndpointId> = BTreeMap::new();
+        let mut detached = Vec::new();
+        for plan in &plans {
+            for (shape, paths) in &plan.leave {
+                detached.push(self.detach(plan.id, shape, paths));
+            }
+            if let Some(representative) = &plan.representative
+                && let Some(ep) = self.endpoints.get_mut(&plan.id)
+            {
+                ep.representative.clone_from(representative);
+            }
+            if !plan.leave.is_empty() {
+                home.insert(plan.id, plan.id);
+            }
+        }
+        for plan in &plans {
+            let Some(ep) = self.endpoints.get(&plan.id) else {
+                continue;
+            };
+            if plan.keep == ep.shape {
+                continue;
+            }
+            let identity = Identity {
+                method: ep.method.clone(),
+                host: ep.host.clone(),
+                route: Route::Path(plan.keep.clone()),
+            };
+            let live = match self.identities.get(&identity).copied() {
+                Some(other) => {
+                    let (into, from) = (other.min(plan.id), other.max(plan.id));
+                    self.identities.insert(identity, into);
+                    self.merge(from, into, &mut changes.merged);
+                    home.values_mut()
+                        .filter(|h| **h == from)
+                        .for_each(|h| *h = into);
+                    into
+                }
+                None => {
+                    self.identities.insert(identity, plan.id);
+                    plan.id
+                }
+            };
+            if let Some(ep) = self.endpoints.get_mut(&live) {
+                ep.shape.clone_from(&plan.keep);
+            }
+        }
+        let mut outcomes: BTreeMap<EndpointId, SplitOutcome> = BTreeMap::new();
+        let mut created = Vec::new();
+        for group in detached {
+            let source_home = home.get(&group.source).copied().unwrap_or(group.source);
+            let outcome = outcomes.entry(group.source).or_default();
+            if !outcome.shrunk.contains(&source_home) {
+                outcome.shrunk.push(source_home);
+            }
+            let identity = Identity {
+                method: group.method.clone(),
+                host: host.to_string(),
+                route: Route::Path(group.shape.clone()),
+            };
+            let target = match self.identities.get(&identity).copied() {
+                Some(existing) => {
+                    if !created.contains(&existing) && !outcome.grown.contains(&existing) {
+                        outcome.grown.push(existing);
+                    }
+                    existing
+                }
+                // At the endpoint cap the paths stay where they were.
+                None if self.endpoints.len() >= self.config.max_endpoints => source_home,
+                None => {
+                    let first = group.paths[0].0.clone();
+                    let id = self.create(identity, None, &first, group.started);
+                    created.push(id);
+                    outcome.created.push(id);
+                    id
+                }
+            };
+            self.attach(target, group);
+        }
+        let ids: Vec<EndpointId> = self.by_host.get(host).cloned().unwrap_or_default();
+        for id in ids {
+            let Some(ep) = self.endpoints.get(&id) else {
+                continue;
+            };
+            if ep.graphql.is_some() {
+                continue;
+            }
+            let template = self.templater.template(host, &ep.representative);
+            self.set_template(id, template, &mut changes.rekeyed);
+        }
+        // Merges happened before the survivors' keys followed their templates.
+        for merge in &mut changes.merged[merges_before..] {
+            if let Some(ep) = self.endpoints.get(&merge.into) {
+                merge.into_key.clone_from(&ep.key);
+            }
+        }
+        changes.splits.extend(outcomes.into_values());
+    }
+
+    /// Groups the concrete paths of endpoint `id` by their shape under the
+    /// current view. `None` for GraphQL endpoints (keyed by operation).
+    fn plan(&self, host: &str, id: EndpointId) -> Option<Plan> {
+        let ep = self.endpoints.get(&id)?;
+        if ep.graphql.is_some() {
+            return None;
+        }
+        let main = self.templater.shape_key(host, &ep.representative);
+        let diverges = ep.paths.iter().any(|(path, _)| {
+            path != ep.representative && self.templater.shape_key(host, path) != main
+        });
+        if !diverges {
+            // The common case: one shape, nothing leaves.
+            return Some(Plan {
+                id,
+                keep: main,
+                representative: None,
+                leave: BTreeMap::new(),
+            });
+        }
+        let mut groups: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+        for (path, n) in ep.paths.iter() {
+            let shape = self.templater.shape_key(host, path);
+            groups.entry(shape).or_default().push((path.to_string(), n));
+        }
+        for paths in groups.values_mut() {
+            paths.sort();
+        }
+        let keep = groups
+            .iter()
+            .max_by_key(|(shape, paths)| {
+                (
+                    paths.iter().map(|(_, n)| n).sum::<u64>(),
+                    std::cmp::Reverse(*shape),
+                )
+            })
+            .map(|(shape, _)| shape.clone())
+            .expect("two groups or more");
+        let kept = groups.remove(&keep).expect("chosen among the groups");
+        let representative = (keep != main).then(|| kept[0].0.clone());
+        Some(Plan {
+            id,
+            keep,
+            representative,
+            leave: groups,
+        })
+    }
+
+    /// Takes `paths` out of endpoint `id`: their flow counts and the samples
+    /// of those paths. Everything else (statuses, parameters, links) stays.
+    fn detach(&mut self, id: EndpointId, shape: &str, paths: &[(String, u64)]) -> Detached {
+        let ep = self
+            .endpoints
+            .get_mut(&id)
+            .expect("planned endpoints are live");
+        let samples = ep
+            .samples
+            .take_where(|s| paths.iter().any(|(p, _)| path_of(&s.flow.request.url) == p));
+        for (p, _) in paths {
+            ep.paths.remove(p);
+        }
+        let flows: u64 = paths.iter().map(|(_, n)| n).sum();
+        ep.flows = ep.flows.saturating_sub(flows);
+        let started = samples
+            .iter()
+            .map(|s| s.flow.started)
+            .min()
+            .unwrap_or(ep.first_seen);
+        Detached {
+            source: id,
+            method: ep.method.clone(),
+            shape: shape.to_string(),
+            paths: paths.to_vec(),
+            flows,
+            samples,
+            started,
+        }
+    }
+
+    /// Adds detached paths to endpoint `target`: their samples are counted
+    /// and offered, and the flow counts follow the per-path counts.
+    fn attach(&mut self, target: EndpointId, group: Detached) {
+        let limits = self.config.limits();
+        let max_params = self.config.max_params_per_endpoint;
+        let Some(ep) = self.endpoints.get_mut(&target) else {
+            return;
+        };
+        let before: Vec<u64> = group.paths.iter().map(|(p, _)| ep.paths.get(p)).collect();
+        for sample in &group.samples {
+            let url = UrlParts::split(&sample.flow.request.url);
+            let path = if url.path.is_empty() { "/" } else { url.path };
+            ep.count(&sample.flow, url.scheme, path, url.query, max_params);
+            ep.samples.offer(&sample.flow, sample.shape, limits);
+        }
+        ep.flows += group.flows.saturating_sub(group.samples.len() as u64);
+        for ((p, n), b) in group.paths.iter().zip(before) {
+            ep.paths.set(p, b + n);
+        }
+    }
+
+    pub(super) fn set_template(
+        &mut self,
+        id: EndpointId,
+        template: PathTemplate,
+        rekeyed: &mut Vec<Rekey>,
+    ) {
+        let Some(ep) = self.endpoints.get(&id) else {
+            return;
+        };
+        let identity = Identity {
+            method: ep.method.clone(),
+            host: ep.host.clone(),
+            route: Route::Path(String::new()),
+        };
+        let base = super::ingest::base_key(&identity, &template);
+        let old = ep.key.clone();
+        let unchanged_base = *old.0 == *base
+            || old
+                .0
+                .strip_prefix(base.as_str())
+                .is_some_and(|s| s.starts_with('#'));
+        let new = if unchanged_base {
+            old.clone()
+        } else {
+            self.keys.remove(&*old.0);
+            let key = self.allocate_key(&base);
+            self.keys.insert(key.0.to_string(), id);
+            self.alias(&old, id);
+            key
+        };
+        let ep = self.endpoints.get_mut(&id).expect("checked above");
+        ep.template = template;
+        for link in &mut ep.links {
+            if let Some(p) = ep.template.param_at(link.position) {
+                link.param = p.name.clone();
+            }
+        }
+        if new != old {
+            ep.key = new.clone();
+            rekeyed.push(Rekey { id, old, new });
+        }
+    }
+
+    fn merge(&mut self, from: EndpointId, into: EndpointId, merged: &mut Vec<Merge>) {
+        let Some(gone) = self.endpoints.remove(&from) else {
+            return;
+        };
+        self.keys.remove(&*gone.key.0);
+        self.alias(&gone.key, into);
+        if let Some(list) = self.by_host.get_mut(&gone.host) {
+            list.retain(|i| *i != from);
+        }
+        self.identities.retain(|_, v| *v != from);
+        self.values.redirect(from, into);
+        for ep in self.endpoints.values_mut() {
+            for link in &mut ep.links {
+                if link.source == from {
+                    link.source = into;
+                }
+            }
+        }
+        let from_key = gone.key.clone();
+        let limits = self.config.limits();
+        let max_params = self.config.max_params_per_endpoint;
+        let survivor = self.endpoints.get_mut(&into).expect("merge target is live");
+        survivor.absorb(gone, limits, max_params);
+        survivor.links.retain(|l| l.source != into);
+        self.stats.merges += 1;
+        merged.push(Merge {
+            from,
+            into,
+            from_key,
+            into_key: survivor.key.clone(),
+        });
+    }
+
+    /// Splits a wrongly merged template: the literals at segment `position`
+    /// of endpoint `id` stay literal from now on (a pin the templater keeps),
+    /// and the endpoints of its host are regrouped as after any change of
+    /// view. Counters follow the per-path flow counts; samples follow their
+    /// paths; other statistics stay with the endpoint that keeps the most
+    /// flows (see [`SplitOutcome`]).
+    pub fn split(&mut self, id: EndpointId, position: usize) -> Result<SplitOutcome, Error> {
+        let ep = self
+            .endpoints
+            .get(&id)
+            .ok_or(Error::UnknownEndpoint(id.0))?;
+        if ep.template.param_at(position).is_none() {
+            return Err(Error::NothingToSplit {
+                key: ep.key.0.to_string(),
+                position,
+            });
+        }
+        let (host, representative) = (ep.host.clone(), ep.representative.clone());
+        let mut outcome = SplitOutcome::default();
+        if !self.templater.pin(&host, &representative, position) {
+            return Ok(outcome);
+        }
+        let mut changes = Changes::default();
+        self.retemplate_host(&host, &mut changes);
+        for split in changes.splits {
+            outcome.created.extend(split.created);
+            for (all, ids) in [
+                (&mut outcome.shrunk, split.shrunk),
+                (&mut outcome.grown, split.grown),
+            ] {
+                for id in ids {
+                    if !all.contains(&id) {
+                        all.push(id);
+                    }
+                }
+            }
+        }
+        outcome.merged = changes.merged;
+        outcome.rekeyed = changes.rekeyed;
+        Ok(outcome)
+    }
+}
+
+/// The path of a URL as ingest counts it (`/` when empty).
+fn path_of(url: &str) -> &str {
+    let path = UrlParts::split(url).path;
+    if path.is_empty() { "/" } else { path }
+}
