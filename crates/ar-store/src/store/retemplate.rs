@@ -397,3 +397,119 @@ fn path_of(url: &str) -> &str {
     let path = UrlParts::split(url).path;
     if path.is_empty() { "/" } else { path }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scope::Scope;
+    use crate::store::StoreConfig;
+    use crate::{Body, Client, Flow, FlowId, HttpVersion, Request, Response};
+
+    fn flow(id: u64, path: &str) -> Flow {
+        let mut response = Response::new(200, HttpVersion::Http11);
+        response.body = Body::from_decoded(Some("application/json".into()), b"{\"a\":1}".to_vec());
+        let url = format!("https://h.test{path}");
+        Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(id as i64),
+            Client::Human,
+            Request::new("GET", url, HttpVersion::Http11),
+        )
+        .with_response(response)
+    }
+
+    fn id_of(store: &EndpointStore, path: &str) -> EndpointId {
+        store
+            .endpoints()
+            .into_iter()
+            .find(|e| e.concrete_paths().contains_key(path))
+            .map(|e| e.id())
+            .expect("path stored")
+    }
+
+    #[test]
+    fn detached_paths_take_their_counts_and_samples_along() {
+        let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+        for (i, path) in ["/a/x", "/a/x", "/b/y"].iter().enumerate() {
+            store.ingest(&flow(i as u64, path));
+        }
+        let (a, b) = (id_of(&store, "/a/x"), id_of(&store, "/b/y"));
+        let group = store.detach(a, "s", &[("/a/x".to_string(), 2)]);
+        assert_eq!((group.flows, group.samples.len()), (2, 2));
+        assert_eq!(store.endpoint(a).unwrap().flow_count(), 0);
+        store.attach(b, group);
+        let b = store.endpoint(b).unwrap();
+        assert_eq!(b.flow_count(), 3);
+        assert_eq!(
+            b.concrete_paths().iter().collect::<Vec<_>>(),
+            [(&"/a/x".to_string(), &2), (&"/b/y".to_string(), &1)]
+        );
+        assert_eq!(b.samples().count(), 3);
+    }
+
+    #[test]
+    fn attaching_a_path_already_kept_adds_to_its_count() {
+        let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+        for (i, path) in ["/a/x", "/b/y", "/b/y"].iter().enumerate() {
+            store.ingest(&flow(i as u64, path));
+        }
+        let (a, b) = (id_of(&store, "/a/x"), id_of(&store, "/b/y"));
+        let group = store.detach(b, "s", &[("/b/y".to_string(), 2)]);
+        store.attach(b, group);
+        let group = store.detach(a, "s", &[("/a/x".to_string(), 1)]);
+        store.attach(b, group);
+        let again = store.detach(b, "s", &[("/a/x".to_string(), 1)]);
+        store.attach(b, again);
+        let b = store.endpoint(b).unwrap();
+        assert_eq!(b.concrete_paths()["/b/y"], 2);
+        assert_eq!(b.concrete_paths()["/a/x"], 1);
+        assert_eq!(b.flow_count(), 3);
+    }
+
+    #[test]
+    fn at_the_endpoint_cap_a_narrowed_endpoint_keeps_what_it_cannot_place() {
+        let config = StoreConfig {
+            max_endpoints: 8,
+            ..StoreConfig::default()
+        };
+        let mut store = EndpointStore::new(Scope::everything(), config);
+        let words = [
+            "users",
+            "orders",
+            "carts",
+            "reviews",
+            "stores",
+            "coupons",
+            "invoices",
+            "shipments",
+        ];
+        for (i, w) in words.iter().enumerate() {
+            store.ingest(&flow(i as u64, &format!("/v1/{w}/settings")));
+        }
+        for (i, p) in ["/status", "/health", "/ping", "/version", "/time"]
+            .iter()
+            .enumerate()
+        {
+            store.ingest(&flow(20 + i as u64, p));
+        }
+        assert_eq!(
+            store.endpoints().len(),
+            6,
+            "one folded endpoint and five others"
+        );
+        let narrowed = store.ingest(&flow(50, "/v1/users/42"));
+        assert_eq!(store.endpoints().len(), 8, "the cap holds");
+        assert_eq!(narrowed.endpoint, None, "no room left for /v1/users/42");
+        let created: usize = narrowed.splits.iter().map(|s| s.created.len()).sum();
+        assert_eq!(created, 2, "two of the seven groups found room");
+        let flows: u64 = store.endpoints().iter().map(|e| e.flow_count()).sum();
+        assert_eq!(flows, 13, "no stored flow is lost");
+        let home = store
+            .endpoints()
+            .into_iter()
+            .find(|e| e.concrete_paths().len() > 1)
+            .expect("the rest stayed together");
+        assert_eq!(home.concrete_paths().len(), 6);
+        assert_eq!(home.flow_count(), 6);
+    }
+}
