@@ -19,6 +19,9 @@ struct Golden {
     replaced_invalid_utf8: u64,
     endpoints: Vec<EndpointView>,
     merges: Vec<String>,
+    /// Endpoints split because a template narrowed (none in the fixtures so far).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    splits: Vec<String>,
     out_of_scope: Vec<String>,
 }
 
@@ -44,9 +47,24 @@ fn golden(fixture: &str, target: Option<&str>) -> Golden {
     let mut config = ScopeConfig::default();
     config.target = target.map(str::to_string);
     let mut store = EndpointStore::new(Scope::new(config).unwrap(), StoreConfig::default());
-    let mut merges = Vec::new();
+    let (mut merges, mut splits) = (Vec::new(), Vec::new());
     for flow in &har.flows {
         let ingested = store.ingest(flow);
+        let key = |id| store.endpoint(id).map(|e| e.key().to_string());
+        for split in &ingested.splits {
+            let created: Vec<_> = split.created.iter().filter_map(|id| key(*id)).collect();
+            splits.push(format!(
+                "flow {}: {} split off {}",
+                flow.id.0,
+                split
+                    .shrunk
+                    .iter()
+                    .filter_map(|id| key(*id))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                created.join(", ")
+            ));
+        }
         for m in ingested.merged {
             merges.push(format!(
                 "flow {}: {} merged into {}",
@@ -121,6 +139,7 @@ fn golden(fixture: &str, target: Option<&str>) -> Golden {
         replaced_invalid_utf8: har.replaced_invalid_utf8,
         endpoints,
         merges,
+        splits,
         out_of_scope: store
             .out_of_scope()
             .iter()
