@@ -90,7 +90,38 @@ impl EndpointStore {
                 home.insert(plan.id, plan.id);
             }
         }
-        for plan in &plans {
+        self.claim(&plans, &mut home, &mut changes.merged);
+        let outcomes = self.place(host, detached, &home);
+        let ids: Vec<EndpointId> = self.by_host.get(host).cloned().unwrap_or_default();
+        for id in ids {
+            let Some(ep) = self.endpoints.get(&id) else {
+                continue;
+            };
+            if ep.graphql.is_some() {
+                continue;
+            }
+            let template = self.templater.template(host, &ep.representative);
+            self.set_template(id, template, &mut changes.rekeyed);
+        }
+        // Merges happened before the survivors' keys followed their templates.
+        for merge in &mut changes.merged[merges_before..] {
+            if let Some(ep) = self.endpoints.get(&merge.into) {
+                merge.into_key.clone_from(&ep.key);
+            }
+        }
+        changes.splits.extend(outcomes.into_values());
+    }
+
+    /// Gives each endpoint whose shape changed the identity of its new
+    /// shape, merging it with the endpoint that already has it (into the
+    /// older one); `home` follows sources that merge away.
+    fn claim(
+        &mut self,
+        plans: &[Plan],
+        home: &mut BTreeMap<EndpointId, EndpointId>,
+        merged: &mut Vec<Merge>,
+    ) {
+        for plan in plans {
             let Some(ep) = self.endpoints.get(&plan.id) else {
                 continue;
             };
@@ -106,7 +137,7 @@ impl EndpointStore {
                 Some(other) => {
                     let (into, from) = (other.min(plan.id), other.max(plan.id));
                     self.identities.insert(identity, into);
-                    self.merge(from, into, &mut changes.merged);
+                    self.merge(from, into, merged);
                     home.values_mut()
                         .filter(|h| **h == from)
                         .for_each(|h| *h = into);
@@ -121,6 +152,16 @@ impl EndpointStore {
                 ep.shape.clone_from(&plan.keep);
             }
         }
+    }
+
+    /// Puts each detached group where its shape lives now: an endpoint
+    /// that has it, a new endpoint, or (at the endpoint cap) back home.
+    fn place(
+        &mut self,
+        host: &str,
+        detached: Vec<Detached>,
+        home: &BTreeMap<EndpointId, EndpointId>,
+    ) -> BTreeMap<EndpointId, SplitOutcome> {
         let mut outcomes: BTreeMap<EndpointId, SplitOutcome> = BTreeMap::new();
         let mut created = Vec::new();
         for group in detached {
@@ -153,24 +194,7 @@ impl EndpointStore {
             };
             self.attach(target, group);
         }
-        let ids: Vec<EndpointId> = self.by_host.get(host).cloned().unwrap_or_default();
-        for id in ids {
-            let Some(ep) = self.endpoints.get(&id) else {
-                continue;
-            };
-            if ep.graphql.is_some() {
-                continue;
-            }
-            let template = self.templater.template(host, &ep.representative);
-            self.set_template(id, template, &mut changes.rekeyed);
-        }
-        // Merges happened before the survivors' keys followed their templates.
-        for merge in &mut changes.merged[merges_before..] {
-            if let Some(ep) = self.endpoints.get(&merge.into) {
-                merge.into_key.clone_from(&ep.key);
-            }
-        }
-        changes.splits.extend(outcomes.into_values());
+        outcomes
     }
 
     /// Groups the concrete paths of endpoint `id` by their shape under the
