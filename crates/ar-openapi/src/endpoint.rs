@@ -186,6 +186,9 @@ impl EndpointDoc {
         calls: &[graphql::GraphqlCall],
         redactor: &Redactor,
     ) {
+        if calls.is_empty() {
+            return;
+        }
         let response_json = flow
             .response
             .as_ref()

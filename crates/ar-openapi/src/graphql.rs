@@ -46,6 +46,7 @@ pub(crate) fn calls(request: &Request) -> Vec<GraphqlCall> {
     let media = request.body.media_type().unwrap_or_default();
     if !request.body.bytes.is_empty()
         && (media.contains("json") || media.is_empty())
+        && may_name_an_operation(&request.body.bytes)
         && let Ok(value) = serde_json::from_slice::<Value>(&request.body.bytes)
     {
         {
@@ -78,6 +79,16 @@ pub(crate) fn calls(request: &Request) -> Vec<GraphqlCall> {
     call_from_parts(&query, find("operationName").as_deref(), variables)
         .into_iter()
         .collect()
+}
+
+/// Whether a JSON body can hold a `query` or `operationName` key, so most
+/// REST bodies are not parsed into a `Value` only to find neither. Exact: a
+/// key spelled with escapes (`"\u0071uery"`) still contains `\u`.
+fn may_name_an_operation(body: &[u8]) -> bool {
+    use memchr::memmem;
+    memmem::find(body, b"query").is_some()
+        || memmem::find(body, b"operationName").is_some()
+        || memmem::find(body, b"\\u").is_some()
 }
 
 fn call_from_object(object: &Value) -> Option<GraphqlCall> {
@@ -212,6 +223,13 @@ mod tests {
             HttpVersion::Http11,
         );
         assert_eq!(calls(&get)[0].name, "Feed");
+    }
+
+    #[test]
+    fn keys_spelled_with_escapes_are_still_found() {
+        let found = calls(&post(r#"{"\u0071uery":"query Me { me { id } }"}"#));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].name, "Me");
     }
 
     #[test]
