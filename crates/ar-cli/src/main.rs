@@ -20,6 +20,13 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+/// mimalloc instead of glibc malloc: the proxy builds flows on the runtime
+/// workers and frees them on the archive and spec threads, a cross-thread
+/// pattern glibc's per-thread caches handle poorly (≈10k fewer instructions
+/// per proxied request, see BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let ours = cli::subcommand_names();
