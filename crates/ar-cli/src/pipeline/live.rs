@@ -95,7 +95,7 @@ impl LiveDocs {
                                 if ingest.in_scope {
                                     debounce.mark_dirty();
                                 }
-                                if let Some(new) = &ingest.new_endpoint {
+                                for new in &ingest.new_endpoints {
                                     on_new(new);
                                 }
                             }

@@ -77,15 +77,26 @@ impl PipelineConfig {
 pub(crate) struct NewEndpoint {
     /// The stable key.
     pub(crate) key: String,
-    /// The status of the flow that created it, if it had a response.
-    pub(crate) status: Option<u16>,
+    /// Where it came from.
+    pub(crate) origin: Origin,
+}
+
+/// Why an endpoint appeared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The flow was the first of its kind; its status, if it had a response.
+    FirstFlow(Option<u16>),
+    /// A template narrowed with the flow's evidence and the store split this
+    /// endpoint off one it had merged too eagerly.
+    Split,
 }
 
 impl fmt::Display for NewEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.status {
-            Some(status) => write!(f, "+ {}  ({status})", self.key),
-            None => write!(f, "+ {}  (no response)", self.key),
+        match self.origin {
+            Origin::FirstFlow(Some(status)) => write!(f, "+ {}  ({status})", self.key),
+            Origin::FirstFlow(None) => write!(f, "+ {}  (no response)", self.key),
+            Origin::Split => write!(f, "+ {}  (split off: its template narrowed)", self.key),
         }
     }
 }
@@ -95,8 +106,9 @@ impl fmt::Display for NewEndpoint {
 pub(crate) struct Ingest {
     /// Whether the flow was in scope.
     pub(crate) in_scope: bool,
-    /// The endpoint it created, if it was the first of its kind.
-    pub(crate) new_endpoint: Option<NewEndpoint>,
+    /// Endpoints that appeared: the one the flow created, if it was the first
+    /// of its kind, and any the store split off because of it.
+    pub(crate) new_endpoints: Vec<NewEndpoint>,
 }
 
 /// Counts for the one-line summary.
@@ -167,17 +179,26 @@ impl Pipeline {
         let ingested = self.store.ingest(flow);
         self.documenter
             .observe_ingested(flow, &ingested, &self.store);
-        let new_endpoint = ingested
+        let split_off = ingested
+            .splits
+            .iter()
+            .flat_map(|split| &split.created)
+            .filter_map(|id| self.store.endpoint(*id))
+            .map(|endpoint| NewEndpoint {
+                key: endpoint.key().as_str().to_string(),
+                origin: Origin::Split,
+            });
+        let first = ingested
             .endpoint
             .as_ref()
             .filter(|hit| hit.is_new)
             .map(|hit| NewEndpoint {
                 key: hit.key.as_str().to_string(),
-                status: flow.status(),
+                origin: Origin::FirstFlow(flow.status()),
             });
         Ok(Ingest {
             in_scope: ingested.scope.is_in(),
-            new_endpoint,
+            new_endpoints: split_off.chain(first).collect(),
         })
     }
 
@@ -289,6 +310,56 @@ mod tests {
     }
 
     #[test]
+    fn endpoints_split_off_a_narrowed_template_are_announced() {
+        let mut pipeline = Pipeline::new(PipelineConfig::default()).unwrap();
+        let words = [
+            "users",
+            "orders",
+            "carts",
+            "reviews",
+            "stores",
+            "coupons",
+            "invoices",
+            "shipments",
+        ];
+        let mut announced = Vec::new();
+        for (i, word) in (0..).zip(words) {
+            let url = format!("https://api.shop.test/v1/{word}/settings");
+            let ingest = pipeline.ingest(&flow(i, &url, 200, r#"{"theme":"dark"}"#));
+            announced.extend(ingest.unwrap().new_endpoints);
+        }
+        // Eight alike plural words fold into one parameter at first (the
+        // eighth flow merges the seven endpoints announced before it).
+        assert_eq!(announced.len(), 7);
+        assert_eq!(pipeline.summary().endpoints, 1);
+        // `users` then shows its own ids: a REST collection, so every word is a
+        // name again and the folded endpoint comes apart.
+        let ingest = pipeline
+            .ingest(&flow(
+                9,
+                "https://api.shop.test/v1/users/42",
+                200,
+                r#"{"id":42}"#,
+            ))
+            .unwrap();
+        let lines: Vec<String> = ingest
+            .new_endpoints
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            lines.contains(&"+ GET api.shop.test/v1/users/{userId}  (200)".to_string()),
+            "{lines:?}"
+        );
+        let split_off = lines
+            .iter()
+            .filter(|l| l.ends_with("(split off: its template narrowed)"))
+            .count();
+        assert_eq!(split_off, 7, "{lines:?}");
+        assert_eq!(pipeline.summary().endpoints, 9);
+    }
+
+    #[test]
     fn new_endpoints_are_reported_once_and_documents_render() {
         let mut pipeline = Pipeline::new(PipelineConfig::default()).unwrap();
         let first = pipeline
@@ -300,7 +371,7 @@ mod tests {
             ))
             .unwrap();
         assert_eq!(
-            first.new_endpoint.unwrap().to_string(),
+            first.new_endpoints[0].to_string(),
             "+ GET api.shop.test/users/{userId}  (200)"
         );
         let second = pipeline
@@ -311,7 +382,7 @@ mod tests {
                 r#"{"id":43}"#,
             ))
             .unwrap();
-        assert!(second.in_scope && second.new_endpoint.is_none());
+        assert!(second.in_scope && second.new_endpoints.is_empty());
         let docs = pipeline.documents().unwrap();
         assert!(docs.yaml.contains("/users/{userId}:"), "{}", docs.yaml);
         assert!(docs.json.contains("\"openapi\": \"3.0.3\""));

@@ -386,7 +386,7 @@ impl Task {
         if report.in_scope {
             self.debounce.mark_dirty();
         }
-        if let Some(new) = report.new_endpoint {
+        for new in report.new_endpoints {
             let _ = self.events.send(Event::Message(new.to_string()));
         }
         self.counters
