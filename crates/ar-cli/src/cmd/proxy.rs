@@ -117,7 +117,7 @@ fn archive_batch(
     ingest.idle(out)
 }
 
-/// One line per flow: status, method, URL without its query (queries can hold tokens), time.
+/// The line of [`write_flow_line`] without its newline.
 #[cfg(test)]
 fn flow_line(flow: &Flow) -> String {
     let mut line = Vec::new();
@@ -125,8 +125,9 @@ fn flow_line(flow: &Flow) -> String {
     String::from_utf8_lossy(&line).trim_end().to_string()
 }
 
-/// Writes the line of [`flow_line`] (with its newline) straight into `out`:
-/// this runs for every flow, so no intermediate strings.
+/// Writes one line per flow into `out`: status, method, URL without its query
+/// (queries can hold tokens), time. This runs for every flow, so no
+/// intermediate strings.
 fn write_flow_line(out: &mut dyn Write, flow: &Flow) -> std::io::Result<()> {
     let url = flow
         .request
