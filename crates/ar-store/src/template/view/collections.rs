@@ -56,18 +56,16 @@ impl Sort {
             return group;
         }
         let before = group.len();
-        let (collections, rest): (Vec<_>, Vec<_>) = group
-            .into_iter()
-            .map(|k| {
-                (
-                    k,
-                    is_collection_word(k).then(|| own_ids(&lits[k])).flatten(),
-                )
-            })
-            .partition(|(_, ids)| ids.is_some());
+        let mut collections = Vec::new();
+        let mut rest = Vec::new();
+        for k in group {
+            match is_collection_word(k).then(|| own_ids(&lits[k])).flatten() {
+                Some(ids) => collections.push((k, ids)),
+                None => rest.push(k),
+            }
+        }
         let siblings = collections.len();
-        for (k, ids) in collections {
-            let (id_kinds, ids) = ids.expect("partitioned on Some");
+        for (k, (id_kinds, ids)) in collections {
             kept.insert(
                 k,
                 KeptReason::Collection {
@@ -79,7 +77,6 @@ impl Sort {
         }
         let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest
             .into_iter()
-            .map(|(k, _)| k)
             .partition(|k| self.leaves && is_plural_word(k));
         for k in names {
             kept.insert(k, KeptReason::CollectionNames);
