@@ -233,9 +233,8 @@ impl EndpointStore {
                     std::cmp::Reverse(*shape),
                 )
             })
-            .map(|(shape, _)| shape.clone())
-            .expect("two groups or more");
-        let kept = groups.remove(&keep).expect("chosen among the groups");
+            .map(|(shape, _)| shape.clone())?;
+        let kept = groups.remove(&keep)?;
         let representative = (keep != main).then(|| kept[0].0.clone());
         Some(Plan {
             id,
