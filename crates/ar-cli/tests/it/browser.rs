@@ -198,6 +198,19 @@ fn is_running(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// Processes still mentioning `needle` after at most `within`: a killed
+/// process goes asynchronously (a loaded machine takes a moment to tear down
+/// a renderer), so leftovers are checked until they are gone or time is up.
+fn processes_left(needle: &str, within: Duration) -> Vec<String> {
+    let deadline = std::time::Instant::now() + within;
+    let mut left = processes_mentioning(needle);
+    while !left.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = processes_mentioning(needle);
+    }
+    left
+}
+
 /// Processes whose command line mentions `needle` (Chromium carries its profile dir).
 fn processes_mentioning(needle: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -319,7 +332,7 @@ async fn snapshot_outlines_the_page_and_refs_drive_it() {
     );
     drop(browser);
     assert!(!is_running(driver_pid), "chromedriver is gone");
-    let left = processes_mentioning(&profile);
+    let left = processes_left(&profile, Duration::from_secs(5));
     assert!(left.is_empty(), "processes outlived the browser: {left:?}");
 }
 
@@ -766,12 +779,7 @@ fn chromium_dies_with_a_killed_ar() {
     child.kill().unwrap();
     child.wait().unwrap();
     // The watchdog checks once a second.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let mut left = processes_mentioning(&profile);
-    while !left.is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(200));
-        left = processes_mentioning(&profile);
-    }
+    let left = processes_left(&profile, Duration::from_secs(10));
     assert!(left.is_empty(), "chromium outlived a killed ar: {left:?}");
     // The killed child could not remove its temp dir.
     if let Some(work_dir) = PathBuf::from(&profile).parent() {
