@@ -170,16 +170,7 @@ impl<'a> Parser<'a, '_, '_, '_> {
 
     #[inline(never)]
     fn object(&mut self, depth: usize, name: Option<&str>, shape: bool, hash: u64) -> R<()> {
-        self.i += 1;
-        if shape {
-            self.leaf(hash, depth, b"object");
-        }
-        if depth >= SCAN_DEPTH {
-            return self.skip_rest(b'}', depth);
-        }
-        self.ws();
-        if self.peek()? == b'}' {
-            self.i += 1;
+        if self.open(b'}', depth, shape, hash, b"object")? {
             return Ok(());
         }
         let len = self.path.len();
@@ -216,17 +207,8 @@ impl<'a> Parser<'a, '_, '_, '_> {
             )?;
             self.path.truncate(len);
             fields += 1;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b'}' => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                _ => return Err(Bail),
+            if self.closed(b'}')? {
+                return Ok(());
             }
         }
     }
@@ -240,16 +222,7 @@ impl<'a> Parser<'a, '_, '_, '_> {
         shape: bool,
         hash: u64,
     ) -> R<()> {
-        self.i += 1;
-        if shape {
-            self.leaf(hash, depth, b"array");
-        }
-        if depth >= SCAN_DEPTH {
-            return self.skip_rest(b']', depth);
-        }
-        self.ws();
-        if self.peek()? == b']' {
-            self.i += 1;
+        if self.open(b']', depth, shape, hash, b"array")? {
             return Ok(());
         }
         let len = self.path.len();
@@ -265,21 +238,50 @@ impl<'a> Parser<'a, '_, '_, '_> {
                 self.skip(c, depth + 1)?;
             }
             i += 1;
-            self.ws();
-            match self.peek()? {
-                b',' => {
-                    self.i += 1;
-                    self.ws();
-                }
-                b']' => {
-                    self.i += 1;
-                    break;
-                }
-                _ => return Err(Bail),
+            if self.closed(b']')? {
+                break;
             }
         }
         self.path.truncate(len);
         Ok(())
+    }
+
+    /// Enters the container at `self.i`: reports its shape leaf, skips it
+    /// past the scan depth, and says whether it is already over (empty or
+    /// skipped), so the caller walks its members only when it is not.
+    #[inline]
+    fn open(&mut self, close: u8, depth: usize, shape: bool, hash: u64, kind: &[u8]) -> R<bool> {
+        self.i += 1;
+        if shape {
+            self.leaf(hash, depth, kind);
+        }
+        if depth >= SCAN_DEPTH {
+            return self.skip_rest(close, depth).map(|()| true);
+        }
+        self.ws();
+        if self.peek()? == close {
+            self.i += 1;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// After a member: `,` (more follow) or `close` (the container ends).
+    #[inline]
+    fn closed(&mut self, close: u8) -> R<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                self.ws();
+                Ok(false)
+            }
+            c if c == close => {
+                self.i += 1;
+                Ok(true)
+            }
+            _ => Err(Bail),
+        }
     }
 
     /// Validates one value without reporting anything.
