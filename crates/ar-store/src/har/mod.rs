@@ -36,7 +36,7 @@ use crate::{Error, Flow, FlowId};
 
 pub(crate) use export::entry_value;
 pub(crate) use import::{Ctx, Flavor, entry_to_flow};
-pub(crate) use time::format_iso8601;
+pub(crate) use time::write_iso8601;
 
 /// What to do with a malformed entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -78,18 +78,52 @@ pub(crate) fn parse_iso8601(text: &str) -> Option<Timestamp> {
 
 /// Formats as `YYYY-MM-DDTHH:MM:SS.mmmZ` (milliseconds, as HAR tools write).
 pub(crate) fn format_iso8601(at: Timestamp) -> String {
+    let mut out = Vec::with_capacity(24);
+    write_iso8601(at, &mut out);
+    out.into_iter().map(char::from).collect()
+}
+
+/// Appends [`format_iso8601`]'s text to `out` without a `format!` (the
+/// archive writes one per flow). Years outside 0..=9999 are written as
+/// `{:04}` writes them: `-001`, `12345`.
+pub(crate) fn write_iso8601(at: Timestamp, out: &mut Vec<u8>) {
     let micros = at.unix_micros();
     let days = micros.div_euclid(86_400_000_000);
     let rem = micros.rem_euclid(86_400_000_000);
     let (y, m, d) = civil_from_days(days);
     let secs = rem / 1_000_000;
     let millis = (rem % 1_000_000) / 1000;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    if y < 0 {
+        out.push(b'-');
+    }
+    // Years span at most 6 digits (an i64 of microseconds is ±292,277 years).
+    let year = y.unsigned_abs();
+    let width: usize = if y < 0 { 3 } else { 4 };
+    let digits = year.checked_ilog10().map_or(1, |d| d as usize + 1);
+    out.extend(std::iter::repeat_n(b'0', width.saturating_sub(digits)));
+    for shift in (0..digits as u32).rev() {
+        out.push(digit(year / 10u64.pow(shift)));
+    }
+    out.push(b'-');
+    let two = |out: &mut Vec<u8>, n: i64, sep: u8| {
+        out.extend_from_slice(&[digit(n as u64 / 10), digit(n as u64), sep]);
+    };
+    two(out, m, b'-');
+    two(out, d, b'T');
+    two(out, secs / 3600, b':');
+    two(out, secs / 60 % 60, b':');
+    two(out, secs % 60, b'.');
+    out.extend_from_slice(&[
+        digit(millis as u64 / 100),
+        digit(millis as u64 / 10),
+        digit(millis as u64),
+        b'Z',
+    ]);
+}
+
+/// The ASCII digit of `n`'s last decimal place.
+fn digit(n: u64) -> u8 {
+    b'0' + (n % 10) as u8
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -164,5 +198,37 @@ mod tests {
             format_iso8601(Timestamp::from_unix_micros(-1000)),
             "1969-12-31T23:59:59.999Z"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn writes_what_format_wrote_for_any_time(micros in proptest::prelude::any::<i64>()) {
+            let at = Timestamp::from_unix_micros(micros);
+            let days = micros.div_euclid(86_400_000_000);
+            let rem = micros.rem_euclid(86_400_000_000);
+            let (y, m, d) = civil_from_days(days);
+            let secs = rem / 1_000_000;
+            let millis = (rem % 1_000_000) / 1000;
+            let expected = format!(
+                "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+                secs / 3600,
+                secs / 60 % 60,
+                secs % 60
+            );
+            proptest::prop_assert_eq!(format_iso8601(at), expected);
+        }
+    }
+
+    #[test]
+    fn years_outside_four_digits_keep_the_padded_spelling() {
+        for (micros, text) in [
+            (i64::MIN, "-290308-12-21T19:59:05.224Z"),
+            (i64::MAX, "294247-01-10T04:00:54.775Z"),
+            (-62_167_219_200_000_000, "0000-01-01T00:00:00.000Z"),
+            (-62_167_219_200_000_001, "-001-12-31T23:59:59.999Z"),
+            (253_402_300_800_000_000, "10000-01-01T00:00:00.000Z"),
+        ] {
+            assert_eq!(format_iso8601(Timestamp::from_unix_micros(micros)), text);
+        }
     }
 }
