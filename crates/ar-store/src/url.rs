@@ -36,25 +36,32 @@ impl<'a> UrlParts<'a> {
             }
             _ => ("", url),
         };
-        let rest = match memchr::memchr(b'#', rest.as_bytes()) {
-            Some(i) => &rest[..i],
-            None => rest,
-        };
-        let (authority, path_query) = if scheme.is_empty() {
-            ("", rest)
+        // The authority ends at the first `/`, `?` or `#` (a relative URL has
+        // none); short, so a plain loop beats a vector search's setup.
+        let authority_end = if scheme.is_empty() {
+            0
         } else {
-            match memchr::memchr2(b'/', b'?', rest.as_bytes()) {
-                Some(i) => (&rest[..i], &rest[i..]),
-                None => (rest, ""),
-            }
+            rest.bytes()
+                .position(|b| matches!(b, b'/' | b'?' | b'#'))
+                .unwrap_or(rest.len())
         };
-        let authority = match memchr::memrchr(b'@', authority.as_bytes()) {
+        let (authority, path_query) = rest.split_at(authority_end);
+        let authority = match authority.bytes().rposition(|b| b == b'@') {
             Some(i) => &authority[i + 1..],
             None => authority,
         };
         let (host, port) = split_host_port(authority);
-        let (path, query) = match memchr::memchr(b'?', path_query.as_bytes()) {
-            Some(i) => (&path_query[..i], Some(&path_query[i + 1..])),
+        // Whichever of `?` and `#` comes first ends the path; a fragment ends the query.
+        let (path, query) = match memchr::memchr2(b'?', b'#', path_query.as_bytes()) {
+            Some(i) if path_query.as_bytes()[i] == b'?' => {
+                let query = &path_query[i + 1..];
+                let query = match memchr::memchr(b'#', query.as_bytes()) {
+                    Some(j) => &query[..j],
+                    None => query,
+                };
+                (&path_query[..i], Some(query))
+            }
+            Some(i) => (&path_query[..i], None),
             None => (path_query, None),
         };
         Self {
@@ -116,7 +123,7 @@ fn split_host_port(authority: &str) -> (&str, Option<u16>) {
             None => (authority, None),
         };
     }
-    match authority.rfind(':') {
+    match authority.bytes().rposition(|b| b == b':') {
         Some(i) => (&authority[..i], authority[i + 1..].parse().ok()),
         None => (authority, None),
     }
@@ -237,6 +244,11 @@ mod tests {
             "",
             ":",
             "https://",
+            "https://h/p#f?q",
+            "https://h/p?q#f?g",
+            "https://u@h?q#f",
+            "/rel?q#f",
+            "https://h:8080",
         ] {
             let u = UrlParts::split(url);
             assert_eq!(

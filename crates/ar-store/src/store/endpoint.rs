@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis::BodySide;
 use super::params::ParamSet;
-use super::paramtable::ParamTable;
+use super::paramtable::{ParamTable, as_sent};
 use super::pathcounts::PathCounts;
 use super::samples::{Sample, SampleLimits, Samples};
 use crate::template::{GraphQlOperation, PathTemplate, StatusClass};
@@ -280,7 +280,7 @@ impl Endpoint {
         }
         if let Some(q) = query {
             self.query
-                .observe(query_pairs(q), max_params, self.param_stamp);
+                .observe(query_pairs(q), as_sent, max_params, self.param_stamp);
         }
         let headers = flow
             .request
@@ -288,7 +288,8 @@ impl Endpoint {
             .iter()
             .filter(|h| !h.name.starts_with(':'));
         self.headers.observe(
-            headers.map(|h| (lowercase(&h.name), h.value.as_str())),
+            headers.map(|h| (h.name.as_str(), h.value.as_str())),
+            lowercase,
             max_params,
             self.param_stamp,
         );

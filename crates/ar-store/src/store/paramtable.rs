@@ -6,18 +6,35 @@
 //! table keeps the same [`ParamStats`] in a hash map (one hash and one
 //! comparison per name) and builds the sorted [`ParamSet`] when someone
 //! reads it, keeping it until the next flow changes the table.
+//!
+//! Flows of one endpoint mostly send the same names in the same order, so
+//! the table also remembers which entry each position of the last flow
+//! counted into: a name equal to the one there needs no hash at all.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use super::HashMap;
+use indexmap::IndexMap;
+
 use super::params::{ParamSet, ParamStats};
+
+/// Positions of a flow whose entry is remembered for the next flow.
+const MAX_REMEMBERED: usize = 64;
+
+/// The identity normalization: query names are kept as sent (decoded).
+pub(crate) fn as_sent(name: &str) -> Cow<'_, str> {
+    Cow::Borrowed(name)
+}
 
 /// Query or header parameters of one endpoint.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ParamTable {
-    params: HashMap<Box<str>, ParamStats>,
+    params: IndexMap<Box<str>, ParamStats, foldhash::fast::FixedState>,
     dropped_names: u64,
+    /// Entry index per position of the last flow's names (a hint, checked
+    /// against the name before use; `u32::MAX` when there was none).
+    last_order: Vec<u32>,
     /// The sorted view handed to readers, built on first read after a change.
     view: OnceLock<ParamSet>,
 }
@@ -25,30 +42,55 @@ pub(crate) struct ParamTable {
 impl ParamTable {
     /// Records the parameters of one flow; a name repeated within the flow
     /// counts once. `stamp` is nonzero and grows with every call on this table.
+    /// Names are stored as `normalize` gives them (it must be idempotent:
+    /// a stored name normalizes to itself).
     pub(crate) fn observe<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
         pairs: impl Iterator<Item = (K, V)>,
+        normalize: for<'s> fn(&'s str) -> Cow<'s, str>,
         max_names: usize,
         stamp: u64,
     ) {
         self.view.take();
-        for (name, value) in pairs {
-            let (name, value) = (name.as_ref(), value.as_ref());
-            // One map search in the usual case (the name is known).
-            let full = self.params.len() >= max_names;
-            let stats = match self.params.get_mut(name) {
-                Some(stats) => stats,
-                None if full => {
-                    self.dropped_names += 1;
-                    continue;
-                }
-                None => self
-                    .params
-                    .entry(name.into())
-                    .or_insert_with(|| ParamStats::new(name)),
+        for (position, (name, value)) in pairs.enumerate() {
+            let (raw, value) = (name.as_ref(), value.as_ref());
+            let hint = self.last_order.get(position).copied().unwrap_or(u32::MAX);
+            // Equal to a stored (normalized) name: `normalize(raw)` is that name.
+            let index = match self.params.get_index(hint as usize) {
+                Some((stored, _)) if **stored == *raw => hint as usize,
+                _ => match self.index_of(normalize(raw), max_names) {
+                    Some(index) => {
+                        self.remember(position, index);
+                        index
+                    }
+                    None => continue,
+                },
             };
-            stats.record(value, stamp);
+            self.params[index].record(value, stamp);
         }
+    }
+
+    /// The entry of `name`, added when there is room.
+    fn index_of(&mut self, name: Cow<'_, str>, max_names: usize) -> Option<usize> {
+        if let Some(index) = self.params.get_index_of(&*name) {
+            return Some(index);
+        }
+        if self.params.len() >= max_names {
+            self.dropped_names += 1;
+            return None;
+        }
+        let stats = ParamStats::new(&name);
+        Some(self.params.insert_full(name.into(), stats).0)
+    }
+
+    fn remember(&mut self, position: usize, index: usize) {
+        if position >= MAX_REMEMBERED {
+            return;
+        }
+        if self.last_order.len() <= position {
+            self.last_order.resize(position + 1, u32::MAX);
+        }
+        self.last_order[position] = u32::try_from(index).unwrap_or(u32::MAX);
     }
 
     /// Adds another table's observations (used when endpoints merge). Names
@@ -97,6 +139,7 @@ impl ParamTable {
             .iter()
             .map(|(k, v)| k.len() + v.heap_bytes())
             .sum::<usize>()
+            + self.last_order.capacity() * 4
             + self.view.get().map_or(0, ParamSet::heap_bytes)
     }
 }
@@ -111,11 +154,13 @@ mod tests {
         let mut table = ParamTable::default();
         table.observe(
             [("page", "1"), ("q", "shoes"), ("api_key", "sk_live_123")].into_iter(),
+            as_sent,
             64,
             1,
         );
         table.observe(
             [("page", "2"), ("page", "3"), ("api_key", "sk_live_456")].into_iter(),
+            as_sent,
             64,
             2,
         );
@@ -125,17 +170,49 @@ mod tests {
         assert_eq!(page.kinds[&ValueKind::Integer], 3);
         assert_eq!(page.examples, ["1", "2", "3"]);
         assert!(set.params["api_key"].sensitive && set.params["api_key"].examples.is_empty());
-        table.observe([("x", "1"), ("y", "2")].into_iter(), 4, 3);
+        table.observe([("x", "1"), ("y", "2")].into_iter(), as_sent, 4, 3);
         let set = table.view();
         assert_eq!((set.params.len(), set.dropped_names), (4, 1));
+    }
+
+    /// The remembered positions are only a hint: reordered, renamed or
+    /// differently cased names count as a fresh lookup would count them.
+    #[test]
+    fn remembered_positions_count_like_lookups() {
+        fn lower(s: &str) -> Cow<'_, str> {
+            Cow::Owned(s.to_ascii_lowercase())
+        }
+        let flows: [&[(&str, &str)]; 4] = [
+            &[("Accept", "a"), ("x-id", "1")],
+            &[("accept", "b"), ("x-id", "2")],
+            &[("x-id", "3"), ("ACCEPT", "c"), ("new", "n")],
+            &[("accept", "d"), ("accept", "e"), ("x-id", "4")],
+        ];
+        let mut hinted = ParamTable::default();
+        for (stamp, pairs) in (1u64..).zip(flows) {
+            hinted.observe(pairs.iter().copied(), lower, 64, stamp);
+        }
+        let set = hinted.view();
+        assert_eq!(
+            set.params.keys().collect::<Vec<_>>(),
+            ["accept", "new", "x-id"]
+        );
+        assert_eq!((set.params["accept"].seen, set.params["x-id"].seen), (4, 4));
+        assert_eq!(set.params["accept"].examples, ["a", "b", "c", "d", "e"]);
+        assert_eq!(set.params["x-id"].kinds[&ValueKind::Integer], 4);
     }
 
     #[test]
     fn merging_into_a_full_table_drops_names_in_sorted_order() {
         let mut full = ParamTable::default();
-        full.observe([("a", "1")].into_iter(), 2, 1);
+        full.observe([("a", "1")].into_iter(), as_sent, 2, 1);
         let mut other = ParamTable::default();
-        other.observe([("z", "1"), ("m", "2"), ("a", "3")].into_iter(), 8, 1);
+        other.observe(
+            [("z", "1"), ("m", "2"), ("a", "3")].into_iter(),
+            as_sent,
+            8,
+            1,
+        );
         full.merge(&other, 2);
         let set = full.view();
         assert_eq!(set.params.keys().collect::<Vec<_>>(), ["a", "m"]);

@@ -99,16 +99,18 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
     Some(operation(name.map(|n| n.into_owned()), doc.as_deref()))
 }
 
-/// Whether a body mentions `"query"`, `"operationName"` or `persistedQuery`,
-/// in one pass that compares only where a needle's first byte is.
+/// Whether a body mentions `"query"`, `"operationName"` or `persistedQuery`:
+/// a vector search for a byte each needle has (`q`, `N`, `Q`; rare in other
+/// JSON), then a comparison around those hits only.
 fn mentions_graphql_field(body: &[u8]) -> bool {
-    body.iter().enumerate().any(|(i, b)| {
-        let rest = &body[i..];
-        match b {
-            b'"' => rest.starts_with(b"\"query\"") || rest.starts_with(b"\"operationName\""),
-            b'p' => rest.starts_with(b"persistedQuery"),
-            _ => false,
-        }
+    memchr::memchr3_iter(b'q', b'N', b'Q', body).any(|i| {
+        let (offset, needle): (usize, &[u8]) = match body[i] {
+            b'q' => (1, b"\"query\""),
+            b'N' => (10, b"\"operationName\""),
+            _ => (9, b"persistedQuery"),
+        };
+        i.checked_sub(offset)
+            .is_some_and(|start| body[start..].starts_with(needle))
     })
 }
 
@@ -118,11 +120,9 @@ fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
         return false;
     };
     // Only positions whose byte can start the needle are compared.
-    haystack[..=last]
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b | 0x20 == needle[0])
-        .any(|(i, _)| haystack[i..i + needle.len()].eq_ignore_ascii_case(needle))
+    let first = needle[0];
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), &haystack[..=last])
+        .any(|i| haystack[i..i + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 fn from_json(value: &serde_json::Value, graphql_path: bool) -> Option<GraphQlOperation> {
@@ -336,5 +336,34 @@ mod tests {
         assert!(graphql_operation(&flow("GET", "https://x.test/GraphQL?page=2&a", "")).is_none());
         assert!(contains_ignore_case(b"/v1/GRAPHQL", b"graphql"));
         assert!(!contains_ignore_case(b"/graph", b"graphql"));
+    }
+
+    #[test]
+    fn body_prefilter_finds_each_field_name_anywhere() {
+        for body in [
+            &br#""query""#[..],
+            br#"{"qty":1,"query":"{a}"}"#,
+            br#"{"operationName":"X"}"#,
+            br#"{"extensions":{"persistedQuery":{}}}"#,
+            b"persistedQuery",
+        ] {
+            assert!(
+                mentions_graphql_field(body),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+        for body in [
+            &br#"{"qty":1,"Query":"x","name":"N"}"#[..],
+            br#"query"#,
+            br#"{"operation_Name":1,"persisted_Query":2}"#,
+            b"Q",
+        ] {
+            assert!(
+                !mentions_graphql_field(body),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
     }
 }
