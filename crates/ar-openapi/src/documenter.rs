@@ -142,28 +142,48 @@ impl Documenter {
     /// HTML page loads are not API calls: they are counted in the ledger
     /// and otherwise ignored.
     pub fn observe(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
-        self.ledger.flows += 1;
-        if is_html_page(flow) {
-            *self.ledger.skipped.entry(SkipReason::HtmlPage).or_default() += 1;
-            return;
+        if self.count_observed(flow) {
+            self.learn(flow, endpoint);
         }
-        self.ledger.documented += 1;
-        self.observe_quietly(flow, endpoint);
+    }
+
+    /// [`Documenter::observe`] for a flow of endpoint `id` whose identity the
+    /// documenter already holds as the store has it: nothing to copy.
+    pub(crate) fn observe_current(&mut self, flow: &Flow, id: u64) {
+        if self.count_observed(flow)
+            && let Some(entry) = self.endpoints.get_mut(&id)
+        {
+            learn(entry, flow, &self.redactor, &mut self.ledger);
+        }
     }
 
     /// Observes without counting in the ledger (for rebuilding from samples).
     pub(crate) fn observe_quietly(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
-        if is_html_page(flow) {
-            return;
+        if !is_html_page(flow) {
+            self.learn(flow, endpoint);
         }
+    }
+
+    /// Counts an observed flow in the ledger; `false` for an HTML page load,
+    /// which is counted as skipped and not documented.
+    fn count_observed(&mut self, flow: &Flow) -> bool {
+        self.ledger.flows += 1;
+        if is_html_page(flow) {
+            *self.ledger.skipped.entry(SkipReason::HtmlPage).or_default() += 1;
+            return false;
+        }
+        self.ledger.documented += 1;
+        true
+    }
+
+    /// Takes `endpoint` as the endpoint's identity and learns from `flow`.
+    fn learn(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
         let entry = self
             .endpoints
             .entry(endpoint.id)
             .or_insert_with(|| (endpoint.clone(), EndpointDoc::default()));
         entry.0.clone_from(endpoint);
-        let before = entry.1.undecodable;
-        entry.1.observe(flow, &endpoint.template, &self.redactor);
-        self.ledger.undecodable_bodies += entry.1.undecodable - before;
+        learn(entry, flow, &self.redactor, &mut self.ledger);
     }
 
     /// Counts a flow that was left out, and its host when the host was the reason.
@@ -221,14 +241,26 @@ impl Documenter {
     }
 }
 
+/// Adds `flow` to an endpoint's evidence, under the endpoint's current template.
+fn learn(
+    (info, doc): &mut (EndpointInfo, EndpointDoc),
+    flow: &Flow,
+    redactor: &Redactor,
+    ledger: &mut Ledger,
+) {
+    let before = doc.undecodable;
+    doc.observe(flow, &info.template, redactor);
+    ledger.undecodable_bodies += doc.undecodable - before;
+}
+
 /// A GET answered with an HTML document is a page load, not an API call.
 fn is_html_page(flow: &Flow) -> bool {
     flow.request.method.eq_ignore_ascii_case("GET")
         && flow.response.as_ref().is_some_and(|r| {
-            matches!(
-                r.body.media_type().as_deref(),
-                Some("text/html" | "application/xhtml+xml")
-            )
+            r.body.media_type_as_sent().is_some_and(|media| {
+                media.eq_ignore_ascii_case("text/html")
+                    || media.eq_ignore_ascii_case("application/xhtml+xml")
+            })
         })
 }
 

@@ -1,5 +1,6 @@
 //! Everything the documenter learned about one endpoint from its flows.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use ar_schema::SchemaBuilder;
@@ -7,11 +8,12 @@ use ar_store::{Flow, Headers};
 use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
+use crate::fold::{self, Folded};
 use crate::graphql::{self, GraphqlKind};
 use crate::naming::{Segment, segments};
 use crate::params::{ParamSet, ParamStats, is_boring_header, is_boring_response_header};
 use crate::redact::Redactor;
-use crate::security::{SecurityKind, detect_credentials};
+use crate::security::{SecurityKind, credentials_in};
 
 /// At most this many GraphQL operations, media types and credential sets are
 /// tracked per endpoint; memory stays bounded whatever the traffic.
@@ -19,6 +21,9 @@ const MAX_GRAPHQL_OPS: usize = 500;
 const MAX_MEDIA_TYPES: usize = 8;
 const MAX_SECURITY_SETS: usize = 8;
 const MAX_STATUSES: usize = 40;
+const MAX_ORIGINS: usize = 16;
+/// The media type of a body that names none.
+const OCTET_STREAM: &str = "application/octet-stream";
 
 /// Responses with one status code.
 #[derive(Debug, Clone, Default)]
@@ -77,52 +82,36 @@ impl EndpointDoc {
         self.flows += 1;
         let request = &flow.request;
         let (origin, path, query) = split_url(&request.url);
-        let origin = origin
-            .rsplit_once('@')
-            .map_or(origin.to_string(), |(scheme_user, host)| {
-                format!(
-                    "{}://{host}",
-                    scheme_user.split("://").next().unwrap_or("https")
-                )
-            });
-        let origin = origin.as_str();
-        if self.origins.len() < 16 || self.origins.contains_key(origin) {
-            *self.origins.entry(origin.to_string()).or_default() += 1;
-        }
+        let origin = match origin.rsplit_once('@') {
+            Some((scheme_user, host)) => Cow::Owned(format!(
+                "{}://{host}",
+                scheme_user.split("://").next().unwrap_or("https")
+            )),
+            None => Cow::Borrowed(origin),
+        };
+        count_bounded(&mut self.origins, &*origin, MAX_ORIGINS);
         self.observe_path(template, path, redactor);
-        if let Some(query) = query {
-            let pairs = crate::form::parse_urlencoded(query);
-            self.query.observe(
-                pairs.iter().map(|(n, v)| {
-                    (
-                        n.as_str(),
-                        v.as_str(),
-                        redactor.param_value(n, v).into_owned(),
-                    )
-                }),
-                true,
-            );
-        } else {
-            self.query.observe(std::iter::empty(), true);
-        }
+        let pairs = query.map(crate::form::parse_urlencoded).unwrap_or_default();
+        self.query.observe(
+            pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+            true,
+            |n, v| redactor.param_value(n, v).into_owned(),
+        );
         self.headers.observe(
             documented_headers(&request.headers, is_boring_header, redactor),
             false,
+            |n, v| redactor.header_value(n, v).into_owned(),
         );
-        let credentials = detect_credentials(request, redactor);
+        let raw_query = query_of(&request.url);
+        let credentials = credentials_in(request, raw_query, redactor);
         self.bearer_jwt |= credentials.iter().any(|c| c.jwt);
         let set: Vec<SecurityKind> = credentials.into_iter().map(|c| c.kind).collect();
-        if self.security.len() < MAX_SECURITY_SETS || self.security.contains_key(&set) {
-            *self.security.entry(set).or_default() += 1;
-        }
+        count_bounded(&mut self.security, &set, MAX_SECURITY_SETS);
 
-        let calls = graphql::calls(request);
+        let calls = graphql::calls(request, raw_query);
         if !request.body.bytes.is_empty() {
             self.with_body += 1;
-            let media = request
-                .body
-                .media_type()
-                .unwrap_or_else(|| "application/octet-stream".into());
+            let media = fold::media_type(&request.body).unwrap_or(Cow::Borrowed(OCTET_STREAM));
             if let Some(stats) = bounded_entry(&mut self.request, &media)
                 && !stats.observe(&request.body, redactor)
             {
@@ -142,12 +131,11 @@ impl EndpointDoc {
                 doc.headers.observe(
                     documented_headers(&response.headers, is_boring_response_header, redactor),
                     false,
+                    |n, v| redactor.header_value(n, v).into_owned(),
                 );
                 if !response.body.bytes.is_empty() {
-                    let media = response
-                        .body
-                        .media_type()
-                        .unwrap_or_else(|| "application/octet-stream".into());
+                    let media =
+                        fold::media_type(&response.body).unwrap_or(Cow::Borrowed(OCTET_STREAM));
                     if let Some(stats) = bounded_entry(&mut doc.content, &media)
                         && !stats.observe(&response.body, redactor)
                     {
@@ -161,21 +149,25 @@ impl EndpointDoc {
     }
 
     fn observe_path(&mut self, template: &str, path: &str, redactor: &Redactor) {
-        let concrete: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        if !template.contains('{') {
+            return; // no path parameter to learn about
+        }
+        let concrete = path.split('/').filter(|s| !s.is_empty());
         let template_segments = segments(template);
-        if concrete.len() != template_segments.len() {
+        if concrete.clone().count() != template_segments.len() {
             return;
         }
         for (segment, value) in template_segments.iter().zip(concrete) {
             if let Segment::Param(name) = segment {
                 let decoded = crate::form::percent_decode(value);
-                let shown = redactor.param_value(name, &decoded).into_owned();
                 let stats = self
                     .path
                     .entry((*name).to_string())
                     .or_insert_with(|| ParamStats::new(name));
                 stats.present += 1;
-                stats.observe(&decoded, &shown);
+                stats.observe(&decoded, || {
+                    redactor.param_value(name, &decoded).into_owned()
+                });
             }
         }
     }
@@ -193,7 +185,7 @@ impl EndpointDoc {
             .response
             .as_ref()
             .filter(|r| {
-                BodyKind::of(&r.body.media_type().unwrap_or_default()) == BodyKind::Json
+                BodyKind::of(&fold::media_type(&r.body).unwrap_or_default()) == BodyKind::Json
                     && !r.body.truncated
             })
             .and_then(|r| serde_json::from_slice::<Value>(&r.body.bytes).ok());
@@ -339,39 +331,48 @@ impl EndpointDoc {
     }
 }
 
-/// `(name, value, redacted value)` of the headers worth documenting: not
-/// `boring`, not credentials (those become security schemes or stay out).
+/// `(name, value)` of the headers worth documenting: not `boring`, not
+/// credentials (those become security schemes or stay out).
 fn documented_headers<'a>(
     headers: &'a Headers,
     boring: fn(&str) -> bool,
     redactor: &'a Redactor,
-) -> impl Iterator<Item = (&'a str, &'a str, String)> + 'a {
+) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
     headers
         .iter()
         .filter(move |h| {
-            let lower = h.name.to_ascii_lowercase();
-            !boring(&lower) && !redactor.is_secret_header(&lower)
+            let mut folded = Folded::new();
+            let lower = folded.lowercase(&h.name);
+            !boring(lower) && !redactor.is_secret_header(lower)
         })
-        .map(|h| {
-            (
-                h.name.as_str(),
-                h.value.as_str(),
-                redactor.header_value(&h.name, &h.value).into_owned(),
-            )
-        })
+        .map(|h| (h.name.as_str(), h.value.as_str()))
+}
+
+/// Counts one more `key`, unless `map` already holds `limit` other keys.
+/// Looks the key up before copying it: most flows repeat a key already there.
+fn count_bounded<K, Q>(map: &mut BTreeMap<K, u64>, key: &Q, limit: usize)
+where
+    K: std::borrow::Borrow<Q> + Ord,
+    Q: ToOwned<Owned = K> + Ord + ?Sized,
+{
+    if let Some(count) = map.get_mut(key) {
+        *count += 1;
+    } else if map.len() < limit {
+        map.insert(key.to_owned(), 1);
+    }
 }
 
 fn bounded_entry<'a>(
     map: &'a mut BTreeMap<String, BodyStats>,
     media: &str,
 ) -> Option<&'a mut BodyStats> {
-    if !map.contains_key(media) && map.len() >= MAX_MEDIA_TYPES {
-        return None;
+    if !map.contains_key(media) {
+        if map.len() >= MAX_MEDIA_TYPES {
+            return None;
+        }
+        map.insert(media.to_string(), BodyStats::new(BodyKind::of(media)));
     }
-    Some(
-        map.entry(media.to_string())
-            .or_insert_with(|| BodyStats::new(BodyKind::of(media))),
-    )
+    map.get_mut(media)
 }
 
 /// A body as example text: pretty JSON, form text or plain text, redacted and clipped.
@@ -379,7 +380,7 @@ fn example_text(body: &ar_store::Body, redactor: &Redactor) -> Option<String> {
     if body.bytes.is_empty() {
         return None;
     }
-    let media = body.media_type().unwrap_or_default();
+    let media = fold::media_type(body).unwrap_or_default();
     let text = match BodyKind::of(&media) {
         BodyKind::Json => match serde_json::from_slice::<Value>(&body.bytes) {
             Ok(mut value) => {
@@ -430,24 +431,71 @@ fn example_text(body: &ar_store::Body, redactor: &Redactor) -> Option<String> {
     }
 }
 
-/// Splits an absolute URL into origin (`https://host:port`), path and query.
+/// Splits an absolute URL into origin (`https://host:port`), path and query,
+/// leaving out any fragment. Runs on every flow: one forward pass over the
+/// bytes, with no searcher to set up.
 pub(crate) fn split_url(url: &str) -> (&str, &str, Option<&str>) {
-    let url = url.split('#').next().unwrap_or("");
-    let after_scheme = url.find("://").map_or(0, |i| i + 3);
-    let path_start = url[after_scheme..]
-        .find(['/', '?'])
-        .map_or(url.len(), |i| after_scheme + i);
-    let origin = &url[..path_start];
-    let rest = &url[path_start..];
-    match rest.split_once('?') {
-        Some((path, query)) => (origin, path, Some(query)),
-        None => (origin, rest, None),
+    let bytes = url.as_bytes();
+    let next = |from: usize, stop: fn(u8) -> bool| {
+        (bytes[from..].iter().position(|b| stop(*b))).map_or(bytes.len(), |at| from + at)
+    };
+    // The scheme ends at the first `://` before the fragment.
+    let mut after_scheme = 0;
+    let mut colon = next(0, |b| b == b':' || b == b'#');
+    while bytes.get(colon) == Some(&b':') {
+        if bytes[colon + 1..].starts_with(b"//") {
+            after_scheme = colon + 3;
+            break;
+        }
+        colon = next(colon + 1, |b| b == b':' || b == b'#');
     }
+    let path_start = next(after_scheme, |b| matches!(b, b'/' | b'?' | b'#'));
+    let path_end = next(path_start, |b| b == b'?' || b == b'#');
+    let (origin, path) = (&url[..path_start], &url[path_start..path_end]);
+    if bytes.get(path_end) == Some(&b'?') {
+        let query_end = next(path_end + 1, |b| b == b'#');
+        (origin, path, Some(&url[path_end + 1..query_end]))
+    } else {
+        (origin, path, None)
+    }
+}
+
+/// The query string as the credential and GraphQL checks read a URL: after
+/// the first `?`, up to any `#`. Found once per flow for both.
+pub(crate) fn query_of(url: &str) -> Option<&str> {
+    let bytes = url.as_bytes();
+    let start = bytes.iter().position(|b| *b == b'?')? + 1;
+    let end = (bytes[start..].iter().position(|b| *b == b'#')).map_or(bytes.len(), |at| start + at);
+    Some(&url[start..end])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How URLs were split before the one-pass [`split_url`]: the reference
+    /// it must agree with.
+    fn split_url_by_searches(url: &str) -> (&str, &str, Option<&str>) {
+        let url = url.split('#').next().unwrap_or("");
+        let after_scheme = url.find("://").map_or(0, |i| i + 3);
+        let path_start = url[after_scheme..]
+            .find(['/', '?'])
+            .map_or(url.len(), |i| after_scheme + i);
+        let (origin, rest) = url.split_at(path_start);
+        match rest.split_once('?') {
+            Some((path, query)) => (origin, path, Some(query)),
+            None => (origin, rest, None),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_split_agrees_with_the_searches(url in "[a-z:/?#@.=&é]{0,24}") {
+            proptest::prop_assert_eq!(split_url(&url), split_url_by_searches(&url));
+            let expected = url.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or(""));
+            proptest::prop_assert_eq!(query_of(&url), expected);
+        }
+    }
 
     #[test]
     fn urls_split_into_origin_path_and_query() {

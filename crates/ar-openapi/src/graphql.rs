@@ -41,9 +41,10 @@ pub(crate) struct GraphqlCall {
 
 /// The GraphQL operations in a request: a POST with a JSON body (single or
 /// batched) or a GET with `query`/`operationName` in the query string.
-/// Empty when the request is not GraphQL.
-pub(crate) fn calls(request: &Request) -> Vec<GraphqlCall> {
-    let media = request.body.media_type().unwrap_or_default();
+/// Empty when the request is not GraphQL. `query` is the URL's query string
+/// ([`crate::endpoint::query_of`]).
+pub(crate) fn calls(request: &Request, query: Option<&str>) -> Vec<GraphqlCall> {
+    let media = crate::fold::media_type(&request.body).unwrap_or_default();
     if !request.body.bytes.is_empty()
         && (media.contains("json") || media.is_empty())
         && may_name_an_operation(&request.body.bytes)
@@ -62,10 +63,10 @@ pub(crate) fn calls(request: &Request) -> Vec<GraphqlCall> {
         let query = String::from_utf8_lossy(&request.body.bytes).into_owned();
         return call_from_parts(&query, None, None).into_iter().collect();
     }
-    let Some((_, query_string)) = request.url.split_once('?') else {
+    let Some(query_string) = query else {
         return Vec::new();
     };
-    let pairs = crate::form::parse_urlencoded(query_string.split('#').next().unwrap_or(""));
+    let pairs = crate::form::parse_urlencoded(query_string);
     let find = |key: &str| {
         pairs
             .iter()
@@ -181,6 +182,10 @@ fn matching_brace_end(text: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn calls_of(request: &Request) -> Vec<GraphqlCall> {
+        calls(request, crate::endpoint::query_of(&request.url))
+    }
     use ar_store::{Body, HttpVersion};
 
     fn post(body: &str) -> Request {
@@ -192,14 +197,14 @@ mod tests {
 
     #[test]
     fn named_operations_from_body_and_document() {
-        let found = calls(&post(
+        let found = calls_of(&post(
             r#"{"query":"query GetUser($id: ID!) { user(id: $id) { name } }","variables":{"id":"1"}}"#,
         ));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name, "GetUser");
         assert_eq!(found[0].kind, GraphqlKind::Query);
         assert_eq!(found[0].variables, Some(serde_json::json!({"id": "1"})));
-        let found = calls(&post(
+        let found = calls_of(&post(
             r#"{"operationName":"AddToCart","query":"fragment F on X { a } mutation AddToCart { add { id } }"}"#,
         ));
         assert_eq!(
@@ -210,7 +215,7 @@ mod tests {
 
     #[test]
     fn batches_get_requests_and_anonymous_queries() {
-        let found = calls(&post(
+        let found = calls_of(&post(
             r#"[{"query":"{ me { id } }"},{"query":"mutation Logout { logout }"}]"#,
         ));
         assert_eq!(
@@ -222,19 +227,19 @@ mod tests {
             "https://api.test/graphql?query=query%20Feed%7Bfeed%7Bid%7D%7D&operationName=Feed",
             HttpVersion::Http11,
         );
-        assert_eq!(calls(&get)[0].name, "Feed");
+        assert_eq!(calls_of(&get)[0].name, "Feed");
     }
 
     #[test]
     fn keys_spelled_with_escapes_are_still_found() {
-        let found = calls(&post(r#"{"\u0071uery":"query Me { me { id } }"}"#));
+        let found = calls_of(&post(r#"{"\u0071uery":"query Me { me { id } }"}"#));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name, "Me");
     }
 
     #[test]
     fn non_graphql_json_is_ignored() {
-        assert!(calls(&post(r#"{"name":"ada"}"#)).is_empty());
-        assert!(calls(&post(r#"{"query":"red shoes"}"#)).is_empty());
+        assert!(calls_of(&post(r#"{"name":"ada"}"#)).is_empty());
+        assert!(calls_of(&post(r#"{"query":"red shoes"}"#)).is_empty());
     }
 }

@@ -43,6 +43,7 @@ mod components;
 mod documenter;
 mod endpoint;
 mod error;
+mod fold;
 mod form;
 mod graphql;
 mod markdown;

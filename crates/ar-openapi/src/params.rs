@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::fold::Folded;
+
 /// At most this many distinct names are tracked per endpoint and location;
 /// beyond it (e.g. a cache-buster with a random name) new names are counted only.
 pub(crate) const MAX_PARAMS: usize = 64;
@@ -136,6 +138,10 @@ pub(crate) struct ParamStats {
     pub(crate) example: Option<String>,
     /// Whether the name was sent more than once in one request (`tag=a&tag=b`).
     pub(crate) repeated: bool,
+    /// The number its [`ParamSet`] gave the last flow that sent it (0: none
+    /// yet), so a name sent twice in one flow is told apart without a
+    /// per-flow set of names.
+    last_flow: u64,
 }
 
 impl ParamStats {
@@ -146,8 +152,10 @@ impl ParamStats {
         }
     }
 
-    /// Records one value (already known not to be secret, or redacted).
-    pub(crate) fn observe(&mut self, raw: &str, redacted: &str) {
+    /// Records one value. `shown` gives the value as it may appear in output
+    /// (redacted); it is called only for the first value, the one kept as
+    /// the example, so later flows pay nothing for redaction.
+    pub(crate) fn observe(&mut self, raw: &str, shown: impl FnOnce() -> String) {
         self.strings += 1;
         match classify(raw) {
             Kind::Int => self.ints += 1,
@@ -159,7 +167,7 @@ impl ParamStats {
             Kind::Text => {}
         }
         if self.example.is_none() {
-            self.example = Some(redacted.to_string());
+            self.example = Some(shown());
         }
     }
 
@@ -230,37 +238,43 @@ pub(crate) struct ParamSet {
     pub(crate) params: BTreeMap<String, ParamStats>,
     /// Names not tracked because `MAX_PARAMS` was reached.
     pub(crate) overflow: u64,
+    /// Flows observed: numbers them for [`ParamStats`]'s `last_flow`.
+    flows: u64,
 }
 
 impl ParamSet {
-    /// Records the parameters of one flow: `(name, raw value, redacted value)`.
+    /// Records the parameters of one flow: `(name, raw value)` pairs, with
+    /// `shown(name, raw value)` giving a value as it may appear in output.
     pub(crate) fn observe<'a>(
         &mut self,
-        values: impl IntoIterator<Item = (&'a str, &'a str, String)>,
+        values: impl IntoIterator<Item = (&'a str, &'a str)>,
         case_sensitive: bool,
+        shown: impl Fn(&str, &str) -> String,
     ) {
-        let mut seen: BTreeMap<String, u32> = BTreeMap::new();
-        for (name, raw, redacted) in values {
+        self.flows += 1;
+        for (name, raw) in values {
+            let mut folded = Folded::new();
             let key = if case_sensitive {
-                name.to_string()
+                name
             } else {
-                name.to_ascii_lowercase()
+                folded.lowercase(name)
             };
-            if !self.params.contains_key(&key) && self.params.len() >= MAX_PARAMS {
-                self.overflow += 1;
-                continue;
+            if !self.params.contains_key(key) {
+                if self.params.len() >= MAX_PARAMS {
+                    self.overflow += 1;
+                    continue;
+                }
+                self.params.insert(key.to_string(), ParamStats::new(name));
             }
-            let stats = self
-                .params
-                .entry(key.clone())
-                .or_insert_with(|| ParamStats::new(name));
-            stats.observe(raw, &redacted);
-            *seen.entry(key).or_default() += 1;
-        }
-        for (key, count) in seen {
-            if let Some(stats) = self.params.get_mut(&key) {
+            let Some(stats) = self.params.get_mut(key) else {
+                continue;
+            };
+            stats.observe(raw, || shown(name, raw));
+            if stats.last_flow == self.flows {
+                stats.repeated = true;
+            } else {
+                stats.last_flow = self.flows;
                 stats.present += 1;
-                stats.repeated |= count > 1;
             }
         }
     }
@@ -271,7 +285,12 @@ impl ParamSet {
             match self.params.get_mut(key) {
                 Some(mine) => mine.merge(stats),
                 None if len < MAX_PARAMS => {
-                    self.params.insert(key.clone(), stats.clone());
+                    // Its flow numbers are the other set's: start afresh here.
+                    let stats = ParamStats {
+                        last_flow: 0,
+                        ..stats.clone()
+                    };
+                    self.params.insert(key.clone(), stats);
                 }
                 None => self.overflow += 1,
             }
@@ -341,7 +360,7 @@ mod tests {
     use super::*;
 
     fn observe(set: &mut ParamSet, pairs: &[(&str, &str)]) {
-        set.observe(pairs.iter().map(|(n, v)| (*n, *v, (*v).to_string())), true);
+        set.observe(pairs.iter().copied(), true, |_, v| v.to_string());
     }
 
     #[test]

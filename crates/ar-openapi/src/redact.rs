@@ -15,6 +15,8 @@ use std::borrow::Cow;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::fold::{Folded, has_part, normalise};
+
 /// What every redacted value is replaced with.
 pub const REDACTED: &str = "REDACTED";
 
@@ -123,50 +125,46 @@ impl Redactor {
     /// (`Sec-WebSocket-Key` is a handshake nonce, `Sec-Fetch-*` fetch
     /// metadata) never do, whatever their names end with.
     pub fn is_secret_header(&self, name: &str) -> bool {
-        let lower = name.to_ascii_lowercase();
+        let mut folded = Folded::new();
+        let lower = folded.lowercase(name);
         if lower.starts_with(':') || lower.starts_with("sec-") {
             return false;
         }
         matches!(
-            lower.as_str(),
+            lower,
             "authorization" | "proxy-authorization" | "cookie" | "set-cookie" | "www-authenticate"
         ) || lower.ends_with("-key")
             || lower.ends_with("-auth")
-            || self.is_secret_name(&lower)
+            || self.is_secret_name(lower)
     }
 
     /// Whether a query parameter, form field or JSON key with this name holds a secret.
     pub fn is_secret_name(&self, name: &str) -> bool {
-        let norm = normalise(name);
-        if self.extra_names.contains(&norm) {
+        let mut folded = Folded::new();
+        let norm = folded.normalised(name);
+        if self.extra_names.iter().any(|extra| extra == norm) {
             return true;
         }
-        if norm.ends_with("type") || norm.contains("expir") || norm.ends_with("count") {
+        if norm.ends_with("type") || has_part(norm, "expir") || norm.ends_with("count") {
             return false; // `token_type`, `expires_in`, `session_count`: facts about a secret, not the secret
         }
-        const EXACT: &[&str] = &[
-            "key", "sig", "pwd", "pass", "otp", "auth", "cvv", "cvc", "pin", "ssn", "jwt", "sid",
-            "nonce", "hmac",
-        ];
-        const CONTAINS: &[&str] = &[
-            "token",
-            "secret",
-            "password",
-            "passwd",
-            "passphrase",
-            "signature",
-            "apikey",
-            "credential",
-            "session",
-            "csrf",
-            "xsrf",
-            "privatekey",
-            "accesskey",
-            "authorization",
-            "cookie",
-            "cardnumber",
-        ];
-        EXACT.contains(&norm.as_str()) || CONTAINS.iter().any(|part| norm.contains(part))
+        matches!(
+            norm,
+            "key"
+                | "sig"
+                | "pwd"
+                | "pass"
+                | "otp"
+                | "auth"
+                | "cvv"
+                | "cvc"
+                | "pin"
+                | "ssn"
+                | "jwt"
+                | "sid"
+                | "nonce"
+                | "hmac"
+        ) || has_secret_part(norm)
     }
 
     /// Whether a value looks like a credential by itself, whatever it is called.
@@ -192,8 +190,9 @@ impl Redactor {
         if !self.enabled {
             return Cow::Borrowed(value);
         }
-        let lower = name.to_ascii_lowercase();
-        match lower.as_str() {
+        let mut folded = Folded::new();
+        let lower = folded.lowercase(name);
+        match lower {
             "cookie" => Cow::Owned(redact_cookie_pairs(value, "; ")),
             "set-cookie" => {
                 let (pair, attributes) = value.split_once(';').unwrap_or((value, ""));
@@ -204,7 +203,7 @@ impl Redactor {
                     Cow::Owned(format!("{name}={REDACTED};{attributes}"))
                 }
             }
-            _ if self.is_secret_header(&lower) => {
+            _ if self.is_secret_header(lower) => {
                 let scheme = value.split_whitespace().next().filter(|first| {
                     value.trim() != *first && first.chars().all(|c| c.is_ascii_alphabetic())
                 });
@@ -374,12 +373,29 @@ impl Redactor {
     }
 }
 
-/// Lowercase with `-` and `_` removed, so `X-Api-Key`, `x_api_key` and `XAPIKEY` compare equal.
-fn normalise(name: &str) -> String {
-    name.chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect()
+/// Whether a normalised name contains a word that marks a secret wherever it
+/// appears (`accessToken`, `x-session-id`, `clientSecret`). One pass over the
+/// name: at each offset only the words starting with that letter are compared.
+fn has_secret_part(norm: &str) -> bool {
+    let bytes = norm.as_bytes();
+    (0..bytes.len()).any(|at| {
+        secret_parts_starting_with(bytes[at])
+            .iter()
+            .any(|part| bytes[at..].starts_with(part.as_bytes()))
+    })
+}
+
+/// The words of [`has_secret_part`], by first letter.
+fn secret_parts_starting_with(first: u8) -> &'static [&'static str] {
+    match first {
+        b'a' => &["apikey", "accesskey", "authorization"],
+        b'c' => &["credential", "csrf", "cookie", "cardnumber"],
+        b'p' => &["password", "passwd", "passphrase", "privatekey"],
+        b's' => &["secret", "signature", "session"],
+        b't' => &["token"],
+        b'x' => &["xsrf"],
+        _ => &[],
+    }
 }
 
 /// Redacts every value of a `name=value<sep>name=value` list, keeping names.
@@ -535,6 +551,81 @@ mod tests {
         let mut doc = serde_json::json!({"password": "p"});
         r.json(&mut doc);
         assert_eq!(doc["password"], "p");
+    }
+
+    #[test]
+    fn secret_headers_are_found_in_any_case() {
+        let r = Redactor::new();
+        for name in [
+            "X-Api-Key",
+            "x-api-key",
+            "X-API-KEY",
+            "Authorization",
+            "AUTHORIZATION",
+            "Proxy-Authorization",
+            "Cookie",
+            "cOOKIE",
+            "Set-Cookie",
+            "x-auth-token",
+            "X-Auth-Token",
+            "X-Session-Id",
+            "X-Amz-Security-Token",
+            "X-Client-Secret",
+            "X-Csrf-Token",
+            "X-Partner-Auth",
+            "X-Hub-Signature-256",
+        ] {
+            assert!(r.is_secret_header(name), "{name}");
+        }
+        for name in [
+            "Host",
+            "Content-Type",
+            "Accept",
+            "X-Request-Id",
+            "X-Token-Type",
+            "X-Session-Count",
+            "Sec-WebSocket-Key",
+            ":authority",
+            "X-Expires-At",
+        ] {
+            assert!(!r.is_secret_header(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_secret_word_counts_anywhere_in_a_name() {
+        let r = Redactor::new();
+        for word in [
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "passphrase",
+            "signature",
+            "apikey",
+            "credential",
+            "session",
+            "csrf",
+            "xsrf",
+            "privatekey",
+            "accesskey",
+            "authorization",
+            "cookie",
+            "cardnumber",
+        ] {
+            let upper = word.to_ascii_uppercase();
+            for name in [
+                word.to_string(),
+                format!("my_{upper}"),
+                format!("{word}Value"),
+                format!("Zz-{word}-zz"),
+            ] {
+                assert!(r.is_secret_name(&name), "{name}");
+            }
+        }
+        assert!(r.is_secret_name("Ünïcode_Token"));
+        assert!(!r.is_secret_name("tokenizer_type"));
+        assert!(!r.is_secret_name("page_size"));
     }
 
     #[test]

@@ -7,6 +7,8 @@
 
 use ar_store::Request;
 
+use crate::endpoint::query_of;
+use crate::fold::{Folded, has_part};
 use crate::naming::camel;
 use crate::redact::Redactor;
 
@@ -115,10 +117,20 @@ pub struct Credential {
 /// assert_eq!(found[1].kind.scheme_name(), "apiKeyQuery");
 /// ```
 pub fn detect_credentials(request: &Request, redactor: &Redactor) -> Vec<Credential> {
+    credentials_in(request, query_of(&request.url), redactor)
+}
+
+/// [`detect_credentials`] with the URL's query string ([`query_of`]) already found.
+pub(crate) fn credentials_in(
+    request: &Request,
+    query: Option<&str>,
+    redactor: &Redactor,
+) -> Vec<Credential> {
     let mut found = Vec::new();
     for header in &request.headers {
-        let lower = header.name.to_ascii_lowercase();
-        match lower.as_str() {
+        let mut folded = Folded::new();
+        let lower = folded.lowercase(&header.name);
+        match lower {
             "authorization" => found.push(authorization(&header.value)),
             "cookie" => {
                 for pair in header.value.split(';') {
@@ -135,9 +147,9 @@ pub fn detect_credentials(request: &Request, redactor: &Redactor) -> Vec<Credent
             }
             "proxy-authorization" | "set-cookie" => {}
             _ if !lower.starts_with(':')
-                && !lower.contains("csrf")
-                && !lower.contains("xsrf")
-                && redactor.is_secret_header(&lower) =>
+                && !has_part(lower, "csrf")
+                && !has_part(lower, "xsrf")
+                && redactor.is_secret_header(lower) =>
             {
                 found.push(Credential {
                     kind: SecurityKind::ApiKey {
@@ -150,8 +162,7 @@ pub fn detect_credentials(request: &Request, redactor: &Redactor) -> Vec<Credent
             _ => {}
         }
     }
-    if let Some((_, query)) = request.url.split_once('?') {
-        let query = query.split_once('#').map_or(query, |(query, _)| query);
+    if let Some(query) = query {
         for (name, _) in crate::form::parse_urlencoded(query) {
             if is_query_key(&name) {
                 found.push(Credential {
@@ -204,13 +215,8 @@ fn is_session_cookie(name: &str) -> bool {
 }
 
 fn is_query_key(name: &str) -> bool {
-    let norm: String = name
-        .chars()
-        .filter(|c| *c != '-' && *c != '_')
-        .flat_map(char::to_lowercase)
-        .collect();
     matches!(
-        norm.as_str(),
+        Folded::new().normalised(name),
         "apikey"
             | "key"
             | "apitoken"
@@ -311,6 +317,34 @@ mod tests {
                 jwt: true
             }]
         );
+    }
+
+    #[test]
+    fn credential_headers_are_found_whatever_their_case() {
+        for (name, value, scheme) in [
+            ("Authorization", "Bearer abc", "bearerAuth"),
+            ("AUTHORIZATION", "basic dTpw", "basicAuth"),
+            ("aUtHoRiZaTiOn", "Digest x", "digestAuth"),
+            ("X-Api-Key", "k", "xApiKeyHeader"),
+            ("x-api-key", "k", "xApiKeyHeader"),
+            ("X-API-KEY", "k", "xApiKeyHeader"),
+            ("x-auth-token", "t", "xAuthTokenHeader"),
+            ("X-Auth-Token", "t", "xAuthTokenHeader"),
+            ("Cookie", "theme=dark; sid=1", "sidCookie"),
+            ("COOKIE", "sid=1", "sidCookie"),
+        ] {
+            assert_eq!(
+                kinds(&request("https://a.test/", &[(name, value)])),
+                [scheme],
+                "{name}"
+            );
+        }
+        for name in ["X-CSRF-Token", "x-xsrf-token", "Sec-WebSocket-Key", "Host"] {
+            assert!(
+                kinds(&request("https://a.test/", &[(name, "v")])).is_empty(),
+                "{name}"
+            );
+        }
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //! always matches the store's endpoints.
 
 use ar_store::scope::{OutReason, ScopeDecision};
-use ar_store::store::{BodySide, Endpoint, EndpointId, EndpointStore, Ingested, SplitOutcome};
+use ar_store::store::{
+    BodySide, Endpoint, EndpointId, EndpointStore, Ingested, ProvenanceLink, SplitOutcome,
+};
+use ar_store::template::{PathTemplate, Segment};
 use ar_store::{Flow, FlowId};
 
 use crate::documenter::{Documenter, EndpointInfo, SkipReason, ValueSource};
@@ -20,14 +23,76 @@ pub fn endpoint_info(endpoint: &Endpoint) -> EndpointInfo {
         sources: endpoint
             .links()
             .iter()
-            .map(|link| ValueSource {
-                param: link.param.clone(),
-                from_endpoint: id(link.source),
-                json_path: link.field_path.clone(),
-                from_response: link.side == BodySide::Response,
+            .map(|link| {
+                let (param, from_endpoint, json_path, from_response) = source_of(link);
+                ValueSource {
+                    param: param.to_string(),
+                    from_endpoint,
+                    json_path: json_path.to_string(),
+                    from_response,
+                }
             })
             .collect(),
     }
+}
+
+/// A provenance link as the fields of its [`ValueSource`], borrowed.
+fn source_of(link: &ProvenanceLink) -> (&str, u64, &str, bool) {
+    (
+        &link.param,
+        id(link.source),
+        &link.field_path,
+        link.side == BodySide::Response,
+    )
+}
+
+/// Whether `info` is what [`endpoint_info`] builds for `endpoint`, found out
+/// without building it: on most flows nothing changed, and building copies
+/// every string of the endpoint and formats its template.
+fn describes(info: &EndpointInfo, endpoint: &Endpoint) -> bool {
+    let method = endpoint.method();
+    info.id == id(endpoint.id())
+        && info.key == endpoint.key().as_str()
+        && info.host == endpoint.host()
+        && info.method.len() == method.len()
+        && (info.method.bytes()).eq(method.bytes().map(|b| b.to_ascii_uppercase()))
+        && template_is(endpoint.template(), &info.template)
+        && (info.sources.iter())
+            .map(|s| {
+                (
+                    s.param.as_str(),
+                    s.from_endpoint,
+                    s.json_path.as_str(),
+                    s.from_response,
+                )
+            })
+            .eq(endpoint.links().iter().map(source_of))
+}
+
+/// Whether `template` displays as exactly `text` (`/users/{userId}/`), read
+/// off its segments as `PathTemplate`'s `Display` writes them: formatting it
+/// on every flow only to compare cost more than the rest of the check.
+fn template_is(template: &PathTemplate, text: &str) -> bool {
+    if template.segments.is_empty() {
+        return text == "/";
+    }
+    let mut rest = text;
+    for segment in &template.segments {
+        let Some(after_slash) = rest.strip_prefix('/') else {
+            return false;
+        };
+        let next = match segment {
+            Segment::Literal(literal) => after_slash.strip_prefix(literal.as_str()),
+            Segment::Param(param) => (after_slash.strip_prefix('{'))
+                .and_then(|name| name.strip_prefix(param.name.as_str()))
+                .and_then(|after| after.strip_prefix('}')),
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        rest = next;
+    }
+    rest == if template.trailing_slash { "/" } else { "" }
 }
 
 fn id(endpoint: EndpointId) -> u64 {
@@ -90,10 +155,23 @@ impl Documenter {
         match (ingested.scope, &ingested.endpoint) {
             (ScopeDecision::Out(reason), _) => self.skip(flow, skip_reason(reason)),
             (ScopeDecision::In(_), Some(hit)) => match store.endpoint(hit.id) {
-                Some(endpoint) => self.observe(flow, &endpoint_info(endpoint)),
+                Some(endpoint) => self.observe_endpoint(flow, endpoint),
                 None => self.skip(flow, SkipReason::OverCapacity),
             },
             (ScopeDecision::In(_), None) => self.skip(flow, SkipReason::OverCapacity),
+        }
+    }
+
+    /// Observes a flow the store placed in `endpoint`, copying the
+    /// endpoint's identity only when the documenter's copy is out of date.
+    fn observe_endpoint(&mut self, flow: &Flow, endpoint: &Endpoint) {
+        let endpoint_id = id(endpoint.id());
+        let current =
+            (self.endpoints.get(&endpoint_id)).is_some_and(|(info, _)| describes(info, endpoint));
+        if current {
+            self.observe_current(flow, endpoint_id);
+        } else {
+            self.observe(flow, &endpoint_info(endpoint));
         }
     }
 
@@ -170,6 +248,100 @@ impl Documenter {
             if found.samples().next().is_none() {
                 self.endpoints
                     .insert(info.id, (info, EndpointDoc::default()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ar_store::scope::{Scope, ScopeConfig};
+    use ar_store::store::StoreConfig;
+    use ar_store::{Client, HttpVersion, Request, Response, Timestamp};
+
+    /// A store that saw `paths` on `api.shop.test`, with its endpoints.
+    fn store_of(paths: &[&str]) -> EndpointStore {
+        let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+        let mut store = EndpointStore::new(scope, StoreConfig::default());
+        for (n, path) in paths.iter().enumerate() {
+            let request = Request::new(
+                "get",
+                format!("https://api.shop.test{path}"),
+                HttpVersion::Http11,
+            );
+            let flow = Flow::new(
+                FlowId(n as u64),
+                Timestamp::from_unix_micros(0),
+                Client::Human,
+                request,
+            )
+            .with_response(Response::new(204, HttpVersion::Http11));
+            store.ingest(&flow);
+        }
+        store
+    }
+
+    #[test]
+    fn templates_compare_as_they_display() {
+        let store = store_of(&[
+            "/",
+            "/users/41/orders/",
+            "/users/42/orders/",
+            "/users/43/orders/",
+            "/v1/search",
+        ]);
+        let mut checked = 0;
+        for endpoint in store.endpoints() {
+            let template = endpoint.template();
+            let text = template.to_string();
+            assert!(template_is(template, &text), "{text}");
+            for other in ["", "/", "/users", "/users/{userId}/orders", "/v1/search/"] {
+                assert_eq!(
+                    template_is(template, other),
+                    other == text,
+                    "{text} vs {other}"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 3, "{checked} endpoints");
+    }
+
+    #[test]
+    fn an_endpoint_is_described_until_it_changes() {
+        let store = store_of(&["/users/41", "/users/42", "/users/43"]);
+        for endpoint in store.endpoints() {
+            let info = endpoint_info(endpoint);
+            assert!(describes(&info, endpoint));
+            for changed in [
+                EndpointInfo {
+                    template: format!("{}/", info.template),
+                    ..info.clone()
+                },
+                EndpointInfo {
+                    method: "get".into(),
+                    ..info.clone()
+                },
+                EndpointInfo {
+                    key: format!("{} ", info.key),
+                    ..info.clone()
+                },
+                EndpointInfo {
+                    host: "shop.test".into(),
+                    ..info.clone()
+                },
+                EndpointInfo {
+                    sources: vec![ValueSource {
+                        param: "userId".into(),
+                        from_endpoint: 9,
+                        json_path: "$.id".into(),
+                        from_response: true,
+                    }],
+                    ..info.clone()
+                },
+            ] {
+                assert!(!describes(&changed, endpoint), "{changed:?}");
             }
         }
     }

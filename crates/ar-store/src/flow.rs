@@ -228,6 +228,25 @@ impl Body {
                 .to_ascii_lowercase()
         })
     }
+
+    /// The media type without parameters, in the case it was sent: what
+    /// [`Body::media_type`] lowercases, borrowed. For per-flow paths that
+    /// compare case-insensitively or lowercase only when the sender used
+    /// capitals, instead of allocating a copy for every body.
+    ///
+    /// ```
+    /// use ar_store::Body;
+    ///
+    /// let body = Body::from_decoded(Some("Application/JSON; charset=utf-8".into()), Vec::new());
+    /// assert_eq!(body.media_type_as_sent(), Some("Application/JSON"));
+    /// assert!(body.media_type_as_sent().unwrap().eq_ignore_ascii_case("application/json"));
+    /// ```
+    pub fn media_type_as_sent(&self) -> Option<&str> {
+        self.content_type.as_deref().map(|ct| {
+            let end = ct.bytes().position(|b| b == b';').unwrap_or(ct.len());
+            ct[..end].trim()
+        })
+    }
 }
 
 /// An HTTP request.
