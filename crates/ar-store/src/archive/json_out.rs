@@ -86,14 +86,70 @@ pub(super) fn string(out: &mut Vec<u8>, text: &str) {
         escape(out, word[at]);
         i += at + 1;
     }
-    for &byte in &bytes[i..] {
-        if needs_escape(byte) {
-            escape(out, byte);
+    let n = bytes.len() - i;
+    if n > 0 {
+        let word = tail_word(bytes, n);
+        if escape_mask(word) & low_mask(n) == 0 {
+            out.extend_from_slice(&word.to_le_bytes());
+            out.truncate(out.len() - (8 - n));
         } else {
-            out.push(byte);
+            low_bytes(out, word, n);
         }
     }
     out.push(b'"');
+}
+
+/// The last `n` bytes of `bytes` (`0 < n < 8`) as the low bytes of a word,
+/// the rest zero, without a variable-length copy: an overlapping load from
+/// the end when the text is long enough, else up to three byte loads.
+fn tail_word(bytes: &[u8], n: usize) -> u64 {
+    let len = bytes.len();
+    if len >= 8 {
+        let mut word = [0; 8];
+        word.copy_from_slice(&bytes[len - 8..]);
+        return u64::from_le_bytes(word) >> (8 * (8 - n));
+    }
+    if n >= 4 {
+        let load = |at: usize| {
+            let mut word = [0; 4];
+            word.copy_from_slice(&bytes[at..at + 4]);
+            u64::from(u32::from_le_bytes(word))
+        };
+        // The two loads overlap on equal bytes, so OR-ing them is exact.
+        return load(0) | load(n - 4) << (8 * (n - 4));
+    }
+    let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
+    byte(0) | byte(n / 2) | byte(n - 1)
+}
+
+/// The bits of a word's low `n` bytes (`0 < n <= 8`).
+fn low_mask(n: usize) -> u64 {
+    u64::MAX >> (8 * (8 - n))
+}
+
+/// Appends the low `n` bytes of `word` (`0 < n <= 8`) with escapes.
+///
+/// Stays in registers between escapes: after each one the word is shifted
+/// past it and its mask recomputed, which also drops any false hit the
+/// escaped byte's borrow caused. Bytes above `n` are zero (control bytes),
+/// so their hits are masked off, and a borrow only ever runs upward.
+fn low_bytes(out: &mut Vec<u8>, mut word: u64, mut n: usize) {
+    loop {
+        out.extend_from_slice(&word.to_le_bytes());
+        let mask = escape_mask(word) & low_mask(n);
+        if mask == 0 {
+            out.truncate(out.len() - (8 - n));
+            return;
+        }
+        let at = (mask.trailing_zeros() / 8) as usize;
+        out.truncate(out.len() - (8 - at));
+        escape(out, (word >> (8 * at)) as u8);
+        n -= at + 1;
+        if n == 0 {
+            return;
+        }
+        word >>= 8 * (at + 1);
+    }
 }
 
 /// Appends `text` as a JSON string when it is known to need no escaping
@@ -133,11 +189,98 @@ pub(super) fn f64(out: &mut Vec<u8>, value: f64) {
 }
 
 /// Appends a float's `Display` text as a JSON string (the archive's exact
-/// timings: `"0.356"`, `"NaN"`, `"inf"`), which never needs escaping.
+/// timings: `"0.356"`, `"0.0000001"`, `"NaN"`, `"inf"`), which never needs
+/// escaping. `Display` through `core::fmt` costs several times what
+/// serde_json's float writer does, so this takes that writer's shortest
+/// round-trip digits (the same digits `Display` picks) and lays them out
+/// without an exponent, as `Display` does.
 pub(super) fn display_f64_string(out: &mut Vec<u8>, value: f64) {
     out.push(b'"');
-    let _ = write!(out, "{value}");
+    let mut text = [0; 32];
+    let mut rest = &mut text[..];
+    let shortest = value.is_finite() && CompactFormatter.write_f64(&mut rest, value).is_ok();
+    let written = 32 - rest.len();
+    let text = &text[..written];
+    // Up to 15 significant digits at most one decimal of that length lies in
+    // a double's rounding interval, so every shortest-digits algorithm agrees;
+    // at 16 and 17 two may, and serde_json's and `Display`'s can pick apart.
+    if shortest && significant_digits(text) <= 15 {
+        expand_exponent(out, text);
+    } else {
+        let _ = write!(out, "{value}");
+    }
     out.push(b'"');
+}
+
+/// Digits of `[-]d[.ddd][e[+-]x]` before the exponent, leading zeros not counted.
+fn significant_digits(text: &[u8]) -> usize {
+    text.iter()
+        .take_while(|&&b| b != b'e' && b != b'E')
+        .filter(|b| b.is_ascii_digit())
+        .skip_while(|&&b| b == b'0')
+        .count()
+}
+
+/// Writes `[-]d[.ddd][e[+-]x]` as plain decimal: `1e-7` as `0.0000001`,
+/// `1.5e3` as `1500`, `2.0` as `2` (the shortest digits, no trailing zeros).
+fn expand_exponent(out: &mut Vec<u8>, text: &[u8]) {
+    let (negative, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match text.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(e) => (&text[..e], parse_exponent(&text[e + 1..])),
+        None => (text, 0),
+    };
+    let (int, frac) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(dot) => (&mantissa[..dot], &mantissa[dot + 1..]),
+        None => (mantissa, &[][..]),
+    };
+    // All digits, and where the decimal point goes among them.
+    let mut digits = [0; 32];
+    let count = int.len() + frac.len();
+    digits[..int.len()].copy_from_slice(int);
+    digits[int.len()..count].copy_from_slice(frac);
+    let mut point = int.len() as i64 + exponent;
+    let mut digits = &digits[..count];
+    while let Some((b'0', rest)) = digits.split_first() {
+        digits = rest;
+        point -= 1;
+    }
+    while let Some((b'0', rest)) = digits.split_last() {
+        digits = rest;
+    }
+    if negative {
+        out.push(b'-');
+    }
+    let len = digits.len() as i64;
+    if digits.is_empty() {
+        out.push(b'0');
+    } else if point <= 0 {
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat_n(b'0', (-point) as usize));
+        out.extend_from_slice(digits);
+    } else if point >= len {
+        out.extend_from_slice(digits);
+        out.extend(std::iter::repeat_n(b'0', (point - len) as usize));
+    } else {
+        let (whole, fraction) = digits.split_at(point as usize);
+        out.extend_from_slice(whole);
+        out.push(b'.');
+        out.extend_from_slice(fraction);
+    }
+}
+
+/// The exponent after `e`: optional sign, then digits (a float's is at most 3 long).
+fn parse_exponent(text: &[u8]) -> i64 {
+    let (sign, digits) = match text.split_first() {
+        Some((b'-', rest)) => (-1, rest),
+        Some((b'+', rest)) => (1, rest),
+        _ => (1, text),
+    };
+    sign * digits
+        .iter()
+        .fold(0i64, |n, &d| n * 10 + i64::from(d.wrapping_sub(b'0')))
 }
 
 #[cfg(test)]
@@ -198,11 +341,49 @@ mod tests {
         for value in [i64::MIN, -1, 0, i64::MAX] {
             assert_eq!(written(|o| i64(o, value)), format!("prefix{value}"));
         }
-        assert_eq!(
-            written(|o| display_f64_string(o, 1e-7)),
-            "prefix\"0.0000001\""
-        );
+        for value in [
+            0.0,
+            -0.0,
+            1.0,
+            -2.5,
+            0.356,
+            1e-7,
+            1e21,
+            123_456.0,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert_eq!(
+                written(|o| display_f64_string(o, value)),
+                format!("prefix\"{value}\"")
+            );
+        }
         assert_eq!(written(|o| plain_string(o, b"/wCA")), "prefix\"/wCA\"");
+    }
+
+    #[test]
+    fn float_strings_match_display_at_every_power_of_two_and_its_neighbours() {
+        // Powers of two have a lopsided rounding interval: where shortest-digit
+        // algorithms are most likely to differ.
+        for exponent in -1074i32..=1023 {
+            let power = if exponent < -1022 {
+                f64::from_bits(1 << (exponent + 1074)) // subnormal
+            } else {
+                f64::from_bits(((exponent + 1023) as u64) << 52)
+            };
+            assert_eq!(power, 2f64.powf(f64::from(exponent)));
+            for value in [power, power.next_up(), power.next_down(), -power] {
+                assert_eq!(
+                    written(|o| display_f64_string(o, value)),
+                    format!("prefix\"{value}\""),
+                    "2^{exponent}"
+                );
+            }
+        }
     }
 
     fn tricky_text() -> impl Strategy<Value = String> {
@@ -229,6 +410,20 @@ mod tests {
         fn any_float_is_written_as_serde_json_writes_it(value in any::<f64>()) {
             let expected = serde_json::to_string(&value).unwrap();
             prop_assert_eq!(written(|o| f64(o, value)), format!("prefix{expected}"));
+        }
+
+        #[test]
+        fn any_float_string_is_its_display_text(
+            value in prop_oneof![
+                any::<f64>(),
+                (any::<i32>(), -30i32..30).prop_map(|(m, e)| f64::from(m) * 10f64.powi(e)),
+                (0u32..100_000).prop_map(|n| f64::from(n) / 1000.0),
+            ],
+        ) {
+            prop_assert_eq!(
+                written(|o| display_f64_string(o, value)),
+                format!("prefix\"{value}\"")
+            );
         }
     }
 }
