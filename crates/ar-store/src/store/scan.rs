@@ -12,6 +12,7 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 
 use super::analysis::Fnv;
 use super::fastscan::{Bail, scan_fast};
+use super::fingerprint::Fingerprints;
 
 pub(crate) const SHAPE_DEPTH: usize = 3;
 pub(crate) const SHAPE_ITEMS: usize = 4;
@@ -48,6 +49,7 @@ impl State<'_, '_> {
 pub(crate) struct ScanBuffers {
     path: String,
     hashes: Vec<u64>,
+    fingerprints: Fingerprints,
 }
 
 /// A key path longer than this is not kept between scans (memory stays bounded).
@@ -70,7 +72,7 @@ pub(crate) fn scan_fast_with(
     if buffers.path.capacity() > KEEP_PATH_CAPACITY {
         buffers.path = String::new();
     }
-    result
+    result.map(|()| buffers.fingerprints.of(&mut buffers.hashes))
 }
 
 /// Scans `bytes` with serde_json: the shape fingerprint, or `None` when it is not one JSON document.
@@ -87,15 +89,16 @@ pub(crate) fn scan_serde(
     state.path.clear();
     state.path.push('$');
     state.hashes.clear();
-    let shape = walk(bytes, &mut state);
+    let walked = walk(bytes, &mut state);
     if state.path.capacity() <= KEEP_PATH_CAPACITY {
         buffers.path = state.path;
     }
     buffers.hashes = state.hashes;
-    shape
+    walked.map(|()| buffers.fingerprints.of(&mut buffers.hashes))
 }
 
-fn walk(bytes: &[u8], state: &mut State<'_, '_>) -> Option<u64> {
+/// Walks one document, leaving its leaf hashes in `state.hashes`; `None` when it is not JSON.
+fn walk(bytes: &[u8], state: &mut State<'_, '_>) -> Option<()> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     Node {
         st: state,
@@ -107,14 +110,7 @@ fn walk(bytes: &[u8], state: &mut State<'_, '_>) -> Option<u64> {
     }
     .deserialize(&mut de)
     .ok()?;
-    de.end().ok()?;
-    state.hashes.sort_unstable();
-    state.hashes.dedup();
-    let mut h = Fnv::new();
-    for x in &state.hashes {
-        h.write(&x.to_le_bytes());
-    }
-    Some(h.finish())
+    de.end().ok()
 }
 
 struct Node<'s, 'a, 'b, 'k> {

@@ -90,6 +90,14 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
             SegmentKind::Integer
         });
     }
+    // Short versions and words with digits (`v1`, `v2.1`, `md5`, `x-2`): a
+    // kind below needs 8+ bytes, an uppercase letter, `@`, `%` or `_`.
+    if b.len() < 8
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-' || *c == b'.')
+    {
+        return None;
+    }
     if is_uuid(b) {
         return Some(SegmentKind::Uuid);
     }
@@ -321,5 +329,18 @@ mod tests {
         assert!(is_version_like("v2") && is_version_like("v1.1") && !is_version_like("vip"));
         assert_eq!(find_encoded_at(b"a%4%40b%40"), Some(3));
         assert_eq!(find_encoded_at(b"a%4"), None);
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The short-word shortcut in `classify_segment` skips only checks that cannot match.
+        #[test]
+        fn short_words_with_digits_are_of_no_kind(s in "[a-z0-9.-]{1,7}") {
+            let b = s.as_bytes();
+            prop_assume!(!b.iter().all(u8::is_ascii_digit));
+            prop_assert!(!(is_uuid(b) || is_sid(b) || is_hex_id(b) || is_date(b) || is_email(&s)
+                || is_issue_key(b) || is_prefixed_id(b) || is_opaque(b)));
+        }
     }
 }

@@ -132,14 +132,13 @@ impl HostTrie {
 /// segment never matches a literal child), so paths with equal layer-1
 /// keys have equal shape keys under the same view.
 fn push_layer1(key: &mut String, segment: &str, kind: Option<SegmentKind>) {
-    key.push('/');
     match kind {
         Some(kind) => {
-            key.push('\u{1}');
+            key.push_str("/\u{1}");
             key.push(char::from(b'a' + kind as u8));
         }
         None => {
-            key.push('\u{2}');
+            key.push_str("/\u{2}");
             key.push_str(segment);
         }
     }
