@@ -93,18 +93,18 @@ pub(crate) fn write_iso8601(at: Timestamp, out: &mut Vec<u8>) {
     let (y, m, d) = civil_from_days(days);
     let secs = rem / 1_000_000;
     let millis = (rem % 1_000_000) / 1000;
-    if y < 0 {
-        out.push(b'-');
+    if (0..10_000).contains(&y) {
+        let y = y as u64;
+        out.extend_from_slice(&[
+            digit(y / 1000),
+            digit(y / 100),
+            digit(y / 10),
+            digit(y),
+            b'-',
+        ]);
+    } else {
+        write_long_year(y, out);
     }
-    // Years span at most 6 digits (an i64 of microseconds is ±292,277 years).
-    let year = y.unsigned_abs();
-    let width: usize = if y < 0 { 3 } else { 4 };
-    let digits = year.checked_ilog10().map_or(1, |d| d as usize + 1);
-    out.extend(std::iter::repeat_n(b'0', width.saturating_sub(digits)));
-    for shift in (0..digits as u32).rev() {
-        out.push(digit(year / 10u64.pow(shift)));
-    }
-    out.push(b'-');
     let two = |out: &mut Vec<u8>, n: i64, sep: u8| {
         out.extend_from_slice(&[digit(n as u64 / 10), digit(n as u64), sep]);
     };
@@ -119,6 +119,22 @@ pub(crate) fn write_iso8601(at: Timestamp, out: &mut Vec<u8>) {
         digit(millis as u64),
         b'Z',
     ]);
+}
+
+/// A year outside 0..=9999 and its `-`, as `{:04}` writes it (`-001`, `12345`).
+fn write_long_year(y: i64, out: &mut Vec<u8>) {
+    if y < 0 {
+        out.push(b'-');
+    }
+    // Years span at most 6 digits (an i64 of microseconds is ±292,277 years).
+    let year = y.unsigned_abs();
+    let width: usize = if y < 0 { 3 } else { 4 };
+    let digits = year.checked_ilog10().map_or(1, |d| d as usize + 1);
+    out.extend(std::iter::repeat_n(b'0', width.saturating_sub(digits)));
+    for shift in (0..digits as u32).rev() {
+        out.push(digit(year / 10u64.pow(shift)));
+    }
+    out.push(b'-');
 }
 
 /// The ASCII digit of `n`'s last decimal place.
