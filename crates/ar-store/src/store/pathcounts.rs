@@ -11,6 +11,9 @@ use std::sync::OnceLock;
 
 use super::HashMap;
 
+/// Distinct paths after which an endpoint's map is grown to the cap at once.
+const GROW_TO_CAP_AT: usize = 4;
+
 /// Paths and flow counts, at most `cap` paths (the caller's limit).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PathCounts {
@@ -25,6 +28,11 @@ impl PathCounts {
         if let Some(count) = self.counts.get_mut(path) {
             *count += n;
         } else if self.counts.len() < cap {
+            // An endpoint whose paths vary (ids in them) soon holds `cap`
+            // paths: grow to that once, instead of rehashing at every doubling.
+            if self.counts.len() == GROW_TO_CAP_AT {
+                self.counts.reserve(cap - GROW_TO_CAP_AT);
+            }
             self.counts.insert(path.into(), n);
         }
     }

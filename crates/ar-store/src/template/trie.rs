@@ -47,7 +47,9 @@ const MAX_SHAPES: usize = 4;
 
 #[derive(Debug, Default, Clone)]
 pub(crate) struct RawNode {
-    pub(crate) literals: BTreeMap<Box<str>, RawNode>,
+    /// Literal children sorted by text: a vector, so one binary search finds
+    /// a child or the place for a new one (every flow does one per segment).
+    pub(crate) literals: Vec<(Box<str>, RawNode)>,
     pub(crate) param: Option<Box<RawNode>>,
     /// Bitset of [`SegmentKind`]s seen at this node (param nodes only).
     pub(crate) kinds: u16,
@@ -82,6 +84,11 @@ impl RawNode {
                 .as_ref()
                 .map_or(0, |p| std::mem::size_of::<RawNode>() + p.heap_bytes())
     }
+}
+
+/// Where literal `segment` is in sorted `literals`, or where it would go.
+fn find_literal(literals: &[(Box<str>, RawNode)], segment: &str) -> Result<usize, usize> {
+    literals.binary_search_by(|(text, _)| (**text).cmp(segment))
 }
 
 pub(crate) fn kind_bit(kind: SegmentKind) -> u16 {
@@ -274,8 +281,8 @@ impl Templater {
                 let RawNode {
                     literals, param, ..
                 } = node;
-                if let Some(child) = literals.get_mut(*segment) {
-                    next.push(child);
+                if let Ok(at) = find_literal(literals, segment) {
+                    next.push(&mut literals[at].1);
                 }
                 if let Some(p) = param.as_deref_mut() {
                     next.push(p);
@@ -335,15 +342,22 @@ fn observe_in(
         let kind = classify_segment(segment);
         push_layer1(layer1, segment, kind);
         let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
-        node = if kind.is_none()
-            && (node.literals.len() < cfg.max_literals_per_node
-                || node.literals.contains_key(segment))
-        {
-            if !node.literals.contains_key(segment) {
-                changed = true;
-                node.literals.insert(segment.into(), RawNode::default());
-            }
-            let child = node.literals.get_mut(segment).expect("inserted above");
+        // A literal child when the segment is unclassified and known or there is room for it.
+        let literal = match kind {
+            Some(_) => None,
+            None => match find_literal(&node.literals, segment) {
+                Ok(at) => Some(at),
+                Err(at) if node.literals.len() < cfg.max_literals_per_node => {
+                    changed = true;
+                    node.literals
+                        .insert(at, (segment.into(), RawNode::default()));
+                    Some(at)
+                }
+                Err(_) => None,
+            },
+        };
+        node = if let Some(at) = literal {
+            let child = &mut node.literals[at].1;
             if let (Some(origin), None) = (origin, &child.origin) {
                 child.origin = Some(Box::new(origin.clone()));
                 changed = true;
