@@ -8,8 +8,18 @@
 //!   and 6 response headers, 2 query parameters, a ~300-byte JSON response,
 //!   timings, a server address) appended to an in-memory archive. This is
 //!   what `ar proxy` pays per request on top of relaying it.
+//! - `append_tiny_body`: the same with a 13-byte `text/plain` response, like
+//!   the small requests of the `ar proxy` load benchmark.
 //! - `append_binary_body`: the same with a 4 KiB non-UTF-8 response body
 //!   (inlined as base64).
+//!
+//! Instructions of the line encoding alone (one sample of 1,000 flows):
+//!
+//! ```text
+//! cargo bench -p ar-store --bench archive --no-run
+//! valgrind --tool=callgrind --toggle-collect='*encode_into*' \
+//!     target/release/deps/archive-<hash> append_small_json --sample-count 1 --sample-size 1
+//! ```
 
 use ar_store::archive::{ArchiveWriter, MemoryBodyStore};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
@@ -91,6 +101,14 @@ fn run(bencher: Bencher, body: fn() -> Body) {
 #[divan::bench(sample_count = 30)]
 fn append_small_json(bencher: Bencher) {
     run(bencher, json_body);
+}
+
+/// A 13-byte text response: what the proxy load benchmark's origin sends.
+#[divan::bench(sample_count = 30)]
+fn append_tiny_body(bencher: Bencher) {
+    run(bencher, || {
+        Body::from_decoded(Some("text/plain".into()), b"Hello, world!".to_vec())
+    });
 }
 
 /// A 4 KiB binary response body, inlined as base64.
