@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use ar_store::Flow;
 
 use crate::endpoint::EndpointDoc;
+use crate::header_roles::HeaderRoles;
 use crate::redact::Redactor;
 
 /// An endpoint as the store sees it: identity, current template, and where
@@ -118,6 +119,8 @@ const MAX_OTHER_HOSTS: usize = 500;
 #[derive(Debug, Clone)]
 pub struct Documenter {
     redactor: Redactor,
+    /// What each header name means, under `redactor`'s rules.
+    roles: HeaderRoles,
     pub(crate) endpoints: BTreeMap<u64, (EndpointInfo, EndpointDoc)>,
     ledger: Ledger,
 }
@@ -127,6 +130,7 @@ impl Documenter {
     pub fn new(redactor: Redactor) -> Self {
         Self {
             redactor,
+            roles: HeaderRoles::default(),
             endpoints: BTreeMap::new(),
             ledger: Ledger::default(),
         }
@@ -153,7 +157,13 @@ impl Documenter {
         if self.count_observed(flow)
             && let Some(entry) = self.endpoints.get_mut(&id)
         {
-            learn(entry, flow, &self.redactor, &mut self.ledger);
+            learn(
+                entry,
+                flow,
+                &self.redactor,
+                &mut self.roles,
+                &mut self.ledger,
+            );
         }
     }
 
@@ -183,7 +193,13 @@ impl Documenter {
             .entry(endpoint.id)
             .or_insert_with(|| (endpoint.clone(), EndpointDoc::default()));
         entry.0.clone_from(endpoint);
-        learn(entry, flow, &self.redactor, &mut self.ledger);
+        learn(
+            entry,
+            flow,
+            &self.redactor,
+            &mut self.roles,
+            &mut self.ledger,
+        );
     }
 
     /// Counts a flow that was left out, and its host when the host was the reason.
@@ -246,10 +262,11 @@ fn learn(
     (info, doc): &mut (EndpointInfo, EndpointDoc),
     flow: &Flow,
     redactor: &Redactor,
+    roles: &mut HeaderRoles,
     ledger: &mut Ledger,
 ) {
     let before = doc.undecodable;
-    doc.observe(flow, &info.template, redactor);
+    doc.observe(flow, &info.template, redactor, roles);
     ledger.undecodable_bodies += doc.undecodable - before;
 }
 

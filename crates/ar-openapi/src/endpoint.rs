@@ -4,14 +4,15 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use ar_schema::SchemaBuilder;
-use ar_store::{Flow, Headers};
+use ar_store::Flow;
 use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
-use crate::fold::{self, Folded};
+use crate::fold;
 use crate::graphql::{self, GraphqlKind};
+use crate::header_roles::HeaderRoles;
 use crate::naming::{Segment, segments};
-use crate::params::{ParamSet, ParamStats, is_boring_header, is_boring_response_header};
+use crate::params::{ParamSet, ParamStats};
 use crate::redact::Redactor;
 use crate::security::{SecurityKind, credentials_in};
 
@@ -78,14 +79,21 @@ pub(crate) struct EndpointDoc {
 
 impl EndpointDoc {
     /// Learns from one flow whose path matched `template`.
-    pub(crate) fn observe(&mut self, flow: &Flow, template: &str, redactor: &Redactor) {
+    pub(crate) fn observe(
+        &mut self,
+        flow: &Flow,
+        template: &str,
+        redactor: &Redactor,
+        roles: &mut HeaderRoles,
+    ) {
         self.flows += 1;
         let request = &flow.request;
         let (origin, path, query) = split_url(&request.url);
-        let origin = match origin.rsplit_once('@') {
-            Some((scheme_user, host)) => Cow::Owned(format!(
-                "{}://{host}",
-                scheme_user.split("://").next().unwrap_or("https")
+        let origin = match origin.bytes().rposition(|b| b == b'@') {
+            Some(at) => Cow::Owned(format!(
+                "{}://{}",
+                origin[..at].split("://").next().unwrap_or("https"),
+                &origin[at + 1..]
             )),
             None => Cow::Borrowed(origin),
         };
@@ -98,12 +106,16 @@ impl EndpointDoc {
             |n, v| redactor.param_value(n, v).into_owned(),
         );
         self.headers.observe(
-            documented_headers(&request.headers, is_boring_header, redactor),
+            (request.headers.iter())
+                .filter(|h| roles.of(&h.name, redactor).request_param)
+                .map(|h| (h.name.as_str(), h.value.as_str())),
             false,
             |n, v| redactor.header_value(n, v).into_owned(),
         );
         let raw_query = query_of(&request.url);
-        let credentials = credentials_in(request, raw_query, redactor);
+        let credentials = credentials_in(request, raw_query, |name| {
+            roles.of(name, redactor).credential
+        });
         self.bearer_jwt |= credentials.iter().any(|c| c.jwt);
         let set: Vec<SecurityKind> = credentials.into_iter().map(|c| c.kind).collect();
         count_bounded(&mut self.security, &set, MAX_SECURITY_SETS);
@@ -129,7 +141,9 @@ impl EndpointDoc {
                     doc.reason.clone_from(&response.reason);
                 }
                 doc.headers.observe(
-                    documented_headers(&response.headers, is_boring_response_header, redactor),
+                    (response.headers.iter())
+                        .filter(|h| roles.of(&h.name, redactor).response_param)
+                        .map(|h| (h.name.as_str(), h.value.as_str())),
                     false,
                     |n, v| redactor.header_value(n, v).into_owned(),
                 );
@@ -331,23 +345,6 @@ impl EndpointDoc {
     }
 }
 
-/// `(name, value)` of the headers worth documenting: not `boring`, not
-/// credentials (those become security schemes or stay out).
-fn documented_headers<'a>(
-    headers: &'a Headers,
-    boring: fn(&str) -> bool,
-    redactor: &'a Redactor,
-) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-    headers
-        .iter()
-        .filter(move |h| {
-            let mut folded = Folded::new();
-            let lower = folded.lowercase(&h.name);
-            !boring(lower) && !redactor.is_secret_header(lower)
-        })
-        .map(|h| (h.name.as_str(), h.value.as_str()))
-}
-
 /// Counts one more `key`, unless `map` already holds `limit` other keys.
 /// Looks the key up before copying it: most flows repeat a key already there.
 fn count_bounded<K, Q>(map: &mut BTreeMap<K, u64>, key: &Q, limit: usize)
@@ -436,28 +433,30 @@ fn example_text(body: &ar_store::Body, redactor: &Redactor) -> Option<String> {
 /// bytes, with no searcher to set up.
 pub(crate) fn split_url(url: &str) -> (&str, &str, Option<&str>) {
     let bytes = url.as_bytes();
-    let next = |from: usize, stop: fn(u8) -> bool| {
-        (bytes[from..].iter().position(|b| stop(*b))).map_or(bytes.len(), |at| from + at)
-    };
     // The scheme ends at the first `://` before the fragment.
     let mut after_scheme = 0;
-    let mut colon = next(0, |b| b == b':' || b == b'#');
+    let mut colon = next_of(bytes, 0, |b| b == b':' || b == b'#');
     while bytes.get(colon) == Some(&b':') {
         if bytes[colon + 1..].starts_with(b"//") {
             after_scheme = colon + 3;
             break;
         }
-        colon = next(colon + 1, |b| b == b':' || b == b'#');
+        colon = next_of(bytes, colon + 1, |b| b == b':' || b == b'#');
     }
-    let path_start = next(after_scheme, |b| matches!(b, b'/' | b'?' | b'#'));
-    let path_end = next(path_start, |b| b == b'?' || b == b'#');
+    let path_start = next_of(bytes, after_scheme, |b| matches!(b, b'/' | b'?' | b'#'));
+    let path_end = next_of(bytes, path_start, |b| b == b'?' || b == b'#');
     let (origin, path) = (&url[..path_start], &url[path_start..path_end]);
     if bytes.get(path_end) == Some(&b'?') {
-        let query_end = next(path_end + 1, |b| b == b'#');
+        let query_end = next_of(bytes, path_end + 1, |b| b == b'#');
         (origin, path, Some(&url[path_end + 1..query_end]))
     } else {
         (origin, path, None)
     }
+}
+
+/// Where the first byte from `from` on that `stop` accepts is (the end if none).
+fn next_of(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
+    (bytes[from..].iter().position(|b| stop(*b))).map_or(bytes.len(), |at| from + at)
 }
 
 /// The query string as the credential and GraphQL checks read a URL: after
@@ -465,8 +464,7 @@ pub(crate) fn split_url(url: &str) -> (&str, &str, Option<&str>) {
 pub(crate) fn query_of(url: &str) -> Option<&str> {
     let bytes = url.as_bytes();
     let start = bytes.iter().position(|b| *b == b'?')? + 1;
-    let end = (bytes[start..].iter().position(|b| *b == b'#')).map_or(bytes.len(), |at| start + at);
-    Some(&url[start..end])
+    Some(&url[start..next_of(bytes, start, |b| b == b'#')])
 }
 
 #[cfg(test)]

@@ -13,69 +13,50 @@ use ar_store::Body;
 /// parameter names are far shorter.
 const INLINE: usize = 64;
 
-/// Room to fold one name into; the folded name borrows it.
-pub(crate) struct Folded {
-    inline: [u8; INLINE],
-    heap: String,
+/// Calls `f` with `text` ASCII-lowercased, as [`str::to_ascii_lowercase`] gives it.
+pub(crate) fn with_lowercase<R>(text: &str, f: impl FnOnce(&str) -> R) -> R {
+    if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+        return f(text);
+    }
+    fold_then(text, |b| Some(b.to_ascii_lowercase()), f)
 }
 
-impl Folded {
-    pub(crate) fn new() -> Self {
-        Self {
-            inline: [0; INLINE],
-            heap: String::new(),
-        }
+/// Calls `f` with `text` as [`normalise`] gives it: lowercase without `-` and `_`.
+pub(crate) fn with_normalised<R>(text: &str, f: impl FnOnce(&str) -> R) -> R {
+    if text
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'-' && b != b'_')
+    {
+        return f(text);
     }
-
-    /// `text` ASCII-lowercased, as [`str::to_ascii_lowercase`] gives it.
-    pub(crate) fn lowercase<'a>(&'a mut self, text: &'a str) -> &'a str {
-        if !text.bytes().any(|b| b.is_ascii_uppercase()) {
-            return text;
-        }
-        self.fold(text, |b| Some(b.to_ascii_lowercase()))
-            .unwrap_or_else(|heap| {
-                heap.push_str(&text.to_ascii_lowercase());
-                heap
-            })
+    if !text.is_ascii() {
+        // Non-ASCII letters fold by Unicode rules, as `normalise` does.
+        return f(&normalise(text));
     }
+    fold_then(
+        text,
+        |b| (b != b'-' && b != b'_').then_some(b.to_ascii_lowercase()),
+        f,
+    )
+}
 
-    /// `text` as [`normalise`] gives it: lowercase without `-` and `_`.
-    pub(crate) fn normalised<'a>(&'a mut self, text: &'a str) -> &'a str {
-        if text
-            .bytes()
-            .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'-' && b != b'_')
-        {
-            return text;
-        }
-        if !text.is_ascii() {
-            // Non-ASCII letters fold by Unicode rules, as `normalise` does.
-            self.heap = normalise(text);
-            return &self.heap;
-        }
-        let keep = |b: u8| (b != b'-' && b != b'_').then_some(b.to_ascii_lowercase());
-        self.fold(text, keep).unwrap_or_else(|heap| {
-            heap.extend(text.bytes().filter_map(keep).map(char::from));
-            heap
-        })
-    }
-
-    /// Maps `text` byte by byte into the inline room (dropping bytes `map`
-    /// returns `None` for); hands back the cleared heap string instead when
-    /// `text` does not fit or the result is not UTF-8.
-    fn fold(&mut self, text: &str, map: impl Fn(u8) -> Option<u8>) -> Result<&str, &mut String> {
+/// Maps `text` byte by byte (dropping the bytes `map` gives `None` for) and
+/// calls `f` with the result: built on the stack when it fits. `map` changes
+/// or drops only ASCII bytes, so the result is UTF-8 like `text`.
+fn fold_then<R>(text: &str, map: impl Fn(u8) -> Option<u8>, f: impl FnOnce(&str) -> R) -> R {
+    if text.len() <= INLINE {
+        let mut room = [0; INLINE];
         let mut len = 0;
-        if text.len() <= INLINE {
-            for (slot, byte) in self.inline.iter_mut().zip(text.bytes().filter_map(map)) {
-                *slot = byte;
-                len += 1;
-            }
-            if let Ok(folded) = std::str::from_utf8(&self.inline[..len]) {
-                return Ok(folded);
-            }
+        for (slot, byte) in room.iter_mut().zip(text.bytes().filter_map(&map)) {
+            *slot = byte;
+            len += 1;
         }
-        self.heap.clear();
-        Err(&mut self.heap)
+        if let Ok(folded) = std::str::from_utf8(&room[..len]) {
+            return f(folded);
+        }
     }
+    let folded: Vec<u8> = text.bytes().filter_map(map).collect();
+    f(&String::from_utf8_lossy(&folded))
 }
 
 /// Lowercase with `-` and `_` removed, so `X-Api-Key`, `x_api_key` and `XAPIKEY` compare equal.
@@ -127,8 +108,11 @@ mod tests {
             "",
             long.as_str(),
         ] {
-            assert_eq!(Folded::new().lowercase(name), name.to_ascii_lowercase());
-            assert_eq!(Folded::new().normalised(name), normalise(name));
+            assert_eq!(
+                with_lowercase(name, str::to_string),
+                name.to_ascii_lowercase()
+            );
+            assert_eq!(with_normalised(name, str::to_string), normalise(name));
             assert_eq!(lowercase(name), name.to_ascii_lowercase());
         }
     }
@@ -139,6 +123,8 @@ mod tests {
             "application/json",
             "Application/JSON; charset=utf-8",
             " text/html ;q=1",
+            "\u{a0}Text/HTML\u{2003}; x",
+            "",
             ";",
         ] {
             let body = Body::from_decoded(Some(content_type.into()), Vec::new());

@@ -46,6 +46,7 @@ mod error;
 mod fold;
 mod form;
 mod graphql;
+mod header_roles;
 mod markdown;
 mod model;
 mod naming;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::fold::Folded;
+use crate::fold::with_lowercase;
 
 /// At most this many distinct names are tracked per endpoint and location;
 /// beyond it (e.g. a cache-buster with a random name) new names are counted only.
@@ -253,29 +253,38 @@ impl ParamSet {
     ) {
         self.flows += 1;
         for (name, raw) in values {
-            let mut folded = Folded::new();
-            let key = if case_sensitive {
-                name
+            if case_sensitive {
+                self.observe_one(name, name, raw, &shown);
             } else {
-                folded.lowercase(name)
-            };
-            if !self.params.contains_key(key) {
-                if self.params.len() >= MAX_PARAMS {
-                    self.overflow += 1;
-                    continue;
-                }
-                self.params.insert(key.to_string(), ParamStats::new(name));
+                with_lowercase(name, |key| self.observe_one(key, name, raw, &shown));
             }
-            let Some(stats) = self.params.get_mut(key) else {
-                continue;
-            };
-            stats.observe(raw, || shown(name, raw));
-            if stats.last_flow == self.flows {
-                stats.repeated = true;
-            } else {
-                stats.last_flow = self.flows;
-                stats.present += 1;
+        }
+    }
+
+    /// Records one value of the parameter `name`, tracked under `key`.
+    fn observe_one(
+        &mut self,
+        key: &str,
+        name: &str,
+        raw: &str,
+        shown: &impl Fn(&str, &str) -> String,
+    ) {
+        if !self.params.contains_key(key) {
+            if self.params.len() >= MAX_PARAMS {
+                self.overflow += 1;
+                return;
             }
+            self.params.insert(key.to_string(), ParamStats::new(name));
+        }
+        let Some(stats) = self.params.get_mut(key) else {
+            return;
+        };
+        stats.observe(raw, || shown(name, raw));
+        if stats.last_flow == self.flows {
+            stats.repeated = true;
+        } else {
+            stats.last_flow = self.flows;
+            stats.present += 1;
         }
     }
 

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::fold::{Folded, has_part, normalise};
+use crate::fold::{has_part, normalise, with_lowercase, with_normalised};
 
 /// What every redacted value is replaced with.
 pub const REDACTED: &str = "REDACTED";
@@ -125,8 +125,11 @@ impl Redactor {
     /// (`Sec-WebSocket-Key` is a handshake nonce, `Sec-Fetch-*` fetch
     /// metadata) never do, whatever their names end with.
     pub fn is_secret_header(&self, name: &str) -> bool {
-        let mut folded = Folded::new();
-        let lower = folded.lowercase(name);
+        with_lowercase(name, |lower| self.is_secret_lowercase_header(lower))
+    }
+
+    /// [`Redactor::is_secret_header`] for a name already lowercased.
+    pub(crate) fn is_secret_lowercase_header(&self, lower: &str) -> bool {
         if lower.starts_with(':') || lower.starts_with("sec-") {
             return false;
         }
@@ -140,8 +143,11 @@ impl Redactor {
 
     /// Whether a query parameter, form field or JSON key with this name holds a secret.
     pub fn is_secret_name(&self, name: &str) -> bool {
-        let mut folded = Folded::new();
-        let norm = folded.normalised(name);
+        with_normalised(name, |norm| self.is_secret_normalised_name(norm))
+    }
+
+    /// [`Redactor::is_secret_name`] for a name already normalised.
+    fn is_secret_normalised_name(&self, norm: &str) -> bool {
         if self.extra_names.iter().any(|extra| extra == norm) {
             return true;
         }
@@ -190,9 +196,7 @@ impl Redactor {
         if !self.enabled {
             return Cow::Borrowed(value);
         }
-        let mut folded = Folded::new();
-        let lower = folded.lowercase(name);
-        match lower {
+        with_lowercase(name, |lower| match lower {
             "cookie" => Cow::Owned(redact_cookie_pairs(value, "; ")),
             "set-cookie" => {
                 let (pair, attributes) = value.split_once(';').unwrap_or((value, ""));
@@ -203,7 +207,7 @@ impl Redactor {
                     Cow::Owned(format!("{name}={REDACTED};{attributes}"))
                 }
             }
-            _ if self.is_secret_header(lower) => {
+            _ if self.is_secret_lowercase_header(lower) => {
                 let scheme = value.split_whitespace().next().filter(|first| {
                     value.trim() != *first && first.chars().all(|c| c.is_ascii_alphabetic())
                 });
@@ -213,7 +217,7 @@ impl Redactor {
                 }
             }
             _ => self.text(value),
-        }
+        })
     }
 
     /// The value of a query parameter or form field as it may appear in output.

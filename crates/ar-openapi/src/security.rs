@@ -8,7 +8,7 @@
 use ar_store::Request;
 
 use crate::endpoint::query_of;
-use crate::fold::{Folded, has_part};
+use crate::fold::{has_part, with_lowercase, with_normalised};
 use crate::naming::camel;
 use crate::redact::Redactor;
 
@@ -117,22 +117,25 @@ pub struct Credential {
 /// assert_eq!(found[1].kind.scheme_name(), "apiKeyQuery");
 /// ```
 pub fn detect_credentials(request: &Request, redactor: &Redactor) -> Vec<Credential> {
-    credentials_in(request, query_of(&request.url), redactor)
+    credentials_in(request, query_of(&request.url), |name| {
+        with_lowercase(name, |lower| {
+            HeaderCredential::of(lower, redactor.is_secret_lowercase_header(lower))
+        })
+    })
 }
 
-/// [`detect_credentials`] with the URL's query string ([`query_of`]) already found.
+/// [`detect_credentials`] with the URL's query string ([`query_of`]) already
+/// found and `credential_of` telling what a header name carries.
 pub(crate) fn credentials_in(
     request: &Request,
     query: Option<&str>,
-    redactor: &Redactor,
+    mut credential_of: impl FnMut(&str) -> HeaderCredential,
 ) -> Vec<Credential> {
     let mut found = Vec::new();
     for header in &request.headers {
-        let mut folded = Folded::new();
-        let lower = folded.lowercase(&header.name);
-        match lower {
-            "authorization" => found.push(authorization(&header.value)),
-            "cookie" => {
+        match credential_of(&header.name) {
+            HeaderCredential::Authorization => found.push(authorization(&header.value)),
+            HeaderCredential::Cookie => {
                 for pair in header.value.split(';') {
                     let name = pair.split_once('=').map_or(pair, |(name, _)| name).trim();
                     if is_session_cookie(name) {
@@ -145,21 +148,14 @@ pub(crate) fn credentials_in(
                     }
                 }
             }
-            "proxy-authorization" | "set-cookie" => {}
-            _ if !lower.starts_with(':')
-                && !has_part(lower, "csrf")
-                && !has_part(lower, "xsrf")
-                && redactor.is_secret_header(lower) =>
-            {
-                found.push(Credential {
-                    kind: SecurityKind::ApiKey {
-                        location: KeyLocation::Header,
-                        name: header.name.clone(),
-                    },
-                    jwt: false,
-                });
-            }
-            _ => {}
+            HeaderCredential::Key => found.push(Credential {
+                kind: SecurityKind::ApiKey {
+                    location: KeyLocation::Header,
+                    name: header.name.clone(),
+                },
+                jwt: false,
+            }),
+            HeaderCredential::None => {}
         }
     }
     if let Some(query) = query {
@@ -178,6 +174,39 @@ pub(crate) fn credentials_in(
     found.sort();
     found.dedup_by(|a, b| a.kind == b.kind);
     found
+}
+
+/// What a request header carries as a credential, by its name alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HeaderCredential {
+    /// `Authorization`: the scheme in the value says which kind.
+    Authorization,
+    /// `Cookie`: session cookies among the pairs in the value.
+    Cookie,
+    /// An API key (`X-Api-Key`, `X-Auth-Token`, ...).
+    Key,
+    /// Nothing (CSRF tokens, `Set-Cookie`, ordinary headers).
+    None,
+}
+
+impl HeaderCredential {
+    /// For a header called `lower` (lowercased), which the redactor
+    /// treats as `secret` or not.
+    pub(crate) fn of(lower: &str, secret: bool) -> Self {
+        match lower {
+            "authorization" => Self::Authorization,
+            "cookie" => Self::Cookie,
+            "proxy-authorization" | "set-cookie" => Self::None,
+            _ if secret
+                && !lower.starts_with(':')
+                && !has_part(lower, "csrf")
+                && !has_part(lower, "xsrf") =>
+            {
+                Self::Key
+            }
+            _ => Self::None,
+        }
+    }
 }
 
 fn authorization(value: &str) -> Credential {
@@ -215,21 +244,23 @@ fn is_session_cookie(name: &str) -> bool {
 }
 
 fn is_query_key(name: &str) -> bool {
-    matches!(
-        Folded::new().normalised(name),
-        "apikey"
-            | "key"
-            | "apitoken"
-            | "accesstoken"
-            | "token"
-            | "authtoken"
-            | "auth"
-            | "accesskey"
-            | "subscriptionkey"
-            | "appkey"
-            | "appid"
-            | "clientsecret"
-    )
+    with_normalised(name, |norm| {
+        matches!(
+            norm,
+            "apikey"
+                | "key"
+                | "apitoken"
+                | "accesstoken"
+                | "token"
+                | "authtoken"
+                | "auth"
+                | "accesskey"
+                | "subscriptionkey"
+                | "appkey"
+                | "appid"
+                | "clientsecret"
+        )
+    })
 }
 
 #[cfg(test)]

@@ -243,8 +243,16 @@ impl Body {
     /// ```
     pub fn media_type_as_sent(&self) -> Option<&str> {
         self.content_type.as_deref().map(|ct| {
-            let end = ct.bytes().position(|b| b == b';').unwrap_or(ct.len());
-            ct[..end].trim()
+            let media = &ct[..ct.bytes().position(|b| b == b';').unwrap_or(ct.len())];
+            // Ends that are visible ASCII need no `trim`, the usual case.
+            match (media.as_bytes().first(), media.as_bytes().last()) {
+                (Some(first), Some(last))
+                    if first.is_ascii_graphic() && last.is_ascii_graphic() =>
+                {
+                    media
+                }
+                _ => media.trim(),
+            }
         })
     }
 }
