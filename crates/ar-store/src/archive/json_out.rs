@@ -185,6 +185,8 @@ pub(super) fn f64(out: &mut Vec<u8>, value: f64) {
         out.extend_from_slice(b"-1.0");
     } else if value.to_bits() == 0 {
         out.extend_from_slice(b"0.0");
+    } else if let Some(n) = thousandths(value) {
+        write_thousandths(out, n, b".0");
     } else if value.is_finite() {
         let _ = CompactFormatter.write_f64(out, value);
     } else {
@@ -200,6 +202,11 @@ pub(super) fn f64(out: &mut Vec<u8>, value: f64) {
 /// without an exponent, as `Display` does.
 pub(super) fn display_f64_string(out: &mut Vec<u8>, value: f64) {
     out.push(b'"');
+    if let Some(n) = thousandths(value) {
+        write_thousandths(out, n, b"");
+        out.push(b'"');
+        return;
+    }
     let mut text = [0; 32];
     let mut rest = &mut text[..];
     let shortest = value.is_finite() && CompactFormatter.write_f64(&mut rest, value).is_ok();
@@ -214,6 +221,47 @@ pub(super) fn display_f64_string(out: &mut Vec<u8>, value: f64) {
         let _ = write!(out, "{value}");
     }
     out.push(b'"');
+}
+
+/// `value` as a whole number of thousandths, when it is the double nearest
+/// to one: timings measured in microseconds and given in milliseconds.
+///
+/// Between 0.001 and 1e9 the thousandths' decimal text is then the shortest
+/// that reads back as `value` (any other decimal with as few digits is a
+/// multiple of 0.001 too, and thus far more than an ulp away), so it is what
+/// both serde_json and `Display` write, without their digit generation.
+fn thousandths(value: f64) -> Option<u64> {
+    if !(0.001..1e9).contains(&value) {
+        return None;
+    }
+    let n = (value * 1000.0 + 0.5) as u64;
+    (n as f64 / 1000.0 == value).then_some(n)
+}
+
+/// Writes `n / 1000` in plain decimal without trailing zeros, and
+/// `whole_suffix` when it is a whole number (serde_json's `.0`).
+fn write_thousandths(out: &mut Vec<u8>, n: u64, whole_suffix: &[u8]) {
+    u64(out, n / 1000);
+    let fraction = n % 1000;
+    if fraction == 0 {
+        out.extend_from_slice(whole_suffix);
+        return;
+    }
+    let digit = |d: u64| b'0' + (d % 10) as u8;
+    let text = [
+        b'.',
+        digit(fraction / 100),
+        digit(fraction / 10),
+        digit(fraction),
+    ];
+    let len = if fraction % 100 == 0 {
+        2
+    } else if fraction % 10 == 0 {
+        3
+    } else {
+        4
+    };
+    out.extend_from_slice(&text[..len]);
 }
 
 /// Digits of `[-]d[.ddd][e[+-]x]` before the exponent, leading zeros not counted.
@@ -390,6 +438,25 @@ mod tests {
         }
     }
 
+    #[test]
+    fn whole_thousandths_are_written_as_serde_json_and_display_write_them() {
+        let check = |n: u64| {
+            let value = n as f64 / 1000.0;
+            let json = serde_json::to_string(&value).unwrap();
+            assert_eq!(written(|o| f64(o, value)), format!("prefix{json}"), "{n}");
+            assert_eq!(
+                written(|o| display_f64_string(o, value)),
+                format!("prefix\"{value}\""),
+                "{n}"
+            );
+        };
+        (0..300_000).for_each(check);
+        (0..300_000).map(|k| k * 3331 + 7).for_each(check);
+        (0..100_000)
+            .map(|k| 1_000_000_000_000 - k * 17)
+            .for_each(check);
+    }
+
     fn tricky_text() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
             3 => "[a-z ]{1,9}",
@@ -411,7 +478,13 @@ mod tests {
         }
 
         #[test]
-        fn any_float_is_written_as_serde_json_writes_it(value in any::<f64>()) {
+        fn any_float_is_written_as_serde_json_writes_it(
+            value in prop_oneof![
+                any::<f64>(),
+                (0u64..2_000_000_000_000).prop_map(|n| n as f64 / 1000.0),
+                (0u64..2_000_000_000_000).prop_map(|n| n as f64 / 1000.0 + 1e-9),
+            ],
+        ) {
             let expected = serde_json::to_string(&value).unwrap();
             prop_assert_eq!(written(|o| f64(o, value)), format!("prefix{expected}"));
         }
@@ -422,6 +495,7 @@ mod tests {
                 any::<f64>(),
                 (any::<i32>(), -30i32..30).prop_map(|(m, e)| f64::from(m) * 10f64.powi(e)),
                 (0u32..100_000).prop_map(|n| f64::from(n) / 1000.0),
+                (0u64..2_000_000_000_000).prop_map(|n| n as f64 / 1000.0),
             ],
         ) {
             prop_assert_eq!(
