@@ -254,9 +254,9 @@ fn write_thousandths(out: &mut Vec<u8>, n: u64, whole_suffix: &[u8]) {
         digit(fraction / 10),
         digit(fraction),
     ];
-    let len = if fraction % 100 == 0 {
+    let len = if fraction.is_multiple_of(100) {
         2
-    } else if fraction % 10 == 0 {
+    } else if fraction.is_multiple_of(10) {
         3
     } else {
         4
