@@ -81,7 +81,7 @@ impl<'a> UrlParts<'a> {
                 ("http" | "ws", 80) | ("https" | "wss", 443)
             )
         });
-        if default_port && !self.host.bytes().any(|b| b.is_ascii_uppercase()) {
+        if default_port && !has_ascii_uppercase(self.host.as_bytes()) {
             Cow::Borrowed(self.host)
         } else {
             Cow::Owned(self.host_key())
@@ -130,12 +130,48 @@ fn split_host_port(authority: &str) -> (&str, Option<u16>) {
 }
 
 /// Splits a query string into raw `(name, value)` pairs, percent-decoded
-/// (`+` as space), skipping empty pieces.
+/// (`+` as space), skipping empty pieces; byte searches (every flow's query
+/// is split).
 pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
-    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+    let mut rest = Some(query);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        let (pair, next) = match current.bytes().position(|b| b == b'&') {
+            Some(i) => (&current[..i], Some(&current[i + 1..])),
+            None => (current, None),
+        };
+        rest = next;
+        Some(pair)
+    })
+    .filter(|pair| !pair.is_empty())
+    .map(|pair| {
+        let (name, value) = match pair.bytes().position(|b| b == b'=') {
+            Some(i) => (&pair[..i], &pair[i + 1..]),
+            None => (pair, ""),
+        };
         (percent_decode(name), percent_decode(value))
     })
+}
+
+/// Whether any byte is `A`..=`Z`, eight bytes at a time (hosts and header
+/// names are checked on every flow).
+pub(crate) fn has_ascii_uppercase(bytes: &[u8]) -> bool {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // Per byte (no carries: each byte of `y` is at most 0x7f): the high
+        // bit of `y + 0x3f` is set from `A` up, of `y + 0x25` from `[` up;
+        // `!x` drops bytes that were non-ASCII to begin with.
+        let y = x & LOW7;
+        if (y + 0x3f3f_3f3f_3f3f_3f3f) & !(y + 0x2525_2525_2525_2525) & !x & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(u8::is_ascii_uppercase)
 }
 
 /// Percent-decodes `text` (and `+` as space); invalid escapes stay as written,
@@ -266,5 +302,49 @@ mod tests {
         assert_eq!(pairs[2].1, "✓");
         assert_eq!((&*pairs[3].0, &*pairs[3].1), ("d", ""));
         assert_eq!(pairs[4].1, "%zz%");
+    }
+
+    #[test]
+    fn query_pairs_split_like_str_split() {
+        for query in [
+            "",
+            "a=1&b=2",
+            "&&a&=x&b=1=2&",
+            "q=red+shoes&x=%41%2",
+            "é=ü&&",
+        ] {
+            let ours: Vec<_> = query_pairs(query).collect();
+            let theirs: Vec<_> = query
+                .split('&')
+                .filter(|p| !p.is_empty())
+                .map(|pair| {
+                    let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+                    (percent_decode(name), percent_decode(value))
+                })
+                .collect();
+            assert_eq!(ours, theirs, "{query}");
+        }
+    }
+
+    #[test]
+    fn uppercase_is_found_in_any_byte() {
+        for len in 0..20 {
+            for at in 0..len {
+                for (byte, upper) in [
+                    (b'A', true),
+                    (b'Z', true),
+                    (b'@', false),
+                    (b'[', false),
+                    (b'a', false),
+                    (0xC1, false),
+                    (0xDA, false),
+                ] {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at] = byte;
+                    assert_eq!(has_ascii_uppercase(&bytes), upper, "{bytes:?}");
+                }
+            }
+        }
+        assert!(!has_ascii_uppercase(b"accept-language\xff\xc1\xda"));
     }
 }

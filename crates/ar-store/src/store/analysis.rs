@@ -7,6 +7,7 @@
 //! with that value becomes a parameter named after the field.
 
 use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -234,25 +235,27 @@ impl ValueIndex {
             generic_parent,
         } in found.drain(..)
         {
-            if self.capacity == 0 || self.map.contains_key(&*text) {
+            if self.capacity == 0 {
                 continue;
             }
-            if self.map.len() >= self.capacity
+            // One hash per value: insert when new, then drop the oldest
+            // when over capacity (never the new one, it is the youngest).
+            let Entry::Vacant(slot) = self.map.entry(text) else {
+                continue;
+            };
+            self.order.push_back(Arc::clone(slot.key()));
+            slot.insert(SeenValue {
+                source,
+                side,
+                field_path,
+                name,
+                generic_parent,
+            });
+            if self.map.len() > self.capacity
                 && let Some(old) = self.order.pop_front()
             {
                 self.map.remove(&old);
             }
-            self.order.push_back(Arc::clone(&text));
-            self.map.insert(
-                text,
-                SeenValue {
-                    source,
-                    side,
-                    field_path,
-                    name,
-                    generic_parent,
-                },
-            );
         }
     }
 

@@ -279,8 +279,12 @@ impl Endpoint {
             bump(&mut self.request_media, &m);
         }
         if let Some(q) = query {
-            self.query
-                .observe(query_pairs(q), as_sent, max_params, self.param_stamp);
+            self.query.observe(
+                crate::url::query_pairs(q),
+                as_sent,
+                max_params,
+                self.param_stamp,
+            );
         }
         let headers = flow
             .request
@@ -373,58 +377,11 @@ impl Endpoint {
 
 /// `s` lowercased, borrowing when it already is (HTTP/2 names always are).
 fn lowercase(s: &str) -> Cow<'_, str> {
-    if has_ascii_uppercase(s.as_bytes()) {
+    if crate::url::has_ascii_uppercase(s.as_bytes()) {
         Cow::Owned(s.to_ascii_lowercase())
     } else {
         Cow::Borrowed(s)
     }
-}
-
-/// Whether any byte is `A`..=`Z`, eight bytes at a time (header names are
-/// checked on every flow).
-fn has_ascii_uppercase(bytes: &[u8]) -> bool {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        // Per byte (no carries: each byte of `y` is at most 0x7f): the high
-        // bit of `y + 0x3f` is set from `A` up, of `y + 0x25` from `[` up;
-        // `!x` drops bytes that were non-ASCII to begin with.
-        let y = x & LOW7;
-        if (y + 0x3f3f_3f3f_3f3f_3f3f) & !(y + 0x2525_2525_2525_2525) & !x & HIGH != 0 {
-            return true;
-        }
-    }
-    chunks.remainder().iter().any(u8::is_ascii_uppercase)
-}
-
-/// `crate::url::query_pairs` with byte searches: raw `(name, value)` pairs,
-/// percent-decoded (`+` as space), empty pieces skipped.
-fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
-    let mut rest = Some(query);
-    std::iter::from_fn(move || {
-        let current = rest?;
-        let (pair, next) = match current.bytes().position(|b| b == b'&') {
-            Some(i) => (&current[..i], Some(&current[i + 1..])),
-            None => (current, None),
-        };
-        rest = next;
-        Some(pair)
-    })
-    .filter(|pair| !pair.is_empty())
-    .map(|pair| {
-        let (name, value) = match pair.bytes().position(|b| b == b'=') {
-            Some(i) => (&pair[..i], &pair[i + 1..]),
-            None => (pair, ""),
-        };
-        (
-            crate::url::percent_decode(name),
-            crate::url::percent_decode(value),
-        )
-    })
 }
 
 /// `s.trim()`, without the Unicode whitespace search when both ends are
@@ -466,43 +423,6 @@ fn add_counts(into: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn query_pairs_split_like_the_url_module() {
-        for query in [
-            "",
-            "a=1&b=2",
-            "&&a&=x&b=1=2&",
-            "q=red+shoes&x=%41%2",
-            "é=ü&&",
-        ] {
-            let ours: Vec<_> = query_pairs(query).collect();
-            let theirs: Vec<_> = crate::url::query_pairs(query).collect();
-            assert_eq!(ours, theirs, "{query}");
-        }
-    }
-
-    #[test]
-    fn uppercase_is_found_in_any_byte() {
-        for len in 0..20 {
-            for at in 0..len {
-                for (byte, upper) in [
-                    (b'A', true),
-                    (b'Z', true),
-                    (b'@', false),
-                    (b'[', false),
-                    (b'a', false),
-                    (0xC1, false),
-                    (0xDA, false),
-                ] {
-                    let mut bytes = vec![b'x'; len];
-                    bytes[at] = byte;
-                    assert_eq!(has_ascii_uppercase(&bytes), upper, "{bytes:?}");
-                }
-            }
-        }
-        assert!(!has_ascii_uppercase(b"accept-language\xff\xc1\xda"));
-    }
 
     #[test]
     fn trim_is_str_trim() {
