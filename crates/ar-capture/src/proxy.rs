@@ -17,7 +17,7 @@ use crate::builder::ProxyBuilder;
 use crate::ca::CertificateAuthority;
 use crate::record::BodyLimits;
 use crate::server;
-use crate::sink::{DELIVERY_TICK, ProxyStats, Sinks};
+use crate::sink::{ProxyStats, Sinks};
 use crate::upstream::{Connector, Dialer};
 
 /// The capture proxy: an HTTP proxy (absolute-form requests and CONNECT)
@@ -76,12 +76,12 @@ impl Proxy {
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
         let mut connections = JoinSet::new();
         tokio::pin!(shutdown);
-        let mut delivery = tokio::time::interval(DELIVERY_TICK);
-        delivery.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let delivery = self.shared.sinks.deliver_forever();
+        tokio::pin!(delivery);
         loop {
             tokio::select! {
                 () = &mut shutdown => break,
-                _ = delivery.tick() => self.shared.sinks.deliver(),
+                () = &mut delivery => {}
                 accepted = self.listener.accept() => match accepted {
                     Ok((tcp, _peer)) => {
                         let _ = tcp.set_nodelay(true);
@@ -103,7 +103,7 @@ impl Proxy {
         while !connections.is_empty() {
             tokio::select! {
                 () = &mut grace => break,
-                _ = delivery.tick() => self.shared.sinks.deliver(),
+                () = &mut delivery => {}
                 _ = connections.join_next() => {}
             }
         }

@@ -17,11 +17,13 @@
 //! Both counters are visible in [`ProxyStats`], so a caller can report what
 //! was lost instead of losing it silently.
 //!
-//! Delivery is batched: finished flows are queued in memory (no wake-up on
-//! the request path) and moved to the channels every [`DELIVERY_TICK`] by
-//! the proxy's accept loop, so a consumer parked in `recv().await` is woken
-//! at most once per tick, not once per request. A flow reaches its channel
-//! at most one tick after it ended. The in-memory queue is bounded too
+//! Delivery is batched: finished flows are queued in memory and moved to the
+//! channels one [`DELIVERY_TICK`] after the first of them was queued, by the
+//! proxy's accept loop ([`Sinks::deliver_forever`]). So a consumer parked in
+//! `recv().await` is woken at most once per tick, not once per request, a
+//! flow reaches its channel at most one tick after it ended, and an idle
+//! proxy is not woken at all (a fixed interval would wake it 500 times a
+//! second for nothing). The in-memory queue is bounded too
 //! ([`PENDING_LIMIT`]); beyond it flows are dropped and counted as archive
 //! drops.
 
@@ -30,6 +32,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use ar_store::Flow;
+use tokio::sync::Notify;
 use tokio::sync::mpsc::{Sender, error::TrySendError};
 
 /// Counters of a running proxy, read with [`crate::ProxyHandle::stats`].
@@ -76,6 +79,8 @@ pub(crate) struct Sinks {
     live: Option<Sender<Flow>>,
     batches: Option<Sender<Vec<Flow>>>,
     pending: Mutex<Vec<Flow>>,
+    /// Signalled when a flow lands in an empty queue: a delivery is due.
+    queued: Notify,
     pub(crate) counters: Counters,
 }
 
@@ -86,6 +91,7 @@ impl Sinks {
             live,
             batches: None,
             pending: Mutex::new(Vec::new()),
+            queued: Notify::new(),
             counters: Counters::default(),
         }
     }
@@ -96,13 +102,15 @@ impl Sinks {
         self
     }
 
-    /// Queues a finished flow; never waits and never wakes anyone.
+    /// Queues a finished flow; never waits. Only the first flow of a batch
+    /// signals the delivery loop; the rest ride along.
     pub(crate) fn emit(&self, flow: Flow) {
         self.counters.flows.fetch_add(1, Ordering::Relaxed);
         let mut pending = self
             .pending
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let first = pending.is_empty();
         if pending.len() >= PENDING_LIMIT {
             self.counters
                 .dropped_archive
@@ -110,9 +118,24 @@ impl Sinks {
         } else {
             pending.push(flow);
         }
+        drop(pending);
+        if first {
+            self.queued.notify_one();
+        }
     }
 
-    /// Moves queued flows to the sinks (called every [`DELIVERY_TICK`] and on shutdown).
+    /// Delivers each batch one [`DELIVERY_TICK`] after its first flow was
+    /// queued; sleeps without a timer while nothing is queued. Never returns:
+    /// the accept loop polls it beside its other work.
+    pub(crate) async fn deliver_forever(&self) {
+        loop {
+            self.queued.notified().await;
+            tokio::time::sleep(DELIVERY_TICK).await;
+            self.deliver();
+        }
+    }
+
+    /// Moves queued flows to the sinks (from [`Sinks::deliver_forever`] and on shutdown).
     pub(crate) fn deliver(&self) {
         let mut batch = {
             let mut pending = self
@@ -244,6 +267,27 @@ mod tests {
         sinks.emit(flow(6));
         sinks.deliver();
         assert_eq!(rx.recv().await.unwrap()[0].id, FlowId(6));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_flow_after_a_long_idle_arrives_one_tick_after_it_was_queued() {
+        let (batches, mut rx) = tokio::sync::mpsc::channel(4);
+        let sinks = std::sync::Arc::new(Sinks::new(None, None).with_batches(Some(batches)));
+        let delivery = tokio::spawn({
+            let sinks = std::sync::Arc::clone(&sinks);
+            async move { sinks.deliver_forever().await }
+        });
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert!(rx.try_recv().is_err(), "nothing queued, nothing delivered");
+        sinks.emit(flow(1));
+        sinks.emit(flow(2));
+        let queued_at = tokio::time::Instant::now();
+        let batch = rx.recv().await.expect("the batch arrives");
+        assert_eq!(queued_at.elapsed(), DELIVERY_TICK);
+        assert_eq!(batch.iter().map(|f| f.id.0).collect::<Vec<_>>(), [1, 2]);
+        sinks.emit(flow(3));
+        assert_eq!(rx.recv().await.expect("the next batch")[0].id, FlowId(3));
+        delivery.abort();
     }
 
     #[tokio::test]
