@@ -67,7 +67,6 @@ fn escape(out: &mut Vec<u8>, byte: u8) {
 /// Appends `text` as a JSON string, quotes included.
 pub(super) fn string(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
     out.push(b'"');
     let mut i = 0;
     while let Some(chunk) = bytes.get(i..i + 8) {
