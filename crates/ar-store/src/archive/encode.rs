@@ -16,7 +16,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde::Serialize;
 
 use super::BodyStore;
-use super::json_out::{display_f64_string, f64, i64, plain_string, string, u64};
+use super::json_num::{display_f64_string, f64, i64, u64};
+use super::json_out::{plain_string, string};
 use super::line::{VERSION, sha256_hex};
 use crate::har::write_iso8601;
 use crate::url::{UrlParts, query_pairs};

@@ -55,6 +55,7 @@
 //! ```
 
 mod encode;
+mod json_num;
 mod json_out;
 mod line;
 
