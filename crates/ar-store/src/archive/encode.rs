@@ -4,9 +4,10 @@
 //! path. The line is written by hand, field by field, into a buffer the
 //! writer reuses: no `serde_json::Value` tree (a `BTreeMap` and an owned
 //! `String` per field) and no serde derive machinery, and strings are escaped
-//! eight bytes at a time by [`super::json_out`]. The text is exactly what the
-//! tree encoding produced: keys are written in its (sorted) order and strings
-//! and numbers are spelled as serde_json spells them, which unit tests and a
+//! eight bytes at a time by [`super::json_out`] (numbers: [`super::json_num`]).
+//! The text is exactly what the tree encoding produced: keys are written in
+//! its (sorted) order and strings and numbers are spelled as serde_json
+//! spells them, which unit tests and a
 //! proptest check byte for byte against the tree encoding (the HAR export's
 //! `entry_value` plus the `_ar` object). The rare, nested parts of `_ar` (a
 //! flow's error, WebSocket frames) still go through serde.
