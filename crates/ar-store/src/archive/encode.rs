@@ -7,10 +7,10 @@
 //! eight bytes at a time by [`super::json_out`] (numbers: [`super::json_num`]).
 //! The text is exactly what the tree encoding produced: keys are written in
 //! its (sorted) order and strings and numbers are spelled as serde_json
-//! spells them, which unit tests and a
-//! proptest check byte for byte against the tree encoding (the HAR export's
-//! `entry_value` plus the `_ar` object). The rare, nested parts of `_ar` (a
-//! flow's error, WebSocket frames) still go through serde.
+//! spells them, which unit tests and a proptest check byte for byte against
+//! the tree encoding (the HAR export's `entry_value` plus the `_ar` object).
+//! The rare, nested parts of `_ar` (a flow's error, WebSocket frames) still
+//! go through serde.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
