@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use ar_schema::SchemaBuilder;
-use ar_store::Flow;
+use ar_store::{Body, Flow};
 use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
@@ -123,10 +123,7 @@ impl EndpointDoc {
         let calls = graphql::calls(request, raw_query);
         if !request.body.bytes.is_empty() {
             self.with_body += 1;
-            let media = fold::media_type(&request.body).unwrap_or(Cow::Borrowed(OCTET_STREAM));
-            if let Some(stats) = bounded_entry(&mut self.request, &media)
-                && !stats.observe(&request.body, redactor)
-            {
+            if !observe_body(&mut self.request, &request.body, redactor) {
                 self.undecodable += 1;
             }
         }
@@ -147,14 +144,10 @@ impl EndpointDoc {
                     false,
                     |n, v| redactor.header_value(n, v).into_owned(),
                 );
-                if !response.body.bytes.is_empty() {
-                    let media =
-                        fold::media_type(&response.body).unwrap_or(Cow::Borrowed(OCTET_STREAM));
-                    if let Some(stats) = bounded_entry(&mut doc.content, &media)
-                        && !stats.observe(&response.body, redactor)
-                    {
-                        self.undecodable += 1;
-                    }
+                if !response.body.bytes.is_empty()
+                    && !observe_body(&mut doc.content, &response.body, redactor)
+                {
+                    self.undecodable += 1;
                 }
             }
         }
@@ -359,21 +352,25 @@ where
     }
 }
 
-fn bounded_entry<'a>(
-    map: &'a mut BTreeMap<String, BodyStats>,
-    media: &str,
-) -> Option<&'a mut BodyStats> {
-    if !map.contains_key(media) {
-        if map.len() >= MAX_MEDIA_TYPES {
-            return None;
-        }
-        map.insert(media.to_string(), BodyStats::new(BodyKind::of(media)));
+/// Adds `body` to the evidence for its media type, unless `map` already
+/// tracks `MAX_MEDIA_TYPES` others. Returns `false` when the body could not
+/// be decoded as its media type claims.
+fn observe_body(map: &mut BTreeMap<String, BodyStats>, body: &Body, redactor: &Redactor) -> bool {
+    let media = fold::media_type(body).unwrap_or(Cow::Borrowed(OCTET_STREAM));
+    if let Some(stats) = map.get_mut(&*media) {
+        return stats.observe(body, redactor);
     }
-    map.get_mut(media)
+    if map.len() >= MAX_MEDIA_TYPES {
+        return true;
+    }
+    let mut stats = BodyStats::new(BodyKind::of(&media));
+    let decoded = stats.observe(body, redactor);
+    map.insert(media.into_owned(), stats);
+    decoded
 }
 
 /// A body as example text: pretty JSON, form text or plain text, redacted and clipped.
-fn example_text(body: &ar_store::Body, redactor: &Redactor) -> Option<String> {
+fn example_text(body: &Body, redactor: &Redactor) -> Option<String> {
     if body.bytes.is_empty() {
         return None;
     }

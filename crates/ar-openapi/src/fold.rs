@@ -15,7 +15,7 @@ const INLINE: usize = 64;
 
 /// Calls `f` with `text` ASCII-lowercased, as [`str::to_ascii_lowercase`] gives it.
 pub(crate) fn with_lowercase<R>(text: &str, f: impl FnOnce(&str) -> R) -> R {
-    if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+    if !has_ascii_uppercase(text.as_bytes()) {
         return f(text);
     }
     fold_then(text, |b| Some(b.to_ascii_lowercase()), f)
@@ -69,7 +69,7 @@ pub(crate) fn normalise(name: &str) -> String {
 
 /// `text` ASCII-lowercased, borrowed when it has no capitals.
 pub(crate) fn lowercase(text: &str) -> Cow<'_, str> {
-    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+    if has_ascii_uppercase(text.as_bytes()) {
         Cow::Owned(text.to_ascii_lowercase())
     } else {
         Cow::Borrowed(text)
@@ -80,6 +80,31 @@ pub(crate) fn lowercase(text: &str) -> Cow<'_, str> {
 /// copy unless the sender used capitals.
 pub(crate) fn media_type(body: &Body) -> Option<Cow<'_, str>> {
     body.media_type_as_sent().map(lowercase)
+}
+
+/// Whether any byte is `A`..=`Z`, eight bytes at a time: most names and
+/// media types have no capitals, so every byte is looked at.
+fn has_ascii_uppercase(bytes: &[u8]) -> bool {
+    let mut words = bytes.chunks_exact(8);
+    let found = words.any(|word| {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(word);
+        word_has_ascii_uppercase(u64::from_le_bytes(eight))
+    });
+    found || words.remainder().iter().any(u8::is_ascii_uppercase)
+}
+
+/// Whether one of the eight bytes of `word` is `A`..=`Z`. Each byte's low
+/// seven bits plus a bias set its high bit exactly when it is at least `A`
+/// (or more than `Z`); no sum carries into the next byte. Bytes of 0x80 and
+/// up are never uppercase ASCII.
+fn word_has_ascii_uppercase(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = word & !HIGH;
+    let at_least_a = low + ONES * u64::from(0x80 - b'A');
+    let above_z = low + ONES * u64::from(0x80 - b'Z' - 1);
+    at_least_a & !above_z & !word & HIGH != 0
 }
 
 /// Whether `part` occurs in `text`. Names are short: comparing at each offset
@@ -131,6 +156,31 @@ mod tests {
             assert_eq!(media_type(&body).map(Cow::into_owned), body.media_type());
         }
         assert_eq!(media_type(&Body::empty()), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn uppercase_is_found_like_byte_by_byte(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+            proptest::prop_assert_eq!(
+                has_ascii_uppercase(&bytes),
+                bytes.iter().any(u8::is_ascii_uppercase)
+            );
+        }
+    }
+
+    #[test]
+    fn every_byte_value_is_classified_in_every_position() {
+        for byte in 0..=u8::MAX {
+            for at in 0..8 {
+                let mut word = [b'a'; 8];
+                word[at] = byte;
+                assert_eq!(
+                    has_ascii_uppercase(&word),
+                    byte.is_ascii_uppercase(),
+                    "{byte} at {at}"
+                );
+            }
+        }
     }
 
     #[test]
