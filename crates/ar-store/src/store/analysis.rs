@@ -88,7 +88,7 @@ pub(crate) fn analyse_with(
         return None;
     }
     if index.capacity == 0 {
-        return scan_fast_with(&body.bytes, None, buffers)
+        return scan_fast_with(&body.bytes, &mut |_, _, _, _, _| {}, buffers)
             .ok()
             .or_else(|| scan_serde(&body.bytes, None, buffers));
     }
@@ -97,11 +97,9 @@ pub(crate) fn analyse_with(
     let before = found.len();
     let fast = scan_fast_with(
         &body.bytes,
-        Some(
-            &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
-                collect(index, found, text, path, parent, key, number)
-            },
-        ),
+        &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
+            collect(index, found, text, path, parent, key, number)
+        },
         buffers,
     );
     if let Ok(shape) = fast {

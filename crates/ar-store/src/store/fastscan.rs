@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::scan::{MAX_PATHS, OnValue, SCAN_DEPTH, SCAN_ITEMS, SHAPE_DEPTH, SHAPE_ITEMS};
+use super::scan::{MAX_PATHS, SCAN_DEPTH, SCAN_ITEMS, SHAPE_DEPTH, SHAPE_ITEMS};
 
 /// The fast path gave up; the serde walk must decide.
 #[derive(Debug, PartialEq, Eq)]
@@ -56,9 +56,12 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
 
 /// Scans `bytes`, pushing leaf hashes into `hashes` (in document order)
 /// and key paths through `path` (both cleared first), or gives up with [`Bail`].
-pub(crate) fn scan_fast(
+///
+/// `on_value` is generic (not `dyn`, as in the serde walk) so the
+/// caller's test of each scalar compiles into the walk.
+pub(crate) fn scan_fast<F: FnMut(&str, &str, Option<&str>, &str, bool)>(
     bytes: &[u8],
-    on_value: Option<&mut OnValue<'_>>,
+    on_value: &mut F,
     path: &mut String,
     hashes: &mut Vec<u64>,
 ) -> R<()> {
@@ -87,16 +90,16 @@ pub(crate) fn scan_fast(
     Ok(())
 }
 
-struct Parser<'a, 's, 'c, 'f> {
+struct Parser<'a, 's, 'c, F> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
     path: &'s mut String,
     hashes: &'s mut Vec<u64>,
-    on_value: Option<&'c mut OnValue<'f>>,
+    on_value: &'c mut F,
 }
 
-impl<'a> Parser<'a, '_, '_, '_> {
+impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
     #[inline]
     fn peek(&self) -> R<u8> {
         self.b.get(self.i).copied().ok_or(Bail)
@@ -150,8 +153,8 @@ impl<'a> Parser<'a, '_, '_, '_> {
         if shape {
             self.leaf(hash, depth, kind);
         }
-        if let (Some(text), Some(key), Some(cb)) = (text, key, self.on_value.as_mut()) {
-            cb(&text, self.path, parent, key, number);
+        if let (Some(text), Some(key)) = (text, key) {
+            (self.on_value)(&text, self.path, parent, key, number);
         }
         Ok(())
     }
@@ -516,17 +519,15 @@ mod tests {
         let mut seen = Vec::new();
         let shape = scan_fast_with(
             doc.as_bytes(),
-            Some(
-                &mut |t: &str, p: &str, parent: Option<&str>, k: &str, n: bool| {
-                    seen.push((
-                        t.to_string(),
-                        p.to_string(),
-                        parent.map(str::to_string),
-                        k.to_string(),
-                        n,
-                    ));
-                },
-            ),
+            &mut |t: &str, p: &str, parent: Option<&str>, k: &str, n: bool| {
+                seen.push((
+                    t.to_string(),
+                    p.to_string(),
+                    parent.map(str::to_string),
+                    k.to_string(),
+                    n,
+                ));
+            },
             &mut ScanBuffers::default(),
         )?;
         Ok((shape, seen))
@@ -619,7 +620,7 @@ mod tests {
         assert_eq!(
             scan_fast(
                 b"{\"a\":\"\xff\"}",
-                None,
+                &mut |_, _, _, _, _| {},
                 &mut String::new(),
                 &mut Vec::new()
             ),

@@ -63,9 +63,9 @@ pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u
 /// The fast path ([`super::fastscan`]) with the kept buffers: the shape
 /// fingerprint, or [`Bail`] when serde_json must decide (the callback may
 /// have been called already: the caller rolls back what it collected).
-pub(crate) fn scan_fast_with(
+pub(crate) fn scan_fast_with<F: FnMut(&str, &str, Option<&str>, &str, bool)>(
     bytes: &[u8],
-    on_value: Option<&mut OnValue<'_>>,
+    on_value: &mut F,
     buffers: &mut ScanBuffers,
 ) -> Result<u64, Bail> {
     let result = scan_fast(bytes, on_value, &mut buffers.path, &mut buffers.hashes);
