@@ -32,7 +32,8 @@ impl Timestamp {
 
     /// Milliseconds elapsed from `earlier` to `self` (negative if `earlier` is later).
     pub fn millis_since(self, earlier: Timestamp) -> f64 {
-        (self.0 - earlier.0) as f64 / 1000.0
+        // Widened: two far-apart timestamps (from a damaged archive line) must not overflow.
+        (i128::from(self.0) - i128::from(earlier.0)) as f64 / 1000.0
     }
 }
 
@@ -513,6 +514,14 @@ mod base64_bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_between_far_apart_timestamps_do_not_overflow() {
+        let (first, last) = (Timestamp(i64::MIN), Timestamp(i64::MAX));
+        assert!(last.millis_since(first) > 1.8e16);
+        assert!(first.millis_since(last) < -1.8e16);
+        assert_eq!(Timestamp(2_500).millis_since(Timestamp(1_000)), 1.5);
+    }
 
     #[test]
     fn headers_match_case_insensitively_and_keep_order() {
