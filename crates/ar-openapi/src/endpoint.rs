@@ -14,7 +14,7 @@ use crate::header_roles::HeaderRoles;
 use crate::naming::{Segment, segments};
 use crate::params::{ParamSet, ParamStats};
 use crate::redact::Redactor;
-use crate::security::{SecurityKind, credentials_in};
+use crate::security::{HeaderCredential, SecurityKind, credentials_in};
 
 /// At most this many GraphQL operations, media types and credential sets are
 /// tracked per endpoint; memory stays bounded whatever the traffic.
@@ -105,17 +105,24 @@ impl EndpointDoc {
             true,
             |n, v| redactor.param_value(n, v).into_owned(),
         );
+        // One look at each request header's role serves its statistics and
+        // the credentials; few headers carry one, so `carriers` rarely allocates.
+        let mut carriers = Vec::new();
         self.headers.observe(
             (request.headers.iter())
-                .filter(|h| roles.of(&h.name, redactor).request_param)
+                .filter(|h| {
+                    let role = roles.of(&h.name, redactor);
+                    if role.credential != HeaderCredential::None {
+                        carriers.push((*h, role.credential));
+                    }
+                    role.request_param
+                })
                 .map(|h| (h.name.as_str(), h.value.as_str())),
             false,
             |n, v| redactor.header_value(n, v).into_owned(),
         );
         let raw_query = query_of(&request.url);
-        let credentials = credentials_in(request, raw_query, |name| {
-            roles.of(name, redactor).credential
-        });
+        let credentials = credentials_in(carriers, raw_query);
         self.bearer_jwt |= credentials.iter().any(|c| c.jwt);
         let set: Vec<SecurityKind> = credentials.into_iter().map(|c| c.kind).collect();
         count_bounded(&mut self.security, &set, MAX_SECURITY_SETS);

@@ -5,7 +5,7 @@
 //! the query string, and session cookies. The *names* of what carried the
 //! credential become OpenAPI security schemes; values are never kept.
 
-use ar_store::Request;
+use ar_store::{Header, Request};
 
 use crate::endpoint::query_of;
 use crate::fold::{has_part, with_lowercase, with_normalised};
@@ -117,23 +117,25 @@ pub struct Credential {
 /// assert_eq!(found[1].kind.scheme_name(), "apiKeyQuery");
 /// ```
 pub fn detect_credentials(request: &Request, redactor: &Redactor) -> Vec<Credential> {
-    credentials_in(request, query_of(&request.url), |name| {
-        with_lowercase(name, |lower| {
+    let header_credentials = request.headers.iter().map(|header| {
+        let credential = with_lowercase(&header.name, |lower| {
             HeaderCredential::of(lower, redactor.is_secret_lowercase_header(lower))
-        })
-    })
+        });
+        (header, credential)
+    });
+    credentials_in(header_credentials, query_of(&request.url))
 }
 
-/// [`detect_credentials`] with the URL's query string ([`query_of`]) already
-/// found and `credential_of` telling what a header name carries.
-pub(crate) fn credentials_in(
-    request: &Request,
+/// [`detect_credentials`] from the request headers with what their names
+/// carry (headers that carry nothing may be left out) and the URL's query
+/// string ([`query_of`]).
+pub(crate) fn credentials_in<'a>(
+    header_credentials: impl IntoIterator<Item = (&'a Header, HeaderCredential)>,
     query: Option<&str>,
-    mut credential_of: impl FnMut(&str) -> HeaderCredential,
 ) -> Vec<Credential> {
     let mut found = Vec::new();
-    for header in &request.headers {
-        match credential_of(&header.name) {
+    for (header, credential) in header_credentials {
+        match credential {
             HeaderCredential::Authorization => found.push(authorization(&header.value)),
             HeaderCredential::Cookie => {
                 for pair in header.value.split(';') {
