@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use ar_schema::SchemaBuilder;
-use ar_store::{Body, Flow};
+use ar_store::{Body, Flow, Header, Headers};
 use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
@@ -105,22 +105,7 @@ impl EndpointDoc {
             true,
             |n, v| redactor.param_value(n, v).into_owned(),
         );
-        // One look at each request header's role serves its statistics and
-        // the credentials; few headers carry one, so `carriers` rarely allocates.
-        let mut carriers = Vec::new();
-        self.headers.observe(
-            (request.headers.iter())
-                .filter(|h| {
-                    let role = roles.of(&h.name, redactor);
-                    if role.credential != HeaderCredential::None {
-                        carriers.push((*h, role.credential));
-                    }
-                    role.request_param
-                })
-                .map(|h| (h.name.as_str(), h.value.as_str())),
-            false,
-            |n, v| redactor.header_value(n, v).into_owned(),
-        );
+        let carriers = self.observe_request_headers(&request.headers, redactor, roles);
         let raw_query = query_of(&request.url);
         let credentials = credentials_in(carriers, raw_query);
         self.bearer_jwt |= credentials.iter().any(|c| c.jwt);
@@ -160,6 +145,32 @@ impl EndpointDoc {
         }
         self.observe_graphql(flow, &calls, redactor);
         self.observe_example(flow, redactor);
+    }
+
+    /// Records the request headers worth documenting and returns those that
+    /// carry a credential: one look at each header's role serves both. Few
+    /// headers carry one, so the list rarely allocates.
+    fn observe_request_headers<'a>(
+        &mut self,
+        headers: &'a Headers,
+        redactor: &Redactor,
+        roles: &mut HeaderRoles,
+    ) -> Vec<(&'a Header, HeaderCredential)> {
+        let mut carriers = Vec::new();
+        self.headers.observe(
+            (headers.iter())
+                .filter(|h| {
+                    let role = roles.of(&h.name, redactor);
+                    if role.credential != HeaderCredential::None {
+                        carriers.push((*h, role.credential));
+                    }
+                    role.request_param
+                })
+                .map(|h| (h.name.as_str(), h.value.as_str())),
+            false,
+            |n, v| redactor.header_value(n, v).into_owned(),
+        );
+        carriers
     }
 
     fn observe_path(&mut self, template: &str, path: &str, redactor: &Redactor) {
