@@ -142,15 +142,6 @@ pub(crate) fn is_static_path(path: &str) -> bool {
     }
 }
 
-/// The media type without parameters (not lowercased: compare ignoring case).
-fn media(content_type: &str) -> &str {
-    let end = content_type
-        .bytes()
-        .position(|b| b == b';')
-        .unwrap_or(content_type.len());
-    crate::store::trim(&content_type[..end])
-}
-
 fn starts_with_ci(text: &str, prefix: &str) -> bool {
     text.len() >= prefix.len()
         && text.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
@@ -175,13 +166,15 @@ pub(crate) fn is_static_type(content_type: &str) -> bool {
         "application/wasm",
         "application/vnd.ms-fontobject",
     ];
-    let m = media(content_type);
+    // Not lowercased: compared ignoring case.
+    let m = crate::store::media_type(content_type);
     PREFIXES.iter().any(|p| starts_with_ci(m, p)) || EXACT.iter().any(|e| m.eq_ignore_ascii_case(e))
 }
 
 /// Whether a response content type is an HTML document.
 pub(crate) fn is_html_type(content_type: &str) -> bool {
-    let m = media(content_type);
+    // Not lowercased: compared ignoring case.
+    let m = crate::store::media_type(content_type);
     m.eq_ignore_ascii_case("text/html") || m.eq_ignore_ascii_case("application/xhtml+xml")
 }
 

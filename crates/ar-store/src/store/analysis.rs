@@ -34,8 +34,7 @@ pub(crate) fn looks_json(body: &Body, max_bytes: usize) -> bool {
         return false;
     }
     let claims = body.content_type.as_deref().is_some_and(|ct| {
-        let end = ct.bytes().position(|b| b == b';').unwrap_or(ct.len());
-        let media = super::trim(&ct[..end]);
+        let media = super::media_type(ct);
         media.len() >= 4 && media[media.len() - 4..].eq_ignore_ascii_case("json")
     });
     claims

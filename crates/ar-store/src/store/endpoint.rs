@@ -386,7 +386,7 @@ fn lowercase(s: &str) -> Cow<'_, str> {
 
 /// `s.trim()`, without the Unicode whitespace search when both ends are
 /// plain ASCII (`application/json`).
-pub(crate) fn trim(s: &str) -> &str {
+fn trim(s: &str) -> &str {
     let plain = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
     if plain(s.as_bytes().first()) && plain(s.as_bytes().last()) {
         s
@@ -397,13 +397,16 @@ pub(crate) fn trim(s: &str) -> &str {
 
 /// The body's media type without parameters, lowercased, if any.
 fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
-    let content_type = body.content_type.as_deref()?;
-    let end = content_type
-        .bytes()
-        .position(|b| b == b';')
-        .unwrap_or(content_type.len());
-    let media = trim(&content_type[..end]);
+    let media = media_type(body.content_type.as_deref()?);
     (!media.is_empty()).then(|| lowercase(media))
+}
+
+/// The media type of a `Content-Type` value: parameters dropped, trimmed,
+/// case as sent (`Application/JSON` of `Application/JSON; charset=utf-8`).
+pub(crate) fn media_type(content_type: &str) -> &str {
+    // A byte search: every flow's content types pass here.
+    let end = memchr::memchr(b';', content_type.as_bytes()).unwrap_or(content_type.len());
+    trim(&content_type[..end])
 }
 
 fn bump(map: &mut BTreeMap<String, u64>, key: &str) {

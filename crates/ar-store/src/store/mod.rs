@@ -59,7 +59,7 @@ use crate::scope::{HostCache, OutReason, Scope, ScopeDecision};
 use crate::template::{Templater, TemplaterConfig};
 
 pub use analysis::BodySide;
-pub(crate) use endpoint::trim;
+pub(crate) use endpoint::media_type;
 pub use endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
 pub use params::{ParamSet, ParamStats, ValueKind};
 pub use samples::{Sample, SampleReason};
