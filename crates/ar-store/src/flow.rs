@@ -221,13 +221,7 @@ impl Body {
     /// The media type without parameters, lowercased (`application/json` from
     /// `Application/JSON; charset=utf-8`).
     pub fn media_type(&self) -> Option<String> {
-        self.content_type.as_deref().map(|ct| {
-            ct.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase()
-        })
+        self.media_type_as_sent().map(str::to_ascii_lowercase)
     }
 
     /// The media type without parameters, in the case it was sent: what
