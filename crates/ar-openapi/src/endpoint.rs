@@ -63,6 +63,10 @@ pub(crate) struct Exchange {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct EndpointDoc {
     pub(crate) flows: u64,
+    /// Flows the store counted for this endpoint whose evidence is gone: it
+    /// was rebuilt from the store's samples after a split. They count in the
+    /// flows the spec reports, not in the statistics (which `flows` divides).
+    pub(crate) unsampled: u64,
     pub(crate) origins: BTreeMap<String, u64>,
     pub(crate) path: BTreeMap<String, ParamStats>,
     pub(crate) query: ParamSet,
@@ -296,6 +300,7 @@ impl EndpointDoc {
     /// Adds another endpoint's evidence (when the store merges two endpoints).
     pub(crate) fn merge(&mut self, other: &EndpointDoc) {
         self.flows += other.flows;
+        self.unsampled += other.unsampled;
         for (origin, count) in &other.origins {
             *self.origins.entry(origin.clone()).or_default() += count;
         }

@@ -389,7 +389,7 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
             tag,
             summary: annotation.and_then(|a| a.summary.clone()),
             description: annotation.and_then(|a| a.description.clone()),
-            flows: doc.flows,
+            flows: doc.flows + doc.unsampled,
             params,
             request,
             request_required: doc.with_body > 0 && doc.with_body >= doc.flows,

@@ -36,6 +36,14 @@ pub fn endpoint_info(endpoint: &Endpoint) -> EndpointInfo {
     }
 }
 
+/// The flow an ingest was about, while the splits it made are followed.
+#[derive(Debug, Clone, Copy)]
+struct Ingesting {
+    flow: FlowId,
+    /// The endpoint the store put it in.
+    endpoint: Option<EndpointId>,
+}
+
 /// A provenance link as the fields of its [`ValueSource`], borrowed.
 fn source_of(link: &ProvenanceLink) -> (&str, u64, &str, bool) {
     (
@@ -144,8 +152,12 @@ impl Documenter {
         }
         // A template narrowed: the endpoints it split are rebuilt from their
         // samples, leaving out this flow, which is observed below like any other.
+        let ingesting = Ingesting {
+            flow: flow.id,
+            endpoint: ingested.endpoint.as_ref().map(|hit| hit.id),
+        };
         for split in &ingested.splits {
-            self.follow_split(split, store, Some(flow.id));
+            self.follow_split(split, store, Some(ingesting));
         }
         for rekey in &ingested.rekeyed {
             if let Some(endpoint) = store.endpoint(rekey.id) {
@@ -202,7 +214,7 @@ impl Documenter {
         &mut self,
         outcome: &SplitOutcome,
         store: &EndpointStore,
-        skip: Option<FlowId>,
+        skip: Option<Ingesting>,
     ) {
         for merge in &outcome.merged {
             self.merge_endpoints(id(merge.into), id(merge.from));
@@ -228,28 +240,44 @@ impl Documenter {
         self.rebuild_except(endpoint, store, None);
     }
 
-    /// [`Documenter::rebuild`] without the sample of flow `skip` (the flow
-    /// being ingested, which is observed on its own).
+    /// [`Documenter::rebuild`] without the flow being ingested (`skip`),
+    /// which is observed on its own. The store's flows beyond its samples
+    /// still count as the endpoint's flows ([`EndpointDoc::unsampled`]).
     fn rebuild_except(
         &mut self,
         endpoint: EndpointId,
         store: &EndpointStore,
-        skip: Option<FlowId>,
+        skip: Option<Ingesting>,
     ) {
         self.remove_endpoint(id(endpoint));
-        if let Some(found) = store.endpoint(endpoint) {
-            let info = endpoint_info(found);
-            for sample in found.samples().filter(|s| Some(s.flow.id) != skip) {
+        let Some(found) = store.endpoint(endpoint) else {
+            return;
+        };
+        let info = endpoint_info(found);
+        let info_id = info.id;
+        let skipped = skip.map(|s| s.flow);
+        let mut sampled = 0;
+        let mut skipped_sampled = false;
+        for sample in found.samples() {
+            sampled += 1;
+            if Some(sample.flow.id) == skipped {
+                skipped_sampled = true;
+            } else {
                 self.observe_quietly(&sample.flow, &info);
             }
-            // A split can leave an endpoint without a sample of its own (the
-            // reservoir kept other paths' flows): it stays documented, with
-            // no evidence, rather than vanishing from the spec.
-            if found.samples().next().is_none() {
-                self.endpoints
-                    .insert(info.id, (info, EndpointDoc::default()));
-            }
         }
+        // A split can leave an endpoint without a sample of its own (the
+        // reservoir kept other paths' flows): it stays documented rather than
+        // vanishing from the spec, with its flows counted and no evidence.
+        let doc = &mut (self.endpoints)
+            .entry(info_id)
+            .or_insert_with(|| (info, EndpointDoc::default()))
+            .1;
+        // The flow being ingested is in the store's count and is observed next.
+        let ingesting_here = skip.is_some_and(|s| s.endpoint == Some(endpoint)) && !skipped_sampled;
+        doc.unsampled = found
+            .flow_count()
+            .saturating_sub(sampled + u64::from(ingesting_here));
     }
 }
 
