@@ -53,6 +53,36 @@ fn ar_schema_bytes(bencher: Bencher, name: &str) {
     });
 }
 
+/// One small body per call into a builder that has seen such bodies before, as `ar proxy` adds
+/// each flow's body to its endpoint's schema: the small-samples lines after the first 100 (which
+/// warm the builder up through `add_json_stream`), one `add_json_slice` each.
+#[divan::bench(sample_count = 10, sample_size = 1)]
+fn ar_schema_slice_per_body(bencher: Bencher) {
+    let bytes = input("small-samples.jsonl");
+    let mut lines = bytes.split(|&c| c == b'\n').filter(|l| !l.is_empty());
+    let warm_up: Vec<u8> = lines
+        .by_ref()
+        .take(100)
+        .flat_map(|l| [l, b"\n"])
+        .flatten()
+        .copied()
+        .collect();
+    let bodies: Vec<&[u8]> = lines.collect();
+    bencher
+        .counter(divan::counter::ItemsCount::new(bodies.len()))
+        .with_inputs(|| {
+            let mut b = ar_schema::SchemaBuilder::new();
+            b.add_json_stream(&warm_up).expect("valid input");
+            b
+        })
+        .bench_local_values(|mut b| {
+            for body in &bodies {
+                b.add_json_slice(body).expect("valid body");
+            }
+            b
+        });
+}
+
 /// The baseline: serde_json parsing the same bytes into `Value`s (no inference at all).
 #[divan::bench(args = INPUTS, sample_count = 10, sample_size = 1)]
 fn serde_json_value(bencher: Bencher, name: &str) {

@@ -53,7 +53,7 @@ impl SchemaBuilder {
         let mut added = 0;
         // Where to go back to if a document fails: a copy of the schema and the offset of the
         // first document added after it. Until there is one, documents are added all or
-        // nothing by `document` (validate, then infer); from then on each is scanned once.
+        // nothing by `document`; from then on each is scanned once.
         let mut checkpoint: Option<(Schema, usize)> = None;
         while !scanner.at_end() {
             let Some((saved, from)) = &checkpoint else {
@@ -68,14 +68,14 @@ impl SchemaBuilder {
                 continue;
             };
             let start = scanner.pos();
-            if let Err(e) = scanner.value(&mut self.schema.root, 0) {
+            if let Err(e) = scanner.value::<false>(&mut self.schema.root, 0) {
                 // The failed document left partial counts: restore the checkpoint and add the
                 // (valid) documents between it and the failed one again.
                 self.schema = saved.clone();
                 let mut replay = Scanner::at(bytes, *from);
                 while !replay.at_end() && replay.pos() < start {
                     replay
-                        .value(&mut self.schema.root, 0)
+                        .value::<false>(&mut self.schema.root, 0)
                         .map_err(|e| Error::syntax(bytes, e.offset, e.reason))?;
                 }
                 return Err(Error::syntax(bytes, e.offset, e.reason));
@@ -93,47 +93,46 @@ impl SchemaBuilder {
         self.add_json_stream(&bytes)
     }
 
-    /// Adds the document at the scanner's position, all or nothing.
+    /// Adds the document at the scanner's position, all or nothing, in one pass if it is valid.
     ///
-    /// Into an empty schema the document is inferred in place in one pass; if it fails, the
-    /// schema is simply emptied again. Into a schema that already has samples, the document is
-    /// first checked by the non-recording skipper (no allocation) and then inferred straight
-    /// into the existing nodes: keys and values already known cost no allocation. With
-    /// `whole`, nothing but whitespace may follow the document.
+    /// Into an empty schema the document is inferred in place; if it fails, the schema is
+    /// simply emptied again. Into a schema that already has samples, it is inferred straight
+    /// into the existing nodes, optimistically: as long as it only adds to counts (keys, enum
+    /// values and formats already known: the common case), nothing checks it first, and if it
+    /// turns out invalid, the bytes read up to the error are read once more to count them
+    /// back. Before the first change that counting back cannot undo (a new property or enum
+    /// value, say), the whole document is checked by the non-recording skipper. With `whole`,
+    /// nothing but whitespace may follow the document.
     fn document(
         &mut self,
         scanner: &mut Scanner<'_>,
         bytes: &[u8],
         whole: bool,
     ) -> Result<(), Error> {
-        let syntax = |e: Box<crate::scan::ScanError>| Error::syntax(bytes, e.offset, e.reason);
-        let rest_ok = |scanner: &mut Scanner<'_>| {
-            if whole && !scanner.at_end() {
-                return Err(Error::syntax(
-                    bytes,
-                    scanner.pos(),
-                    "trailing characters after the JSON document",
-                ));
-            }
-            Ok(())
-        };
-        if self.schema.root.count() == 0 {
-            let empty = self.schema.root.clone();
+        let root = &mut self.schema.root;
+        if root.count() == 0 {
+            let empty = root.clone();
             let added = scanner
-                .value(&mut self.schema.root, 0)
-                .map_err(syntax)
-                .and_then(|()| rest_ok(scanner));
-            if added.is_err() {
-                self.schema.root = empty;
-            }
-            return added;
+                .value::<false>(root, 0)
+                .and_then(|()| scanner.end_document(whole));
+            return added.map_err(|e| {
+                *root = empty;
+                Error::syntax(bytes, e.offset, e.reason)
+            });
         }
         let start = scanner.pos();
-        scanner.skip_value().map_err(syntax)?;
-        rest_ok(scanner)?;
-        Scanner::at(bytes, start)
-            .value(&mut self.schema.root, 0)
-            .map_err(syntax)
+        scanner.unsure(whole);
+        let added = scanner
+            .value::<false>(root, 0)
+            .and_then(|()| scanner.end_document(whole));
+        let undo_to = scanner.settle(added.as_ref().err().map(|e| e.offset));
+        added.map_err(|e| {
+            if let Some(stop) = undo_to {
+                // The undo stops with an error where the bytes run out, by design.
+                let _ = Scanner::at(&bytes[..stop], start).value::<true>(root, 0);
+            }
+            Error::syntax(bytes, e.offset, e.reason)
+        })
     }
 
     /// Adds every sample of an existing schema.
@@ -154,5 +153,188 @@ impl SchemaBuilder {
     /// The schema of every sample added.
     pub fn finish(self) -> Schema {
         self.schema
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::scan::ScanError;
+
+    /// How `add_json_slice` worked before it read documents optimistically: check the whole
+    /// document with the skipper, then infer it (into an empty schema: infer, and empty the
+    /// schema again on failure). The reference for results, errors and state.
+    fn checked_first(b: &mut SchemaBuilder, bytes: &[u8]) -> Result<(), Error> {
+        let syntax = |e: Box<ScanError>| Error::syntax(bytes, e.offset, e.reason);
+        let mut scanner = Scanner::new(bytes);
+        let root = &mut b.schema.root;
+        if root.count() == 0 {
+            let empty = root.clone();
+            let added = scanner
+                .value::<false>(root, 0)
+                .and_then(|()| scanner.end_document(true));
+            if added.is_err() {
+                *root = empty;
+            }
+            return added.map_err(syntax);
+        }
+        let start = scanner.pos();
+        scanner.skip_value().map_err(syntax)?;
+        scanner.end_document(true).map_err(syntax)?;
+        Scanner::at(bytes, start)
+            .value::<false>(root, 0)
+            .map_err(syntax)
+    }
+
+    /// Adds `bytes` both ways and asserts the same outcome: same result or error (offset,
+    /// reason, line), same schema, same rendering. Returns whether `bytes` was added.
+    fn add_both(fast: &mut SchemaBuilder, reference: &mut SchemaBuilder, bytes: &[u8]) -> bool {
+        let got = fast.add_json_slice(bytes);
+        let want = checked_first(reference, bytes);
+        assert_eq!(
+            format!("{got:?}"),
+            format!("{want:?}"),
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
+        assert_eq!(fast.schema(), reference.schema());
+        assert_eq!(
+            fast.schema().to_json_schema(),
+            reference.schema().to_json_schema()
+        );
+        got.is_ok()
+    }
+
+    /// Keys as written in JSON: repeated ones (so later documents meet known properties),
+    /// escaped spellings of them, a name that needs an escape.
+    const KEYS: &[&str] = &[
+        r#""id""#,
+        r#""name""#,
+        r#""tags""#,
+        r#""created""#,
+        r#""i\u0064""#,
+        r#""a\"b""#,
+        r#""""#,
+        r#""1001""#,
+    ];
+
+    const STRINGS: &[&str] = &[
+        r#""open""#,
+        r#""closed""#,
+        r#""2024-05-01""#,
+        r#""2024-05-01T10:00:00Z""#,
+        r#""123e4567-e89b-12d3-a456-426614174000""#,
+        r#""ada@example.com""#,
+        r#""https://example.com/x""#,
+        r#""1234""#,
+        r#""caf\u00e9\n""#,
+        r#""日本""#,
+    ];
+
+    /// JSON text, duplicate keys and whitespace included.
+    fn text() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            (-1000i64..1000).prop_map(|n| n.to_string()),
+            Just("-2.5e3".to_string()),
+            Just("123456789012345678901234567890".to_string()),
+            prop::sample::select(STRINGS).prop_map(str::to_string),
+            "[a-z]{0,12}".prop_map(|s| format!("\"{s}\"")),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec((prop::sample::select(KEYS), inner), 0..6).prop_map(|kv| {
+                    let members: Vec<String> =
+                        kv.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                    format!("{{ {} }}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    /// A document with one byte cut, replaced or inserted, or cut short.
+    fn damaged() -> impl Strategy<Value = Vec<u8>> {
+        const BYTES: &[u8] = b"}]\",:x\\ 1{[\xff\x01";
+        (
+            text(),
+            0..4u8,
+            any::<prop::sample::Index>(),
+            prop::sample::select(BYTES),
+        )
+            .prop_map(|(text, how, at, byte)| {
+                let mut bytes = text.into_bytes();
+                let at = at.index(bytes.len() + 1);
+                match how {
+                    0 => bytes.truncate(at),
+                    1 if at < bytes.len() => bytes[at] = byte,
+                    2 if at < bytes.len() => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.insert(at, byte),
+                }
+                bytes
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// A damaged body leaves the builder exactly as if it had not been offered (the same
+        /// as checking first did), with the same error; later bodies add the same way.
+        #[test]
+        fn an_invalid_body_adds_nothing_and_fails_as_before(
+            before in prop::collection::vec(text(), 0..5),
+            body in damaged(),
+            after in text(),
+        ) {
+            let mut fast = SchemaBuilder::new();
+            let mut reference = SchemaBuilder::new();
+            for doc in &before {
+                add_both(&mut fast, &mut reference, doc.as_bytes());
+            }
+            let untouched = reference.clone();
+            if !add_both(&mut fast, &mut reference, &body) {
+                prop_assert_eq!(fast.schema(), untouched.schema());
+            }
+            add_both(&mut fast, &mut reference, after.as_bytes());
+        }
+    }
+
+    #[test]
+    fn limits_taken_back() {
+        // Long keys, collapsed objects and values below the depth limit, counted and then
+        // taken back when the document fails after them.
+        let long = "k".repeat(crate::limits::MAX_KEY_BYTES + 1);
+        let many: Vec<String> = (0..=crate::limits::MAX_PROPERTIES)
+            .map(|i| format!("\"p{i}\": {i}"))
+            .collect();
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let docs = [
+            format!(
+                "{{\"{long}\": 1, \"m\": {{ {} }}, \"d\": {deep}}}",
+                many.join(",")
+            ),
+            format!("{{\"{long}\": 2, \"m\": {{\"p1\": 1, \"p2\": 2}}, \"d\": {deep}}}"),
+        ];
+        for bad in [
+            format!("{{\"{long}\": 3, \"m\": {{\"p1\": 1, \"p2\": 2}}, \"d\": {deep}, }}"),
+            format!("{{\"m\": {{\"p1\": 1, \"p2\": 2}}, \"d\": [{deep}, 1, tru]}}"),
+            format!("{{\"m\": {{\"p1\": 1, \"p2\": 2}}, \"d\": {}", &deep[..300]),
+            format!("{{\"m\": {{\"p1\": 1, \"new\": 2}}, \"d\": {deep}, \"x\" 1}}"),
+        ] {
+            let mut fast = SchemaBuilder::new();
+            let mut reference = SchemaBuilder::new();
+            for doc in &docs {
+                add_both(&mut fast, &mut reference, doc.as_bytes());
+            }
+            assert!(!add_both(&mut fast, &mut reference, bad.as_bytes()));
+            add_both(&mut fast, &mut reference, docs[1].as_bytes());
+        }
     }
 }

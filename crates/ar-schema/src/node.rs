@@ -74,6 +74,10 @@ pub(crate) struct ObjectStats {
     /// Where the next key was found last time: objects in one array usually share key order.
     #[serde(skip)]
     cursor: usize,
+    /// The serial of the last object begun (or taken back): above every `Prop::mark`, and
+    /// never decreasing, so a later object never mistakes a mark for its own.
+    #[serde(skip)]
+    serial: u64,
 }
 
 /// One property of an object position.
@@ -194,6 +198,7 @@ impl Default for ObjectStats {
             long_keys: 0,
             extra: None,
             cursor: 0,
+            serial: 0,
         }
     }
 }
@@ -255,7 +260,7 @@ impl Node {
     /// Records one string value (valid UTF-8).
     #[inline]
     pub(crate) fn add_string(&mut self, s: &[u8]) {
-        self.strings.add(s);
+        self.strings.add(s, true);
     }
 
     /// Adds every count of `other` into `self`.
@@ -306,9 +311,12 @@ impl StringStats {
 
     /// Counts one string: the common cases (an enum value seen before, or a position that
     /// tracks nothing but the count) stay inline in the scanner; the rest is [`Self::add_new`].
+    ///
+    /// Unless `sure` (the document is known to be valid JSON), only a change that
+    /// [`Self::remove`] can take back is made: if the string would add an enum value, give up
+    /// on the enum or narrow the formats, nothing changes and `false` is returned.
     #[inline(always)]
-    fn add(&mut self, s: &[u8]) {
-        self.count += 1;
+    pub(crate) fn add(&mut self, s: &[u8], sure: bool) -> bool {
         if let Some(values) = &mut self.values
             && s.len() <= MAX_ENUM_VALUE_BYTES
         {
@@ -317,21 +325,44 @@ impl StringStats {
             for (v, n) in values.iter_mut() {
                 if v.len() == s.len() && eq_bytes(v.as_bytes(), s) {
                     *n += 1;
+                    self.count += 1;
                     // A value seen before already narrowed `formats` to formats it has
                     // (which only ever shrink), so checking it again would change nothing.
-                    return;
+                    return true;
                 }
             }
         }
         if self.values.is_some() || self.formats != 0 {
-            self.add_new(s);
+            return self.add_new(s, sure);
+        }
+        self.count += 1;
+        true
+    }
+
+    /// Takes back one [`Self::add`] of `s` that changed nothing but counts.
+    pub(crate) fn remove(&mut self, s: &[u8]) {
+        self.count -= 1;
+        if let Some(values) = &mut self.values
+            && let Some((_, n)) = values.iter_mut().find(|(v, _)| eq_bytes(v.as_bytes(), s))
+        {
+            *n -= 1;
         }
     }
 
     /// A string not among the enum values: remember it (or give up on an enum) and narrow
-    /// the formats.
+    /// the formats (only if `sure`, unless that changes nothing but the count).
     #[inline(never)]
-    fn add_new(&mut self, s: &[u8]) {
+    fn add_new(&mut self, s: &[u8], sure: bool) -> bool {
+        let formats = if self.formats != 0 {
+            self.formats & format::detect(s, self.formats)
+        } else {
+            0
+        };
+        if !sure && (self.values.is_some() || formats != self.formats) {
+            return false;
+        }
+        self.count += 1;
+        self.formats = formats;
         if let Some(values) = &mut self.values {
             if s.len() > MAX_ENUM_VALUE_BYTES || values.len() >= MAX_ENUM_TRACKED {
                 self.values = None;
@@ -342,9 +373,7 @@ impl StringStats {
                 values.insert(i, (value, 1));
             }
         }
-        if self.formats != 0 {
-            self.formats &= format::detect(s, self.formats);
-        }
+        true
     }
 
     fn merge_from(&mut self, other: &StringStats) {
@@ -370,36 +399,98 @@ impl ObjectStats {
     pub(crate) fn begin(&mut self) -> u64 {
         self.count += 1;
         self.cursor = 0;
-        self.count
+        self.serial += 1;
+        self.serial
+    }
+
+    /// Takes back one [`ObjectStats::begin`]; returns a fresh serial for the `unslot` calls
+    /// that take back its keys (duplicate keys are found as they were when counted).
+    pub(crate) fn unbegin(&mut self) -> u64 {
+        self.count -= 1;
+        self.cursor = 0;
+        self.serial += 1;
+        self.serial
     }
 
     /// The property a key's value goes to in the object numbered `serial`, counting the key as
     /// present; `None` means the key is not tracked by name and the value goes to `extra`.
     pub(crate) fn slot(&mut self, key: &[u8], serial: u64) -> Option<usize> {
+        self.try_slot(key, serial, true).flatten()
+    }
+
+    /// [`ObjectStats::slot`], except that unless `sure` (the document is known to be valid)
+    /// it changes nothing and returns `None` where the key would change more than counts (a
+    /// new property, the first untracked key, fewer key formats): what [`ObjectStats::unslot`]
+    /// cannot take back.
+    pub(crate) fn try_slot(
+        &mut self,
+        key: &[u8],
+        serial: u64,
+        sure: bool,
+    ) -> Option<Option<usize>> {
         if key.len() > crate::limits::MAX_KEY_BYTES {
+            if !sure && self.extra.is_none() {
+                return None;
+            }
             self.long_keys += 1;
-            return None;
+            return Some(None);
         }
         if self.collapsed {
-            self.collapsed_key_formats &= format::detect(key, format::ALL);
-            return None;
+            let formats = self.collapsed_key_formats & format::detect(key, format::ALL);
+            if !sure && (formats != self.collapsed_key_formats || self.extra.is_none()) {
+                return None;
+            }
+            self.collapsed_key_formats = formats;
+            return Some(None);
         }
         let i = match self.find(key) {
             Some(i) => i,
+            None if !sure => return None,
             None if self.props.len() >= MAX_PROPERTIES => {
                 self.collapse();
                 self.collapsed_key_formats &= format::detect(key, format::ALL);
-                return None;
+                return Some(None);
             }
             None => self.insert(Prop::new(key)),
         };
+        Some(Some(self.count_key(i, serial)))
+    }
+
+    /// Takes back the [`ObjectStats::try_slot`] of `key` (made with `sure` false) in the object
+    /// [`ObjectStats::unbegin`] numbered `serial`.
+    pub(crate) fn unslot(&mut self, key: &[u8], serial: u64) -> Option<usize> {
+        if key.len() > crate::limits::MAX_KEY_BYTES {
+            self.long_keys -= 1;
+            return None;
+        }
+        if self.collapsed {
+            return None;
+        }
+        let i = self.find(key)?;
+        Some(self.uncount_key(i, serial))
+    }
+
+    /// Counts property `i` present in object `serial`, once however often its key repeats.
+    #[inline]
+    fn count_key(&mut self, i: usize, serial: u64) -> usize {
         self.cursor = i + 1;
         let prop = &mut self.props[i];
         if prop.mark.0 != serial {
             prop.mark = Mark(serial);
             prop.present += 1;
         }
-        Some(i)
+        i
+    }
+
+    /// Takes back [`ObjectStats::count_key`].
+    fn uncount_key(&mut self, i: usize, serial: u64) -> usize {
+        self.cursor = i + 1;
+        let prop = &mut self.props[i];
+        if prop.mark.0 != serial {
+            prop.mark = Mark(serial);
+            prop.present -= 1;
+        }
+        i
     }
 
     /// If `rest` (the input just past a key's opening quote) starts with the key that came next
@@ -423,14 +514,12 @@ impl ObjectStats {
     /// What [`ObjectStats::slot`] returns for the key [`ObjectStats::expected`] matched.
     #[inline]
     pub(crate) fn slot_expected(&mut self, serial: u64) -> usize {
-        let i = self.cursor;
-        self.cursor = i + 1;
-        let prop = &mut self.props[i];
-        if prop.mark.0 != serial {
-            prop.mark = Mark(serial);
-            prop.present += 1;
-        }
-        i
+        self.count_key(self.cursor, serial)
+    }
+
+    /// Takes back [`ObjectStats::slot_expected`].
+    pub(crate) fn unslot_expected(&mut self, serial: u64) -> usize {
+        self.uncount_key(self.cursor, serial)
     }
 
     /// The node that takes values of untracked keys.
@@ -519,7 +608,9 @@ impl ObjectStats {
         if other.collapsed || self.props.len() > MAX_PROPERTIES {
             self.collapse();
         }
-        // Serials restart above every mark, so duplicate-key detection stays correct.
+        // Serials go on above every mark (ours and the ones cloned from `other`), so
+        // duplicate-key detection stays correct.
+        self.serial = self.serial.max(other.serial);
         self.cursor = 0;
     }
 }

@@ -6,6 +6,11 @@
 //! [`MAX_DEPTH`] levels it recurses; below that it switches to an iterative skipper that still
 //! checks the JSON is well formed but keeps only a one-byte-per-level stack on the heap, so
 //! 100,000-deep input cannot overflow the thread's stack.
+//!
+//! A document can also be read optimistically, before it is known to be valid: then only counts
+//! change until something else must (a new property, enum value or format narrowing), and the
+//! whole document is checked first at that point; if it fails, the same code reads the bytes
+//! up to the error again with `UNDO` and takes every count back.
 
 use crate::limits::MAX_DEPTH;
 use crate::node::{Node, ObjectStats};
@@ -25,17 +30,24 @@ pub(crate) struct Scanner<'a> {
     b: &'a [u8],
     pos: usize,
     scratch: Vec<u8>,
+    /// Whether the document being read is known to be valid JSON. While it is not, inference
+    /// makes only changes that [`Scanner::value`] with `UNDO` can take back (counts); before
+    /// any other change, [`Scanner::confirm`] checks the whole document first.
+    sure: bool,
+    /// Where the document being read starts (for [`Scanner::confirm`]).
+    doc_start: usize,
+    /// Whether nothing but whitespace may follow the document (for [`Scanner::confirm`]).
+    whole: bool,
+    /// Where reading stopped when [`Scanner::confirm`] found the document invalid: everything
+    /// counted so far came from the bytes before it.
+    stop: Option<usize>,
 }
 
 impl<'a> Scanner<'a> {
     /// A scanner at the start of `b`, past a UTF-8 byte-order mark if there is one.
     pub(crate) fn new(b: &'a [u8]) -> Self {
         let pos = if b.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
-        Self {
-            b,
-            pos,
-            scratch: Vec::new(),
-        }
+        Self::at(b, pos)
     }
 
     /// A scanner at byte `pos` of `b`.
@@ -44,6 +56,59 @@ impl<'a> Scanner<'a> {
             b,
             pos,
             scratch: Vec::new(),
+            sure: true,
+            doc_start: pos,
+            whole: false,
+            stop: None,
+        }
+    }
+
+    /// Reads the next document optimistically (see [`Scanner::sure`]); `whole`: nothing but
+    /// whitespace may follow it.
+    pub(crate) fn unsure(&mut self, whole: bool) {
+        self.sure = false;
+        self.doc_start = self.pos;
+        self.whole = whole;
+        self.stop = None;
+    }
+
+    /// Ends an optimistic document that failed at `failed_at` (`None`: it was read whole).
+    /// Returns where to stop taking back what it counted, if anything must be: every count
+    /// came from the bytes before that offset (the error's, unless [`Scanner::confirm`]
+    /// stopped reading earlier). Nothing must be once the document was checked.
+    pub(crate) fn settle(&mut self, failed_at: Option<usize>) -> Option<usize> {
+        let sure = std::mem::replace(&mut self.sure, true);
+        let stop = self.stop.take();
+        failed_at.filter(|_| !sure).map(|at| stop.unwrap_or(at))
+    }
+
+    /// Checks that nothing but whitespace is left, if the document must be `whole`.
+    pub(crate) fn end_document(&mut self, whole: bool) -> Result<()> {
+        if whole && !self.at_end() {
+            return Err(self.err("trailing characters after the JSON document"));
+        }
+        Ok(())
+    }
+
+    /// Before a change that counting back cannot undo, at byte `at` (where the value or key
+    /// that needs it starts): checks the whole document, once. If it is invalid, reading
+    /// stops here with its error, and every change so far came from the bytes before `at`.
+    #[cold]
+    #[inline(never)]
+    fn confirm(&mut self, at: usize) -> Result<()> {
+        let mut check = Scanner::at(self.b, self.doc_start);
+        match check
+            .skip_value()
+            .and_then(|()| check.end_document(self.whole))
+        {
+            Ok(()) => {
+                self.sure = true;
+                Ok(())
+            }
+            Err(e) => {
+                self.stop = Some(at);
+                Err(e)
+            }
         }
     }
 
@@ -58,69 +123,98 @@ impl<'a> Scanner<'a> {
         self.pos
     }
 
-    /// Reads one JSON value into `node`.
+    /// Reads one JSON value into `node`; with `UNDO`, takes back what reading it without
+    /// being [`Scanner::sure`] counted (the scanner reads the bytes that were read then, up to
+    /// where that stopped, so it takes the same paths through the same nodes).
     ///
     /// Inlined into the object and array loops, so a leaf value (string, number, literal) costs
     /// no call; containers go through [`Scanner::container`], the one recursive call.
     #[inline(always)]
-    pub(crate) fn value(&mut self, node: &mut Node, depth: usize) -> Result<()> {
+    pub(crate) fn value<const UNDO: bool>(&mut self, node: &mut Node, depth: usize) -> Result<()> {
         let Some(c) = self.peek() else {
             return Err(self.err("unexpected end of input, expected a value"));
         };
         match c {
             b'"' => {
+                let at = self.pos;
                 self.pos += 1;
                 if node.strings.wants_content() {
+                    let sure = self.sure;
                     let s = self.string()?;
-                    node.add_string(s);
+                    if UNDO {
+                        node.strings.remove(s);
+                    } else if !node.strings.add(s, sure) {
+                        self.confirm(at)?;
+                        self.pos = at + 1;
+                        node.add_string(self.string()?);
+                    }
                 } else {
                     self.skip_string()?;
-                    node.strings.count += 1;
+                    count::<UNDO>(&mut node.strings.count);
                 }
                 Ok(())
             }
-            b'{' | b'[' => self.container(node, c, depth),
+            b'{' | b'[' => self.container::<UNDO>(node, c, depth),
             b'-' | b'0'..=b'9' => {
                 if self.number()? {
-                    node.ints += 1;
+                    count::<UNDO>(&mut node.ints);
                 } else {
-                    node.floats += 1;
+                    count::<UNDO>(&mut node.floats);
                 }
                 Ok(())
             }
-            b'n' => self.literal(b"null").map(|()| node.nulls += 1),
-            b't' => self.literal(b"true").map(|()| node.bools += 1),
-            b'f' => self.literal(b"false").map(|()| node.bools += 1),
+            b'n' => self
+                .literal(b"null")
+                .map(|()| count::<UNDO>(&mut node.nulls)),
+            b't' => self
+                .literal(b"true")
+                .map(|()| count::<UNDO>(&mut node.bools)),
+            b'f' => self
+                .literal(b"false")
+                .map(|()| count::<UNDO>(&mut node.bools)),
             _ => Err(self.err("expected a JSON value")),
         }
     }
 
     /// Reads the object or array opening with `open` at the cursor into `node`.
     #[inline(never)]
-    fn container(&mut self, node: &mut Node, open: u8, depth: usize) -> Result<()> {
-        if open == b'{' {
-            node.objects += 1;
-            if depth >= MAX_DEPTH {
-                node.capped += 1;
-                return self.skip_value();
-            }
-            self.pos += 1;
-            self.object(node.object.get_or_insert_with(Box::default), depth)
+    fn container<const UNDO: bool>(
+        &mut self,
+        node: &mut Node,
+        open: u8,
+        depth: usize,
+    ) -> Result<()> {
+        if depth >= MAX_DEPTH {
+            count::<UNDO>(if open == b'{' {
+                &mut node.objects
+            } else {
+                &mut node.arrays
+            });
+            count::<UNDO>(&mut node.capped);
+            return self.skip_value();
+        }
+        let new = if open == b'{' {
+            node.object.is_none()
         } else {
-            node.arrays += 1;
-            if depth >= MAX_DEPTH {
-                node.capped += 1;
-                return self.skip_value();
-            }
-            self.pos += 1;
+            node.array.is_none()
+        };
+        if !UNDO && new && !self.sure {
+            self.confirm(self.pos)?;
+        }
+        self.pos += 1;
+        if open == b'{' {
+            count::<UNDO>(&mut node.objects);
+            self.object::<UNDO>(node.object.get_or_insert_with(Box::default), depth)
+        } else {
+            count::<UNDO>(&mut node.arrays);
             let stats = node.array.get_or_insert_with(Box::default);
-            stats.count += 1;
-            self.array(&mut stats.items, depth)
+            count::<UNDO>(&mut stats.count);
+            self.array::<UNDO>(&mut stats.items, depth)
         }
     }
 
-    fn object(&mut self, stats: &mut ObjectStats, depth: usize) -> Result<()> {
-        let serial = stats.begin();
+    fn object<const UNDO: bool>(&mut self, stats: &mut ObjectStats, depth: usize) -> Result<()> {
+        let serial = if UNDO { stats.unbegin() } else { stats.begin() };
         if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(());
@@ -129,15 +223,29 @@ impl<'a> Scanner<'a> {
             if self.peek() != Some(b'"') {
                 return Err(self.err("expected a string key"));
             }
+            let at = self.pos;
             self.pos += 1;
             let slot = match stats.expected(&self.b[self.pos..]) {
                 Some(len) => {
                     self.pos += len + 1;
-                    Some(stats.slot_expected(serial))
+                    Some(if UNDO {
+                        stats.unslot_expected(serial)
+                    } else {
+                        stats.slot_expected(serial)
+                    })
                 }
                 None => {
+                    let sure = self.sure;
                     let key = self.string()?;
-                    stats.slot(key, serial)
+                    if UNDO {
+                        stats.unslot(key, serial)
+                    } else if let Some(slot) = stats.try_slot(key, serial, sure) {
+                        slot
+                    } else {
+                        self.confirm(at)?;
+                        self.pos = at + 1;
+                        stats.slot(self.string()?, serial)
+                    }
                 }
             };
             if self.peek() != Some(b':') {
@@ -148,7 +256,7 @@ impl<'a> Scanner<'a> {
                 Some(i) => &mut stats.props[i].node,
                 None => stats.extra_mut(),
             };
-            self.value(target, depth + 1)?;
+            self.value::<UNDO>(target, depth + 1)?;
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
@@ -160,13 +268,13 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn array(&mut self, items: &mut Node, depth: usize) -> Result<()> {
+    fn array<const UNDO: bool>(&mut self, items: &mut Node, depth: usize) -> Result<()> {
         if self.peek() == Some(b']') {
             self.pos += 1;
             return Ok(());
         }
         loop {
-            self.value(items, depth + 1)?;
+            self.value::<UNDO>(items, depth + 1)?;
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
@@ -540,6 +648,16 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// Counts one value, or takes it back with `UNDO`.
+#[inline(always)]
+fn count<const UNDO: bool>(n: &mut u64) {
+    if UNDO {
+        *n -= 1;
+    } else {
+        *n += 1;
+    }
+}
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGH: u64 = 0x8080_8080_8080_8080;
 
@@ -609,7 +727,7 @@ mod tests {
     fn scan(text: &str) -> Result<Node> {
         let mut node = Node::default();
         let mut s = Scanner::new(text.as_bytes());
-        s.value(&mut node, 0)?;
+        s.value::<false>(&mut node, 0)?;
         if !s.at_end() {
             return Err(s.err("trailing characters"));
         }
@@ -661,7 +779,7 @@ mod tests {
         let mut n = Node::default();
         let bad = b"\"abcdefghijklmnop\xff\"";
         let err = Scanner::new(bad)
-            .value(&mut n, 0)
+            .value::<false>(&mut n, 0)
             .expect_err("invalid UTF-8");
         assert_eq!((err.offset, err.reason), (17, "invalid UTF-8 in string"));
         let err = scan("\"abcdefghijklmnop\u{7}\"").expect_err("control");
