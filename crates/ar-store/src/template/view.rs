@@ -733,4 +733,45 @@ mod tests {
         assert_eq!(tpl(&t, "/v1/acme/7/members"), "/v1/{name}/{id}/members");
         assert_eq!(tpl(&t, "/v1/teams/7/members"), "/v1/teams/{teamId}/members");
     }
+
+    #[test]
+    fn singular_resource_names_stay_apart_when_each_answers_in_its_own_shape() {
+        let words = ["user", "order", "product", "invoice", "address"];
+        let observe = |t: &mut Templater, shape: &dyn Fn(usize) -> Option<u64>| {
+            for (i, word) in words.iter().enumerate() {
+                for id in [7, 8, 9] {
+                    t.observe("h", &format!("/api/{word}/{id}/details"), shape(i));
+                }
+            }
+        };
+        // Each word's details have a shape of their own: five resources.
+        let mut t = Templater::default();
+        observe(&mut t, &|i| Some(100 + i as u64));
+        assert_eq!(tpl(&t, "/api/user/7/details"), "/api/user/{userId}/details");
+        assert_eq!(
+            tpl(&t, "/api/address/9/details"),
+            "/api/address/{addressId}/details"
+        );
+        assert!(matches!(
+            literal_reason(&t, "/api/order/7/details", 1),
+            KeptReason::Collection { siblings: 5, .. }
+        ));
+        // One shape for all (values of one parameter), or no responses to
+        // compare: they fold.
+        let one_shape = |_| Some(100u64);
+        let no_shape = |_| None;
+        for shape in [&one_shape as &dyn Fn(usize) -> Option<u64>, &no_shape] {
+            let mut t = Templater::default();
+            observe(&mut t, shape);
+            assert_eq!(tpl(&t, "/api/user/7/details"), "/api/{name}/{id}/details");
+        }
+        // Words that share a shape are values (three of them fold), the rest stay names.
+        let mut t = Templater::default();
+        observe(&mut t, &|i| Some(100 + (i as u64).min(2)));
+        assert_eq!(tpl(&t, "/api/user/7/details"), "/api/user/{userId}/details");
+        assert_eq!(
+            tpl(&t, "/api/invoice/7/details"),
+            "/api/{name}/{id}/details"
+        );
+    }
 }

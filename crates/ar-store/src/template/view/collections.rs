@@ -13,6 +13,11 @@ use super::super::{KeptReason, SegmentKind};
 
 /// Alike plural words without their own ids that stay literal below this many.
 const MANY_COLLECTIONS: usize = 8;
+/// Alike singular words with their own ids and responses of their own that
+/// stay literal below this many (`/api/user/{id}`, `/api/order/{id}`).
+const MANY_SINGULAR_COLLECTIONS: usize = 24;
+/// Response shapes gathered per literal when comparing singular words.
+const SHAPES_COMPARED: usize = 64;
 /// Literals of one alike group seen in bodies that make the whole group values.
 const MANY_ORIGINS: usize = 3;
 
@@ -34,7 +39,12 @@ impl Sort {
     ///
     /// Names of resources are not values of one parameter, however many look
     /// alike: a plural word directly followed by its own identifier parameter
-    /// (`/users/{userId}`) is a REST collection and stays literal. Provenance
+    /// (`/users/{userId}`) is a REST collection and stays literal. A singular
+    /// word followed by its own ids (`/user/{userId}`) is one too when its
+    /// responses share no shape with any alike sibling's: `user` and `order`
+    /// answer differently, while `acme` and `globex` (values of one slug)
+    /// answer alike; and only while fewer than [`MANY_SINGULAR_COLLECTIONS`]
+    /// of them are alike. Without responses to compare they fold. Provenance
     /// wins over that: each literal seen in a body folds on its own, and once
     /// [`MANY_ORIGINS`] of the group were, the whole group is values
     /// (`/departments/{slug}/...` after `$.departments[].slug`). A count, not
@@ -57,11 +67,35 @@ impl Sort {
         }
         let before = group.len();
         let mut collections = Vec::new();
+        let mut singular = Vec::new();
         let mut rest = Vec::new();
         for k in group {
-            match is_collection_word(k).then(|| own_ids(&lits[k])).flatten() {
-                Some(ids) => collections.push((k, ids)),
+            match is_name_word(k).then(|| own_ids(&lits[k])).flatten() {
+                Some(ids) if is_collection_word(k) => collections.push((k, ids)),
+                Some(ids) => singular.push((k, ids)),
                 None => rest.push(k),
+            }
+        }
+        if !singular.is_empty() {
+            let shapes: BTreeMap<&str, BTreeSet<u64>> = (collections.iter().chain(&singular))
+                .map(|(k, _)| *k)
+                .chain(rest.iter().copied())
+                .map(|k| (k, subtree_shapes(&lits[k])))
+                .collect();
+            let answers_alone = |k: &str| {
+                shapes.get(k).is_some_and(|own| {
+                    !own.is_empty()
+                        && (shapes.iter())
+                            .all(|(other, theirs)| *other == k || own.is_disjoint(theirs))
+                })
+            };
+            let (own, alike): (Vec<_>, Vec<_>) =
+                singular.into_iter().partition(|(k, _)| answers_alone(k));
+            rest.extend(alike.into_iter().map(|(k, _)| k));
+            if own.len() < MANY_SINGULAR_COLLECTIONS {
+                collections.extend(own);
+            } else {
+                rest.extend(own.into_iter().map(|(k, _)| k));
             }
         }
         let siblings = collections.len();
@@ -120,20 +154,42 @@ fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
     Some((id_kinds, distinct.len()))
 }
 
-/// A collection name when an identifier follows it: a plural word, also
-/// `kebab-case`, `snake_case` or `lowerCamel` (`payment-methods`, `lineItems`).
+/// Response shapes of flows that ended anywhere below a literal (at most
+/// [`SHAPES_COMPARED`]): what its resources look like.
+fn subtree_shapes(raws: &[&RawNode]) -> BTreeSet<u64> {
+    let mut shapes = BTreeSet::new();
+    let mut stack: Vec<&RawNode> = raws.to_vec();
+    while let Some(node) = stack.pop() {
+        for shape in &node.shapes {
+            if shapes.len() == SHAPES_COMPARED {
+                return shapes;
+            }
+            shapes.insert(*shape);
+        }
+        stack.extend(node.literals.iter().map(|(_, child)| child));
+        stack.extend(node.param.as_deref());
+    }
+    shapes
+}
+
+/// A collection name when an identifier follows it: a plural [`is_name_word`]
+/// (`users`, `payment-methods`, `lineItems`).
 ///
 /// Broader than [`is_plural_word`] because the id after it is the evidence;
 /// alone, `red-shoes` is as likely a slug.
 fn is_collection_word(word: &str) -> bool {
+    is_name_word(word) && word.ends_with('s') && !word.ends_with("ss")
+}
+
+/// A word that can name a resource: lowercase first, letters only, also
+/// `kebab-case`, `snake_case` or `lowerCamel` (`user`, `payment-method`).
+fn is_name_word(word: &str) -> bool {
     let b = word.as_bytes();
     let separator = |c: &u8| *c == b'-' || *c == b'_';
     b.len() >= 3
         && b[0].is_ascii_lowercase()
         && b.iter().all(|c| c.is_ascii_alphabetic() || separator(c))
         && !b.windows(2).any(|w| separator(&w[0]) && separator(&w[1]))
-        && word.ends_with('s')
-        && !word.ends_with("ss")
 }
 
 /// Lowercase words ending in a plural `s`: names of collections.
@@ -172,5 +228,11 @@ mod tests {
         }
         assert!(!is_plural_word("red-shoes"));
         assert!(is_plural_word("shoes"));
+        for word in ["user", "payment-method", "lineItem", "address"] {
+            assert!(is_name_word(word), "{word}");
+        }
+        for word in ["me", "v2", "2fa", "User", "a--b", "en"] {
+            assert!(!is_name_word(word), "{word}");
+        }
     }
 }
