@@ -384,29 +384,10 @@ fn lowercase(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// `s.trim()`, without the Unicode whitespace search when both ends are
-/// plain ASCII (`application/json`).
-fn trim(s: &str) -> &str {
-    let plain = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii() && !b.is_ascii_whitespace());
-    if plain(s.as_bytes().first()) && plain(s.as_bytes().last()) {
-        s
-    } else {
-        s.trim()
-    }
-}
-
 /// The body's media type without parameters, lowercased, if any.
 fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
-    let media = media_type(body.content_type.as_deref()?);
+    let media = crate::flow::media_type(body.content_type.as_deref()?);
     (!media.is_empty()).then(|| lowercase(media))
-}
-
-/// The media type of a `Content-Type` value: parameters dropped, trimmed,
-/// case as sent (`Application/JSON` of `Application/JSON; charset=utf-8`).
-pub(crate) fn media_type(content_type: &str) -> &str {
-    // A byte search: every flow's content types pass here.
-    let end = memchr::memchr(b';', content_type.as_bytes()).unwrap_or(content_type.len());
-    trim(&content_type[..end])
 }
 
 fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
@@ -420,17 +401,5 @@ fn bump(map: &mut BTreeMap<String, u64>, key: &str) {
 fn add_counts(into: &mut BTreeMap<String, u64>, from: &BTreeMap<String, u64>) {
     for (k, n) in from {
         *into.entry(k.clone()).or_default() += n;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn trim_is_str_trim() {
-        for s in ["application/json", " a ", "", "x\u{a0}", "\u{2003}y", "a\t"] {
-            assert_eq!(trim(s), s.trim(), "{s:?}");
-        }
     }
 }
