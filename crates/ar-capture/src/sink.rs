@@ -19,7 +19,7 @@
 //!
 //! Delivery is batched: finished flows are queued in memory and moved to the
 //! channels one [`DELIVERY_TICK`] after the first of them was queued, by the
-//! proxy's accept loop ([`Sinks::deliver_forever`]). So a consumer parked in
+//! proxy's accept loop (`Sinks::deliver_forever`). So a consumer parked in
 //! `recv().await` is woken at most once per tick, not once per request, a
 //! flow reaches its channel at most one tick after it ended, and an idle
 //! proxy is not woken at all (a fixed interval would wake it 500 times a
