@@ -1,7 +1,7 @@
 //! Live documentation: a dedicated thread owns a [`Pipeline`], takes
 //! batches of flows without ever making the sender wait, and keeps
 //! `openapi.yaml`, `openapi.json` and `API.md` current: rewritten atomically
-//! at most once per interval, on demand ([`LiveDocs::flush`]) and at the end.
+//! at most once per interval and at the end.
 //!
 //! Why a thread and not a task: ingesting a flow into the endpoint store is
 //! the most expensive thing `ar proxy` does per request after relaying it.
@@ -28,26 +28,12 @@ pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 /// At the proxy's delivery tick (2 ms) this is about a second of traffic.
 pub(crate) const DEFAULT_BACKLOG: usize = 512;
 
-enum Message {
-    Flows(Vec<Flow>),
-    Flush,
-}
-
 /// A running live-documentation thread.
 #[derive(Debug)]
 pub(crate) struct LiveDocs {
-    tx: SyncSender<Message>,
+    tx: SyncSender<Vec<Flow>>,
     thread: JoinHandle<anyhow::Result<Pipeline>>,
     dropped: u64,
-}
-
-impl std::fmt::Debug for Message {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Flows(flows) => write!(f, "Flows({})", flows.len()),
-            Self::Flush => f.write_str("Flush"),
-        }
-    }
 }
 
 impl LiveDocs {
@@ -63,7 +49,7 @@ impl LiveDocs {
         mut on_new: impl FnMut(&NewEndpoint) + Send + 'static,
         mut on_error: impl FnMut(&anyhow::Error) + Send + 'static,
     ) -> anyhow::Result<Self> {
-        let (tx, rx) = mpsc::sync_channel::<Message>(backlog.max(1));
+        let (tx, rx) = mpsc::sync_channel::<Vec<Flow>>(backlog.max(1));
         let thread = std::thread::Builder::new()
             .name("ar-spec".into())
             .spawn(move || {
@@ -89,7 +75,7 @@ impl LiveDocs {
                         None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
                     };
                     match message {
-                        Ok(Message::Flows(flows)) => {
+                        Ok(flows) => {
                             for flow in &flows {
                                 let ingest = pipeline.ingest(flow)?;
                                 if ingest.in_scope {
@@ -100,7 +86,6 @@ impl LiveDocs {
                                 }
                             }
                         }
-                        Ok(Message::Flush) => write(&mut pipeline, &mut debounce),
                         Err(RecvTimeoutError::Timeout) => {}
                         Err(RecvTimeoutError::Disconnected) => break,
                     }
@@ -123,33 +108,18 @@ impl LiveDocs {
         if flows.is_empty() {
             return true;
         }
-        match self.tx.try_send(Message::Flows(flows)) {
+        match self.tx.try_send(flows) {
             Ok(()) => true,
-            Err(TrySendError::Full(Message::Flows(flows)))
-            | Err(TrySendError::Disconnected(Message::Flows(flows))) => {
+            Err(TrySendError::Full(flows) | TrySendError::Disconnected(flows)) => {
                 self.dropped += flows.len() as u64;
                 false
             }
-            Err(_) => false,
         }
     }
 
     /// Flows turned away because the spec thread could not keep up.
     pub(crate) fn dropped(&self) -> u64 {
         self.dropped
-    }
-
-    /// Asks for the documents to be written now (e.g. on `/save`); waits
-    /// only for room in the backlog, not for the write.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "for an on-demand save; `ar proxy` writes on its interval and at exit"
-        )
-    )]
-    pub(crate) fn flush(&self) {
-        let _ = self.tx.send(Message::Flush);
     }
 
     /// Stops: ingests what is queued, writes the documents one last time, and
@@ -195,11 +165,11 @@ mod tests {
     }
 
     #[test]
-    fn documents_follow_the_traffic_debounced_on_demand_and_at_the_end() {
+    fn documents_follow_the_traffic_debounced_and_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let lines = Arc::clone(&seen);
-        // A long interval: after the first write, only `flush` and `finish` write.
+        // A long interval: after the first write, only `finish` writes.
         let mut live = LiveDocs::spawn(
             Pipeline::new(PipelineConfig::default()).unwrap(),
             dir.path().to_path_buf(),
@@ -218,12 +188,15 @@ mod tests {
             !spec.contains("/cart:"),
             "rewritten before the interval passed"
         );
-        live.flush();
-        wait_for(dir.path(), "openapi.yaml", "/cart:");
         assert!(live.offer(vec![flow(3, "https://api.shop.test/orders")]));
         assert_eq!(live.dropped(), 0);
         let pipeline = live.finish().unwrap();
         assert_eq!(pipeline.summary().endpoints, 3);
+        let spec = std::fs::read_to_string(dir.path().join("openapi.yaml")).unwrap();
+        assert!(
+            spec.contains("/cart:") && spec.contains("/orders:"),
+            "{spec}"
+        );
         assert!(
             std::fs::read_to_string(dir.path().join("API.md"))
                 .unwrap()
