@@ -56,20 +56,24 @@ struct Patterns {
 }
 
 impl Patterns {
+    /// Word boundaries are ASCII (`(?-u:\b)`): the tokens are ASCII, and a
+    /// Unicode `\b` stops the regex engine's fast automaton at the first
+    /// non-ASCII byte (an em dash in API.md), leaving the whole text to the
+    /// slow one.
     fn new() -> Self {
         let secret = Regex::new(concat!(
             r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
-            r"|(?i:\b(?:bearer|basic|token|digest)\s+)[A-Za-z0-9._~+/=-]{8,}",
-            r"|\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}",
-            r"|\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}",
-            r"|\bxox[abprs]-[A-Za-z0-9-]{10,}|\bglpat-[A-Za-z0-9_-]{16,}|\bnpm_[A-Za-z0-9]{30,}",
-            r"|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_-]{35}",
+            r"|(?i:(?-u:\b)(?:bearer|basic|token|digest)\s+)[A-Za-z0-9._~+/=-]{8,}",
+            r"|(?-u:\b)(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}",
+            r"|(?-u:\b)(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|(?-u:\b)github_pat_[A-Za-z0-9_]{20,}",
+            r"|(?-u:\b)xox[abprs]-[A-Za-z0-9-]{10,}|(?-u:\b)glpat-[A-Za-z0-9_-]{16,}|(?-u:\b)npm_[A-Za-z0-9]{30,}",
+            r"|(?-u:\b)AKIA[0-9A-Z]{16}(?-u:\b)|(?-u:\b)AIza[0-9A-Za-z_-]{35}",
         ))
         .expect("static secret pattern compiles");
         let long_token =
             Regex::new(r"[A-Za-z0-9_+=-]{32,}").expect("static token pattern compiles");
         let assignment = Regex::new(
-            r#"(?i)\b((?:[a-z_-]*(?:password|passwd|secret|token|api[_-]?key|apikey|signature|session[_-]?id))["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)"#,
+            r#"(?i)(?-u:\b)((?:[a-z_-]*(?:password|passwd|secret|token|api[_-]?key|apikey|signature|session[_-]?id))["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)"#,
         )
         .expect("static assignment pattern compiles");
         Self {
@@ -531,6 +535,20 @@ mod tests {
         assert!(text.contains("3f786850e387550fdab836ed7e6dc881de23001b"));
         assert_eq!(doc["auth"]["pin"], 0);
         assert_eq!(doc["auth"]["expires_in"], 3600);
+    }
+
+    #[test]
+    fn text_beside_non_ascii_is_redacted_too() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.text("200× — Bearer abcdefghijkl"),
+            "200× — Bearer REDACTED"
+        );
+        assert_eq!(
+            r.text("ключ:AKIAABCDEFGHIJKLMNOP, café password=hunter2"),
+            "ключ:REDACTED, café password=REDACTED"
+        );
+        assert_eq!(r.text("naïve — prose stays"), "naïve — prose stays");
     }
 
     #[test]
