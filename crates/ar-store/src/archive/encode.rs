@@ -197,7 +197,7 @@ pub(super) fn encode_into(
 
     if let Some(addr) = &flow.server_addr {
         out.extend_from_slice(br#","serverIPAddress":"#);
-        string(out, server_ip(addr));
+        string(out, crate::har::server_ip(addr));
     }
     out.extend_from_slice(br#","startedDateTime":""#);
     write_iso8601(flow.started, out);
@@ -348,19 +348,6 @@ fn serde_into(out: &mut Vec<u8>, value: &impl Serialize) -> Result<(), Error> {
         line: 0,
         problem: e.to_string(),
     })
-}
-
-/// HAR's `serverIPAddress`: the address without its port and IPv6 brackets.
-fn server_ip(addr: &str) -> &str {
-    let ip = addr
-        .rsplit_once(':')
-        .filter(|(h, p)| {
-            !p.is_empty()
-                && p.bytes().all(|b| b.is_ascii_digit())
-                && (!h.contains(':') || h.ends_with(']'))
-        })
-        .map_or(addr, |(h, _)| h);
-    ip.trim_start_matches('[').trim_end_matches(']')
 }
 
 #[cfg(test)]

@@ -142,16 +142,7 @@ pub(crate) fn entry_value(
         },
     });
     if let Some(addr) = &flow.server_addr {
-        let ip = addr
-            .rsplit_once(':')
-            .filter(|(h, p)| {
-                !p.is_empty()
-                    && p.bytes().all(|b| b.is_ascii_digit())
-                    && (!h.contains(':') || h.ends_with(']'))
-            })
-            .map_or(addr.as_str(), |(h, _)| h);
-        entry["serverIPAddress"] =
-            Value::String(ip.trim_start_matches('[').trim_end_matches(']').to_string());
+        entry["serverIPAddress"] = Value::String(server_ip(addr).to_string());
     }
     if let (Some(ws), true) = (&flow.websocket, websocket_messages) {
         let messages: Vec<Value> = ws
@@ -173,4 +164,17 @@ pub(crate) fn entry_value(
         entry["_webSocketMessages"] = Value::Array(messages);
     }
     Ok(entry)
+}
+
+/// HAR's `serverIPAddress`: the address without its port and IPv6 brackets.
+pub(crate) fn server_ip(addr: &str) -> &str {
+    let ip = addr
+        .rsplit_once(':')
+        .filter(|(h, p)| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (!h.contains(':') || h.ends_with(']'))
+        })
+        .map_or(addr, |(h, _)| h);
+    ip.trim_start_matches('[').trim_end_matches(']')
 }

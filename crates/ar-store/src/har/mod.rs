@@ -34,7 +34,7 @@ use std::io::{Read, Write};
 
 use crate::{Error, Flow, FlowId};
 
-pub(crate) use export::entry_value;
+pub(crate) use export::{entry_value, server_ip};
 pub(crate) use import::{Ctx, Flavor, entry_to_flow};
 pub(crate) use time::write_iso8601;
 
