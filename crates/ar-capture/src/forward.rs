@@ -236,9 +236,9 @@ impl Pending {
         let mut flow = Flow::new(id, at, client, request).with_response(response);
         flow.request.body = request_body;
         flow.ended = Some(record::now());
-        flow.timings.wait = Some(ms(head - sent));
-        flow.timings.receive = Some(ms(ended - head));
-        flow.timings.send = Some(ms(sent - clock));
+        flow.timings.wait = Some(record::millis(head - sent));
+        flow.timings.receive = Some(record::millis(ended - head));
+        flow.timings.send = Some(record::millis(sent - clock));
         if let Some(info) = info {
             flow.server_addr = Some(info.addr_text.to_string());
             if let Some((connect, ssl)) = info.setup_timings() {
@@ -265,10 +265,6 @@ impl Pending {
         }
         shared.sinks.emit(flow);
     }
-}
-
-fn ms(duration: std::time::Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! (decoded, capped), timestamps; and the hop-by-hop header rules of
 //! RFC 9110 §7.6.1 for what is forwarded.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ar_store::{Body, Headers, HttpVersion, Timestamp};
 use http::header::{self, HeaderMap, HeaderName};
@@ -17,6 +17,15 @@ pub(crate) fn now() -> Timestamp {
         .map(|d| d.as_micros())
         .unwrap_or(0);
     Timestamp::from_unix_micros(i64::try_from(micros).unwrap_or(i64::MAX))
+}
+
+/// A duration in milliseconds: the double nearest to its exact nanosecond
+/// count over 10⁶ (one rounding, unlike `as_secs_f64() * 1000.0`), so the
+/// archive writes it as its short decimal (`0.123456`) without generating
+/// shortest round-trip digits.
+pub(crate) fn millis(duration: Duration) -> f64 {
+    // Exact below 2^53 ns (104 days); a longer duration loses only sub-ns digits.
+    duration.as_nanos() as f64 / 1e6
 }
 
 /// Header lines in map order (values of a repeated name stay together, in order).
@@ -217,6 +226,24 @@ pub(crate) fn body(meta: BodyMeta, tapped: Tapped, limits: BodyLimits) -> Body {
 mod tests {
     use super::*;
     use http::HeaderValue;
+
+    #[test]
+    fn durations_become_the_milliseconds_their_nanoseconds_spell() {
+        // What a user reads in the archive is the measured nanoseconds, not a
+        // product's rounding noise (`as_secs_f64() * 1000.0` turns 13 ns into
+        // 0.000013000000000000001).
+        for (nanos, text) in [
+            (1_112, "0.001112"),
+            (5_100, "0.0051"),
+            (13, "0.000013"),
+            (1_561_584, "1.561584"),
+            (86_400_000_000_000, "86400000"),
+        ] {
+            let ms = millis(Duration::from_nanos(nanos));
+            assert_eq!(ms.to_string(), text);
+            assert_eq!(ms, text.parse::<f64>().unwrap());
+        }
+    }
 
     #[test]
     fn hop_by_hop_headers_and_those_named_by_connection_go() {

@@ -208,7 +208,7 @@ impl Dialer {
             match tokio::time::timeout(self.connect_timeout, TcpStream::connect(addr)).await {
                 Ok(Ok(stream)) => {
                     let _ = stream.set_nodelay(true);
-                    return Ok((stream, addr, started.elapsed().as_secs_f64() * 1000.0));
+                    return Ok((stream, addr, crate::record::millis(started.elapsed())));
                 }
                 Ok(Err(e)) => {
                     last = Some(UpstreamError::new(
@@ -323,7 +323,7 @@ impl Dialer {
         let info = UpstreamInfo::new(
             addr,
             connect_ms,
-            Some(tls_started.elapsed().as_secs_f64() * 1000.0),
+            Some(crate::record::millis(tls_started.elapsed())),
         );
         Ok(UpstreamConn {
             io: TokioIo::new(MaybeTls::Tls(Box::new(tls))),

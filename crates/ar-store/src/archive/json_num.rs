@@ -4,7 +4,7 @@
 //! come from the same digit generator, `null` for NaN and infinities), and
 //! `_ar`'s exact timings are `Display` text; both skip their generic float
 //! code for what nearly every flow has: HAR's `-1`/`0` placeholders and
-//! millisecond timings that are whole microseconds. Tests compare every path
+//! millisecond timings that are whole nanoseconds. Tests compare every path
 //! with `serde_json::to_string` and `format!("{}")`.
 
 use std::io::Write as _;
@@ -30,14 +30,19 @@ pub(super) fn f64(out: &mut Vec<u8>, value: f64) {
         out.extend_from_slice(b"-1.0");
     } else if value.to_bits() == 0 {
         out.extend_from_slice(b"0.0");
-    } else if let Some(n) = thousandths(value) {
-        write_thousandths(out, n, b".0");
+    } else if let Some(n) = millionths(value).filter(|_| value >= PLAIN_IN_JSON) {
+        write_millionths(out, n, b".0");
     } else if value.is_finite() {
         let _ = CompactFormatter.write_f64(out, value);
     } else {
         out.extend_from_slice(b"null");
     }
 }
+
+/// From here up serde_json writes plain decimals (below 1e-5 it switches to
+/// an exponent, `1e-6`); a millisecond timing this small is rare, so the
+/// fast path keeps a safe margin.
+const PLAIN_IN_JSON: f64 = 0.001;
 
 /// Appends a float's `Display` text as a JSON string (the archive's exact
 /// timings: `"0.356"`, `"0.0000001"`, `"NaN"`, `"inf"`), which never needs
@@ -47,8 +52,8 @@ pub(super) fn f64(out: &mut Vec<u8>, value: f64) {
 /// without an exponent, as `Display` does.
 pub(super) fn display_f64_string(out: &mut Vec<u8>, value: f64) {
     out.push(b'"');
-    if let Some(n) = thousandths(value) {
-        write_thousandths(out, n, b"");
+    if let Some(n) = millionths(value) {
+        write_millionths(out, n, b"");
         out.push(b'"');
         return;
     }
@@ -68,44 +73,45 @@ pub(super) fn display_f64_string(out: &mut Vec<u8>, value: f64) {
     out.push(b'"');
 }
 
-/// `value` as a whole number of thousandths, when it is the double nearest
-/// to one: timings measured in microseconds and given in milliseconds.
+/// `value` as a whole number of millionths, when it is the double nearest
+/// to one: timings measured in nanoseconds (or microseconds) and given in
+/// milliseconds, as ar-capture and the archive's timestamps produce them.
 ///
-/// Between 0.001 and 1e9 the thousandths' decimal text is then the shortest
-/// that reads back as `value` (any other decimal with as few digits is a
-/// multiple of 0.001 too, and thus far more than an ulp away), so it is what
-/// both serde_json and `Display` write, without their digit generation.
-fn thousandths(value: f64) -> Option<u64> {
-    if !(0.001..1e9).contains(&value) {
+/// Between 1e-6 and 1e9 the millionths' decimal text has at most 15
+/// significant digits. Any other decimal with as few digits then differs
+/// from it by at least 1e-15 of its value, far more than the double's
+/// rounding interval (about 2.2e-16 of it), so this text is the shortest
+/// that reads back as `value`: what both serde_json and `Display` write,
+/// without their digit generation.
+fn millionths(value: f64) -> Option<u64> {
+    if !(0.000_001..1e9).contains(&value) {
         return None;
     }
-    let n = (value * 1000.0 + 0.5) as u64;
-    (n as f64 / 1000.0 == value).then_some(n)
+    let n = (value * 1e6 + 0.5) as u64;
+    (n as f64 / 1e6 == value).then_some(n)
 }
 
-/// Writes `n / 1000` in plain decimal without trailing zeros, and
+/// Writes `n / 10⁶` in plain decimal without trailing zeros, and
 /// `whole_suffix` when it is a whole number (serde_json's `.0`).
-fn write_thousandths(out: &mut Vec<u8>, n: u64, whole_suffix: &[u8]) {
-    u64(out, n / 1000);
-    let fraction = n % 1000;
+fn write_millionths(out: &mut Vec<u8>, n: u64, whole_suffix: &[u8]) {
+    u64(out, n / 1_000_000);
+    let mut fraction = n % 1_000_000;
     if fraction == 0 {
         out.extend_from_slice(whole_suffix);
         return;
     }
-    let digit = |d: u64| b'0' + (d % 10) as u8;
-    let text = [
-        b'.',
-        digit(fraction / 100),
-        digit(fraction / 10),
-        digit(fraction),
-    ];
-    let len = if fraction.is_multiple_of(100) {
-        2
-    } else if fraction.is_multiple_of(10) {
-        3
-    } else {
-        4
-    };
+    let mut text = [b'.', b'0', b'0', b'0', b'0', b'0', b'0'];
+    let mut len = text.len();
+    while fraction.is_multiple_of(10) {
+        fraction /= 10;
+        len -= 1;
+    }
+    let mut at = len;
+    while fraction > 0 {
+        at -= 1;
+        text[at] = b'0' + (fraction % 10) as u8;
+        fraction /= 10;
+    }
     out.extend_from_slice(&text[..len]);
 }
 
@@ -262,9 +268,9 @@ mod tests {
     }
 
     #[test]
-    fn whole_thousandths_are_written_as_serde_json_and_display_write_them() {
+    fn whole_millionths_are_written_as_serde_json_and_display_write_them() {
         let check = |n: u64| {
-            let value = n as f64 / 1000.0;
+            let value = n as f64 / 1e6;
             let json = serde_json::to_string(&value).unwrap();
             assert_eq!(written(|o| f64(o, value)), format!("prefix{json}"), "{n}");
             assert_eq!(
@@ -275,8 +281,12 @@ mod tests {
         };
         (0..300_000).for_each(check);
         (0..300_000).map(|k| k * 3331 + 7).for_each(check);
+        (0..300_000).map(|k| k * 1000).for_each(check);
         (0..100_000)
-            .map(|k| 1_000_000_000_000 - k * 17)
+            .map(|k| 1_000_000_000_000_000 - k * 17)
+            .for_each(check);
+        (0..100_000)
+            .map(|k| 1_000_000_000_000_000 + k * 13)
             .for_each(check);
     }
 
@@ -289,6 +299,8 @@ mod tests {
                 any::<f64>(),
                 (0u64..2_000_000_000_000).prop_map(|n| n as f64 / 1000.0),
                 (0u64..2_000_000_000_000).prop_map(|n| n as f64 / 1000.0 + 1e-9),
+                (0u64..2_000_000_000_000_000).prop_map(|n| n as f64 / 1e6),
+                (0u64..2_000_000_000_000_000).prop_map(|n| n as f64 / 1e6 + 1e-12),
             ],
         ) {
             let expected = serde_json::to_string(&value).unwrap();
@@ -302,6 +314,8 @@ mod tests {
                 (any::<i32>(), -30i32..30).prop_map(|(m, e)| f64::from(m) * 10f64.powi(e)),
                 (0u32..100_000).prop_map(|n| f64::from(n) / 1000.0),
                 (0u64..2_000_000_000_000).prop_map(|n| n as f64 / 1000.0),
+                (0u64..2_000_000_000_000_000).prop_map(|n| n as f64 / 1e6),
+                (0u64..2_000_000_000_000_000).prop_map(|n| n as f64 / 1e6 + 1e-12),
             ],
         ) {
             prop_assert_eq!(
