@@ -37,20 +37,34 @@ impl<'a> UrlParts<'a> {
             _ => ("", url),
         };
         // The authority ends at the first `/`, `?` or `#` (a relative URL has
-        // none); short, so a plain loop beats a vector search's setup.
-        let authority_end = if scheme.is_empty() {
-            0
-        } else {
-            rest.bytes()
-                .position(|b| matches!(b, b'/' | b'?' | b'#'))
-                .unwrap_or(rest.len())
-        };
+        // none); short, so a plain loop beats a vector search's setup. The
+        // same loop notes the last `@` (userinfo ends) and the last `:`.
+        let (mut authority_end, mut at, mut colon) = (0, None, None);
+        if !scheme.is_empty() {
+            authority_end = rest.len();
+            for (i, b) in rest.bytes().enumerate() {
+                match b {
+                    b'/' | b'?' | b'#' => {
+                        authority_end = i;
+                        break;
+                    }
+                    b'@' => at = Some(i),
+                    b':' => colon = Some(i),
+                    _ => {}
+                }
+            }
+        }
         let (authority, path_query) = rest.split_at(authority_end);
-        let authority = match authority.bytes().rposition(|b| b == b'@') {
-            Some(i) => &authority[i + 1..],
-            None => authority,
+        let host_start = at.map_or(0, |i| i + 1);
+        let authority = &authority[host_start..];
+        let (host, port) = match colon {
+            _ if authority.starts_with('[') => split_host_port(authority),
+            Some(i) if i >= host_start => (
+                &rest[host_start..i],
+                rest[i + 1..authority_end].parse().ok(),
+            ),
+            _ => (authority, None),
         };
-        let (host, port) = split_host_port(authority);
         // Whichever of `?` and `#` comes first ends the path; a fragment ends the query.
         let (path, query) = match memchr::memchr2(b'?', b'#', path_query.as_bytes()) {
             Some(i) if path_query.as_bytes()[i] == b'?' => {
@@ -133,6 +147,16 @@ fn split_host_port(authority: &str) -> (&str, Option<u16>) {
 /// (`+` as space), skipping empty pieces; byte searches (every flow's query
 /// is split).
 pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
+    // Most queries have nothing to decode: one search of the whole query
+    // then spares every name and value its own.
+    let plain = !query.bytes().any(|b| b == b'%' || b == b'+');
+    let decode = move |text| {
+        if plain {
+            Cow::Borrowed(text)
+        } else {
+            percent_decode(text)
+        }
+    };
     let mut rest = Some(query);
     std::iter::from_fn(move || {
         let current = rest?;
@@ -144,34 +168,66 @@ pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Co
         Some(pair)
     })
     .filter(|pair| !pair.is_empty())
-    .map(|pair| {
+    .map(move |pair| {
         let (name, value) = match pair.bytes().position(|b| b == b'=') {
             Some(i) => (&pair[..i], &pair[i + 1..]),
             None => (pair, ""),
         };
-        (percent_decode(name), percent_decode(value))
+        (decode(name), decode(value))
     })
 }
 
 /// Whether any byte is `A`..=`Z`, eight bytes at a time (hosts and header
 /// names are checked on every flow).
 pub(crate) fn has_ascii_uppercase(bytes: &[u8]) -> bool {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        // Per byte (no carries: each byte of `y` is at most 0x7f): the high
-        // bit of `y + 0x3f` is set from `A` up, of `y + 0x25` from `[` up;
-        // `!x` drops bytes that were non-ASCII to begin with.
-        let y = x & LOW7;
-        if (y + 0x3f3f_3f3f_3f3f_3f3f) & !(y + 0x2525_2525_2525_2525) & !x & HIGH != 0 {
+        if uppercase_bits(word(chunk)) != 0 {
             return true;
         }
     }
     chunks.remainder().iter().any(u8::is_ascii_uppercase)
+}
+
+/// Whether `a` and `b` are equal ignoring ASCII case (`eq_ignore_ascii_case`),
+/// eight bytes at a time: header names are compared on every flow.
+pub(crate) fn eq_ignore_ascii_case_words(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    if len < 8 {
+        return a.eq_ignore_ascii_case(b);
+    }
+    let folded_equal = |at: usize| {
+        let (x, y) = (word(&a[at..at + 8]), word(&b[at..at + 8]));
+        x == y || lowercase_word(x) == lowercase_word(y)
+    };
+    // Whole words, then the last eight bytes (overlapping the words before).
+    (0..len - 8).step_by(8).all(folded_equal) && folded_equal(len - 8)
+}
+
+/// Eight bytes as one little-endian word.
+fn word(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+/// The high bit of each byte of `x` that is `A`..=`Z`.
+fn uppercase_bits(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Per byte (no carries: each byte of `y` is at most 0x7f): the high
+    // bit of `y + 0x3f` is set from `A` up, of `y + 0x25` from `[` up;
+    // `!x` drops bytes that were non-ASCII to begin with.
+    let y = x & LOW7;
+    (y + 0x3f3f_3f3f_3f3f_3f3f) & !(y + 0x2525_2525_2525_2525) & !x & HIGH
+}
+
+/// `x` with its ASCII uppercase bytes lowercased (`0x20` set on each).
+fn lowercase_word(x: u64) -> u64 {
+    x | (uppercase_bits(x) >> 2)
 }
 
 /// Percent-decodes `text` (and `+` as space); invalid escapes stay as written,
@@ -285,6 +341,12 @@ mod tests {
             "https://u@h?q#f",
             "/rel?q#f",
             "https://h:8080",
+            "https://u:pw@h/p",
+            "https://u:pw@h:81?q",
+            "https://[::1]:8080/x",
+            "https://u@[::1]/x",
+            "https://h:99999/",
+            "https://h:x:1#f",
         ] {
             let u = UrlParts::split(url);
             assert_eq!(
@@ -346,5 +408,32 @@ mod tests {
             }
         }
         assert!(!has_ascii_uppercase(b"accept-language\xff\xc1\xda"));
+    }
+
+    /// The word-at-a-time comparison agrees with `eq_ignore_ascii_case`
+    /// whatever the length and wherever the case (or a byte) differs.
+    #[test]
+    fn words_compare_like_eq_ignore_ascii_case() {
+        let base = b"Access-Control-Request-Method\xc3\x89@[`{";
+        for len in 0..=base.len() {
+            let name = &base[..len];
+            assert!(eq_ignore_ascii_case_words(name, name));
+            for at in 0..len {
+                for byte in [
+                    b'a', b'A', b'z', b'Z', b'@', b'[', b'`', b'{', 0xc3, 0xe3, b'#',
+                ] {
+                    let mut other = name.to_vec();
+                    other[at] = byte;
+                    for (a, b) in [(name, &other[..]), (&other[..], name)] {
+                        assert_eq!(
+                            eq_ignore_ascii_case_words(a, b),
+                            a.eq_ignore_ascii_case(b),
+                            "{a:?} {b:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(!eq_ignore_ascii_case_words(b"content-type", b"content-typ"));
     }
 }

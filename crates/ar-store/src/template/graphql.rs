@@ -54,9 +54,10 @@ pub fn graphql_operation(flow: &Flow) -> Option<GraphQlOperation> {
 /// [`graphql_operation`] with the request URL already split (the store splits it once per flow).
 pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option<GraphQlOperation> {
     let request = &flow.request;
-    // Case-insensitive `contains("graphql")` without lowercasing a copy of the path.
+    // Case-insensitive `contains("graphql")` without lowercasing a copy of
+    // the path; only asked once a body or query mentions a GraphQL field.
     let looks_graphql_path =
-        contains_ignore_case(url.path.as_bytes(), b"graphql") || url.path.ends_with("/gql");
+        || contains_ignore_case(url.path.as_bytes(), b"graphql") || url.path.ends_with("/gql");
     if !request.body.bytes.is_empty() && request.body.bytes.len() <= 1 << 20 {
         let first = request
             .body
@@ -67,15 +68,24 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
         if matches!(first, Some(b'{') | Some(b'['))
             && mentions_graphql_field(&request.body.bytes)
             && let Ok(value) = serde_json::from_slice::<serde_json::Value>(&request.body.bytes)
-            && let Some(op) = from_json(&value, looks_graphql_path)
+            && let Some(op) = from_json(&value, looks_graphql_path())
         {
             return Some(op);
         }
     }
     let query = url.query?;
     // Most queries name none of the three parameters: decide that on the raw
-    // names (a name with `%` or `+` is decoded below like any other).
-    let relevant = query.as_bytes().split(|b| *b == b'&').any(|pair| {
+    // names (a name with `%` or `+` is decoded below like any other). A
+    // query without `%`, `+`, `q`, `N` or `x` cannot name one (`query`,
+    // `operationName`, `extensions`): one pass over its bytes settles it.
+    let bytes = query.as_bytes();
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b'%' | b'+' | b'q' | b'N' | b'x'))
+    {
+        return None;
+    }
+    let relevant = bytes.split(|b| *b == b'&').any(|pair| {
         let name = pair.split(|b| *b == b'=').next().unwrap_or(pair);
         name.iter().any(|b| *b == b'%' || *b == b'+')
             || matches!(name, b"query" | b"operationName" | b"extensions")
@@ -93,7 +103,7 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
         }
     }
     let doc_ok = doc.as_deref().is_some_and(looks_like_document);
-    if !(doc_ok || (looks_graphql_path && (name.is_some() || persisted))) {
+    if !(doc_ok || ((name.is_some() || persisted) && looks_graphql_path())) {
         return None;
     }
     Some(operation(name.map(|n| n.into_owned()), doc.as_deref()))
