@@ -26,16 +26,8 @@ impl<'a> UrlParts<'a> {
     pub(crate) fn split(url: &'a str) -> Self {
         // Byte searches (memchr) instead of `str` patterns: this runs once per
         // flow, and every delimiter is ASCII, so byte offsets are char boundaries.
-        let (scheme, rest) = match find_scheme_end(url) {
-            Some(i)
-                if url[..i]
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.') =>
-            {
-                (&url[..i], &url[i + 3..])
-            }
-            _ => ("", url),
-        };
+        // A first `://` after anything but scheme characters gives no scheme.
+        let (scheme, rest) = split_scheme(url).unwrap_or(("", url));
         // The authority ends at the first `/`, `?` or `#` (a relative URL has
         // none); short, so a plain loop beats a vector search's setup. The
         // same loop notes the last `@` (userinfo ends) and the last `:`.
@@ -119,10 +111,17 @@ impl<'a> UrlParts<'a> {
     }
 }
 
-/// The offset of the first `://` in `url`.
-fn find_scheme_end(url: &str) -> Option<usize> {
+/// The scheme of `url` and the rest after `://`, when `url` starts with
+/// scheme characters followed by `://` (the usual absolute URL): a walk
+/// over the few scheme bytes instead of a search of the whole URL.
+fn split_scheme(url: &str) -> Option<(&str, &str)> {
     let bytes = url.as_bytes();
-    memchr::memchr_iter(b':', bytes).find(|&i| bytes[i + 1..].starts_with(b"//"))
+    let end = bytes
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.'))?;
+    bytes[end..]
+        .starts_with(b"://")
+        .then(|| (&url[..end], &url[end + 3..]))
 }
 
 fn split_host_port(authority: &str) -> (&str, Option<u16>) {
@@ -157,23 +156,34 @@ pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Co
             percent_decode(text)
         }
     };
-    let mut rest = Some(query);
+    // One walk over the bytes: each pair ends at `&` (or the end), and its
+    // first `=` seen on the way ends the name.
+    let mut start = 0;
     std::iter::from_fn(move || {
-        let current = rest?;
-        let (pair, next) = match current.bytes().position(|b| b == b'&') {
-            Some(i) => (&current[..i], Some(&current[i + 1..])),
-            None => (current, None),
-        };
-        rest = next;
-        Some(pair)
-    })
-    .filter(|pair| !pair.is_empty())
-    .map(move |pair| {
-        let (name, value) = match pair.bytes().position(|b| b == b'=') {
-            Some(i) => (&pair[..i], &pair[i + 1..]),
-            None => (pair, ""),
-        };
-        (decode(name), decode(value))
+        let bytes = query.as_bytes();
+        while start <= bytes.len() {
+            let mut equals = None;
+            let mut end = start;
+            while let Some(&b) = bytes.get(end) {
+                match b {
+                    b'&' => break,
+                    b'=' if equals.is_none() => equals = Some(end),
+                    _ => {}
+                }
+                end += 1;
+            }
+            let pair_start = start;
+            start = end + 1;
+            if end == pair_start {
+                continue;
+            }
+            let (name, value) = match equals {
+                Some(i) => (&query[pair_start..i], &query[i + 1..end]),
+                None => (&query[pair_start..end], ""),
+            };
+            return Some((decode(name), decode(value)));
+        }
+        None
     })
 }
 
@@ -347,6 +357,9 @@ mod tests {
             "https://u@[::1]/x",
             "https://h:99999/",
             "https://h:x:1#f",
+            "x+y.z-1://h/p",
+            "abc",
+            "https:x://h",
         ] {
             let u = UrlParts::split(url);
             assert_eq!(

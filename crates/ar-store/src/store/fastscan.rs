@@ -357,14 +357,14 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
     fn string(&mut self) -> R<Cow<'a, str>> {
         let b = self.b;
         let start = self.i;
-        let mut i = start;
-        // A tight loop over ordinary bytes; the special ones decide below.
-        while let Some(&c) = b.get(i) {
-            if SPECIAL[usize::from(c)] {
-                break;
-            }
-            i += 1;
-        }
+        // A tight loop over ordinary bytes (an iterator: no bounds check per
+        // byte); the special ones decide below.
+        let i = start
+            + b.get(start..).map_or(0, |rest| {
+                rest.iter()
+                    .position(|&c| SPECIAL[usize::from(c)])
+                    .unwrap_or(rest.len())
+            });
         self.i = i;
         match b.get(i) {
             Some(b'"') => {

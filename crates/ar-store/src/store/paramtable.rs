@@ -3,9 +3,10 @@
 //! The public [`ParamSet`] is a `BTreeMap` sorted by name, which suits
 //! readers; counting searches it for every query parameter and header of
 //! every flow, and a search there is a string comparison per step. The
-//! table keeps the same [`ParamStats`] in a hash map (one hash and one
-//! comparison per name) and builds the sorted [`ParamSet`] when someone
-//! reads it, keeping it until the next flow changes the table.
+//! table keeps a [`ParamCounter`] per name in a hash map (one hash and one
+//! comparison per name) and builds the sorted [`ParamSet`] of
+//! [`ParamStats`](super::params::ParamStats) when someone reads it,
+//! keeping it until the next flow changes the table.
 //!
 //! Flows of one endpoint mostly send the same names in the same order, so
 //! the table also remembers which entry each position of the last flow
@@ -17,7 +18,7 @@ use std::sync::OnceLock;
 
 use indexmap::IndexMap;
 
-use super::params::{ParamSet, ParamStats};
+use super::params::{ParamCounter, ParamSet};
 
 /// Positions of a flow whose entry is remembered for the next flow.
 const MAX_REMEMBERED: usize = 64;
@@ -30,7 +31,7 @@ pub(crate) fn as_sent(name: &str) -> Cow<'_, str> {
 /// Query or header parameters of one endpoint.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ParamTable {
-    params: IndexMap<Box<str>, ParamStats, foldhash::fast::FixedState>,
+    params: IndexMap<Box<str>, ParamCounter, foldhash::fast::FixedState>,
     dropped_names: u64,
     /// Entry index per position of the last flow's names (a hint, checked
     /// against the name before use; `u32::MAX` when there was none).
@@ -79,7 +80,7 @@ impl ParamTable {
             self.dropped_names += 1;
             return None;
         }
-        let stats = ParamStats::new(&name);
+        let stats = ParamCounter::new(&name);
         Some(self.params.insert_full(name.into(), stats).0)
     }
 
@@ -99,7 +100,7 @@ impl ParamTable {
     pub(crate) fn merge(&mut self, other: &ParamTable, max_names: usize) {
         self.view.take();
         self.dropped_names += other.dropped_names;
-        let mut theirs: Vec<(&str, &ParamStats)> =
+        let mut theirs: Vec<(&str, &ParamCounter)> =
             other.params.iter().map(|(k, v)| (&**k, v)).collect();
         theirs.sort_unstable_by_key(|(name, _)| *name);
         for (name, stats) in theirs {
@@ -109,10 +110,7 @@ impl ParamTable {
             }
             self.params
                 .entry(name.into())
-                .or_insert_with(|| ParamStats {
-                    sensitive: stats.sensitive,
-                    ..ParamStats::default()
-                })
+                .or_insert_with(|| ParamCounter::like(stats))
                 .absorb(stats);
         }
     }
@@ -123,7 +121,7 @@ impl ParamTable {
             params: self
                 .params
                 .iter()
-                .map(|(k, v)| (k.to_string(), v.clone()))
+                .map(|(k, v)| (k.to_string(), v.stats()))
                 .collect::<BTreeMap<_, _>>(),
             dropped_names: self.dropped_names,
         })
