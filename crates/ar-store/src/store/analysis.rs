@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::fieldpath::FieldPath;
 use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
 use super::{EndpointId, HashMap};
 use crate::Body;
@@ -96,7 +97,7 @@ pub(crate) fn analyse_with(
     let before = found.len();
     let fast = scan_fast_with(
         &body.bytes,
-        &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
+        &mut |text: &str, path: &FieldPath<'_>, parent: Option<&str>, key: &str, number: bool| {
             collect(index, found, text, path, parent, key, number)
         },
         buffers,
@@ -107,11 +108,13 @@ pub(crate) fn analyse_with(
     found.truncate(before);
     scan_serde(
         &body.bytes,
-        Some(
-            &mut |text: &str, path: &str, parent: Option<&str>, key: &str, number: bool| {
-                collect(index, found, text, path, parent, key, number)
-            },
-        ),
+        Some(&mut |text: &str,
+                   path: &FieldPath<'_>,
+                   parent: Option<&str>,
+                   key: &str,
+                   number: bool| {
+            collect(index, found, text, path, parent, key, number)
+        }),
         buffers,
     )
 }
@@ -121,7 +124,7 @@ fn collect(
     index: &mut ValueIndex,
     found: &mut Vec<Found>,
     text: &str,
-    path: &str,
+    path: &FieldPath<'_>,
     parent: Option<&str>,
     key: &str,
     number: bool,
@@ -174,6 +177,8 @@ pub(crate) struct ValueIndex {
 #[derive(Debug, Default)]
 struct FieldNames {
     recent: VecDeque<FieldEntry>,
+    /// The path being looked up, written out (reused between lookups).
+    path: String,
 }
 
 type FieldEntry = (Arc<str>, Option<Box<str>>, Box<str>, FieldName);
@@ -183,7 +188,13 @@ const RECENT_FIELDS: usize = 8;
 
 impl FieldNames {
     /// `(field path, name, generic parent)` of the field `key` under `parent` at `path`.
-    fn get(&mut self, path: &str, parent: Option<&str>, key: &str) -> FieldName {
+    fn get(&mut self, path: &FieldPath<'_>, parent: Option<&str>, key: &str) -> FieldName {
+        if self.path.capacity() > 4096 {
+            self.path = String::new(); // a long path is not kept between lookups
+        }
+        self.path.clear();
+        path.write_to(&mut self.path);
+        let path = self.path.as_str();
         if let Some((_, _, _, names)) = self
             .recent
             .iter()

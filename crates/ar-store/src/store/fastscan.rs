@@ -16,6 +16,7 @@
 
 use std::borrow::Cow;
 
+use super::fieldpath::{FieldPath, Step};
 use super::scan::{MAX_PATHS, SCAN_DEPTH, SCAN_ITEMS, SHAPE_DEPTH, SHAPE_ITEMS};
 
 /// The fast path gave up; the serde walk must decide.
@@ -54,19 +55,36 @@ fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
     h
 }
 
-/// Scans `bytes`, pushing leaf hashes into `hashes` (in document order)
-/// and key paths through `path` (both cleared first), or gives up with [`Bail`].
+/// The buffers a fast scan fills, kept by the caller between bodies.
+#[derive(Debug, Default)]
+pub(crate) struct FastBuffers {
+    /// Leaf hashes in document order.
+    pub(crate) hashes: Vec<u64>,
+    /// The steps from the root to the current value.
+    pub(crate) steps: Vec<Step>,
+    /// Keys with escapes on the current path, decoded.
+    pub(crate) unescaped: String,
+}
+
+/// Scans `bytes`, pushing leaf hashes into `buffers.hashes` (in document
+/// order; every buffer is cleared first), or gives up with [`Bail`].
 ///
 /// `on_value` is generic (not `dyn`, as in the serde walk) so the
-/// caller's test of each scalar compiles into the walk.
-pub(crate) fn scan_fast<F: FnMut(&str, &str, Option<&str>, &str, bool)>(
+/// caller's test of each scalar compiles into the walk. Paths reach it as
+/// steps ([`FieldPath::Steps`]): building the text of every path cost more
+/// than the rest of a field's work, and it is read for few values.
+pub(crate) fn scan_fast<F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)>(
     bytes: &[u8],
     on_value: &mut F,
-    path: &mut String,
-    hashes: &mut Vec<u64>,
+    buffers: &mut FastBuffers,
 ) -> R<()> {
-    path.clear();
-    path.push('$');
+    let FastBuffers {
+        hashes,
+        steps,
+        unescaped,
+    } = buffers;
+    steps.clear();
+    unescaped.clear();
     hashes.clear();
     // One UTF-8 check of the whole body: every string then slices from it
     // at quote positions (ASCII, so char boundaries) without its own check.
@@ -75,7 +93,8 @@ pub(crate) fn scan_fast<F: FnMut(&str, &str, Option<&str>, &str, bool)>(
         s: text,
         b: bytes,
         i: 0,
-        path,
+        steps,
+        unescaped,
         hashes,
         on_value,
     };
@@ -94,12 +113,13 @@ struct Parser<'a, 's, 'c, F> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
-    path: &'s mut String,
+    steps: &'s mut Vec<Step>,
+    unescaped: &'s mut String,
     hashes: &'s mut Vec<u64>,
     on_value: &'c mut F,
 }
 
-impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
+impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
     #[inline]
     fn peek(&self) -> R<u8> {
         self.b.get(self.i).copied().ok_or(Bail)
@@ -154,7 +174,12 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
             self.leaf(hash, depth, kind);
         }
         if let (Some(text), Some(key)) = (text, key) {
-            (self.on_value)(&text, self.path, parent, key, number);
+            let path = FieldPath::Steps {
+                body: self.s,
+                unescaped: self.unescaped,
+                steps: self.steps,
+            };
+            (self.on_value)(&text, &path, parent, key, number);
         }
         Ok(())
     }
@@ -173,13 +198,13 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
         if self.open(b'}', depth, shape, hash, b"object")? {
             return Ok(());
         }
-        let len = self.path.len();
         let mut fields = 0usize;
         loop {
             if self.peek()? != b'"' {
                 return Err(Bail);
             }
             self.i += 1;
+            let key_start = self.i;
             let key = self.string()?;
             self.ws();
             if self.peek()? != b':' {
@@ -187,8 +212,15 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
             }
             self.i += 1;
             self.ws();
-            self.path.push('.');
-            self.path.push_str(&key);
+            let unescaped_len = self.unescaped.len();
+            self.steps.push(match &key {
+                // A borrowed key is the body's text right after its quote.
+                Cow::Borrowed(k) => Step::Key(key_start, key_start + k.len()),
+                Cow::Owned(k) => {
+                    self.unescaped.push_str(k);
+                    Step::Unescaped(unescaped_len, self.unescaped.len())
+                }
+            });
             let child_shape = shape && depth < SHAPE_DEPTH && fields < 64;
             let child_hash = if child_shape {
                 fnv(fnv(hash, b"."), key.as_bytes())
@@ -205,7 +237,10 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
                 child_shape,
                 child_hash,
             )?;
-            self.path.truncate(len);
+            self.steps.pop();
+            if let Cow::Owned(_) = key {
+                self.unescaped.truncate(unescaped_len);
+            }
             fields += 1;
             if self.closed(b'}')? {
                 return Ok(());
@@ -225,8 +260,7 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
         if self.open(b']', depth, shape, hash, b"array")? {
             return Ok(());
         }
-        let len = self.path.len();
-        self.path.push_str("[]");
+        self.steps.push(Step::Items);
         let item_hash = if shape { fnv(hash, b"[]") } else { 0 };
         let mut i = 0usize;
         loop {
@@ -242,7 +276,7 @@ impl<'a, F: FnMut(&str, &str, Option<&str>, &str, bool)> Parser<'a, '_, '_, F> {
                 break;
             }
         }
-        self.path.truncate(len);
+        self.steps.pop();
         Ok(())
     }
 
@@ -519,7 +553,7 @@ mod tests {
         let mut seen = Vec::new();
         let shape = scan_fast_with(
             doc.as_bytes(),
-            &mut |t: &str, p: &str, parent: Option<&str>, k: &str, n: bool| {
+            &mut |t: &str, p: &FieldPath<'_>, parent: Option<&str>, k: &str, n: bool| {
                 seen.push((
                     t.to_string(),
                     p.to_string(),
@@ -538,7 +572,7 @@ mod tests {
         let shape = scan_serde(
             doc.as_bytes(),
             Some(
-                &mut |t: &str, p: &str, parent: Option<&str>, k: &str, n: bool| {
+                &mut |t: &str, p: &FieldPath<'_>, parent: Option<&str>, k: &str, n: bool| {
                     seen.push((
                         t.to_string(),
                         p.to_string(),
@@ -621,8 +655,7 @@ mod tests {
             scan_fast(
                 b"{\"a\":\"\xff\"}",
                 &mut |_, _, _, _, _| {},
-                &mut String::new(),
-                &mut Vec::new()
+                &mut FastBuffers::default()
             ),
             Err(Bail)
         );

@@ -41,6 +41,7 @@
 mod analysis;
 mod endpoint;
 mod fastscan;
+mod fieldpath;
 mod fingerprint;
 mod ingest;
 mod params;

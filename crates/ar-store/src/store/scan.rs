@@ -11,7 +11,8 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::analysis::Fnv;
-use super::fastscan::{Bail, scan_fast};
+use super::fastscan::{Bail, FastBuffers, scan_fast};
+use super::fieldpath::FieldPath;
 use super::fingerprint::Fingerprints;
 
 pub(crate) const SHAPE_DEPTH: usize = 3;
@@ -21,7 +22,7 @@ pub(crate) const SCAN_ITEMS: usize = 64;
 pub(crate) const MAX_PATHS: usize = 256;
 
 /// A scalar field: `(value text, field path, parent key, key, is a number)`.
-pub(crate) type OnValue<'a> = dyn FnMut(&str, &str, Option<&str>, &str, bool) + 'a;
+pub(crate) type OnValue<'a> = dyn FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool) + 'a;
 
 struct State<'a, 'b> {
     path: String,
@@ -47,13 +48,17 @@ impl State<'_, '_> {
 /// Buffers of the scans kept between bodies, so a scan of a small body allocates nothing.
 #[derive(Debug, Default)]
 pub(crate) struct ScanBuffers {
+    /// The serde walk's key path.
     path: String,
-    hashes: Vec<u64>,
+    /// The fast scan's buffers; their leaf hashes serve the serde walk too.
+    fast: FastBuffers,
     fingerprints: Fingerprints,
 }
 
 /// A key path longer than this is not kept between scans (memory stays bounded).
 const KEEP_PATH_CAPACITY: usize = 4096;
+/// Steps of a fast scan kept between scans (memory stays bounded).
+const KEEP_STEPS: usize = 256;
 
 #[cfg(test)]
 pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u64> {
@@ -63,16 +68,20 @@ pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u
 /// The fast path ([`super::fastscan`]) with the kept buffers: the shape
 /// fingerprint, or [`Bail`] when serde_json must decide (the callback may
 /// have been called already: the caller rolls back what it collected).
-pub(crate) fn scan_fast_with<F: FnMut(&str, &str, Option<&str>, &str, bool)>(
+pub(crate) fn scan_fast_with<F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)>(
     bytes: &[u8],
     on_value: &mut F,
     buffers: &mut ScanBuffers,
 ) -> Result<u64, Bail> {
-    let result = scan_fast(bytes, on_value, &mut buffers.path, &mut buffers.hashes);
-    if buffers.path.capacity() > KEEP_PATH_CAPACITY {
-        buffers.path = String::new();
+    let result = scan_fast(bytes, on_value, &mut buffers.fast);
+    let fast = &mut buffers.fast;
+    if fast.steps.capacity() > KEEP_STEPS {
+        fast.steps = Vec::new();
     }
-    result.map(|()| buffers.fingerprints.of(&mut buffers.hashes))
+    if fast.unescaped.capacity() > KEEP_PATH_CAPACITY {
+        fast.unescaped = String::new();
+    }
+    result.map(|()| buffers.fingerprints.of(&mut fast.hashes))
 }
 
 /// Scans `bytes` with serde_json: the shape fingerprint, or `None` when it is not one JSON document.
@@ -83,7 +92,7 @@ pub(crate) fn scan_serde(
 ) -> Option<u64> {
     let mut state = State {
         path: std::mem::take(&mut buffers.path),
-        hashes: std::mem::take(&mut buffers.hashes),
+        hashes: std::mem::take(&mut buffers.fast.hashes),
         on_value,
     };
     state.path.clear();
@@ -93,8 +102,8 @@ pub(crate) fn scan_serde(
     if state.path.capacity() <= KEEP_PATH_CAPACITY {
         buffers.path = state.path;
     }
-    buffers.hashes = state.hashes;
-    walked.map(|()| buffers.fingerprints.of(&mut buffers.hashes))
+    buffers.fast.hashes = state.hashes;
+    walked.map(|()| buffers.fingerprints.of(&mut buffers.fast.hashes))
 }
 
 /// Walks one document, leaving its leaf hashes in `state.hashes`; `None` when it is not JSON.
@@ -138,7 +147,13 @@ impl Node<'_, '_, '_, '_> {
             self.st.leaf(self.depth, kind);
         }
         if let (Some(text), Some(key), Some(cb)) = (text, self.key, self.st.on_value.as_mut()) {
-            cb(text, &self.st.path, self.parent, key, number);
+            cb(
+                text,
+                &FieldPath::Text(&self.st.path),
+                self.parent,
+                key,
+                number,
+            );
         }
     }
 }
@@ -294,11 +309,13 @@ mod tests {
         let body = br#"{"orders":[{"id":17,"n":"a\"b"}],"user":{"login":"ann","age":-3}}"#;
         scan(
             body,
-            Some(
-                &mut |text: &str, path: &str, parent: Option<&str>, key: &str, _: bool| {
-                    seen.push(format!("{text} {path} {parent:?} {key}"));
-                },
-            ),
+            Some(&mut |text: &str,
+                       path: &FieldPath<'_>,
+                       parent: Option<&str>,
+                       key: &str,
+                       _: bool| {
+                seen.push(format!("{text} {path} {parent:?} {key}"));
+            }),
         )
         .unwrap();
         assert_eq!(

@@ -79,10 +79,7 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
     // query without `%`, `+`, `q`, `N` or `x` cannot name one (`query`,
     // `operationName`, `extensions`): one pass over its bytes settles it.
     let bytes = query.as_bytes();
-    if !bytes
-        .iter()
-        .any(|b| matches!(b, b'%' | b'+' | b'q' | b'N' | b'x'))
-    {
+    if !bytes.iter().any(|b| MAY_NAME_GRAPHQL[usize::from(*b)]) {
         return None;
     }
     let relevant = bytes.split(|b| *b == b'&').any(|pair| {
@@ -108,6 +105,18 @@ pub(crate) fn graphql_operation_split(flow: &Flow, url: &UrlParts<'_>) -> Option
     }
     Some(operation(name.map(|n| n.into_owned()), doc.as_deref()))
 }
+
+/// The bytes without which a query names none of `query`, `operationName`
+/// and `extensions` (or has a name to decode first).
+const MAY_NAME_GRAPHQL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'%' as usize] = true;
+    table[b'+' as usize] = true;
+    table[b'q' as usize] = true;
+    table[b'N' as usize] = true;
+    table[b'x' as usize] = true;
+    table
+};
 
 /// Whether a body mentions `"query"`, `"operationName"` or `persistedQuery`:
 /// a vector search for a byte each needle has (`q`, `N`, `Q`; rare in other

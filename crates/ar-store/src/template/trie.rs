@@ -88,7 +88,14 @@ impl RawNode {
 
 /// Where literal `segment` is in sorted `literals`, or where it would go.
 fn find_literal(literals: &[(Box<str>, RawNode)], segment: &str) -> Result<usize, usize> {
-    literals.binary_search_by(|(text, _)| (**text).cmp(segment))
+    // Siblings mostly differ in their first byte (`orders`, `products`,
+    // `users`), which then orders them as the whole text would: only a
+    // shared first byte needs the full comparison (a call to memcmp).
+    let first = segment.as_bytes().first();
+    literals.binary_search_by(|(text, _)| match (text.as_bytes().first(), first) {
+        (Some(a), Some(b)) if a != b => a.cmp(b),
+        _ => (**text).cmp(segment),
+    })
 }
 
 pub(crate) fn kind_bit(kind: SegmentKind) -> u16 {
