@@ -80,19 +80,24 @@ impl EndpointStore {
             Some(op) => RouteRef::GraphQl(op.name.as_deref().unwrap_or_default()),
             None => {
                 origins = self.origins_of(path);
-                let marks: Vec<(usize, Origin)> = origins
-                    .iter()
-                    .map(|(pos, seen, use_name)| {
-                        (
-                            *pos,
-                            Origin {
-                                field_path: seen.field_path.to_string(),
-                                name: seen.name.to_string(),
-                                use_name: *use_name,
-                            },
-                        )
-                    })
-                    .collect();
+                // Most paths hold no value seen in a body: nothing to build then.
+                let marks: Vec<(usize, Origin)> = if origins.is_empty() {
+                    Vec::new()
+                } else {
+                    origins
+                        .iter()
+                        .map(|(pos, seen, use_name)| {
+                            (
+                                *pos,
+                                Origin {
+                                    field_path: seen.field_path.to_string(),
+                                    name: seen.name.to_string(),
+                                    use_name: *use_name,
+                                },
+                            )
+                        })
+                        .collect()
+                };
                 // Observing classifies the segments once; the shape key comes
                 // from the same walk (cached per layer-1 form of the path).
                 if self.templater.observe_shape_key_into(

@@ -57,16 +57,16 @@ impl ParamTable {
             let (raw, value) = (name.as_ref(), value.as_ref());
             let hint = self.last_order.get(position).copied().unwrap_or(u32::MAX);
             // Equal to a stored (normalized) name: `normalize(raw)` is that name.
-            let index = match self.params.get_index(hint as usize) {
-                Some((stored, _)) if **stored == *raw => hint as usize,
-                _ => match self.index_of(normalize(raw), max_names) {
-                    Some(index) => {
-                        self.remember(position, index);
-                        index
-                    }
-                    None => continue,
-                },
+            if let Some((stored, counter)) = self.params.get_index_mut(hint as usize)
+                && crate::url::eq_words(stored.as_bytes(), raw.as_bytes())
+            {
+                counter.record(value, stamp);
+                continue;
+            }
+            let Some(index) = self.index_of(normalize(raw), max_names) else {
+                continue;
             };
+            self.remember(position, index);
             self.params[index].record(value, stamp);
         }
     }

@@ -4,7 +4,7 @@
 //! function of the set of observed paths (below the caps). Decisions live in
 //! the view ([`super::view`]), rebuilt from it when it gains structure.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::view::{self, ViewNode};
 use super::{Explanation, PathTemplate, SegmentKind, classify_segment, split_path};
@@ -177,7 +177,10 @@ fn push_layer1(key: &mut String, segment: &str, kind: Option<SegmentKind>) {
 #[derive(Debug, Default)]
 pub struct Templater {
     config: TemplaterConfig,
-    hosts: BTreeMap<String, HostTrie>,
+    /// Tries by host: hashed, as every flow looks its host up (hosts of one
+    /// site share a long suffix, and often a prefix, which a sorted map
+    /// compares again at every step).
+    hosts: HashMap<String, HostTrie, foldhash::fast::FixedState>,
     /// Reused buffer for the layer-1 key of the observed path.
     layer1: String,
 }
@@ -187,7 +190,7 @@ impl Templater {
     pub fn new(config: TemplaterConfig) -> Self {
         Self {
             config,
-            hosts: BTreeMap::new(),
+            hosts: HashMap::default(),
             layer1: String::new(),
         }
     }
@@ -310,7 +313,9 @@ impl Templater {
 
     /// Hosts with observed paths, sorted.
     pub fn hosts(&self) -> impl Iterator<Item = &str> {
-        self.hosts.keys().map(String::as_str)
+        let mut hosts: Vec<&str> = self.hosts.keys().map(String::as_str).collect();
+        hosts.sort_unstable();
+        hosts.into_iter()
     }
 
     /// An estimate of the heap bytes held (raw tries and views).
