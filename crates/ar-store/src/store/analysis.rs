@@ -136,15 +136,33 @@ fn collect(
         } else {
             is_identifier_value(key, text)
         })
-        && !index.map.contains_key(text)
     {
-        let (field_path, name, generic_parent) = index.fields.get(path, parent, key);
-        found.push(Found {
-            text: text.into(),
-            field_path,
-            name,
-            generic_parent,
-        });
+        let hash = path.hash();
+        if hash != 0
+            && index
+                .known
+                .get(hash, text)
+                .is_some_and(|seq| index.holds(seq))
+        {
+            return;
+        }
+        match index.map.get(text) {
+            Some(seen) => {
+                if hash != 0 {
+                    let seq = seen.seq;
+                    index.known.set(hash, text, seq);
+                }
+            }
+            None => {
+                let (field_path, name, generic_parent) = index.fields.get(path, parent, key);
+                found.push(Found {
+                    text: text.into(),
+                    field_path,
+                    name,
+                    generic_parent,
+                });
+            }
+        }
     }
 }
 
@@ -158,6 +176,8 @@ pub(crate) struct SeenValue {
     /// The parent key when the field is generic (`id`, `name`): the name then
     /// only fits a path whose collection matches it.
     pub(crate) generic_parent: Option<Arc<str>>,
+    /// How many values the index took before this one (its insertion number).
+    pub(crate) seq: u64,
 }
 
 /// Bounded map from identifier-like values to where they were first seen.
@@ -169,6 +189,48 @@ pub(crate) struct ValueIndex {
     capacity: usize,
     /// Field paths and names of recent fields, shared by their values.
     fields: FieldNames,
+    /// Values ever taken (the next value's insertion number).
+    inserted: u64,
+    /// Values recently found here, by the field they were found at.
+    known: KnownValues,
+}
+
+/// Values recently found in the index, one per field (by path hash):
+/// bodies of an API repeat the same values in the same fields flow after
+/// flow (`"login":"ann"`), and a slot tells such a value is still indexed
+/// without hashing it. The index drops values oldest first and no other
+/// way, so a value whose insertion number is among the last `map.len()`
+/// is still there: a slot is checked against the value's text and that
+/// number, never trusted blindly.
+#[derive(Debug, Default)]
+struct KnownValues {
+    /// `(path hash, value, insertion number)`, direct-mapped by path hash.
+    slots: Vec<(u64, String, u64)>,
+}
+
+const KNOWN_SLOTS: usize = 64;
+
+impl KnownValues {
+    /// The insertion number remembered for `text` at the field hashed `hash`.
+    fn get(&self, hash: u64, text: &str) -> Option<u64> {
+        let (h, value, seq) = self.slots.get(hash as usize % KNOWN_SLOTS)?;
+        (*h == hash && value == text).then_some(*seq)
+    }
+
+    fn set(&mut self, hash: u64, text: &str, seq: u64) {
+        if self.slots.is_empty() {
+            self.slots.resize(KNOWN_SLOTS, (0, String::new(), 0));
+        }
+        let (h, value, s) = &mut self.slots[hash as usize % KNOWN_SLOTS];
+        *h = hash;
+        value.clear();
+        value.push_str(text);
+        *s = seq;
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.slots.iter().map(|(_, v, _)| v.capacity() + 40).sum()
+    }
 }
 
 /// The last few fields values were found at, with their derived names:
@@ -226,7 +288,15 @@ impl ValueIndex {
             order: VecDeque::new(),
             capacity,
             fields: FieldNames::default(),
+            inserted: 0,
+            known: KnownValues::default(),
         }
+    }
+
+    /// Whether the value inserted as number `seq` is still held: the map
+    /// holds the last `map.len()` values inserted.
+    fn holds(&self, seq: u64) -> bool {
+        seq + self.map.len() as u64 >= self.inserted
     }
 
     pub(crate) fn get(&self, value: &str) -> Option<&SeenValue> {
@@ -258,7 +328,9 @@ impl ValueIndex {
                 field_path,
                 name,
                 generic_parent,
+                seq: self.inserted,
             });
+            self.inserted += 1;
             if self.map.len() > self.capacity
                 && let Some(old) = self.order.pop_front()
             {
@@ -280,7 +352,8 @@ impl ValueIndex {
         self.map
             .iter()
             .map(|(k, v)| k.len() + v.field_path.len() + v.name.len() + 128)
-            .sum()
+            .sum::<usize>()
+            + self.known.heap_bytes()
     }
 }
 
@@ -363,6 +436,25 @@ mod tests {
         }
         assert_eq!(index.map.len(), 2);
         assert!(index.get("9").is_some() && index.get("0").is_none());
+    }
+
+    /// A value remembered as known is looked up again once the index has
+    /// dropped it, and taken anew (the memo never outlives the index).
+    #[test]
+    fn values_dropped_from_the_index_are_taken_again() {
+        let mut index = ValueIndex::new(2);
+        harvest(&mut index, r#"{"login": "ann"}"#);
+        harvest(&mut index, r#"{"login": "ann"}"#);
+        assert!(
+            index.known.slots.iter().any(|(_, v, _)| v == "ann"),
+            "the second sighting remembers it as known"
+        );
+        harvest(&mut index, r#"{"id": 1}"#);
+        harvest(&mut index, r#"{"id": 2}"#);
+        assert!(index.get("ann").is_none(), "dropped, oldest first");
+        harvest(&mut index, r#"{"login": "ann"}"#);
+        assert!(index.get("ann").is_some(), "found again and kept");
+        assert!(index.get("1").is_none() && index.get("2").is_some());
     }
 
     #[test]

@@ -178,6 +178,7 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_
                 body: self.s,
                 unescaped: self.unescaped,
                 steps: self.steps,
+                hash,
             };
             (self.on_value)(&text, &path, parent, key, number);
         }

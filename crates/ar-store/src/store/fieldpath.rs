@@ -32,10 +32,21 @@ pub(crate) enum FieldPath<'p> {
         unescaped: &'p str,
         /// The steps from the root down to the scalar.
         steps: &'p [Step],
+        /// FNV-1a of the path's text, as the shape walk hashed it; 0 below the shape depth.
+        hash: u64,
     },
 }
 
 impl FieldPath<'_> {
+    /// A hash of the path, when the scan had one (0 otherwise): it tells
+    /// fields apart cheaply, equal paths giving equal hashes.
+    pub(crate) fn hash(&self) -> u64 {
+        match *self {
+            FieldPath::Text(_) => 0,
+            FieldPath::Steps { hash, .. } => hash,
+        }
+    }
+
     /// Appends the path (`$.orders[].id`) to `out`.
     pub(crate) fn write_to(&self, out: &mut String) {
         match *self {
@@ -44,6 +55,7 @@ impl FieldPath<'_> {
                 body,
                 unescaped,
                 steps,
+                ..
             } => {
                 out.push('$');
                 for step in steps {
@@ -83,7 +95,9 @@ mod tests {
             body,
             unescaped: "id",
             steps: &steps,
+            hash: 7,
         };
+        assert_eq!((path.hash(), FieldPath::Text("$").hash()), (7, 0));
         assert_eq!(path.to_string(), "$.orders[].id");
         assert_eq!(FieldPath::Text("$.a").to_string(), "$.a");
         let mut out = String::from("x");
