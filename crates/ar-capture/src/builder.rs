@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ar_store::{Client, Flow};
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use rustls_pki_types::CertificateDer;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -17,10 +16,11 @@ use tokio::sync::mpsc;
 use crate::CaptureError;
 use crate::ca::CertificateAuthority;
 use crate::pem::pem_certs;
+use crate::pool::Pool;
 use crate::proxy::{Options, Proxy, Shared, client_code};
 use crate::record::BodyLimits;
 use crate::sink::Sinks;
-use crate::upstream::{Connector, Dialer};
+use crate::upstream::Dialer;
 
 /// Default cap on the captured copy of each body.
 pub const DEFAULT_BODY_CAP: usize = 4 << 20;
@@ -267,17 +267,11 @@ impl ProxyBuilder {
             local_addr,
             roots,
         ));
-        let http = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(30))
-            .pool_max_idle_per_host(1024)
-            .pool_timer(TokioTimer::new())
-            .build(Connector {
-                dialer: Arc::clone(&dialer),
-            });
+        let pool = Pool::new(Arc::clone(&dialer));
         let shared = Arc::new(Shared {
             ca: self.ca,
             dialer,
-            http,
+            pool,
             opts: Options {
                 limits: self.limits,
                 ws_frame_cap: self.ws_frame_cap,

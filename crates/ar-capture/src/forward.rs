@@ -9,11 +9,12 @@ use http::{HeaderValue, Request, Response, StatusCode, Uri, header};
 use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 
+use crate::pool::{Lease, SendError, Sent};
 use crate::proxy::{ProxyBody, Shared};
 use crate::record::{self, BodyMeta};
 use crate::server::{Target, text_response};
 use crate::tap::{TapBody, TapEnd, Tapped};
-use crate::upstream::{UpstreamInfo, classify_client_error};
+use crate::upstream::{UpstreamInfo, classify_hyper};
 use crate::websocket;
 
 /// The part of a flow known when the request head arrives.
@@ -111,15 +112,21 @@ pub(crate) async fn handle(
     parts.version = http::Version::HTTP_11;
     let upstream_req = Request::from_parts(parts, tap.map_err(Into::into).boxed_unsync());
     let sent = Instant::now();
-    let result = tokio::time::timeout(
-        shared.opts.response_timeout,
-        shared.http.request(upstream_req),
-    )
-    .await;
-    let response = match result {
-        Ok(Ok(response)) => response,
+    let result =
+        tokio::time::timeout(shared.opts.response_timeout, shared.pool.send(upstream_req)).await;
+    let Sent {
+        response,
+        info,
+        lease,
+    } = match result {
+        Ok(Ok(sent)) => sent,
         Ok(Err(error)) => {
-            let error = classify_client_error(&error, &authority_of(&started.request.url));
+            let error = match error {
+                SendError::Dial(error) => error,
+                SendError::Http(error) => {
+                    classify_hyper(&error, &authority_of(&started.request.url))
+                }
+            };
             let body = request_body(started.meta.clone(), &request_slot, &shared);
             return started.fail(&shared, body, error.kind, error.message);
         }
@@ -144,7 +151,8 @@ pub(crate) async fn handle(
     recorded.headers = record::headers(&parts.headers);
     let pending = Pending {
         meta: BodyMeta::of(&parts.headers),
-        info: parts.extensions.remove::<UpstreamInfo>(),
+        info,
+        lease,
         shared: Arc::clone(&shared),
         started,
         request_slot,
@@ -191,7 +199,9 @@ struct Pending {
     request_slot: Arc<Mutex<Option<Tapped>>>,
     response: ar_store::Response,
     meta: BodyMeta,
-    info: Option<UpstreamInfo>,
+    info: UpstreamInfo,
+    /// The upstream connection, given back to the pool if the exchange ended cleanly.
+    lease: Lease,
     sent: Instant,
     head: Instant,
 }
@@ -216,6 +226,7 @@ impl Pending {
             mut response,
             meta,
             info,
+            lease,
             sent,
             head,
         } = self;
@@ -232,6 +243,9 @@ impl Pending {
         let tap_end = tapped.end.clone();
         let wire_size = tapped.wire_size;
         response.body = record::body(meta, tapped, limits);
+        let request_sent = lock(&request_slot)
+            .as_ref()
+            .is_some_and(|t| matches!(t.end, TapEnd::Complete));
         let request_body = request_body(request_meta, &request_slot, &shared);
         let mut flow = Flow::new(id, at, client, request).with_response(response);
         flow.request.body = request_body;
@@ -239,14 +253,14 @@ impl Pending {
         flow.timings.wait = Some(record::millis(head - sent));
         flow.timings.receive = Some(record::millis(ended - head));
         flow.timings.send = Some(record::millis(sent - clock));
-        if let Some(info) = info {
-            flow.server_addr = Some(info.addr_text.to_string());
-            if let Some((connect, ssl)) = info.setup_timings() {
-                flow.timings.connect = Some(connect + ssl.unwrap_or(0.0)); // HAR: connect includes ssl
-                flow.timings.ssl = ssl;
-            }
+        flow.server_addr = Some(info.addr_text.to_string());
+        if let Some((connect, ssl)) = info.setup_timings() {
+            flow.timings.connect = Some(connect + ssl.unwrap_or(0.0)); // HAR: connect includes ssl
+            flow.timings.ssl = ssl;
         }
         match tap_end {
+            // Both messages went through whole: the connection can carry the next exchange.
+            TapEnd::Complete if request_sent => shared.pool.give_back(lease, info),
             TapEnd::Complete => {}
             TapEnd::Failed(reason) => {
                 flow = flow.with_error(

@@ -35,6 +35,7 @@ mod error;
 mod files;
 mod forward;
 mod pem;
+mod pool;
 mod proxy;
 mod record;
 mod relay;

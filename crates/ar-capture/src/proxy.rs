@@ -15,10 +15,11 @@ use tokio::task::JoinSet;
 
 use crate::builder::ProxyBuilder;
 use crate::ca::CertificateAuthority;
+use crate::pool::Pool;
 use crate::record::BodyLimits;
 use crate::server;
 use crate::sink::{ProxyStats, Sinks};
-use crate::upstream::{Connector, Dialer};
+use crate::upstream::Dialer;
 
 /// The capture proxy: an HTTP proxy (absolute-form requests and CONNECT)
 /// that intercepts TLS with leaves from a [`CertificateAuthority`] and
@@ -177,7 +178,7 @@ pub(crate) type ProxyBody = http_body_util::combinators::UnsyncBoxBody<bytes::By
 pub(crate) struct Shared {
     pub(crate) ca: Arc<CertificateAuthority>,
     pub(crate) dialer: Arc<Dialer>,
-    pub(crate) http: hyper_util::client::legacy::Client<Connector, ProxyBody>,
+    pub(crate) pool: Pool,
     pub(crate) opts: Options,
     pub(crate) sinks: Sinks,
     pub(crate) next_id: AtomicU64,

@@ -2,19 +2,16 @@
 //! against the web PKI plus extra roots, and errors sorted into the
 //! [`ErrorKind`]s a flow records.
 //!
-//! The [`Connector`] plugs into hyper-util's pooled client, so keep-alive
-//! connections to an origin are reused across client connections. A CONNECT
-//! tunnel dials its origin *before* answering `200` (a dead host is then a
-//! clear 502) and parks that socket here; the first request for that origin
-//! takes it instead of dialing again.
+//! [`crate::pool::Pool`] keeps the connections opened here alive and reuses
+//! them across client connections. A CONNECT tunnel dials its origin
+//! *before* answering `200` (a dead host is then a clear 502) and parks that
+//! socket here; the first request for that origin takes it instead of
+//! dialing again.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use ar_store::ErrorKind;
@@ -348,48 +345,7 @@ fn classify_tls(host: &str, port: u16, error: &io::Error) -> UpstreamError {
 
 pub(crate) use crate::upstream_io::{MaybeTls, UpstreamConn};
 
-/// The hyper-util connector: clones share one [`Dialer`].
-#[derive(Clone)]
-pub(crate) struct Connector {
-    pub(crate) dialer: Arc<Dialer>,
-}
-
-impl tower_service::Service<Uri> for Connector {
-    type Response = UpstreamConn;
-    type Error = UpstreamError;
-    type Future = Pin<Box<dyn Future<Output = Result<UpstreamConn, UpstreamError>> + Send>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, uri: Uri) -> Self::Future {
-        let dialer = Arc::clone(&self.dialer);
-        Box::pin(async move { dialer.open(&uri, false).await })
-    }
-}
-
-/// Sorts an error from hyper-util's client into a flow error with a readable reason.
-pub(crate) fn classify_client_error(
-    error: &hyper_util::client::legacy::Error,
-    target: &str,
-) -> UpstreamError {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = source {
-        if let Some(up) = e.downcast_ref::<UpstreamError>() {
-            return up.clone();
-        }
-        if let Some(h) = e.downcast_ref::<hyper::Error>() {
-            return classify_hyper(h, target);
-        }
-        source = e.source();
-    }
-    UpstreamError::new(
-        ErrorKind::Other,
-        format!("request to {target} failed: {error}"),
-    )
-}
-
+/// Sorts a hyper error from an upstream exchange into a flow error with a readable reason.
 pub(crate) fn classify_hyper(error: &hyper::Error, target: &str) -> UpstreamError {
     let io_kind = std::error::Error::source(error)
         .and_then(|s| s.downcast_ref::<io::Error>())

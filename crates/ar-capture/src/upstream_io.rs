@@ -1,12 +1,10 @@
 //! The byte streams under hyper's upstream connections: a plain or TLS
-//! socket, wrapped so hyper-util's pool knows what ALPN negotiated and
-//! which address each response came from.
+//! socket, with what ALPN negotiated and which address it reached.
 
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use hyper_util::client::legacy::connect::{Connected, Connection};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -78,17 +76,6 @@ pub(crate) struct UpstreamConn {
     pub(crate) io: TokioIo<MaybeTls>,
     pub(crate) h2: bool,
     pub(crate) info: UpstreamInfo,
-}
-
-impl Connection for UpstreamConn {
-    fn connected(&self) -> Connected {
-        let connected = Connected::new().extra(self.info.clone());
-        if self.h2 {
-            connected.negotiated_h2()
-        } else {
-            connected
-        }
-    }
 }
 
 impl hyper::rt::Read for UpstreamConn {

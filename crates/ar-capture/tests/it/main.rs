@@ -4,5 +4,6 @@
 mod chromium;
 mod curl;
 mod https;
+mod keepalive;
 mod plain;
 mod support;
