@@ -129,7 +129,18 @@ fn collect(
     key: &str,
     number: bool,
 ) {
-    // The key tests are cheaper than the index lookup, so they go first.
+    // A value remembered at this field and still indexed is skipped, as
+    // the lookup below would skip it, before any test: the usual case for
+    // the values a body repeats. Then the key tests, cheaper than the lookup.
+    let hash = path.hash();
+    if hash != 0
+        && index
+            .known
+            .get(hash, text)
+            .is_some_and(|seq| index.holds(seq))
+    {
+        return;
+    }
     if found.len() < MAX_VALUES_PER_BODY
         && (if number {
             is_id_key(key)
@@ -137,15 +148,6 @@ fn collect(
             is_identifier_value(key, text)
         })
     {
-        let hash = path.hash();
-        if hash != 0
-            && index
-                .known
-                .get(hash, text)
-                .is_some_and(|seq| index.holds(seq))
-        {
-            return;
-        }
         match index.map.get(text) {
             Some(seen) => {
                 if hash != 0 {
