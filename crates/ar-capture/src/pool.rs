@@ -119,38 +119,31 @@ impl Pool {
                     (conn, info, false)
                 }
             };
-            match conn {
-                Checked::H2(mut sender) => {
-                    // HTTP/2 carries the origin in `:authority`; the URI stays absolute.
-                    let response = sender.send_request(req).await.map_err(SendError::Http)?;
-                    let lease = Lease(None);
+            let (result, lease) = match conn {
+                // HTTP/2 carries the origin in `:authority`; the URI stays absolute.
+                Checked::H2(mut sender) => (sender.try_send_request(req).await, Lease(None)),
+                Checked::H1(mut sender) => {
+                    prepare_h1(&mut req, &uri);
+                    let result = sender.try_send_request(req).await;
+                    (result, Lease(Some((key.clone(), sender))))
+                }
+            };
+            match result {
+                Ok(response) => {
                     return Ok(Sent {
                         response,
                         info,
                         lease,
                     });
                 }
-                Checked::H1(mut sender) => {
-                    prepare_h1(&mut req, &uri);
-                    match sender.try_send_request(req).await {
-                        Ok(response) => {
-                            let lease = Lease(Some((key, sender)));
-                            return Ok(Sent {
-                                response,
-                                info,
-                                lease,
-                            });
-                        }
-                        Err(mut error) => match error.take_message() {
-                            // Never written: safe to send again on another connection.
-                            Some(mut unsent) if reused => {
-                                *unsent.uri_mut() = uri.clone();
-                                req = unsent;
-                            }
-                            _ => return Err(SendError::Http(error.into_error())),
-                        },
+                Err(mut error) => match error.take_message() {
+                    // Never written: safe to send again on another connection.
+                    Some(mut unsent) if reused => {
+                        *unsent.uri_mut() = uri.clone();
+                        req = unsent;
                     }
-                }
+                    _ => return Err(SendError::Http(error.into_error())),
+                },
             }
         }
     }
