@@ -10,6 +10,7 @@
 //! shared. Idle connections older than [`IDLE_TIMEOUT`] are closed.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -32,8 +33,27 @@ const MAX_IDLE_PER_ORIGIN: usize = 1024;
 /// do not keep sockets open.
 const SWEEP_EVERY: Duration = Duration::from_secs(10);
 
-/// An origin: `https` or not, and its authority (compared case-insensitively).
-type Key = (bool, Authority);
+/// An origin: `https` or not, and its authority (compared case-insensitively,
+/// as `Authority` does).
+#[derive(Clone, PartialEq, Eq)]
+struct Key {
+    https: bool,
+    authority: Authority,
+}
+
+impl Hash for Key {
+    /// The authority's bytes in one write (`Authority` itself hashes byte by
+    /// byte), lowercased first only when a client wrote capitals.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u8(u8::from(self.https));
+        let text = self.authority.as_str();
+        if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            state.write(text.to_ascii_lowercase().as_bytes());
+        } else {
+            state.write(text.as_bytes());
+        }
+    }
+}
 
 /// Connections to origins; one per proxy, shared by every client connection.
 pub(crate) struct Pool {
@@ -110,7 +130,7 @@ impl Pool {
                 format!("no host in {uri}"),
             )));
         };
-        let key = (https, authority);
+        let key = Key { https, authority };
         loop {
             let (conn, info, reused) = match self.take_idle(&key).await {
                 Some((conn, info)) => (conn, info, true),
@@ -296,6 +316,19 @@ mod tests {
             assert_eq!(req.headers()[header::HOST], host, "{url}");
             assert_eq!(req.uri().to_string(), "/api/items?page=2", "{url}");
         }
+    }
+
+    #[test]
+    fn an_origin_is_one_key_however_its_name_is_capitalised() {
+        let key = |https, authority: &str| Key {
+            https,
+            authority: authority.parse().unwrap(),
+        };
+        let mut origins: HashMap<Key, u8, foldhash::fast::RandomState> = HashMap::default();
+        origins.insert(key(true, "shop.test:8443"), 1);
+        assert_eq!(origins.get(&key(true, "Shop.TEST:8443")), Some(&1));
+        assert_eq!(origins.get(&key(false, "shop.test:8443")), None);
+        assert_eq!(origins.get(&key(true, "shop.test:9443")), None);
     }
 
     #[test]
