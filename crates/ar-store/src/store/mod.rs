@@ -322,7 +322,9 @@ pub struct EndpointStore {
     config: StoreConfig,
     scope: Scope,
     templater: Templater,
-    endpoints: BTreeMap<EndpointId, Endpoint>,
+    /// Hashed by id: every flow looks its endpoint up; readers that want an
+    /// order sort (by key, see [`EndpointStore::endpoints`]).
+    endpoints: HashMap<EndpointId, Endpoint>,
     identities: HashMap<Identity, EndpointId>,
     by_host: BTreeMap<String, Vec<EndpointId>>,
     keys: HashMap<String, EndpointId>,
@@ -361,7 +363,7 @@ impl EndpointStore {
             shape_buffer: String::new(),
             config,
             scope,
-            endpoints: BTreeMap::new(),
+            endpoints: HashMap::default(),
             identities: HashMap::default(),
             by_host: BTreeMap::new(),
             keys: HashMap::default(),
