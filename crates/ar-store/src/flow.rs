@@ -249,15 +249,42 @@ impl Body {
 
 /// The media type of a `Content-Type` value: parameters dropped, trimmed,
 /// case as sent (`Application/JSON` of `Application/JSON; charset=utf-8`).
-/// Every flow's content types pass here, so: a byte search for `;`, and no
-/// Unicode whitespace search when both ends are visible ASCII.
+/// Every flow's content types pass here (several times), so: a search for
+/// `;` eight bytes at a time, and no Unicode whitespace search when both
+/// ends are visible ASCII.
 pub(crate) fn media_type(content_type: &str) -> &str {
-    let end = memchr::memchr(b';', content_type.as_bytes()).unwrap_or(content_type.len());
+    let end = find_semicolon(content_type.as_bytes()).unwrap_or(content_type.len());
     let media = &content_type[..end];
     match (media.as_bytes().first(), media.as_bytes().last()) {
         (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => media,
         _ => media.trim(),
     }
+}
+
+/// The offset of the first `;` in `bytes`. Content types are short: a word
+/// test (no call, unlike a vector search) finds it in one or two steps.
+fn find_semicolon(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        // Bytes equal to `;` become zero; the lowest flagged byte is the
+        // first zero (flags above a zero may be false, below it never).
+        let y = u64::from_le_bytes(word) ^ (ONES * u64::from(b';'));
+        let zeros = y.wrapping_sub(ONES) & !y & HIGH;
+        if zeros != 0 {
+            return Some(at + zeros.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b';')
+        .map(|i| at + i)
 }
 
 /// An HTTP request.
@@ -576,6 +603,31 @@ mod tests {
         let back: Flow = serde_json::from_str(&json).unwrap();
         assert_eq!(back, flow);
         assert!(json.contains("\"client\":\"agent\""));
+    }
+
+    #[test]
+    fn semicolons_are_found_like_a_byte_search() {
+        let base = b"application/vnd.api+json\xc3\xa9;x;y";
+        for len in 0..=base.len() {
+            for at in 0..=len {
+                let mut bytes = base[..len].to_vec();
+                if at < len {
+                    bytes[at] = b';';
+                }
+                for b in [&bytes[..], &base[..len]] {
+                    assert_eq!(
+                        find_semicolon(b),
+                        b.iter().position(|&c| c == b';'),
+                        "{b:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(find_semicolon(b";;;;;;;;;"), Some(0));
+        assert_eq!(
+            find_semicolon(b"\xbb\xbb\xbb\xbb\xbb\xbb\xbb\xbb;"),
+            Some(8)
+        );
     }
 
     #[test]
