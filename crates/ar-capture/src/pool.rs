@@ -7,18 +7,20 @@
 //! future was spawned to put each HTTP/1.1 connection back. Here a
 //! connection is lent to one exchange and given back by the exchange itself
 //! once its response was read to the end ([`Lease`]); HTTP/2 connections are
-//! shared. Idle connections older than [`IDLE_TIMEOUT`] are closed.
+//! shared. Idle connections older than [`IDLE_TIMEOUT`] are closed by a
+//! sweeper that runs only while some are idle, so an idle proxy is never woken.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use http::uri::Authority;
 use http::{HeaderValue, Request, Response, Uri, header};
 use hyper::body::Incoming;
 use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
+use tokio::time::Instant;
 
 use crate::proxy::ProxyBody;
 use crate::upstream::{Dialer, UpstreamError, UpstreamInfo};
@@ -29,8 +31,8 @@ pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Idle HTTP/1.1 connections kept per origin.
 const MAX_IDLE_PER_ORIGIN: usize = 1024;
 
-/// How often every origin's idle list is swept, so origins never asked again
-/// do not keep sockets open.
+/// How often idle connections are looked at, so origins never asked again do
+/// not keep sockets open.
 const SWEEP_EVERY: Duration = Duration::from_secs(10);
 
 /// An origin: `https` or not, and its authority (compared case-insensitively,
@@ -58,12 +60,14 @@ impl Hash for Key {
 /// Connections to origins; one per proxy, shared by every client connection.
 pub(crate) struct Pool {
     dialer: Arc<Dialer>,
-    idle: Mutex<Idle>,
+    idle: Arc<Mutex<Idle>>,
 }
 
+#[derive(Default)]
 struct Idle {
     origins: HashMap<Key, Origin, foldhash::fast::RandomState>,
-    swept: Instant,
+    /// A sweeper task is scheduled.
+    sweeping: bool,
 }
 
 /// What is kept for one origin.
@@ -72,7 +76,14 @@ struct Origin {
     /// HTTP/1.1 connections whose last exchange was read to the end, oldest first.
     h1: Vec<IdleH1>,
     /// The HTTP/2 connection every request to this origin shares.
-    h2: Option<(http2::SendRequest<ProxyBody>, UpstreamInfo)>,
+    h2: Option<Shared2>,
+}
+
+struct Shared2 {
+    /// When a request last started on it.
+    since: Instant,
+    sender: http2::SendRequest<ProxyBody>,
+    info: UpstreamInfo,
 }
 
 struct IdleH1 {
@@ -110,10 +121,7 @@ impl Pool {
     pub(crate) fn new(dialer: Arc<Dialer>) -> Self {
         Self {
             dialer,
-            idle: Mutex::new(Idle {
-                origins: HashMap::default(),
-                swept: Instant::now(),
-            }),
+            idle: Arc::default(),
         }
     }
 
@@ -174,22 +182,17 @@ impl Pool {
         if sender.is_closed() {
             return;
         }
-        let now = Instant::now();
         let mut idle = lock(&self.idle);
-        if now.duration_since(idle.swept) >= SWEEP_EVERY {
-            idle.swept = now;
-            idle.origins.retain(|_, origin| {
-                origin.h1.retain(|c| is_fresh(c, now));
-                origin.h2.as_ref().is_some_and(|(s, _)| !s.is_closed()) || !origin.h1.is_empty()
-            });
-        }
         let origin = idle.origins.entry(key).or_default();
         if origin.h1.len() < MAX_IDLE_PER_ORIGIN {
             origin.h1.push(IdleH1 {
-                since: now,
+                since: Instant::now(),
                 sender,
                 info,
             });
+        }
+        if !idle.sweeping {
+            idle.sweeping = sweep_while_idle(Arc::clone(&self.idle));
         }
     }
 
@@ -199,11 +202,12 @@ impl Pool {
             let candidate = {
                 let mut idle = lock(&self.idle);
                 let origin = idle.origins.get_mut(key)?;
-                if let Some((sender, info)) = &origin.h2 {
-                    if sender.is_ready() {
-                        return Some((Checked::H2(sender.clone()), info.clone()));
+                if let Some(shared) = &mut origin.h2 {
+                    if shared.sender.is_ready() {
+                        shared.since = Instant::now();
+                        return Some((Checked::H2(shared.sender.clone()), shared.info.clone()));
                     }
-                    if sender.is_closed() {
+                    if shared.sender.is_closed() {
                         origin.h2 = None;
                     }
                 }
@@ -238,9 +242,16 @@ impl Pool {
                 .await
                 .map_err(SendError::Http)?;
             tokio::spawn(connection);
-            let origin_sender = sender.clone();
-            lock(&self.idle).origins.entry(key.clone()).or_default().h2 =
-                Some((origin_sender, info.clone()));
+            let shared = Shared2 {
+                since: Instant::now(),
+                sender: sender.clone(),
+                info: info.clone(),
+            };
+            let mut idle = lock(&self.idle);
+            idle.origins.entry(key.clone()).or_default().h2 = Some(shared);
+            if !idle.sweeping {
+                idle.sweeping = sweep_while_idle(Arc::clone(&self.idle));
+            }
             Ok((Checked::H2(sender), info))
         } else {
             let (sender, connection) = http1::handshake(conn).await.map_err(SendError::Http)?;
@@ -248,6 +259,36 @@ impl Pool {
             Ok((Checked::H1(sender), info))
         }
     }
+}
+
+/// Drops stale idle connections every [`SWEEP_EVERY`] until none is left.
+/// Returns whether the sweeper runs (it needs a tokio runtime).
+fn sweep_while_idle(idle: Arc<Mutex<Idle>>) -> bool {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return false;
+    };
+    runtime.spawn(async move {
+        loop {
+            tokio::time::sleep(SWEEP_EVERY).await;
+            let mut idle = lock(&idle);
+            let now = Instant::now();
+            idle.origins.retain(|_, origin| {
+                origin.h1.retain(|c| is_fresh(c, now));
+                // Dropping the pool's handle ends the connection once its streams are done.
+                if (origin.h2.as_ref())
+                    .is_some_and(|h2| h2.sender.is_closed() || now - h2.since >= IDLE_TIMEOUT)
+                {
+                    origin.h2 = None;
+                }
+                origin.h2.is_some() || !origin.h1.is_empty()
+            });
+            if idle.origins.is_empty() {
+                idle.sweeping = false;
+                return;
+            }
+        }
+    });
+    true
 }
 
 fn is_fresh(conn: &IdleH1, now: Instant) -> bool {
@@ -316,6 +357,46 @@ mod tests {
             assert_eq!(req.headers()[header::HOST], host, "{url}");
             assert_eq!(req.uri().to_string(), "/api/items?page=2", "{url}");
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn idle_connections_close_after_the_timeout_and_then_nothing_wakes() {
+        use tokio::io::AsyncReadExt as _;
+
+        let (ours, mut theirs) = tokio::io::duplex(1024);
+        let (sender, connection) = http1::handshake(hyper_util::rt::TokioIo::new(ours))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let dialer = Dialer::new(
+            HashMap::new(),
+            true,
+            Duration::from_secs(1),
+            "127.0.0.1:9".parse().unwrap(),
+            rustls::RootCertStore::empty(),
+        );
+        let pool = Pool::new(Arc::new(dialer));
+        let key = Key {
+            https: false,
+            authority: "shop.test".parse().unwrap(),
+        };
+        let info = UpstreamInfo::new("127.0.0.1:80".parse().unwrap(), 0.0, None);
+        pool.give_back(Lease(Some((key.clone(), sender))), info);
+        assert!(lock(&pool.idle).sweeping);
+
+        tokio::time::sleep(IDLE_TIMEOUT - SWEEP_EVERY / 2).await;
+        let kept = lock(&pool.idle).origins.get(&key).map(|o| o.h1.len());
+        assert_eq!(kept, Some(1), "still within the idle timeout");
+
+        tokio::time::sleep(SWEEP_EVERY * 2).await;
+        assert!(lock(&pool.idle).origins.is_empty(), "swept");
+        assert!(
+            !lock(&pool.idle).sweeping,
+            "nothing idle: the sweeper stopped"
+        );
+        let mut byte = [0u8; 1];
+        let read = theirs.read(&mut byte).await.unwrap();
+        assert_eq!(read, 0, "the origin sees the connection closed");
     }
 
     #[test]

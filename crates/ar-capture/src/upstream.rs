@@ -60,7 +60,7 @@ pub(crate) struct UpstreamInfo {
 }
 
 impl UpstreamInfo {
-    fn new(addr: SocketAddr, connect_ms: f64, tls_ms: Option<f64>) -> Self {
+    pub(crate) fn new(addr: SocketAddr, connect_ms: f64, tls_ms: Option<f64>) -> Self {
         Self {
             addr,
             addr_text: addr.to_string().into(),
