@@ -202,12 +202,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-
-    fn written(write: impl FnOnce(&mut Vec<u8>)) -> String {
-        let mut out = b"prefix".to_vec();
-        write(&mut out);
-        String::from_utf8(out).unwrap()
-    }
+    use crate::archive::written;
 
     #[test]
     fn numbers_are_spelled_as_serde_json_spells_them() {

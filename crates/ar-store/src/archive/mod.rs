@@ -299,6 +299,15 @@ pub fn read_archive<R: BufRead>(
     Ok(contents)
 }
 
+/// What a writer appends after `prefix`, as text: the encoders' tests check
+/// that they append and never overwrite.
+#[cfg(test)]
+fn written(write: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut out = b"prefix".to_vec();
+    write(&mut out);
+    String::from_utf8(out).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

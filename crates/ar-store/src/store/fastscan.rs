@@ -550,19 +550,26 @@ mod tests {
 
     type Seen = Vec<(String, String, Option<String>, String, bool)>;
 
+    /// A scan callback that writes down everything it is told.
+    fn recorder(
+        seen: &mut Seen,
+    ) -> impl FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool) + '_ {
+        |t, p, parent, k, n| {
+            seen.push((
+                t.to_string(),
+                p.to_string(),
+                parent.map(str::to_string),
+                k.to_string(),
+                n,
+            ));
+        }
+    }
+
     fn fast(doc: &str) -> R<(u64, Seen)> {
         let mut seen = Vec::new();
         let shape = scan_fast_with(
             doc.as_bytes(),
-            &mut |t: &str, p: &FieldPath<'_>, parent: Option<&str>, k: &str, n: bool| {
-                seen.push((
-                    t.to_string(),
-                    p.to_string(),
-                    parent.map(str::to_string),
-                    k.to_string(),
-                    n,
-                ));
-            },
+            &mut recorder(&mut seen),
             &mut ScanBuffers::default(),
         )?;
         Ok((shape, seen))
@@ -572,17 +579,7 @@ mod tests {
         let mut seen = Vec::new();
         let shape = scan_serde(
             doc.as_bytes(),
-            Some(
-                &mut |t: &str, p: &FieldPath<'_>, parent: Option<&str>, k: &str, n: bool| {
-                    seen.push((
-                        t.to_string(),
-                        p.to_string(),
-                        parent.map(str::to_string),
-                        k.to_string(),
-                        n,
-                    ));
-                },
-            ),
+            Some(&mut recorder(&mut seen)),
             &mut ScanBuffers::default(),
         );
         (shape, seen)
