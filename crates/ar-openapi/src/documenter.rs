@@ -154,16 +154,8 @@ impl Documenter {
     /// [`Documenter::observe`] for a flow of endpoint `id` whose identity the
     /// documenter already holds as the store has it: nothing to copy.
     pub(crate) fn observe_current(&mut self, flow: &Flow, id: u64) {
-        if self.count_observed(flow)
-            && let Some(entry) = self.endpoints.get_mut(&id)
-        {
-            learn(
-                entry,
-                flow,
-                &self.redactor,
-                &mut self.roles,
-                &mut self.ledger,
-            );
+        if self.count_observed(flow) {
+            self.learn_into(id, flow);
         }
     }
 
@@ -193,13 +185,20 @@ impl Documenter {
             .entry(endpoint.id)
             .or_insert_with(|| (endpoint.clone(), EndpointDoc::default()));
         entry.0.clone_from(endpoint);
-        learn(
-            entry,
-            flow,
-            &self.redactor,
-            &mut self.roles,
-            &mut self.ledger,
-        );
+        self.learn_into(endpoint.id, flow);
+    }
+
+    /// Adds `flow` to the evidence of endpoint `id`, if documented.
+    fn learn_into(&mut self, id: u64, flow: &Flow) {
+        if let Some(entry) = self.endpoints.get_mut(&id) {
+            learn(
+                entry,
+                flow,
+                &self.redactor,
+                &mut self.roles,
+                &mut self.ledger,
+            );
+        }
     }
 
     /// Counts a flow that was left out, and its host when the host was the reason.
