@@ -127,11 +127,11 @@ pub(crate) async fn handle(
                     classify_hyper(&error, &authority_of(&started.request.url))
                 }
             };
-            let body = request_body(started.meta.clone(), &request_slot, &shared);
+            let body = request_body(started.meta.clone(), lock(&request_slot).take(), &shared);
             return started.fail(&shared, body, error.kind, error.message);
         }
         Err(_) => {
-            let body = request_body(started.meta.clone(), &request_slot, &shared);
+            let body = request_body(started.meta.clone(), lock(&request_slot).take(), &shared);
             let message = format!(
                 "no response from {} within {:?}",
                 authority_of(&started.request.url),
@@ -180,8 +180,7 @@ fn authority_of(url: &str) -> String {
 }
 
 /// The request body as far as it was relayed.
-fn request_body(meta: BodyMeta, slot: &Mutex<Option<Tapped>>, shared: &Shared) -> Body {
-    let tapped = lock(slot).take();
+fn request_body(meta: BodyMeta, tapped: Option<Tapped>, shared: &Shared) -> Body {
     match tapped {
         Some(tapped) => record::body(meta, tapped, shared.opts.limits),
         // Still being relayed when the exchange ended: nothing complete to show.
@@ -243,10 +242,10 @@ impl Pending {
         let tap_end = tapped.end.clone();
         let wire_size = tapped.wire_size;
         response.body = record::body(meta, tapped, limits);
-        let request_sent = lock(&request_slot)
-            .as_ref()
-            .is_some_and(|t| matches!(t.end, TapEnd::Complete));
-        let request_body = request_body(request_meta, &request_slot, &shared);
+        let tapped_request = lock(&request_slot).take();
+        let request_sent =
+            (tapped_request.as_ref()).is_some_and(|t| matches!(t.end, TapEnd::Complete));
+        let request_body = request_body(request_meta, tapped_request, &shared);
         let mut flow = Flow::new(id, at, client, request).with_response(response);
         flow.request.body = request_body;
         flow.ended = Some(record::now());
