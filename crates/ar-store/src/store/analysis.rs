@@ -7,14 +7,13 @@
 //! with that value becomes a parameter named after the field.
 
 use std::collections::VecDeque;
-use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::fieldpath::FieldPath;
 use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
-use super::{EndpointId, HashMap};
+use super::valueindex::{FieldName, FoundValues, ValueIndex};
 use crate::Body;
 use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
 
@@ -69,7 +68,7 @@ pub(crate) fn analyse(
     body: &Body,
     max_bytes: usize,
     index: &mut ValueIndex,
-    found: &mut Vec<Found>,
+    found: &mut FoundValues,
 ) -> Option<u64> {
     analyse_with(body, max_bytes, index, found, &mut ScanBuffers::default())
 }
@@ -81,13 +80,13 @@ pub(crate) fn analyse_with(
     body: &Body,
     max_bytes: usize,
     index: &mut ValueIndex,
-    found: &mut Vec<Found>,
+    found: &mut FoundValues,
     buffers: &mut ScanBuffers,
 ) -> Option<u64> {
     if !looks_json(body, max_bytes) {
         return None;
     }
-    if index.capacity == 0 {
+    if index.is_off() {
         return scan_fast_with(&body.bytes, &mut |_, _, _, _, _| {}, buffers)
             .ok()
             .or_else(|| scan_serde(&body.bytes, None, buffers));
@@ -122,7 +121,7 @@ pub(crate) fn analyse_with(
 /// Keeps one scalar of a body when it looks like an identifier the index does not know.
 fn collect(
     index: &mut ValueIndex,
-    found: &mut Vec<Found>,
+    found: &mut FoundValues,
     text: &str,
     path: &FieldPath<'_>,
     parent: Option<&str>,
@@ -148,90 +147,15 @@ fn collect(
             is_identifier_value(key, text)
         })
     {
-        match index.map.get(text) {
+        match index.get(text) {
             Some(seen) => {
                 if hash != 0 {
                     let seq = seen.seq;
                     index.known.set(hash, text, seq);
                 }
             }
-            None => {
-                let (field_path, name, generic_parent) = index.fields.get(path, parent, key);
-                found.push(Found {
-                    text: text.into(),
-                    field_path,
-                    name,
-                    generic_parent,
-                });
-            }
+            None => found.push(text, index.fields.get(path, parent, key)),
         }
-    }
-}
-
-/// A value seen in a body, and where.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SeenValue {
-    pub(crate) source: EndpointId,
-    pub(crate) side: BodySide,
-    pub(crate) field_path: Arc<str>,
-    pub(crate) name: Arc<str>,
-    /// The parent key when the field is generic (`id`, `name`): the name then
-    /// only fits a path whose collection matches it.
-    pub(crate) generic_parent: Option<Arc<str>>,
-    /// How many values the index took before this one (its insertion number).
-    pub(crate) seq: u64,
-}
-
-/// Bounded map from identifier-like values to where they were first seen.
-#[derive(Debug, Default)]
-pub(crate) struct ValueIndex {
-    /// Values share their text with `order` (one allocation per value).
-    map: HashMap<Arc<str>, SeenValue>,
-    order: VecDeque<Arc<str>>,
-    capacity: usize,
-    /// Field paths and names of recent fields, shared by their values.
-    fields: FieldNames,
-    /// Values ever taken (the next value's insertion number).
-    inserted: u64,
-    /// Values recently found here, by the field they were found at.
-    known: KnownValues,
-}
-
-/// Values recently found in the index, one per field (by path hash):
-/// bodies of an API repeat the same values in the same fields flow after
-/// flow (`"login":"ann"`), and a slot tells such a value is still indexed
-/// without hashing it. The index drops values oldest first and no other
-/// way, so a value whose insertion number is among the last `map.len()`
-/// is still there: a slot is checked against the value's text and that
-/// number, never trusted blindly.
-#[derive(Debug, Default)]
-struct KnownValues {
-    /// `(path hash, value, insertion number)`, direct-mapped by path hash.
-    slots: Vec<(u64, String, u64)>,
-}
-
-const KNOWN_SLOTS: usize = 64;
-
-impl KnownValues {
-    /// The insertion number remembered for `text` at the field hashed `hash`.
-    fn get(&self, hash: u64, text: &str) -> Option<u64> {
-        let (h, value, seq) = self.slots.get(hash as usize % KNOWN_SLOTS)?;
-        (*h == hash && value == text).then_some(*seq)
-    }
-
-    fn set(&mut self, hash: u64, text: &str, seq: u64) {
-        if self.slots.is_empty() {
-            self.slots.resize(KNOWN_SLOTS, (0, String::new(), 0));
-        }
-        let (h, value, s) = &mut self.slots[hash as usize % KNOWN_SLOTS];
-        *h = hash;
-        value.clear();
-        value.push_str(text);
-        *s = seq;
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.slots.iter().map(|(_, v, _)| v.capacity() + 40).sum()
     }
 }
 
@@ -239,20 +163,24 @@ impl KnownValues {
 /// the same fields (`$.id`, `$.orders[].id`) recur in every body of an API,
 /// so their path and name are computed and allocated once, then shared.
 #[derive(Debug, Default)]
-struct FieldNames {
+pub(super) struct FieldNames {
     recent: VecDeque<FieldEntry>,
     /// The path being looked up, written out (reused between lookups).
     path: String,
 }
 
 type FieldEntry = (Arc<str>, Option<Box<str>>, Box<str>, FieldName);
-type FieldName = (Arc<str>, Arc<str>, Option<Arc<str>>);
 
 const RECENT_FIELDS: usize = 8;
 
 impl FieldNames {
     /// `(field path, name, generic parent)` of the field `key` under `parent` at `path`.
-    fn get(&mut self, path: &FieldPath<'_>, parent: Option<&str>, key: &str) -> FieldName {
+    pub(super) fn get(
+        &mut self,
+        path: &FieldPath<'_>,
+        parent: Option<&str>,
+        key: &str,
+    ) -> FieldName {
         if self.path.capacity() > 4096 {
             self.path = String::new(); // a long path is not kept between lookups
         }
@@ -282,90 +210,6 @@ impl FieldNames {
 }
 
 const MAX_VALUES_PER_BODY: usize = 256;
-
-impl ValueIndex {
-    pub(crate) fn new(capacity: usize) -> Self {
-        Self {
-            map: HashMap::default(),
-            order: VecDeque::new(),
-            capacity,
-            fields: FieldNames::default(),
-            inserted: 0,
-            known: KnownValues::default(),
-        }
-    }
-
-    /// Whether the value inserted as number `seq` is still held: the map
-    /// holds the last `map.len()` values inserted.
-    fn holds(&self, seq: u64) -> bool {
-        seq + self.map.len() as u64 >= self.inserted
-    }
-
-    pub(crate) fn get(&self, value: &str) -> Option<&SeenValue> {
-        self.map.get(value)
-    }
-
-    /// Remembers values found in a body of `source` (first sighting wins).
-    /// Takes the values out of `found`, leaving it empty (its allocation is reused).
-    pub(crate) fn insert(&mut self, found: &mut Vec<Found>, source: EndpointId, side: BodySide) {
-        for Found {
-            text,
-            field_path,
-            name,
-            generic_parent,
-        } in found.drain(..)
-        {
-            if self.capacity == 0 {
-                continue;
-            }
-            // One hash per value: insert when new, then drop the oldest
-            // when over capacity (never the new one, it is the youngest).
-            let Entry::Vacant(slot) = self.map.entry(text) else {
-                continue;
-            };
-            self.order.push_back(Arc::clone(slot.key()));
-            slot.insert(SeenValue {
-                source,
-                side,
-                field_path,
-                name,
-                generic_parent,
-                seq: self.inserted,
-            });
-            self.inserted += 1;
-            if self.map.len() > self.capacity
-                && let Some(old) = self.order.pop_front()
-            {
-                self.map.remove(&old);
-            }
-        }
-    }
-
-    /// Points entries of a merged-away endpoint at the survivor.
-    pub(crate) fn redirect(&mut self, from: EndpointId, into: EndpointId) {
-        for seen in self.map.values_mut() {
-            if seen.source == from {
-                seen.source = into;
-            }
-        }
-    }
-
-    pub(crate) fn heap_bytes(&self) -> usize {
-        self.map
-            .iter()
-            .map(|(k, v)| k.len() + v.field_path.len() + v.name.len() + 128)
-            .sum::<usize>()
-            + self.known.heap_bytes()
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct Found {
-    text: Arc<str>,
-    field_path: Arc<str>,
-    name: Arc<str>,
-    generic_parent: Option<Arc<str>>,
-}
 
 fn is_id_key(key: &str) -> bool {
     // Case-insensitive tests on bytes: no lowercased copy per JSON field.
@@ -402,10 +246,11 @@ fn is_identifier_value(key: &str, value: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::EndpointId;
     use super::*;
 
     fn harvest(index: &mut ValueIndex, json: &str) {
-        let mut found = Vec::new();
+        let mut found = FoundValues::default();
         let body = Body::from_decoded(Some("application/json".into()), json.as_bytes().to_vec());
         analyse(&body, 1 << 20, index, &mut found).unwrap();
         index.insert(&mut found, EndpointId(1), BodySide::Response);
@@ -436,7 +281,7 @@ mod tests {
         for i in 0..10 {
             harvest(&mut index, &format!("{{\"id\": {i}}}"));
         }
-        assert_eq!(index.map.len(), 2);
+        assert_eq!(index.len(), 2);
         assert!(index.get("9").is_some() && index.get("0").is_none());
     }
 

@@ -43,6 +43,40 @@ const SPECIAL: [bool; 256] = {
     table
 };
 
+/// Where the first byte at or after `from` that [`SPECIAL`] marks is
+/// (`b.len()` when none): eight bytes at a time while eight remain (keys
+/// and values are mostly a word or less), the rest one by one.
+#[inline(always)]
+fn special_at(b: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(word) = b.get(i..i + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+        let marks = special_bytes(u64::from_le_bytes(word));
+        if marks != 0 {
+            return i + marks.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i + b.get(i..).map_or(0, |rest| {
+        rest.iter()
+            .position(|&c| SPECIAL[usize::from(c)])
+            .unwrap_or(rest.len())
+    })
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `word` (little-endian) below 0x20, equal
+/// to `"` or to `\`; exact up to the lowest marked byte (a borrow can
+/// only mark bytes above it), which is all [`special_at`] reads.
+#[inline]
+fn special_bytes(word: u64) -> u64 {
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGHS;
+    below(word, 0x20)
+        | below(word ^ (ONES * u64::from(b'"')), 1)
+        | below(word ^ (ONES * u64::from(b'\\')), 1)
+}
+
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
@@ -388,18 +422,13 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_
     }
 
     /// The rest of a string whose opening quote was consumed, unescaped.
-    #[inline]
+    // Inlined at its two callers (keys, values): as a call it cost more
+    // than the search.
+    #[inline(always)]
     fn string(&mut self) -> R<Cow<'a, str>> {
         let b = self.b;
         let start = self.i;
-        // A tight loop over ordinary bytes (an iterator: no bounds check per
-        // byte); the special ones decide below.
-        let i = start
-            + b.get(start..).map_or(0, |rest| {
-                rest.iter()
-                    .position(|&c| SPECIAL[usize::from(c)])
-                    .unwrap_or(rest.len())
-            });
+        let i = special_at(b, start);
         self.i = i;
         match b.get(i) {
             Some(b'"') => {
@@ -459,27 +488,32 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_
     fn number(&mut self) -> R<Option<&'a str>> {
         let b = self.b;
         let start = self.i;
-        let negative = b[self.i] == b'-';
-        if negative {
-            self.i += 1;
-        }
-        let digits_start = self.i;
-        match b.get(self.i) {
-            Some(b'0') => {
-                self.i += 1;
-                if b.get(self.i).is_some_and(u8::is_ascii_digit) {
-                    return Err(Bail);
-                }
-            }
-            Some(b'1'..=b'9') => {
-                while b.get(self.i).is_some_and(u8::is_ascii_digit) {
-                    self.i += 1;
-                }
-            }
+        let negative = b.get(start) == Some(&b'-');
+        let digits_start = start + usize::from(negative);
+        let digits_end = digits_start
+            + b.get(digits_start..).map_or(0, |rest| {
+                rest.iter()
+                    .position(|d| !d.is_ascii_digit())
+                    .unwrap_or(rest.len())
+            });
+        let int_digits = digits_end - digits_start;
+        self.i = digits_end;
+        match b.get(digits_start) {
+            Some(b'0') if int_digits > 1 => return Err(Bail),
+            Some(b'0'..=b'9') => {}
             _ => return Err(Bail),
         }
-        let int_digits = self.i - digits_start;
-        let mut float = false;
+        // The common case, a plain unsigned integer: nothing more to read.
+        if !negative && !matches!(b.get(digits_end), Some(b'.' | b'e' | b'E')) {
+            let text = self.s.get(start..digits_end).ok_or(Bail)?;
+            // 19 digits always fit a u64; 20 may; more are parsed as f64 by serde_json.
+            return match int_digits {
+                0..=19 => Ok(Some(text)),
+                20 => Ok(text.parse::<u64>().is_ok().then_some(text)),
+                n if n as i64 > MAX_MAGNITUDE => Err(Bail),
+                _ => Ok(None),
+            };
+        }
         let mut frac_digits = 0usize;
         if b.get(self.i) == Some(&b'.') {
             self.i += 1;
@@ -491,7 +525,6 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_
             if frac_digits == 0 {
                 return Err(Bail);
             }
-            float = true;
         }
         let mut exponent: i64 = 0;
         if let Some(b'e' | b'E') = b.get(self.i) {
@@ -521,7 +554,6 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_
             if negative_exp {
                 exponent = -exponent;
             }
-            float = true;
         }
         // Far from f64's range edges, or left to serde_json.
         if int_digits as i64 + exponent > MAX_MAGNITUDE
@@ -530,16 +562,7 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Parser<'a, '_
         {
             return Err(Bail);
         }
-        if negative || float {
-            return Ok(None);
-        }
-        let text = self.s.get(start..self.i).ok_or(Bail)?;
-        // 19 digits always fit a u64; 20 may; more are parsed as f64 by serde_json.
-        Ok(match int_digits {
-            0..=19 => Some(text),
-            20 => text.parse::<u64>().is_ok().then_some(text),
-            _ => None,
-        })
+        Ok(None)
     }
 }
 
@@ -609,6 +632,8 @@ mod tests {
             r#"{"orders":[{"id":17,"n":"a\"b"}],"user":{"login":"ann","age":-3}}"#,
             r#"{"e":"\u00e9\n\t\\\/","k\u0041":"v","nested":{"a":{"b":{"c":{"d":{"e":1}}}}}}"#,
             r#"{"big":18446744073709551615,"bigger":18446744073709551616,"f":1e10,"g":-0.5E-3}"#,
+            r#"{"huge":123456789012345678901234567890,"neg":-17,"zero":0,"z":-0,"e":0e5}"#,
+            r#"{"a long key with spaces":"a value longer than eight bytes","k":"\u0000 x"}"#,
             r#"{"x":[[[[[[[[[[1]]]]]]]]]]}"#,
             r#"{"y":"日本語","z":{}}"#,
             r#""top""#,
@@ -647,6 +672,8 @@ mod tests {
         ] {
             assert!(!agrees(doc), "fast path accepted {doc:?}");
         }
+        let wide_integer = "9".repeat(300);
+        assert!(!agrees(&wide_integer) && !agrees(&format!("[{wide_integer}]")));
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(!agrees(&deep));
         assert_eq!(
@@ -691,6 +718,23 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The word-at-a-time search finds the byte the table marks first.
+        #[test]
+        fn special_at_agrees_with_the_byte_table(
+            bytes in prop::collection::vec(
+                prop_oneof![Just(b'"'), Just(b'\\'), 0u8..0x20, 0x20u8..=0xff],
+                0..40,
+            ),
+            from in 0usize..40,
+        ) {
+            let from = from.min(bytes.len());
+            let by_table = bytes[from..]
+                .iter()
+                .position(|&c| SPECIAL[usize::from(c)])
+                .map_or(bytes.len(), |at| from + at);
+            prop_assert_eq!(special_at(&bytes, from), by_table);
+        }
 
         /// Whatever the fast path accepts, it reports exactly as serde's walk,
         /// valid documents or damaged ones (cut short, a byte replaced).

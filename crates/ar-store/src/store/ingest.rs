@@ -190,7 +190,7 @@ impl EndpointStore {
     }
 
     /// Path segments whose value was seen in an earlier body (not the first segment, not versions).
-    fn origins_of(&self, path: &str) -> Vec<(usize, super::analysis::SeenValue, bool)> {
+    fn origins_of(&self, path: &str) -> Vec<(usize, super::valueindex::SeenValue, bool)> {
         let (segments, _) = split_path(path);
         let mut out = Vec::new();
         let mut previous: Option<&str> = None;

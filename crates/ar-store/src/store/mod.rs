@@ -51,6 +51,7 @@ mod retemplate;
 mod samples;
 mod scan;
 mod search;
+mod valueindex;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -66,9 +67,9 @@ pub use params::{ParamSet, ParamStats, ValueKind};
 pub use samples::{Sample, SampleReason};
 pub use search::Query;
 
-use analysis::ValueIndex;
 use samples::SampleLimits;
 use scan::ScanBuffers;
+use valueindex::{FoundValues, ValueIndex};
 
 /// Limits and knobs of the store. Defaults suit an interactive session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -335,7 +336,7 @@ pub struct EndpointStore {
     /// The host half of scope decisions, per host.
     scope_cache: HostCache,
     /// Emptied lists for the new values of a flow's response and request bodies.
-    found_buffers: (Vec<analysis::Found>, Vec<analysis::Found>),
+    found_buffers: (FoundValues, FoundValues),
     /// Reused buffer for the shape key of each flow's path.
     shape_buffer: String,
     out: BTreeMap<(String, OutReason), u64>,
@@ -359,7 +360,7 @@ impl EndpointStore {
             values: ValueIndex::new(config.provenance_capacity),
             scan_buffers: ScanBuffers::default(),
             scope_cache: HostCache::default(),
-            found_buffers: (Vec::new(), Vec::new()),
+            found_buffers: Default::default(),
             shape_buffer: String::new(),
             config,
             scope,
