@@ -49,6 +49,7 @@ const MAX_SHAPES: usize = 4;
 pub(crate) struct RawNode {
     /// Literal children sorted by text: a vector, so one binary search finds
     /// a child or the place for a new one (every flow does one per segment).
+    /// Only segments [`classify_segment`] leaves unclassified are literals.
     pub(crate) literals: Vec<(Box<str>, RawNode)>,
     pub(crate) param: Option<Box<RawNode>>,
     /// Bitset of [`SegmentKind`]s seen at this node (param nodes only).
@@ -351,22 +352,26 @@ fn observe_in(
     let (mut segments, trailing) = split_path(path);
     layer1.clear();
     for (position, segment) in segments.by_ref().enumerate().take(cfg.max_depth) {
-        let kind = classify_segment(segment);
+        // A literal child when the segment is unclassified and known or there
+        // is room for it. Literal children are unclassified segments, so a
+        // known one needs no classifying (most segments of most paths).
+        let found = find_literal(&node.literals, segment);
+        let kind = match found {
+            Ok(_) => None,
+            Err(_) => classify_segment(segment),
+        };
         push_layer1(layer1, segment, kind);
         let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
-        // A literal child when the segment is unclassified and known or there is room for it.
-        let literal = match kind {
-            Some(_) => None,
-            None => match find_literal(&node.literals, segment) {
-                Ok(at) => Some(at),
-                Err(at) if node.literals.len() < cfg.max_literals_per_node => {
-                    changed = true;
-                    node.literals
-                        .insert(at, (segment.into(), RawNode::default()));
-                    Some(at)
-                }
-                Err(_) => None,
-            },
+        let literal = match (kind, found) {
+            (Some(_), _) => None,
+            (None, Ok(at)) => Some(at),
+            (None, Err(at)) if node.literals.len() < cfg.max_literals_per_node => {
+                changed = true;
+                node.literals
+                    .insert(at, (segment.into(), RawNode::default()));
+                Some(at)
+            }
+            (None, Err(_)) => None,
         };
         node = if let Some(at) = literal {
             let child = &mut node.literals[at].1;
