@@ -9,6 +9,12 @@
 //! once its response was read to the end ([`Lease`]); HTTP/2 connections are
 //! shared. Idle connections older than [`IDLE_TIMEOUT`] are closed by a
 //! sweeper that runs only while some are idle, so an idle proxy is never woken.
+//!
+//! A page's first burst to a new origin sends many requests before any
+//! connection to it is up, and whether the origin speaks HTTP/2 is known
+//! only once one is. Each request dials; when one of them sets up an HTTP/2
+//! connection, the others drop their dials and share it ([`Dialing`]), so
+//! the origin sees one connection, as it would from a browser.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -20,6 +26,7 @@ use http::{HeaderValue, Request, Response, Uri, header};
 use hyper::body::Incoming;
 use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::proxy::ProxyBody;
@@ -66,8 +73,50 @@ pub(crate) struct Pool {
 #[derive(Default)]
 struct Idle {
     origins: HashMap<Key, Origin, foldhash::fast::RandomState>,
+    /// Origins some request is dialing, while it dials.
+    dialing: HashMap<Key, Dialing, foldhash::fast::RandomState>,
     /// A sweeper task is scheduled.
     sweeping: bool,
+}
+
+/// Requests dialing one origin, and how they hear that an HTTP/2 connection
+/// to it is up (then they share it instead of finishing their own dial).
+struct Dialing {
+    requests: usize,
+    h2_up: Arc<Notify>,
+}
+
+/// One request's place among an origin's [`Dialing`] requests; the entry
+/// goes when the last of them is done, whether it finished or was dropped.
+struct DialTicket<'a> {
+    idle: &'a Mutex<Idle>,
+    key: &'a Key,
+}
+
+impl<'a> DialTicket<'a> {
+    /// Joins `key`'s dialing requests; returns the ticket and the signal of an HTTP/2 connection.
+    fn take(idle: &'a Mutex<Idle>, key: &'a Key) -> (Self, Arc<Notify>) {
+        let mut guard = lock(idle);
+        let dialing = guard.dialing.entry(key.clone()).or_insert_with(|| Dialing {
+            requests: 0,
+            h2_up: Arc::default(),
+        });
+        dialing.requests += 1;
+        let h2_up = Arc::clone(&dialing.h2_up);
+        (Self { idle, key }, h2_up)
+    }
+}
+
+impl Drop for DialTicket<'_> {
+    fn drop(&mut self) {
+        let mut idle = lock(self.idle);
+        if let Some(dialing) = idle.dialing.get_mut(self.key) {
+            dialing.requests -= 1;
+            if dialing.requests == 0 {
+                idle.dialing.remove(self.key);
+            }
+        }
+    }
 }
 
 /// What is kept for one origin.
@@ -77,6 +126,22 @@ struct Origin {
     h1: Vec<IdleH1>,
     /// The HTTP/2 connection every request to this origin shares.
     h2: Option<SharedH2>,
+}
+
+impl Origin {
+    /// The shared HTTP/2 connection for one more request, if it takes one
+    /// (forgotten once it closed).
+    fn share_h2(&mut self) -> Option<(Checked, UpstreamInfo)> {
+        let shared = self.h2.as_mut()?;
+        if shared.sender.is_ready() {
+            shared.since = Instant::now();
+            return Some((Checked::H2(shared.sender.clone()), shared.info.clone()));
+        }
+        if shared.sender.is_closed() {
+            self.h2 = None;
+        }
+        None
+    }
 }
 
 struct SharedH2 {
@@ -142,10 +207,7 @@ impl Pool {
         loop {
             let (conn, info, reused) = match self.take_idle(&key).await {
                 Some((conn, info)) => (conn, info, true),
-                None => {
-                    let (conn, info) = self.connect(&key, &uri).await?;
-                    (conn, info, false)
-                }
+                None => self.dial_or_share(&key, &uri).await?,
             };
             let (result, lease) = match conn {
                 // HTTP/2 carries the origin in `:authority`; the URI stays absolute.
@@ -202,14 +264,8 @@ impl Pool {
             let candidate = {
                 let mut idle = lock(&self.idle);
                 let origin = idle.origins.get_mut(key)?;
-                if let Some(shared) = &mut origin.h2 {
-                    if shared.sender.is_ready() {
-                        shared.since = Instant::now();
-                        return Some((Checked::H2(shared.sender.clone()), shared.info.clone()));
-                    }
-                    if shared.sender.is_closed() {
-                        origin.h2 = None;
-                    }
+                if let Some(shared) = origin.share_h2() {
+                    return Some(shared);
                 }
                 origin.h1.pop()?
             };
@@ -225,6 +281,39 @@ impl Pool {
                 return Some((Checked::H1(sender), info));
             }
         }
+    }
+
+    /// Dials `key`'s origin, unless another request sets up an HTTP/2
+    /// connection to it meanwhile: then this dial is dropped and the request
+    /// shares that one (`true`: a connection that was already in use).
+    async fn dial_or_share(
+        &self,
+        key: &Key,
+        uri: &Uri,
+    ) -> Result<(Checked, UpstreamInfo, bool), SendError> {
+        let (_ticket, h2_up) = DialTicket::take(&self.idle, key);
+        let notified = h2_up.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        // One may have come up since `take_idle` looked, before the signal was armed.
+        if let Some((conn, info)) = self.shared_h2(key) {
+            return Ok((conn, info, true));
+        }
+        tokio::select! {
+            biased;
+            () = &mut notified => {}
+            dialed = self.connect(key, uri) => return dialed.map(|(conn, info)| (conn, info, false)),
+        }
+        match self.shared_h2(key) {
+            Some((conn, info)) => Ok((conn, info, true)),
+            // Gone again already (closed, or at its stream limit): dial after all.
+            None => (self.connect(key, uri).await).map(|(conn, info)| (conn, info, false)),
+        }
+    }
+
+    /// `key`'s shared HTTP/2 connection, if it is up and takes a request.
+    fn shared_h2(&self, key: &Key) -> Option<(Checked, UpstreamInfo)> {
+        lock(&self.idle).origins.get_mut(key)?.share_h2()
     }
 
     /// Dials `key`'s origin and starts hyper on the new connection.
@@ -249,6 +338,9 @@ impl Pool {
             };
             let mut idle = lock(&self.idle);
             idle.origins.entry(key.clone()).or_default().h2 = Some(shared);
+            if let Some(dialing) = idle.dialing.get(key) {
+                dialing.h2_up.notify_waiters();
+            }
             if !idle.sweeping {
                 idle.sweeping = sweep_while_idle(Arc::clone(&self.idle));
             }
@@ -410,6 +502,23 @@ mod tests {
         assert_eq!(origins.get(&key(true, "Shop.TEST:8443")), Some(&1));
         assert_eq!(origins.get(&key(false, "shop.test:8443")), None);
         assert_eq!(origins.get(&key(true, "shop.test:9443")), None);
+    }
+
+    #[test]
+    fn an_origin_is_forgotten_once_no_request_dials_it() {
+        let idle = Mutex::new(Idle::default());
+        let key = Key {
+            https: true,
+            authority: "shop.test".parse().unwrap(),
+        };
+        let (first, signal) = DialTicket::take(&idle, &key);
+        let (second, same) = DialTicket::take(&idle, &key);
+        assert!(Arc::ptr_eq(&signal, &same), "one signal per origin");
+        assert_eq!(lock(&idle).dialing[&key].requests, 2);
+        drop(first);
+        assert_eq!(lock(&idle).dialing[&key].requests, 1);
+        drop(second);
+        assert!(lock(&idle).dialing.is_empty());
     }
 
     #[test]

@@ -119,3 +119,90 @@ async fn a_connection_the_origin_closed_is_not_reused() {
         assert!(flow.timings.connect.is_some(), "flow {i} connected anew");
     }
 }
+
+/// An HTTP/2 TLS origin answering `ok`, counting the connections whose TLS
+/// handshake it finished. Every connection after the first waits `stall`
+/// before its handshake (a busy origin), so that requests which dialed
+/// their own connections are still waiting when the first one is up.
+async fn stalling_h2_origin(
+    config: Arc<rustls::ServerConfig>,
+    stall: Duration,
+) -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let served = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&served);
+    tokio::spawn(async move {
+        let mut accepted = 0;
+        while let Ok((tcp, _)) = listener.accept().await {
+            accepted += 1;
+            let wait = if accepted == 1 { Duration::ZERO } else { stall };
+            let config = Arc::clone(&config);
+            let counter = Arc::clone(&counter);
+            tokio::spawn(async move {
+                tokio::time::sleep(wait).await;
+                let Ok(tls) = tokio_rustls::TlsAcceptor::from(config).accept(tcp).await else {
+                    return;
+                };
+                counter.fetch_add(1, Ordering::SeqCst);
+                let service = hyper::service::service_fn(|_req| async {
+                    Ok::<_, std::convert::Infallible>(http::Response::new(
+                        http_body_util::Full::new(Bytes::from_static(b"ok")),
+                    ))
+                });
+                let _ =
+                    hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                        .serve_connection(TokioIo::new(tls), service)
+                        .await;
+            });
+        }
+    });
+    (addr, served)
+}
+
+#[tokio::test]
+async fn a_burst_to_a_new_http2_origin_shares_one_connection() {
+    let test_ca = TestCa::new();
+    let config = test_ca.server_config(&["burst.test"], &[b"h2"]);
+    let stall = Duration::from_secs(3);
+    let (origin, served) = stalling_h2_origin(config, stall).await;
+    let port = origin.port();
+    let mut h = Harness::start(|b| {
+        b.upstream_root(test_ca.cert.clone())
+            .resolve("burst.test", port, origin.ip())
+    })
+    .await;
+    let client = TunnelClient::open(h.addr(), &h.ca, "burst.test", port, true).await;
+    let TunnelClient::H2(sender) = client else {
+        panic!("the proxy offers h2 to clients");
+    };
+    // Six requests at once on the client's HTTP/2 connection: the proxy
+    // knows nothing about the origin yet, so each of them dials.
+    let started = tokio::time::Instant::now();
+    let burst = (0..6).map(|i| {
+        let mut sender = sender.clone();
+        async move {
+            let response = sender
+                .send_request(get(&format!("https://burst.test:{port}/b?i={i}")))
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK, "request {i}");
+            assert_eq!(body_bytes(response).await, "ok", "request {i}");
+        }
+    });
+    futures_util::future::join_all(burst).await;
+    assert!(
+        started.elapsed() < stall,
+        "no request waited for a connection of its own"
+    );
+    assert_eq!(
+        served.load(Ordering::SeqCst),
+        1,
+        "the whole burst went over the first HTTP/2 connection"
+    );
+    for i in 0..6 {
+        let flow = h.flow_for(&format!("/b?i={i}")).await;
+        assert!(flow.error.is_none(), "flow {i}: {:?}", flow.error);
+        assert_eq!(flow.response.map(|r| r.status), Some(200), "flow {i}");
+    }
+}
