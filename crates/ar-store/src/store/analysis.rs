@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::bodymemo::{BodyMemo, Candidate, Sighting};
 use super::fieldpath::FieldPath;
 use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
 use super::valueindex::{FieldName, FoundValues, ValueIndex};
@@ -62,7 +63,7 @@ impl Fnv {
     }
 }
 
-/// `analyse_with` with fresh buffers (tests).
+/// `analyse_with` with fresh buffers and memo (tests).
 #[cfg(test)]
 pub(crate) fn analyse(
     body: &Body,
@@ -70,18 +71,28 @@ pub(crate) fn analyse(
     index: &mut ValueIndex,
     found: &mut FoundValues,
 ) -> Option<u64> {
-    analyse_with(body, max_bytes, index, found, &mut ScanBuffers::default())
+    let mut memo = BodyMemo::default();
+    analyse_with(
+        body,
+        max_bytes,
+        index,
+        found,
+        &mut ScanBuffers::default(),
+        &mut memo,
+    )
 }
 
 /// Scans one body: its shape fingerprint (when it is JSON) and the
 /// identifier-like values in it that `index` does not know yet. `buffers`
-/// are reused between bodies so a small body costs no allocation.
+/// are reused between bodies so a small body costs no allocation; `memo`
+/// answers for a small body seen again (see [`super::bodymemo`]).
 pub(crate) fn analyse_with(
     body: &Body,
     max_bytes: usize,
     index: &mut ValueIndex,
     found: &mut FoundValues,
     buffers: &mut ScanBuffers,
+    memo: &mut BodyMemo,
 ) -> Option<u64> {
     if !looks_json(body, max_bytes) {
         return None;
@@ -91,17 +102,26 @@ pub(crate) fn analyse_with(
             .ok()
             .or_else(|| scan_serde(&body.bytes, None, buffers));
     }
+    let sighting = memo.sighting(&body.bytes);
+    if let Sighting::Kept(slot) = sighting {
+        return Some(memo.replay(slot, index, found, MAX_VALUES_PER_BODY));
+    }
     // The fast path first; when it gives up, what it collected is dropped
     // and serde_json's walk decides (values before a syntax error count).
     let before = found.len();
+    let mut candidates = matches!(sighting, Sighting::Again(_)).then(Vec::new);
     let fast = scan_fast_with(
         &body.bytes,
         &mut |text: &str, path: &FieldPath<'_>, parent: Option<&str>, key: &str, number: bool| {
-            collect(index, found, text, path, parent, key, number)
+            let field = (path, parent, key);
+            collect(index, found, text, field, number, candidates.as_mut());
         },
         buffers,
     );
     if let Ok(shape) = fast {
+        if let (Sighting::Again(hash), Some(candidates)) = (sighting, candidates) {
+            memo.keep(hash, &body.bytes, shape, candidates);
+        }
         return Some(shape);
     }
     found.truncate(before);
@@ -112,50 +132,63 @@ pub(crate) fn analyse_with(
                    parent: Option<&str>,
                    key: &str,
                    number: bool| {
-            collect(index, found, text, path, parent, key, number)
+            collect(index, found, text, (path, parent, key), number, None);
         }),
         buffers,
     )
 }
 
-/// Keeps one scalar of a body when it looks like an identifier the index does not know.
+/// Keeps one scalar of a body when it looks like an identifier the index
+/// does not know; `field` is `(path, parent key, key)`. With `candidates`,
+/// also writes down every scalar that passes the key tests (known or not),
+/// for [`BodyMemo::keep`].
 fn collect(
     index: &mut ValueIndex,
     found: &mut FoundValues,
     text: &str,
-    path: &FieldPath<'_>,
-    parent: Option<&str>,
-    key: &str,
+    (path, parent, key): (&FieldPath<'_>, Option<&str>, &str),
     number: bool,
+    candidates: Option<&mut Vec<Candidate>>,
 ) {
     // A value remembered at this field and still indexed is skipped, as
     // the lookup below would skip it, before any test: the usual case for
     // the values a body repeats. Then the key tests, cheaper than the lookup.
     let hash = path.hash();
-    if hash != 0
+    let known = hash != 0
         && index
             .known
             .get(hash, text)
-            .is_some_and(|seq| index.holds(seq))
-    {
+            .is_some_and(|seq| index.holds(seq));
+    if known && candidates.is_none() {
         return;
     }
-    if found.len() < MAX_VALUES_PER_BODY
-        && (if number {
-            is_id_key(key)
-        } else {
-            is_identifier_value(key, text)
-        })
-    {
-        match index.get(text) {
-            Some(seen) => {
-                if hash != 0 {
-                    let seq = seen.seq;
-                    index.known.set(hash, text, seq);
-                }
+    let candidate = if number {
+        is_id_key(key)
+    } else {
+        is_identifier_value(key, text)
+    };
+    if !candidate {
+        return;
+    }
+    if let Some(candidates) = candidates {
+        candidates.push((
+            text.to_string(),
+            path.to_string(),
+            parent.map(str::to_string),
+            key.to_string(),
+        ));
+    }
+    if known || found.len() >= MAX_VALUES_PER_BODY {
+        return;
+    }
+    match index.get(text) {
+        Some(seen) => {
+            if hash != 0 {
+                let seq = seen.seq;
+                index.known.set(hash, text, seq);
             }
-            None => found.push(text, index.fields.get(path, parent, key)),
         }
+        None => found.push(text, index.fields.get(path, parent, key)),
     }
 }
 
@@ -302,6 +335,43 @@ mod tests {
         harvest(&mut index, r#"{"login": "ann"}"#);
         assert!(index.get("ann").is_some(), "found again and kept");
         assert!(index.get("1").is_none() && index.get("2").is_some());
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A body seen again is answered from the memo as a scan answers
+        /// it: the same shape, the same new values in the same order,
+        /// whatever the index dropped in between (a small index drops a lot).
+        #[test]
+        fn remembered_bodies_answer_as_a_scan(
+            picks in prop::collection::vec(0usize..6, 1..40),
+            capacity in 1usize..6,
+        ) {
+            let pool = [
+                r#"{"id":17,"login":"ann","tags":["a"],"owner":{"id":7,"login":"bob"}}"#,
+                r#"{"name":"widget","qty":2}"#,
+                r#"{"orders":[{"id":"ord_8Hq2LmZ"},{"id":"ord_9ZzQ"}],"userId":17}"#,
+                r#"{"id":1,"again":{"id":1},"k\u0041":"x"}"#,
+                "[3, {\"sku\": \"A-1\"}]",
+                r#"{"id": 5, "broken": }"#,
+            ];
+            let (mut memoised, mut fresh) = (ValueIndex::new(capacity), ValueIndex::new(capacity));
+            let (mut memo, mut buffers) = (BodyMemo::default(), ScanBuffers::default());
+            for (n, pick) in picks.into_iter().enumerate() {
+                let body = Body::from_decoded(
+                    Some("application/json".into()),
+                    pool[pick].as_bytes().to_vec(),
+                );
+                let (mut a, mut b) = (FoundValues::default(), FoundValues::default());
+                let shape = analyse_with(&body, 1 << 20, &mut memoised, &mut a, &mut buffers, &mut memo);
+                prop_assert_eq!(shape, analyse(&body, 1 << 20, &mut fresh, &mut b));
+                prop_assert_eq!(a.entries(), b.entries());
+                let source = EndpointId(n as u32);
+                memoised.insert(&mut a, source, BodySide::Response);
+                fresh.insert(&mut b, source, BodySide::Response);
+            }
+        }
     }
 
     #[test]

@@ -58,17 +58,22 @@ impl EndpointStore {
         let max = self.config.max_analysis_bytes;
         // Reused between flows: a flow's new body values cost no allocation of their list.
         let (mut response_values, mut request_values) = std::mem::take(&mut self.found_buffers);
-        let (buffers, values) = (&mut self.scan_buffers, &mut self.values);
+        let (buffers, values, memo) = (
+            &mut self.scan_buffers,
+            &mut self.values,
+            &mut self.body_memo,
+        );
         let response_shape = flow
             .response
             .as_ref()
-            .and_then(|r| analyse_with(&r.body, max, values, &mut response_values, buffers));
+            .and_then(|r| analyse_with(&r.body, max, values, &mut response_values, buffers, memo));
         let request_shape = analyse_with(
             &flow.request.body,
             max,
             values,
             &mut request_values,
             buffers,
+            memo,
         );
         let shape = response_shape.unwrap_or(0)
             ^ request_shape.map_or(0, |s| s.rotate_left(1))

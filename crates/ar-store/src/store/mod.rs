@@ -39,6 +39,7 @@
 //! ```
 
 mod analysis;
+mod bodymemo;
 mod endpoint;
 mod fastscan;
 mod fieldpath;
@@ -333,6 +334,8 @@ pub struct EndpointStore {
     alias_order: VecDeque<String>,
     values: ValueIndex,
     scan_buffers: ScanBuffers,
+    /// Small bodies seen again, with what their scan found.
+    body_memo: bodymemo::BodyMemo,
     /// The host half of scope decisions, per host.
     scope_cache: HostCache,
     /// Emptied lists for the new values of a flow's response and request bodies.
@@ -359,6 +362,7 @@ impl EndpointStore {
             templater: Templater::new(config.templater.clone()),
             values: ValueIndex::new(config.provenance_capacity),
             scan_buffers: ScanBuffers::default(),
+            body_memo: bodymemo::BodyMemo::default(),
             scope_cache: HostCache::default(),
             found_buffers: Default::default(),
             shape_buffer: String::new(),
@@ -439,6 +443,7 @@ impl EndpointStore {
             .sum::<usize>()
             + self.templater.approx_heap_bytes()
             + self.values.heap_bytes()
+            + self.body_memo.heap_bytes()
             + self.scope_cache.heap_bytes()
             + self
                 .identities

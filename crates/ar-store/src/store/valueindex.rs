@@ -61,6 +61,20 @@ impl FoundValues {
             .truncate(self.items.last().map_or(0, |(end, _)| *end));
     }
 
+    /// The values with their fields, in order (tests).
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> Vec<(String, FieldName)> {
+        let mut start = 0;
+        self.items
+            .iter()
+            .map(|(end, field)| {
+                let text = self.texts[start..*end].to_string();
+                start = *end;
+                (text, field.clone())
+            })
+            .collect()
+    }
+
     fn clear(&mut self) {
         self.items.clear();
         self.texts.clear();
