@@ -96,10 +96,11 @@ pub(crate) async fn handle(
     };
     let started = Started::new(&shared, &req, record::url_text(&uri));
     if req.version() <= http::Version::HTTP_11 && record::is_upgrade(req.headers()) {
-        return websocket::handle(shared, req, uri, started).await;
+        // Boxed here and below: rare, and as large as the rest of a request's future.
+        return Box::pin(websocket::handle(shared, req, uri, started)).await;
     }
     if record::is_h2_websocket(&req) {
-        return websocket::handle_h2(shared, req, uri, started).await;
+        return Box::pin(websocket::handle_h2(shared, req, uri, started)).await;
     }
     let (mut parts, body) = req.into_parts();
     let request_slot: Arc<Mutex<Option<Tapped>>> = Arc::new(Mutex::new(None));

@@ -207,7 +207,9 @@ impl Pool {
         loop {
             let (conn, info, reused) = match self.take_idle(&key).await {
                 Some((conn, info)) => (conn, info, true),
-                None => self.dial_or_share(&key, &uri).await?,
+                // Boxed: dialing (DNS, TCP, TLS, HTTP/2 setup) is most of this
+                // future's size, and every request would otherwise carry and move it.
+                None => Box::pin(self.dial_or_share(&key, &uri)).await?,
             };
             let (result, lease) = match conn {
                 // HTTP/2 carries the origin in `:authority`; the URI stays absolute.

@@ -155,7 +155,8 @@ fn dispatch(
 async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> Response<ProxyBody> {
     if req.method() == http::Method::CONNECT {
         if matches!(target, Target::Absolute) {
-            return connect::handle(shared, req).await;
+            // Boxed: once per tunnel, and as large as a request's own future.
+            return Box::pin(connect::handle(shared, req)).await;
         }
         if record::is_h2_websocket(&req) {
             return forward::handle(shared, req, target).await;
