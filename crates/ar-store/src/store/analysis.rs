@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::bodymemo::{BodyMemo, Candidate, Sighting};
 use super::fieldpath::FieldPath;
 use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
-use super::valueindex::{FieldName, FoundValues, ValueIndex};
+use super::valueindex::{FieldName, FoundValues, Hashed, ValueIndex};
 use crate::Body;
 use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
 
@@ -181,14 +181,15 @@ fn collect(
     if known || found.len() >= MAX_VALUES_PER_BODY {
         return;
     }
-    match index.get(text) {
+    let value = Hashed::new(text);
+    match index.get(value) {
         Some(seen) => {
             if hash != 0 {
                 let seq = seen.seq;
                 index.known.set(hash, text, seq);
             }
         }
-        None => found.push(text, index.fields.get(path, parent, key)),
+        None => found.push(value, index.fields.get(path, parent, key)),
     }
 }
 
@@ -202,7 +203,8 @@ pub(super) struct FieldNames {
     path: String,
 }
 
-type FieldEntry = (Arc<str>, Option<Box<str>>, Box<str>, FieldName);
+/// `(path hash, parent key, key, names)`; the path itself is `names.0`.
+type FieldEntry = (u64, Option<Box<str>>, Box<str>, FieldName);
 
 const RECENT_FIELDS: usize = 8;
 
@@ -214,22 +216,22 @@ impl FieldNames {
         parent: Option<&str>,
         key: &str,
     ) -> FieldName {
+        // The path's hash tells recent fields apart; the path is compared
+        // only with the one whose hash, key and parent match, without
+        // writing it out.
+        let hash = path.hash();
+        if let Some((_, _, _, names)) = self.recent.iter().find(|(h, par, k, names)| {
+            *h == hash && **k == *key && par.as_deref() == parent && path.is(&names.0)
+        }) {
+            return names.clone();
+        }
         if self.path.capacity() > 4096 {
             self.path = String::new(); // a long path is not kept between lookups
         }
         self.path.clear();
         path.write_to(&mut self.path);
-        let path = self.path.as_str();
-        if let Some((_, _, _, names)) = self
-            .recent
-            .iter()
-            .find(|(p, par, k, _)| **p == *path && **k == *key && par.as_deref() == parent)
-        {
-            return names.clone();
-        }
-        let field_path: Arc<str> = path.into();
         let names = (
-            field_path.clone(),
+            Arc::from(self.path.as_str()),
             Arc::from(name_from_field(parent, key)),
             is_generic_field(key).then(|| Arc::from(parent.unwrap_or(""))),
         );
@@ -237,7 +239,7 @@ impl FieldNames {
             self.recent.pop_back();
         }
         self.recent
-            .push_front((field_path, parent.map(Box::from), key.into(), names.clone()));
+            .push_front((hash, parent.map(Box::from), key.into(), names.clone()));
         names
     }
 }
@@ -296,15 +298,20 @@ mod tests {
             &mut index,
             r#"{"orders": [{"id": 17, "total": 3}, {"id": "ord_8Hq2LmZ"}], "user": {"login": "octocat", "bio": "hi there"}, "page": 2}"#,
         );
-        let seen = index.get("17").unwrap();
+        let seen = index.get(Hashed::new("17")).unwrap();
         assert_eq!(
             (&*seen.field_path, &*seen.name),
             ("$.orders[].id", "orderId")
         );
-        assert_eq!(&*index.get("ord_8Hq2LmZ").unwrap().name, "orderId");
-        assert_eq!(&*index.get("octocat").unwrap().name, "login");
+        assert_eq!(
+            &*index.get(Hashed::new("ord_8Hq2LmZ")).unwrap().name,
+            "orderId"
+        );
+        assert_eq!(&*index.get(Hashed::new("octocat")).unwrap().name, "login");
         assert!(
-            index.get("2").is_none() && index.get("hi there").is_none() && index.get("3").is_none()
+            index.get(Hashed::new("2")).is_none()
+                && index.get(Hashed::new("hi there")).is_none()
+                && index.get(Hashed::new("3")).is_none()
         );
     }
 
@@ -315,7 +322,7 @@ mod tests {
             harvest(&mut index, &format!("{{\"id\": {i}}}"));
         }
         assert_eq!(index.len(), 2);
-        assert!(index.get("9").is_some() && index.get("0").is_none());
+        assert!(index.get(Hashed::new("9")).is_some() && index.get(Hashed::new("0")).is_none());
     }
 
     /// A value remembered as known is looked up again once the index has
@@ -331,10 +338,16 @@ mod tests {
         );
         harvest(&mut index, r#"{"id": 1}"#);
         harvest(&mut index, r#"{"id": 2}"#);
-        assert!(index.get("ann").is_none(), "dropped, oldest first");
+        assert!(
+            index.get(Hashed::new("ann")).is_none(),
+            "dropped, oldest first"
+        );
         harvest(&mut index, r#"{"login": "ann"}"#);
-        assert!(index.get("ann").is_some(), "found again and kept");
-        assert!(index.get("1").is_none() && index.get("2").is_some());
+        assert!(
+            index.get(Hashed::new("ann")).is_some(),
+            "found again and kept"
+        );
+        assert!(index.get(Hashed::new("1")).is_none() && index.get(Hashed::new("2")).is_some());
     }
 
     use proptest::prelude::*;

@@ -12,7 +12,7 @@
 
 use std::hash::BuildHasher;
 
-use super::valueindex::{FoundValues, ValueIndex};
+use super::valueindex::{FoundValues, Hashed, ValueIndex};
 
 /// Bodies longer than this are always scanned.
 const MAX_BODY: usize = 512;
@@ -102,13 +102,14 @@ impl BodyMemo {
             if found.len() >= max_values {
                 break;
             }
-            if index.get(text).is_none() {
+            let value = Hashed::new(text);
+            if index.get(value).is_none() {
                 let field = index.fields.get(
                     &super::fieldpath::FieldPath::Text(path),
                     parent.as_deref(),
                     key,
                 );
-                found.push(text, field);
+                found.push(value, field);
             }
         }
         kept.shape

@@ -73,6 +73,43 @@ impl FieldPath<'_> {
             }
         }
     }
+
+    /// Whether the path is `text` (as [`FieldPath::write_to`] writes it), without writing it.
+    pub(crate) fn is(&self, text: &str) -> bool {
+        let FieldPath::Steps {
+            body,
+            unescaped,
+            steps,
+            ..
+        } = *self
+        else {
+            return matches!(*self, FieldPath::Text(t) if t == text);
+        };
+        // Bytes, not `str::strip_prefix`: keys are a few bytes, compared in place.
+        let Some(mut rest) = text.as_bytes().strip_prefix(b"$") else {
+            return false;
+        };
+        for step in steps {
+            let key = match *step {
+                Step::Key(start, end) => &body.as_bytes()[start..end],
+                Step::Unescaped(start, end) => &unescaped.as_bytes()[start..end],
+                Step::Items => match rest {
+                    [b'[', b']', r @ ..] => {
+                        rest = r;
+                        continue;
+                    }
+                    _ => return false,
+                },
+            };
+            match rest {
+                [b'.', r @ ..] if r.len() >= key.len() && r[..key.len()] == *key => {
+                    rest = &r[key.len()..];
+                }
+                _ => return false,
+            }
+        }
+        rest.is_empty()
+    }
 }
 
 impl fmt::Display for FieldPath<'_> {
@@ -100,6 +137,18 @@ mod tests {
         assert_eq!((path.hash(), FieldPath::Text("$").hash()), (7, 0));
         assert_eq!(path.to_string(), "$.orders[].id");
         assert_eq!(FieldPath::Text("$.a").to_string(), "$.a");
+        for (text, is) in [
+            ("$.orders[].id", true),
+            ("$.orders[].i", false),
+            ("$.orders[].idx", false),
+            ("$.orders.id", false),
+            ("$.orders[]", false),
+            ("orders[].id", false),
+            ("", false),
+        ] {
+            assert_eq!(path.is(text), is, "{text}");
+        }
+        assert!(FieldPath::Text("$.a").is("$.a") && !FieldPath::Text("$.a").is("$.b"));
         let mut out = String::from("x");
         path.write_to(&mut out);
         assert_eq!(out, "x$.orders[].id");

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::analysis::{BodySide, analyse_with};
 use super::endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
 use super::retemplate::Changes;
+use super::valueindex::Hashed;
 use super::{
     EndpointHit, EndpointStore, Identity, IdentityKey, IdentityRef, Ingested, Route, RouteRef,
 };
@@ -203,7 +204,7 @@ impl EndpointStore {
             if position > 0
                 && segment.len() >= 2
                 && !is_version_like(segment)
-                && let Some(seen) = self.values.get(segment)
+                && let Some(seen) = self.values.get(Hashed::new(segment))
             {
                 // A short classified value (`17`) only counts when the field's
                 // collection matches the segment before it (`/orders/17` and `$.orders[].id`).

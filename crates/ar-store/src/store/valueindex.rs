@@ -37,8 +37,9 @@ pub(crate) type FieldName = (Arc<str>, Arc<str>, Option<Arc<str>>);
 #[derive(Debug, Default)]
 pub(crate) struct FoundValues {
     texts: String,
-    /// `(end of the text in texts, its field)`; a text starts where the previous one ends.
-    items: Vec<(usize, FieldName)>,
+    /// `(end of the text in texts, its hash, its field)`; a text starts
+    /// where the previous one ends.
+    items: Vec<(usize, u64, FieldName)>,
 }
 
 /// A text buffer longer than this is not kept between flows.
@@ -49,16 +50,16 @@ impl FoundValues {
         self.items.len()
     }
 
-    pub(crate) fn push(&mut self, text: &str, field: FieldName) {
-        self.texts.push_str(text);
-        self.items.push((self.texts.len(), field));
+    pub(crate) fn push(&mut self, value: Hashed<'_>, field: FieldName) {
+        self.texts.push_str(value.text);
+        self.items.push((self.texts.len(), value.hash, field));
     }
 
     /// Drops the values found after the first `len`.
     pub(crate) fn truncate(&mut self, len: usize) {
         self.items.truncate(len);
         self.texts
-            .truncate(self.items.last().map_or(0, |(end, _)| *end));
+            .truncate(self.items.last().map_or(0, |(end, _, _)| *end));
     }
 
     /// The values with their fields, in order (tests).
@@ -67,7 +68,7 @@ impl FoundValues {
         let mut start = 0;
         self.items
             .iter()
-            .map(|(end, field)| {
+            .map(|(end, _, field)| {
                 let text = self.texts[start..*end].to_string();
                 start = *end;
                 (text, field.clone())
@@ -109,8 +110,21 @@ pub(crate) struct ValueIndex {
     pub(super) known: KnownValues,
 }
 
-fn hash_of(text: &str) -> u64 {
-    foldhash::fast::FixedState::default().hash_one(text)
+/// A value's text with its hash in the index, computed once for both
+/// the lookup and the insertion of a new value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hashed<'t> {
+    text: &'t str,
+    hash: u64,
+}
+
+impl<'t> Hashed<'t> {
+    pub(crate) fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            hash: foldhash::fast::FixedState::default().hash_one(text),
+        }
+    }
 }
 
 impl ValueIndex {
@@ -132,10 +146,10 @@ impl ValueIndex {
         seq + self.slots.len() as u64 >= self.inserted
     }
 
-    pub(crate) fn get(&self, value: &str) -> Option<&SeenValue> {
+    pub(crate) fn get(&self, value: Hashed<'_>) -> Option<&SeenValue> {
         let slots = &self.slots;
         self.table
-            .find(hash_of(value), |&i| slots[i as usize].text == value)
+            .find(value.hash, |&i| slots[i as usize].text == value.text)
             .map(|&i| &slots[i as usize].seen)
     }
 
@@ -143,13 +157,12 @@ impl ValueIndex {
     /// Takes the values out of `found`, leaving it empty (its buffers are reused).
     pub(crate) fn insert(&mut self, found: &mut FoundValues, source: EndpointId, side: BodySide) {
         let mut start = 0;
-        for (end, (field_path, name, generic_parent)) in found.items.drain(..) {
+        for (end, hash, (field_path, name, generic_parent)) in found.items.drain(..) {
             let text = &found.texts[start..end];
             start = end;
             if self.capacity == 0 {
                 continue;
             }
-            let hash = hash_of(text);
             let slots = &mut self.slots;
             if self
                 .table
@@ -270,20 +283,23 @@ mod tests {
         let mut found = FoundValues::default();
         for round in 0..5u32 {
             for i in 0..4u32 {
-                found.push(&format!("v{}", round * 4 + i), field("$.id"));
+                found.push(Hashed::new(&format!("v{}", round * 4 + i)), field("$.id"));
             }
-            found.push("v0", field("$.again")); // first sighting wins while held
+            found.push(Hashed::new("v0"), field("$.again")); // first sighting wins while held
             index.insert(&mut found, EndpointId(round), BodySide::Response);
             assert_eq!(found.len(), 0);
         }
         assert_eq!(index.len(), 3);
         // 20 distinct values, then "v0" again (dropped by then, so taken anew).
-        assert_eq!(index.get("v0").map(|s| &*s.field_path), Some("$.again"));
-        assert!(index.get("v19").is_some() && index.get("v18").is_some());
-        assert!((0..18).all(|n| index.get(&format!("v{n}")).is_none() || n == 0));
+        assert_eq!(
+            index.get(Hashed::new("v0")).map(|s| &*s.field_path),
+            Some("$.again")
+        );
+        assert!(index.get(Hashed::new("v19")).is_some() && index.get(Hashed::new("v18")).is_some());
+        assert!((0..18).all(|n| index.get(Hashed::new(&format!("v{n}"))).is_none() || n == 0));
         let seqs: Vec<u64> = ["v18", "v19", "v0"]
             .iter()
-            .map(|v| index.get(v).unwrap().seq)
+            .map(|v| index.get(Hashed::new(v)).unwrap().seq)
             .collect();
         assert!(seqs.iter().all(|s| index.holds(*s)));
         assert!(!index.holds(seqs[0] - 1));
@@ -292,13 +308,15 @@ mod tests {
     #[test]
     fn found_values_truncate_with_their_texts() {
         let mut found = FoundValues::default();
-        found.push("abc", field("$.a"));
-        found.push("de", field("$.b"));
+        found.push(Hashed::new("abc"), field("$.a"));
+        found.push(Hashed::new("de"), field("$.b"));
         found.truncate(1);
-        found.push("xyz", field("$.c"));
+        found.push(Hashed::new("xyz"), field("$.c"));
         let mut index = ValueIndex::new(8);
         index.insert(&mut found, EndpointId(1), BodySide::Request);
-        assert!(index.get("abc").is_some() && index.get("xyz").is_some());
-        assert!(index.get("de").is_none() && index.get("dexyz").is_none());
+        assert!(index.get(Hashed::new("abc")).is_some() && index.get(Hashed::new("xyz")).is_some());
+        assert!(
+            index.get(Hashed::new("de")).is_none() && index.get(Hashed::new("dexyz")).is_none()
+        );
     }
 }
