@@ -82,6 +82,14 @@ const HOP_BY_HOP: [HeaderName; 7] = [
 /// With `keep_upgrade`, `Connection: upgrade` and `Upgrade` survive (for a
 /// WebSocket handshake, which is relayed end to end).
 pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
+    // Most messages carry none of these: one pass over the (few) names
+    // present is cheaper than hashing the names to look for.
+    let any = map
+        .keys()
+        .any(|name| name == header::UPGRADE || HOP_BY_HOP.contains(name));
+    if !any && !keep_upgrade {
+        return;
+    }
     let named: Vec<HeaderName> = map
         .get_all(header::CONNECTION)
         .iter()
@@ -93,8 +101,6 @@ pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
     for name in named {
         map.remove(name);
     }
-    // Most messages carry none of these: one pass over the (few) names
-    // present is cheaper than hashing each of the seven for a `remove`.
     if map.keys().any(|name| HOP_BY_HOP.contains(name)) {
         for name in &HOP_BY_HOP {
             map.remove(name);
@@ -262,6 +268,20 @@ mod tests {
         strip_hop_by_hop(&mut map, false);
         assert_eq!(map.len(), 1);
         assert!(map.contains_key(header::CONTENT_TYPE));
+    }
+
+    #[test]
+    fn end_to_end_headers_are_kept_as_they_were() {
+        let mut map = HeaderMap::new();
+        map.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        map.append("x-many", HeaderValue::from_static("1"));
+        map.append("x-many", HeaderValue::from_static("2"));
+        let before = map.clone();
+        strip_hop_by_hop(&mut map, false);
+        assert_eq!(map, before);
+        map.insert(header::UPGRADE, HeaderValue::from_static("h2c"));
+        strip_hop_by_hop(&mut map, false);
+        assert_eq!(map, before, "an Upgrade without a tunnel to carry it goes");
     }
 
     #[test]

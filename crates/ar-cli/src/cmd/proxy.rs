@@ -126,41 +126,39 @@ fn flow_line(flow: &Flow) -> String {
 }
 
 /// Writes one line per flow into `out`: status, method, URL without its query
-/// (queries can hold tokens), time. This runs for every flow, so no
-/// intermediate strings.
+/// (queries can hold tokens), time. This runs for every flow, so the line is
+/// laid out as bytes in one buffer, with no formatter.
 fn write_flow_line(out: &mut dyn Write, flow: &Flow) -> std::io::Result<()> {
-    let url = flow
-        .request
-        .url
-        .split(['?', '#'])
-        .next()
-        .unwrap_or_default();
-    let mut line = String::with_capacity(url.len() + 32);
+    let url = flow.request.url.as_bytes();
+    let url = &url[..memchr::memchr2(b'?', b'#', url).unwrap_or(url.len())];
+    let mut line = Vec::with_capacity(url.len() + 32);
     match (&flow.error, flow.status()) {
-        (Some(error), _) => line.push_str(&format!("ERR {:?}", error.kind).to_lowercase()),
-        // Statuses are 3 digits: right-aligned in 4 columns without the formatter.
+        (Some(error), _) => {
+            line.extend_from_slice(format!("ERR {:?}", error.kind).to_lowercase().as_bytes());
+        }
+        // Statuses are 3 digits: right-aligned in 4 columns.
         (None, Some(status)) => {
-            line.push(' ');
+            line.push(b' ');
             push_number(&mut line, u64::from(status));
         }
-        (None, None) => line.push_str(" ---"),
+        (None, None) => line.extend_from_slice(b" ---"),
     }
-    line.push(' ');
-    line.push_str(&flow.request.method);
-    line.push(' ');
-    line.push_str(url);
+    line.push(b' ');
+    line.extend_from_slice(flow.request.method.as_bytes());
+    line.push(b' ');
+    line.extend_from_slice(url);
     if let Some(ms) = flow.duration_ms() {
-        line.push_str(" (");
+        line.extend_from_slice(b" (");
         // Whole milliseconds, rounded, like `{:.0}`; the float formatter costs more than the rest of the line.
         push_number(&mut line, ms.max(0.0).round() as u64);
-        line.push_str(" ms)");
+        line.extend_from_slice(b" ms)");
     }
-    line.push('\n');
-    out.write_all(line.as_bytes())
+    line.push(b'\n');
+    out.write_all(&line)
 }
 
 /// Appends the decimal digits of `n`.
-fn push_number(line: &mut String, n: u64) {
+fn push_number(line: &mut Vec<u8>, n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = n;
@@ -172,7 +170,7 @@ fn push_number(line: &mut String, n: u64) {
             break;
         }
     }
-    line.extend(digits[at..].iter().map(|&d| char::from(d)));
+    line.extend_from_slice(&digits[at..]);
 }
 
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
