@@ -44,10 +44,21 @@ const SWEEP_EVERY: Duration = Duration::from_secs(10);
 
 /// An origin: `https` or not, and its authority (compared case-insensitively,
 /// as `Authority` does).
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Eq)]
 struct Key {
     https: bool,
     authority: Authority,
+}
+
+impl PartialEq for Key {
+    /// Byte equality first (clients nearly always write an origin the same
+    /// way), then `Authority`'s own case-insensitive comparison, which goes
+    /// byte by byte.
+    fn eq(&self, other: &Self) -> bool {
+        self.https == other.https
+            && (self.authority.as_str() == other.authority.as_str()
+                || self.authority == other.authority)
+    }
 }
 
 impl Hash for Key {
