@@ -58,7 +58,9 @@ impl EndpointStore {
         let path = if url.path.is_empty() { "/" } else { url.path };
         let max = self.config.max_analysis_bytes;
         // Reused between flows: a flow's new body values cost no allocation of their list.
-        let (mut response_values, mut request_values) = std::mem::take(&mut self.found_buffers);
+        // Taken out and put back (an `Option`: putting back drops no emptied pair).
+        let (mut response_values, mut request_values) =
+            self.found_buffers.take().unwrap_or_default();
         let (buffers, values, memo) = (
             &mut self.scan_buffers,
             &mut self.values,
@@ -156,7 +158,7 @@ impl EndpointStore {
             .expect("identities point at live endpoints");
         ep.count(flow, url.scheme, path, url.query, max_params);
         ep.samples.offer(flow, shape, limits);
-        for (position, seen, _) in origins {
+        for &(position, ref seen, _) in &origins {
             if seen.source != id {
                 let param = ep
                     .template
@@ -177,7 +179,7 @@ impl EndpointStore {
             .insert(&mut response_values, id, BodySide::Response);
         self.values
             .insert(&mut request_values, id, BodySide::Request);
-        self.found_buffers = (response_values, request_values);
+        self.found_buffers = Some((response_values, request_values));
         result.endpoint = Some(EndpointHit { id, key, is_new });
         result
     }

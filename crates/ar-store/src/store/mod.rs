@@ -339,7 +339,7 @@ pub struct EndpointStore {
     /// The host half of scope decisions, per host.
     scope_cache: HostCache,
     /// Emptied lists for the new values of a flow's response and request bodies.
-    found_buffers: (FoundValues, FoundValues),
+    found_buffers: Option<(FoundValues, FoundValues)>,
     /// Reused buffer for the shape key of each flow's path.
     shape_buffer: String,
     out: BTreeMap<(String, OutReason), u64>,
@@ -364,7 +364,7 @@ impl EndpointStore {
             scan_buffers: ScanBuffers::default(),
             body_memo: bodymemo::BodyMemo::default(),
             scope_cache: HostCache::default(),
-            found_buffers: Default::default(),
+            found_buffers: None,
             shape_buffer: String::new(),
             config,
             scope,
