@@ -127,19 +127,21 @@ const STATIC_EXTENSIONS: &[&str] = &[
 
 /// Whether the last path segment has a static-asset extension.
 pub(crate) fn is_static_path(path: &str) -> bool {
-    // Byte searches (a `char` pattern search costs more than this whole check).
+    // One walk back from the end to the last `.` or `/`, whichever comes
+    // first: an extension is at most five bytes after a `.` that does not
+    // start the last segment.
     let b = path.as_bytes();
-    let last = &b[b.iter().rposition(|c| *c == b'/').map_or(0, |i| i + 1)..];
-    match last.iter().rposition(|c| *c == b'.') {
-        Some(dot) if dot > 0 => {
-            let ext = &last[dot + 1..];
-            ext.len() <= 5
-                && STATIC_EXTENSIONS
-                    .iter()
-                    .any(|e| e.as_bytes().eq_ignore_ascii_case(ext))
-        }
-        _ => false,
-    }
+    let Some(dot) = b.iter().rposition(|c| *c == b'.' || *c == b'/') else {
+        return false;
+    };
+    let ext = &b[dot + 1..];
+    b[dot] == b'.'
+        && dot > 0
+        && b[dot - 1] != b'/'
+        && ext.len() <= 5
+        && STATIC_EXTENSIONS
+            .iter()
+            .any(|e| e.as_bytes().eq_ignore_ascii_case(ext))
 }
 
 fn starts_with_ci(text: &str, prefix: &str) -> bool {
@@ -188,6 +190,9 @@ mod tests {
         assert!(is_static_path("/fonts/Inter.WOFF2"));
         assert!(!is_static_path("/api/users.json"));
         assert!(!is_static_path("/.well-known"));
+        assert!(is_static_path("app.js") && is_static_path("/a/..js") && is_static_path("/b.JS"));
+        assert!(!is_static_path(".js") && !is_static_path("/a/.js") && !is_static_path("/a.js/c"));
+        assert!(!is_static_path("") && !is_static_path("/") && !is_static_path("/a/b.longer"));
         assert!(is_static_type("image/svg+xml"));
         assert!(is_static_type("text/javascript; charset=utf-8"));
         assert!(!is_static_type("application/json"));

@@ -156,6 +156,9 @@ impl ValueIndex {
     /// Remembers values found in a body of `source` (first sighting wins).
     /// Takes the values out of `found`, leaving it empty (its buffers are reused).
     pub(crate) fn insert(&mut self, found: &mut FoundValues, source: EndpointId, side: BodySide) {
+        if found.items.is_empty() {
+            return; // most bodies bring nothing new
+        }
         let mut start = 0;
         for (end, hash, (field_path, name, generic_parent)) in found.items.drain(..) {
             let text = &found.texts[start..end];
