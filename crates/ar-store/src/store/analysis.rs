@@ -223,10 +223,13 @@ impl FieldNames {
         // only with the one whose hash, key and parent match, without
         // writing it out.
         let hash = path.hash();
-        if let Some((_, _, _, names)) = self.recent.iter().find(|(h, par, k, names)| {
+        if let Some(at) = self.recent.iter().position(|(h, par, k, names)| {
             *h == hash && **k == *key && par.as_deref() == parent && path.is(&names.0)
         }) {
-            return names.clone();
+            // A hit moves to the front (swapped there): the field that
+            // brings new values on every flow (an id) is then found first.
+            self.recent.swap(0, at);
+            return self.recent[0].3.clone();
         }
         if self.path.capacity() > 4096 {
             self.path = String::new(); // a long path is not kept between lookups

@@ -235,8 +235,8 @@ fn refill(dst: &mut Flow, src: &Flow, cap: usize) {
     dst.request.http_version.clone_from(http_version);
     refill_headers(&mut dst.request.headers, headers);
     refill_body(&mut dst.request.body, body, cap);
-    match (&mut dst.response, response) {
-        (Some(to), Some(from)) => {
+    match response {
+        Some(from) => {
             let crate::Response {
                 status,
                 reason,
@@ -244,18 +244,16 @@ fn refill(dst: &mut Flow, src: &Flow, cap: usize) {
                 headers,
                 body,
             } = from;
+            let to = dst
+                .response
+                .get_or_insert_with(|| crate::Response::new(*status, http_version.clone()));
             to.status = *status;
             to.reason.clone_from(reason);
             to.http_version.clone_from(http_version);
             refill_headers(&mut to.headers, headers);
             refill_body(&mut to.body, body, cap);
         }
-        (to, from) => {
-            *to = from.clone();
-            if let Some(r) = to {
-                cut(&mut r.body, cap);
-            }
-        }
+        None => dst.response = None,
     }
     dst.error.clone_from(error);
     dst.timings = *timings;
@@ -320,17 +318,13 @@ fn cut_frames(ws: &mut crate::WebSocketLog, cap: usize) {
     }
 }
 
+/// A capped copy of `flow`: only the kept bytes of a large body are copied.
 fn capped(flow: &Flow, reason: SampleReason, shape: u64, cap: usize) -> Sample {
-    let mut flow = flow.clone();
-    cut(&mut flow.request.body, cap);
-    if let Some(r) = flow.response.as_mut() {
-        cut(&mut r.body, cap);
-    }
-    if let Some(ws) = flow.websocket.as_mut() {
-        cut_frames(ws, cap);
-    }
+    let empty = crate::Request::new("", "", flow.request.http_version.clone());
+    let mut copy = Flow::new(flow.id, flow.started, flow.client, empty);
+    refill(&mut copy, flow, cap);
     Sample {
-        flow,
+        flow: copy,
         reason,
         shape,
     }
