@@ -274,7 +274,7 @@ fn refill_headers(dst: &mut crate::Headers, src: &crate::Headers) {
     dst.0.extend_from_slice(&src.0[reused..]);
 }
 
-/// `*dst = src` with the bytes capped as [`cut`] caps them.
+/// `*dst = src` with at most `cap` bytes kept (`truncated` when some were left out).
 fn refill_body(dst: &mut crate::Body, src: &crate::Body, cap: usize) {
     let crate::Body {
         content_type,
@@ -296,14 +296,6 @@ fn refill_body(dst: &mut crate::Body, src: &crate::Body, cap: usize) {
     dst.wire_size = *wire_size;
     dst.truncated = *truncated || bytes.len() > cap;
     dst.decode_error.clone_from(decode_error);
-}
-
-fn cut(body: &mut crate::Body, cap: usize) {
-    if body.bytes.len() > cap {
-        body.bytes.truncate(cap);
-        body.bytes.shrink_to_fit();
-        body.truncated = true;
-    }
 }
 
 fn cut_frames(ws: &mut crate::WebSocketLog, cap: usize) {
@@ -395,6 +387,27 @@ mod tests {
                 assert_eq!(kept, fresh, "{} over {}", to.id.0, from.id.0);
                 assert!(kept.flow.request.body.bytes.capacity() <= LIMITS.body_cap.max(26));
             }
+        }
+    }
+
+    #[test]
+    fn a_capped_copy_is_the_flow_with_its_bodies_cut() {
+        for f in [
+            flow(1),
+            rich(2, "short", 3, true),
+            rich(3, "a body longer than the cap", 1, true),
+            rich(4, "a body longer than the cap", 2, false),
+        ] {
+            let mut expected = f.clone();
+            let response = expected.response.as_mut().map(|r| &mut r.body);
+            for body in std::iter::once(&mut expected.request.body).chain(response) {
+                if body.bytes.len() > LIMITS.body_cap {
+                    body.bytes.truncate(LIMITS.body_cap);
+                    body.truncated = true;
+                }
+            }
+            let kept = capped(&f, SampleReason::First, 1, LIMITS.body_cap);
+            assert_eq!(kept.flow, expected, "flow {}", f.id.0);
         }
     }
 
