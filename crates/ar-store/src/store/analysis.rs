@@ -6,7 +6,6 @@
 //! seen in JSON bodies (`$.orders[].id = 17`) so that a later path segment
 //! with that value becomes a parameter named after the field.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -201,7 +200,8 @@ fn collect(
 /// so their path and name are computed and allocated once, then shared.
 #[derive(Debug, Default)]
 pub(super) struct FieldNames {
-    recent: VecDeque<FieldEntry>,
+    /// Most recently useful first; a few entries, so a vector.
+    recent: Vec<FieldEntry>,
     /// The path being looked up, written out (reused between lookups).
     path: String,
 }
@@ -242,10 +242,10 @@ impl FieldNames {
             is_generic_field(key).then(|| Arc::from(parent.unwrap_or(""))),
         );
         if self.recent.len() >= RECENT_FIELDS {
-            self.recent.pop_back();
+            self.recent.pop();
         }
         self.recent
-            .push_front((hash, parent.map(Box::from), key.into(), names.clone()));
+            .insert(0, (hash, parent.map(Box::from), key.into(), names.clone()));
         names
     }
 }
