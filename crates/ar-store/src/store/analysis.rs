@@ -27,16 +27,14 @@ pub enum BodySide {
     Response,
 }
 
-/// Whether a body should be scanned as JSON: it claims (or looks) to be
-/// JSON and is not larger than `max_bytes`.
-pub(crate) fn looks_json(body: &Body, max_bytes: usize) -> bool {
+/// Whether a body should be scanned as JSON: it claims (by `media`, its
+/// media type as sent) or looks to be JSON and is not larger than `max_bytes`.
+pub(crate) fn looks_json(body: &Body, media: Option<&str>, max_bytes: usize) -> bool {
     if body.bytes.is_empty() || body.bytes.len() > max_bytes {
         return false;
     }
-    let claims = body.content_type.as_deref().is_some_and(|ct| {
-        let media = super::media_type(ct);
-        media.len() >= 4 && media[media.len() - 4..].eq_ignore_ascii_case("json")
-    });
+    let claims =
+        media.is_some_and(|m| m.len() >= 4 && m[m.len() - 4..].eq_ignore_ascii_case("json"));
     claims
         || matches!(
             body.bytes.iter().find(|b| !b.is_ascii_whitespace()),
@@ -73,6 +71,7 @@ pub(crate) fn analyse(
     let mut memo = BodyMemo::default();
     analyse_with(
         body,
+        body.media_type_as_sent(),
         max_bytes,
         index,
         found,
@@ -84,16 +83,19 @@ pub(crate) fn analyse(
 /// Scans one body: its shape fingerprint (when it is JSON) and the
 /// identifier-like values in it that `index` does not know yet. `buffers`
 /// are reused between bodies so a small body costs no allocation; `memo`
-/// answers for a small body seen again (see [`super::bodymemo`]).
+/// answers for a small body seen again (see [`super::bodymemo`]). `media`
+/// is the body's media type as sent ([`Body::media_type_as_sent`]), which
+/// the caller has at hand.
 pub(crate) fn analyse_with(
     body: &Body,
+    media: Option<&str>,
     max_bytes: usize,
     index: &mut ValueIndex,
     found: &mut FoundValues,
     buffers: &mut ScanBuffers,
     memo: &mut BodyMemo,
 ) -> Option<u64> {
-    if !looks_json(body, max_bytes) {
+    if !looks_json(body, media, max_bytes) {
         return None;
     }
     if index.is_off() {
@@ -383,7 +385,8 @@ mod tests {
                     pool[pick].as_bytes().to_vec(),
                 );
                 let (mut a, mut b) = (FoundValues::default(), FoundValues::default());
-                let shape = analyse_with(&body, 1 << 20, &mut memoised, &mut a, &mut buffers, &mut memo);
+                let media = body.media_type_as_sent();
+                let shape = analyse_with(&body, media, 1 << 20, &mut memoised, &mut a, &mut buffers, &mut memo);
                 prop_assert_eq!(shape, analyse(&body, 1 << 20, &mut fresh, &mut b));
                 prop_assert_eq!(a.entries(), b.entries());
                 let source = EndpointId(n as u32);
@@ -398,7 +401,8 @@ mod tests {
         let text = Body::from_decoded(Some("text/plain".into()), b"hello".to_vec());
         let json = Body::from_decoded(Some("application/problem+json".into()), b"  {}".to_vec());
         let sniffed = Body::from_decoded(None, b"[1]".to_vec());
-        assert!(!looks_json(&text, 100) && looks_json(&json, 100) && looks_json(&sniffed, 100));
-        assert!(!looks_json(&sniffed, 2), "too large");
+        let looks = |body: &Body, max| looks_json(body, body.media_type_as_sent(), max);
+        assert!(!looks(&text, 100) && looks(&json, 100) && looks(&sniffed, 100));
+        assert!(!looks(&sniffed, 2), "too large");
     }
 }

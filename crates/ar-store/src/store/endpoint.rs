@@ -255,6 +255,7 @@ impl Endpoint {
     pub(crate) fn count(
         &mut self,
         flow: &Flow,
+        media: FlowMedia<'_>,
         scheme: &str,
         path: &str,
         query: Option<&str>,
@@ -269,13 +270,15 @@ impl Endpoint {
         match &flow.response {
             Some(r) => {
                 *self.statuses.entry(r.status).or_default() += 1;
-                if let Some(m) = media(&r.body) {
+                if let Some(m) = lowercase_media(media.response) {
                     bump(&mut self.response_media, &m);
                 }
             }
             None => self.no_response += 1,
         }
-        if let Some(m) = media(&flow.request.body).filter(|_| !flow.request.body.bytes.is_empty()) {
+        if let Some(m) =
+            lowercase_media(media.request).filter(|_| !flow.request.body.bytes.is_empty())
+        {
             bump(&mut self.request_media, &m);
         }
         if let Some(q) = query {
@@ -376,6 +379,26 @@ impl Endpoint {
 }
 
 /// `s` lowercased, borrowing when it already is (HTTP/2 names always are).
+/// The media types of a flow's bodies as sent (parameters dropped), found
+/// once per flow: the body scan and the endpoint's counters both read them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FlowMedia<'f> {
+    pub(crate) request: Option<&'f str>,
+    pub(crate) response: Option<&'f str>,
+}
+
+impl<'f> FlowMedia<'f> {
+    pub(crate) fn of(flow: &'f Flow) -> Self {
+        Self {
+            request: flow.request.body.media_type_as_sent(),
+            response: flow
+                .response
+                .as_ref()
+                .and_then(|r| r.body.media_type_as_sent()),
+        }
+    }
+}
+
 fn lowercase(s: &str) -> Cow<'_, str> {
     if crate::url::has_ascii_uppercase(s.as_bytes()) {
         Cow::Owned(s.to_ascii_lowercase())
@@ -384,10 +407,9 @@ fn lowercase(s: &str) -> Cow<'_, str> {
     }
 }
 
-/// The body's media type without parameters, lowercased, if any.
-fn media(body: &crate::Body) -> Option<Cow<'_, str>> {
-    let media = crate::flow::media_type(body.content_type.as_deref()?);
-    (!media.is_empty()).then(|| lowercase(media))
+/// A media type as sent, lowercased, unless there is none.
+fn lowercase_media(media: Option<&str>) -> Option<Cow<'_, str>> {
+    media.filter(|m| !m.is_empty()).map(lowercase)
 }
 
 fn bump(map: &mut BTreeMap<String, u64>, key: &str) {

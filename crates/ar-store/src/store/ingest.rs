@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::analysis::{BodySide, analyse_with};
-use super::endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
+use super::endpoint::{Endpoint, EndpointId, FlowMedia, ProvenanceLink, StableKey};
 use super::retemplate::Changes;
 use super::valueindex::Hashed;
 use super::{
@@ -66,12 +66,14 @@ impl EndpointStore {
             &mut self.values,
             &mut self.body_memo,
         );
-        let response_shape = flow
-            .response
-            .as_ref()
-            .and_then(|r| analyse_with(&r.body, max, values, &mut response_values, buffers, memo));
+        let media = FlowMedia::of(flow);
+        let response_shape = flow.response.as_ref().and_then(|r| {
+            let found = &mut response_values;
+            analyse_with(&r.body, media.response, max, values, found, buffers, memo)
+        });
         let request_shape = analyse_with(
             &flow.request.body,
+            media.request,
             max,
             values,
             &mut request_values,
@@ -156,7 +158,7 @@ impl EndpointStore {
             .endpoints
             .get_mut(&id)
             .expect("identities point at live endpoints");
-        ep.count(flow, url.scheme, path, url.query, max_params);
+        ep.count(flow, media, url.scheme, path, url.query, max_params);
         ep.samples.offer(flow, shape, limits);
         for &(position, ref seen, _) in &origins {
             if seen.source != id {

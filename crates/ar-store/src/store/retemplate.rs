@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use super::endpoint::EndpointId;
+use super::endpoint::{EndpointId, FlowMedia};
 use super::samples::Sample;
 use super::{EndpointStore, Identity, Merge, Rekey, Route, SplitOutcome};
 use crate::template::PathTemplate;
@@ -287,7 +287,8 @@ impl EndpointStore {
         for sample in &group.samples {
             let url = UrlParts::split(&sample.flow.request.url);
             let path = if url.path.is_empty() { "/" } else { url.path };
-            ep.count(&sample.flow, url.scheme, path, url.query, max_params);
+            let media = FlowMedia::of(&sample.flow);
+            ep.count(&sample.flow, media, url.scheme, path, url.query, max_params);
             ep.samples.offer(&sample.flow, sample.shape, limits);
         }
         ep.flows += group.flows.saturating_sub(group.samples.len() as u64);
