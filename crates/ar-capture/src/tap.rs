@@ -70,9 +70,13 @@ where
     /// A body that is empty from the start (GET requests, HEAD responses, 204,
     /// 304) completes at once, since hyper may drop it without polling.
     pub(crate) fn new(inner: B, cap: usize, done: impl FnOnce(Tapped) + Send + 'static) -> Self {
+        // A body of known length gets its copy's buffer in one allocation:
+        // growing by doubling to a cap of megabytes copied it again at every
+        // step, onto fresh pages.
+        let known = inner.size_hint().exact().unwrap_or(0);
         let mut tap = Self {
+            raw: Vec::with_capacity(known.min(cap as u64) as usize),
             inner,
-            raw: Vec::new(),
             cap,
             seen: 0,
             done: Some(Box::new(done)),
@@ -187,6 +191,35 @@ mod tests {
         assert_eq!(tapped.wire_size, 1000);
         assert_eq!(tapped.end, TapEnd::Complete);
         assert!(tapped.capped());
+    }
+
+    #[tokio::test]
+    async fn a_body_of_known_length_is_copied_into_one_buffer() {
+        let (seen, done) = slot();
+        let chunks: Vec<Result<Frame<Bytes>, std::convert::Infallible>> = (0..10)
+            .map(|i| Ok(Frame::data(Bytes::from(vec![i as u8; 100]))))
+            .collect();
+        /// Chunks whose total length is announced, as a `content-length` does.
+        struct Announced<B>(B, u64);
+        impl<B: Body + Unpin> Body for Announced<B> {
+            type Data = B::Data;
+            type Error = B::Error;
+            fn poll_frame(
+                mut self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+            ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+                Pin::new(&mut self.0).poll_frame(cx)
+            }
+            fn size_hint(&self) -> SizeHint {
+                SizeHint::with_exact(self.1)
+            }
+        }
+        let body = Announced(StreamBody::new(futures_util::stream::iter(chunks)), 1000);
+        let all = TapBody::new(body, 600, done).collect().await.unwrap();
+        assert_eq!(all.to_bytes().len(), 1000);
+        let tapped = seen.lock().unwrap().take().unwrap();
+        assert_eq!(tapped.raw.len(), 600);
+        assert_eq!(tapped.raw.capacity(), 600, "sized once, never regrown");
     }
 
     #[tokio::test]
