@@ -22,8 +22,8 @@ use clap::Parser as _;
 
 /// mimalloc instead of glibc malloc: the proxy builds flows on the runtime
 /// workers and frees them on the archive and spec threads, a cross-thread
-/// pattern glibc's per-thread caches handle poorly (≈10k fewer instructions
-/// per proxied request, see BENCHMARKS.md).
+/// pattern glibc's per-thread caches handle poorly (≈6k fewer instructions
+/// per proxied request; large downloads pay instead, see ARCHITECTURE.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
