@@ -60,9 +60,18 @@ impl ValueKind {
     /// assert_eq!(ValueKind::of("42"), ValueKind::Integer);
     /// assert_eq!(ValueKind::of("2024-05-01T10:00:00Z"), ValueKind::DateTime);
     /// assert_eq!(ValueKind::of("red shoes"), ValueKind::String);
+    /// assert_eq!(ValueKind::of(" 42\u{a0}"), ValueKind::Integer);
     /// ```
     pub fn of(value: &str) -> Self {
-        let v = value.trim();
+        // Visible ASCII at both ends (the usual value) has nothing to trim:
+        // no Unicode whitespace search then.
+        let visible = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_graphic());
+        let bytes = value.as_bytes();
+        let v = if visible(bytes.first()) && visible(bytes.last()) {
+            value
+        } else {
+            value.trim()
+        };
         if v.is_empty() {
             return Self::Empty;
         }
