@@ -7,6 +7,8 @@
 //! - `small_json_flows`: 10,000 realistic small JSON flows (1,000 endpoints:
 //!   25 collections × 10 hosts × 4 methods; ids in paths, query params,
 //!   six request headers) into a warm store. Target: ≥ 200,000 flows/s.
+//! - `small_json_flows_distinct_bodies`: the same, with request bodies that
+//!   never repeat (no help from the store's memo of bodies seen before).
 //! - `one_mb_body_flows`: flows whose response is a 1 MB JSON array.
 //! - `memory_over_1m_flows`: 1,000,000 flows of 1,000 endpoints; prints the
 //!   store's own heap accounting and the process RSS every 100,000 flows
@@ -118,8 +120,26 @@ fn warm_store(flows: &[Flow]) -> EndpointStore {
 
 #[divan::bench(sample_count = 20)]
 fn small_json_flows(bencher: Bencher) {
-    let flows: Vec<Flow> = (0..10_000).map(small_flow).collect();
-    let warmup: Vec<Flow> = (1_000_000..1_020_000).map(small_flow).collect();
+    ingest_into_warm_store(bencher, small_flow);
+}
+
+/// `small_json_flows` with a request body that never repeats (the store
+/// answers a body it saw byte for byte from a memo; this measures without it).
+#[divan::bench(sample_count = 20)]
+fn small_json_flows_distinct_bodies(bencher: Bencher) {
+    ingest_into_warm_store(bencher, |i| {
+        let mut flow = small_flow(i);
+        if !flow.request.body.bytes.is_empty() {
+            flow.request.body.bytes = format!(r#"{{"name":"widget {i}","qty":2}}"#).into_bytes();
+        }
+        flow
+    });
+}
+
+/// 10,000 flows `make(0..)` into a store warmed with 20,000 others.
+fn ingest_into_warm_store(bencher: Bencher, make: impl Fn(u64) -> Flow) {
+    let flows: Vec<Flow> = (0..10_000).map(&make).collect();
+    let warmup: Vec<Flow> = (1_000_000..1_020_000).map(&make).collect();
     bencher
         .counter(divan::counter::ItemsCount::new(flows.len()))
         .with_inputs(|| warm_store(&warmup))
