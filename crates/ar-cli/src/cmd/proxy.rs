@@ -139,7 +139,7 @@ fn write_flow_line(out: &mut dyn Write, flow: &Flow) -> std::io::Result<()> {
         // Statuses are 3 digits: right-aligned in 4 columns.
         (None, Some(status)) => {
             line.push(b' ');
-            push_number(&mut line, u64::from(status));
+            line.extend_from_slice(itoa::Buffer::new().format(status).as_bytes());
         }
         (None, None) => line.extend_from_slice(b" ---"),
     }
@@ -150,27 +150,15 @@ fn write_flow_line(out: &mut dyn Write, flow: &Flow) -> std::io::Result<()> {
     if let Some(ms) = flow.duration_ms() {
         line.extend_from_slice(b" (");
         // Whole milliseconds, rounded, like `{:.0}`; the float formatter costs more than the rest of the line.
-        push_number(&mut line, ms.max(0.0).round() as u64);
+        line.extend_from_slice(
+            itoa::Buffer::new()
+                .format(ms.max(0.0).round() as u64)
+                .as_bytes(),
+        );
         line.extend_from_slice(b" ms)");
     }
     line.push(b'\n');
     out.write_all(&line)
-}
-
-/// Appends the decimal digits of `n`.
-fn push_number(line: &mut Vec<u8>, n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    line.extend_from_slice(&digits[at..]);
 }
 
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {

@@ -194,9 +194,7 @@ impl<'de> Visitor<'de> for Node<'_, '_, '_, '_> {
         Ok(())
     }
     fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        let mut buf = [0u8; 20];
-        let text = u64_text(v, &mut buf);
-        self.scalar("number", Some(text), true);
+        self.scalar("number", Some(itoa::Buffer::new().format(v)), true);
         Ok(())
     }
     fn visit_f64<E>(self, _: f64) -> Result<(), E> {
@@ -273,19 +271,6 @@ impl<'de> Visitor<'de> for Node<'_, '_, '_, '_> {
         }
         Ok(())
     }
-}
-
-fn u64_text(mut v: u64, buf: &mut [u8; 20]) -> &str {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 #[cfg(test)]
