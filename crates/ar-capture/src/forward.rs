@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use ar_store::{Body, Client, ErrorKind, Flow, FlowId, Timestamp};
 use http::{HeaderValue, Request, Response, StatusCode, Uri, header};
+use http_body::Body as _;
 use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 
@@ -103,15 +104,13 @@ pub(crate) async fn handle(
         return Box::pin(websocket::handle_h2(shared, req, uri, started)).await;
     }
     let (mut parts, body) = req.into_parts();
-    let request_slot: Arc<Mutex<Option<Tapped>>> = Arc::new(Mutex::new(None));
-    let writer = Arc::clone(&request_slot);
     let cap = shared.opts.limits.cap;
-    let tap = TapBody::new(body, cap, move |tapped| *lock(&writer) = Some(tapped));
+    let (request_tap, body) = RequestTap::new(body, cap);
     record::strip_hop_by_hop(&mut parts.headers, false);
     parts.headers.remove(header::EXPECT); // answered to the client by hyper already
     parts.uri = uri;
     parts.version = http::Version::HTTP_11;
-    let upstream_req = Request::from_parts(parts, tap.map_err(Into::into).boxed_unsync());
+    let upstream_req = Request::from_parts(parts, body);
     let sent = Instant::now();
     let result =
         tokio::time::timeout(shared.opts.response_timeout, shared.pool.send(upstream_req)).await;
@@ -128,11 +127,11 @@ pub(crate) async fn handle(
                     classify_hyper(&error, &authority_of(&started.request.url))
                 }
             };
-            let body = request_body(started.meta.clone(), lock(&request_slot).take(), &shared);
+            let body = request_body(started.meta.clone(), request_tap.take(), &shared);
             return started.fail(&shared, body, error.kind, error.message);
         }
         Err(_) => {
-            let body = request_body(started.meta.clone(), lock(&request_slot).take(), &shared);
+            let body = request_body(started.meta.clone(), request_tap.take(), &shared);
             let message = format!(
                 "no response from {} within {:?}",
                 authority_of(&started.request.url),
@@ -156,7 +155,7 @@ pub(crate) async fn handle(
         lease,
         shared: Arc::clone(&shared),
         started,
-        request_slot,
+        request_tap,
         response: recorded,
         sent,
         head: Instant::now(),
@@ -165,6 +164,40 @@ pub(crate) async fn handle(
     parts.version = http::Version::HTTP_11;
     let tap = TapBody::new(body, cap, move |tapped| pending.complete(tapped));
     Response::from_parts(parts, tap.map_err(Into::into).boxed_unsync())
+}
+
+/// Where the request body's tap leaves what it saw.
+enum RequestTap {
+    /// The request had no body (GET, HEAD, ...): nothing to tap or wait for.
+    Empty,
+    /// Filled in when the body has been relayed, failed or was dropped.
+    Slot(Arc<Mutex<Option<Tapped>>>),
+}
+
+impl RequestTap {
+    /// Taps `body` for upstream. A body that is empty from the start is not
+    /// wrapped at all: most requests have none, and this spares each of them
+    /// a shared slot, a boxed callback and a boxed body.
+    fn new(body: Incoming, cap: usize) -> (Self, ProxyBody) {
+        if body.is_end_stream() {
+            let empty = http_body_util::Empty::new()
+                .map_err(Into::into)
+                .boxed_unsync();
+            return (Self::Empty, empty);
+        }
+        let slot = Arc::new(Mutex::new(None));
+        let writer = Arc::clone(&slot);
+        let tap = TapBody::new(body, cap, move |tapped| *lock(&writer) = Some(tapped));
+        (Self::Slot(slot), tap.map_err(Into::into).boxed_unsync())
+    }
+
+    /// What the tap saw, once the body has ended (`None` while it is still being relayed).
+    fn take(&self) -> Option<Tapped> {
+        match self {
+            Self::Empty => Some(Tapped::none()),
+            Self::Slot(slot) => lock(slot).take(),
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -196,7 +229,7 @@ fn request_body(meta: BodyMeta, tapped: Option<Tapped>, shared: &Shared) -> Body
 struct Pending {
     shared: Arc<Shared>,
     started: Started,
-    request_slot: Arc<Mutex<Option<Tapped>>>,
+    request_tap: RequestTap,
     response: ar_store::Response,
     meta: BodyMeta,
     info: UpstreamInfo,
@@ -222,7 +255,7 @@ impl Pending {
         let Self {
             shared,
             started,
-            request_slot,
+            request_tap,
             mut response,
             meta,
             info,
@@ -243,7 +276,7 @@ impl Pending {
         let tap_end = tapped.end.clone();
         let wire_size = tapped.wire_size;
         response.body = record::body(meta, tapped, limits);
-        let tapped_request = lock(&request_slot).take();
+        let tapped_request = request_tap.take();
         let request_sent =
             (tapped_request.as_ref()).is_some_and(|t| matches!(t.end, TapEnd::Complete));
         let request_body = request_body(request_meta, tapped_request, &shared);

@@ -15,6 +15,8 @@ pub(crate) struct UrlParts<'a> {
     pub(crate) host: &'a str,
     /// Explicit port, when one was written and parses.
     pub(crate) port: Option<u16>,
+    /// `host[:port]` as written (no userinfo): what a host key with a port borrows.
+    host_port: &'a str,
     /// Path starting with `/` (or empty when the URL has none).
     pub(crate) path: &'a str,
     /// Query without the `?`, when present.
@@ -74,6 +76,7 @@ impl<'a> UrlParts<'a> {
             scheme,
             host,
             port,
+            host_port: authority,
             path,
             query,
         }
@@ -87,10 +90,20 @@ impl<'a> UrlParts<'a> {
                 ("http" | "ws", 80) | ("https" | "wss", 443)
             )
         });
-        if default_port && !has_ascii_uppercase(self.host.as_bytes()) {
-            Cow::Borrowed(self.host)
-        } else {
-            Cow::Owned(self.host_key())
+        if has_ascii_uppercase(self.host.as_bytes()) {
+            return Cow::Owned(self.host_key());
+        }
+        if default_port {
+            return Cow::Borrowed(self.host);
+        }
+        // `localhost:3000`: the text as written is the key when its port is
+        // spelled as `host_key` spells it (digits, no leading zero).
+        let written = &self.host_port[self.host.len()..];
+        match written.strip_prefix(':').map(str::as_bytes) {
+            Some([b'1'..=b'9', rest @ ..]) if rest.iter().all(u8::is_ascii_digit) => {
+                Cow::Borrowed(self.host_port)
+            }
+            _ => Cow::Owned(self.host_key()),
         }
     }
 
@@ -311,6 +324,7 @@ mod tests {
             )
         );
         assert_eq!(u.host_key(), "api.shop.test:8443");
+        assert_eq!(u.host_key_cow(), "api.shop.test:8443");
         let u = UrlParts::split("http://[::1]:80/x");
         assert_eq!((u.host, u.port), ("[::1]", Some(80)));
         assert_eq!(u.host_key(), "[::1]");
@@ -383,6 +397,29 @@ mod tests {
             assert_eq!(
                 (u.scheme, u.host, u.port, u.path, u.query),
                 reference(url),
+                "{url}"
+            );
+            assert_eq!(u.host_key_cow(), u.host_key(), "{url}");
+        }
+    }
+
+    #[test]
+    fn host_keys_with_ports_borrow_the_url_when_spelled_as_keys() {
+        for (url, key, borrowed) in [
+            ("http://localhost:3000/x", "localhost:3000", true),
+            ("https://[::1]:8443/x", "[::1]:8443", true),
+            ("https://u:pw@h.test:81?q", "h.test:81", true),
+            ("http://h.test:80/x", "h.test", true),
+            ("http://h.test:03000/x", "h.test:3000", false),
+            ("http://h.test:+3000/x", "h.test:3000", false),
+            ("http://H.test:3000/x", "h.test:3000", false),
+            ("http://h.test:0/x", "h.test:0", false),
+        ] {
+            let u = UrlParts::split(url);
+            let cow = u.host_key_cow();
+            assert_eq!(
+                (&*cow, matches!(cow, Cow::Borrowed(_))),
+                (key, borrowed),
                 "{url}"
             );
         }
