@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `ar proxy` (archiving and documenting every flow) against the hudsucker proxy, head to head:
+# requests/s and CPU per request for small keep-alive requests, measured in back-to-back pairs.
+#
+# compare.sh runs each proxy's whole suite in turn, so the two throughput figures it compares are
+# taken a minute apart, and on a shared VM the machine's speed moves by ±25% from minute to
+# minute. Here both proxies stay up (an idle proxy costs nothing) and each pair measures one,
+# then the other, within seconds, alternating which goes first. The figure to read is the
+# median of the per-pair ratios, with how many pairs `ar` won; the spread shows the noise.
+#
+# SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
+# built, then dropped by its sink), which shows what archiving and documenting cost.
+#
+# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar SKIP_BUILD=1)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PAIRS=${PAIRS:-10}
+SECS=${SECS:-3}
+CONNS=${CONNS:-16}
+SUBJECT=${SUBJECT:-ar}
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
+WORK=$(mktemp -d)
+PIDS=()
+# `ar` flushes its archive and spec on SIGTERM: wait for that before removing its directory.
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+if [[ -z ${SKIP_BUILD:-} ]]; then
+  echo "building (release)..." >&2
+  (cd "$ROOT" && cargo build --release -q -p ar-cli)
+  (cd "$ROOT/benches/proxy" && CARGO_TARGET_DIR=$TARGET cargo build --release -q)
+fi
+BIN=$TARGET/release
+
+wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+HZ=$(getconf CLK_TCK)
+
+"$BIN/origin" $HTTP_PORT $HTTPS_PORT "$WORK" >/dev/null & PIDS+=($!)
+wait_port $HTTP_PORT; wait_port $HTTPS_PORT
+"$BIN/ar" ca --ca-dir "$WORK/ca" >/dev/null
+case $SUBJECT in
+  ar) "$BIN/ar" proxy --port $AR_PORT --out "$WORK/ar-out" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" >/dev/null & ;;
+  ar-core) "$BIN/capture_core" $AR_PORT "$WORK/ca" "$WORK/origin-ca.pem" 2>/dev/null & ;;
+  *) echo "SUBJECT is ar or ar-core" >&2; exit 2 ;;
+esac
+AR_PID=$!; PIDS+=($AR_PID)
+"$BIN/hudsucker_proxy" $HS_PORT "$WORK/ca" "$WORK/origin-ca.pem" & HS_PID=$!; PIDS+=($HS_PID)
+wait_port $AR_PORT; wait_port $HS_PORT
+
+# measure PID PORT URL: "requests/s CPU-ms-per-1k-requests"
+measure() {
+  local t0 out n
+  t0=$(ticks "$1")
+  out=$("$BIN/loadgen" "$3" --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$CONNS" -s "$SECS")
+  n=$(field requests "$out")
+  awk -v r="$(field rps "$out")" -v d=$(( $(ticks "$1") - t0 )) -v hz="$HZ" -v n="$n" \
+    'BEGIN{printf "%d %.1f\n", r, d / hz / n * 1e6}'
+}
+
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+declare -A RATIOS CPU_RATIOS WINS
+for scheme in http https; do
+  port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
+  url=$scheme://localhost:$port/small
+  # warm both: connections, leaf certificates, the live spec's first endpoint
+  measure $AR_PID $AR_PORT "$url" >/dev/null; measure $HS_PID $HS_PORT "$url" >/dev/null
+  WINS[$scheme]=0
+  for i in $(seq 1 "$PAIRS"); do
+    if (( i % 2 )); then
+      read -r ar_rps ar_cpu < <(measure $AR_PID $AR_PORT "$url")
+      read -r hs_rps hs_cpu < <(measure $HS_PID $HS_PORT "$url")
+    else
+      read -r hs_rps hs_cpu < <(measure $HS_PID $HS_PORT "$url")
+      read -r ar_rps ar_cpu < <(measure $AR_PID $AR_PORT "$url")
+    fi
+    ratio=$(awk -v a="$ar_rps" -v b="$hs_rps" 'BEGIN{printf "%.3f", a / b}')
+    cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
+    RATIOS[$scheme]+=" $ratio"; CPU_RATIOS[$scheme]+=" $cpu_ratio"
+    awk -v r="$ratio" 'BEGIN{exit !(r >= 1)}' && WINS[$scheme]=$(( WINS[$scheme] + 1 ))
+    printf '%-5s pair %2d: %s %6d r/s %5.1f ms CPU/1k   hudsucker %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
+      "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$hs_rps" "$hs_cpu" "$ratio" >&2
+  done
+done
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+
+stats() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.2fx (min %.2fx, max %.2fx)", m, v[1], v[NR]}'; }
+echo
+echo "## $SUBJECT vs hudsucker, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $CONNS keep-alive connections, $PAIRS pairs of ${SECS}s runs per scheme; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
+for scheme in http https; do
+  echo "$scheme: requests/s $SUBJECT/hudsucker $(stats "${RATIOS[$scheme]}"), $SUBJECT ahead in ${WINS[$scheme]} of $PAIRS pairs; CPU per request hudsucker/$SUBJECT $(stats "${CPU_RATIOS[$scheme]}")"
+done
+if [[ $SUBJECT == ar ]]; then
+  sleep 0.1 # the last tick's flows
+  echo "ar archived $(wc -l <"$WORK/ar-out/flows.jsonl") flows, every one it relayed"
+fi
