@@ -15,7 +15,9 @@
 # mitmproxy, ar, ...), and keeps each proxy's best figure per column (highest
 # r/s and MB/s, lowest CPU and latency): on a shared machine, other work only
 # ever makes a figure worse, so the best of N is the least disturbed one, and
-# alternating gives every proxy the same chances.
+# alternating gives every proxy the same chances. The figures compared are
+# still a minute or more apart, and this machine's speed moves that much: for
+# the ratio to hudsucker, headtohead.sh (back-to-back pairs) is the one to read.
 #
 # Usage: benches/proxy/compare.sh     (env: CONNS=16 SECS=5 LAT_SECS=3 BIG_MB=64 ROUNDS=1 SKIP_BUILD=1)
 # Needs: cargo, curl; mitmdump from benches/.venv (python3 -m venv benches/.venv &&
@@ -156,7 +158,7 @@ for scheme in http https; do
   for thread in tokio-rt-worker ar ar-spec; do split+=" $thread ${R[ar.$scheme.split.$thread]:-0}s"; done
   echo "ar CPU per 1,000 $scheme requests by thread (last round): total ${R[ar.$scheme.split.total]}s =$split (relay, archive, live spec)"
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.1fx", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
 for pair in "ar hudsucker" "ar-core hudsucker" "ar mitmproxy"; do
   read -r me peer <<<"$pair"
   [[ -n ${R[$peer.http.rps]:-} ]] || continue
