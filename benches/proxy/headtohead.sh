@@ -11,6 +11,8 @@
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.
 #
+# `ar` archives every flow: the default run writes about 1.5 GB under $TMPDIR (removed at the end).
+#
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar SKIP_BUILD=1)
 set -euo pipefail
 
