@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use ar_store::Flow;
 use bytes::Bytes;
 use http::StatusCode;
 use http_body_util::BodyExt as _;
@@ -113,9 +114,7 @@ async fn a_connection_the_origin_closed_is_not_reused() {
         4,
         "a new connection per request"
     );
-    for i in 0..4 {
-        let flow = h.flow_for(&format!("/n?i={i}")).await;
-        assert!(flow.error.is_none(), "flow {i}: {:?}", flow.error);
+    for (i, flow) in clean_flows(&mut h, "/n?i=", 0..4).await.iter().enumerate() {
         assert!(flow.timings.connect.is_some(), "flow {i} connected anew");
     }
 }
@@ -200,9 +199,19 @@ async fn a_burst_to_a_new_http2_origin_shares_one_connection() {
         1,
         "the whole burst went over the first HTTP/2 connection"
     );
-    for i in 0..6 {
-        let flow = h.flow_for(&format!("/b?i={i}")).await;
-        assert!(flow.error.is_none(), "flow {i}: {:?}", flow.error);
-        assert_eq!(flow.response.map(|r| r.status), Some(200), "flow {i}");
+    for (i, flow) in clean_flows(&mut h, "/b?i=", 0..6).await.iter().enumerate() {
+        let status = flow.response.as_ref().map(|r| r.status);
+        assert_eq!(status, Some(200), "flow {i}");
     }
+}
+
+/// The flows of `{prefix}{i}` for each `i` in `range`, in that order, each
+/// checked to have ended without an error.
+async fn clean_flows(h: &mut Harness, prefix: &str, range: std::ops::Range<usize>) -> Vec<Flow> {
+    let suffixes: Vec<String> = range.map(|i| format!("{prefix}{i}")).collect();
+    let flows = h.flows_for(&suffixes).await;
+    for (suffix, flow) in suffixes.iter().zip(&flows) {
+        assert!(flow.error.is_none(), "{suffix}: {:?}", flow.error);
+    }
+    flows
 }

@@ -334,6 +334,37 @@ impl Harness {
             .await
             .unwrap_or_else(|_| panic!("no flow for {suffix}"))
     }
+
+    /// The flows whose URLs end with each of `suffixes`, in that order, whatever
+    /// order they finished in (concurrent requests end in any order), within 20 s.
+    pub(crate) async fn flows_for(&mut self, suffixes: &[String]) -> Vec<Flow> {
+        let mut found: Vec<Option<Flow>> = vec![None; suffixes.len()];
+        let wait = async {
+            while found.iter().any(Option::is_none) {
+                let flow = self
+                    .flows
+                    .recv()
+                    .await
+                    .expect("proxy stopped emitting flows");
+                if let Some(i) = (0..suffixes.len())
+                    .find(|&i| found[i].is_none() && flow.request.url.ends_with(&suffixes[i]))
+                {
+                    found[i] = Some(flow);
+                }
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .is_err()
+        {
+            let missing: Vec<_> = (suffixes.iter().zip(&found))
+                .filter(|(_, flow)| flow.is_none())
+                .map(|(suffix, _)| suffix)
+                .collect();
+            panic!("no flows for {missing:?}");
+        }
+        found.into_iter().flatten().collect()
+    }
 }
 
 /// Opens a CONNECT tunnel through the proxy and returns the raw stream and the status line.
