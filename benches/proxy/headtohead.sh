@@ -13,6 +13,10 @@
 #
 # `ar` archives every flow: the default run writes about 1.5 GB under $TMPDIR (removed at the end).
 #
+# CONNS may list several connection counts ("1 4 16"): a few connections measure the latency
+# each proxy adds (throughput is bound by round trips), many measure CPU per request (the two
+# cores are saturated, shared by the load generator, the origin and the proxy).
+#
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar SKIP_BUILD=1)
 set -euo pipefail
 
@@ -53,49 +57,59 @@ AR_PID=$!; PIDS+=($AR_PID)
 "$BIN/hudsucker_proxy" $HS_PORT "$WORK/ca" "$WORK/origin-ca.pem" & HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT
 
-# measure PID PORT URL: "requests/s CPU-ms-per-1k-requests"
+# measure PID PORT URL CONNS: "requests/s CPU-ms-per-1k-requests requests"
 measure() {
   local t0 out n
   t0=$(ticks "$1")
-  out=$("$BIN/loadgen" "$3" --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$CONNS" -s "$SECS")
+  out=$("$BIN/loadgen" "$3" --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
   n=$(field requests "$out")
   awk -v r="$(field rps "$out")" -v d=$(( $(ticks "$1") - t0 )) -v hz="$HZ" -v n="$n" \
-    'BEGIN{printf "%d %.1f\n", r, d / hz / n * 1e6}'
+    'BEGIN{printf "%d %.1f %d\n", r, d / hz / n * 1e6, n}'
 }
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A RATIOS CPU_RATIOS WINS
-for scheme in http https; do
-  port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
-  url=$scheme://localhost:$port/small
-  # warm both: connections, leaf certificates, the live spec's first endpoint
-  measure $AR_PID $AR_PORT "$url" >/dev/null; measure $HS_PID $HS_PORT "$url" >/dev/null
-  WINS[$scheme]=0
-  for i in $(seq 1 "$PAIRS"); do
-    if (( i % 2 )); then
-      read -r ar_rps ar_cpu < <(measure $AR_PID $AR_PORT "$url")
-      read -r hs_rps hs_cpu < <(measure $HS_PID $HS_PORT "$url")
-    else
-      read -r hs_rps hs_cpu < <(measure $HS_PID $HS_PORT "$url")
-      read -r ar_rps ar_cpu < <(measure $AR_PID $AR_PORT "$url")
-    fi
-    ratio=$(awk -v a="$ar_rps" -v b="$hs_rps" 'BEGIN{printf "%.3f", a / b}')
-    cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
-    RATIOS[$scheme]+=" $ratio"; CPU_RATIOS[$scheme]+=" $cpu_ratio"
-    awk -v r="$ratio" 'BEGIN{exit !(r >= 1)}' && WINS[$scheme]=$(( WINS[$scheme] + 1 ))
-    printf '%-5s pair %2d: %s %6d r/s %5.1f ms CPU/1k   hudsucker %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
-      "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$hs_rps" "$hs_cpu" "$ratio" >&2
+RELAYED=0 # requests sent through the subject, warm-ups included: `ar` must archive each one
+for conns in $CONNS; do
+  for scheme in http https; do
+    port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
+    url=$scheme://localhost:$port/small
+    key=$conns.$scheme
+    # warm both: connections, leaf certificates, the live spec's first endpoint
+    read -r _ _ n < <(measure $AR_PID $AR_PORT "$url" "$conns"); RELAYED=$(( RELAYED + n ))
+    measure $HS_PID $HS_PORT "$url" "$conns" >/dev/null
+    WINS[$key]=0
+    for i in $(seq 1 "$PAIRS"); do
+      if (( i % 2 )); then
+        read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
+        read -r hs_rps hs_cpu _ < <(measure $HS_PID $HS_PORT "$url" "$conns")
+      else
+        read -r hs_rps hs_cpu _ < <(measure $HS_PID $HS_PORT "$url" "$conns")
+        read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
+      fi
+      RELAYED=$(( RELAYED + n ))
+      ratio=$(awk -v a="$ar_rps" -v b="$hs_rps" 'BEGIN{printf "%.3f", a / b}')
+      cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
+      RATIOS[$key]+=" $ratio"; CPU_RATIOS[$key]+=" $cpu_ratio"
+      awk -v r="$ratio" 'BEGIN{exit !(r >= 1)}' && WINS[$key]=$(( WINS[$key] + 1 ))
+      printf '%3s conns %-5s pair %2d: %s %6d r/s %5.1f ms CPU/1k   hudsucker %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
+        "$conns" "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$hs_rps" "$hs_cpu" "$ratio" >&2
+    done
   done
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 stats() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.2fx (min %.2fx, max %.2fx)", m, v[1], v[NR]}'; }
 echo
-echo "## $SUBJECT vs hudsucker, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $CONNS keep-alive connections, $PAIRS pairs of ${SECS}s runs per scheme; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
-for scheme in http https; do
-  echo "$scheme: requests/s $SUBJECT/hudsucker $(stats "${RATIOS[$scheme]}"), $SUBJECT ahead in ${WINS[$scheme]} of $PAIRS pairs; CPU per request hudsucker/$SUBJECT $(stats "${CPU_RATIOS[$scheme]}")"
+echo "## $SUBJECT vs hudsucker, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $PAIRS pairs of ${SECS}s runs per scheme and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
+for conns in $CONNS; do
+  for scheme in http https; do
+    key=$conns.$scheme
+    echo "$conns conns, $scheme: requests/s $SUBJECT/hudsucker $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs; CPU per request hudsucker/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
+  done
 done
 if [[ $SUBJECT == ar ]]; then
   sleep 0.1 # the last tick's flows
-  echo "ar archived $(wc -l <"$WORK/ar-out/flows.jsonl") flows, every one it relayed"
+  archived=$(wc -l <"$WORK/ar-out/flows.jsonl")
+  echo "ar relayed $RELAYED requests and archived $archived flows$( ((archived == RELAYED)) && echo ", every one" || echo ": SOME FLOWS ARE MISSING")"
 fi
