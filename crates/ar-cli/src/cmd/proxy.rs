@@ -25,10 +25,10 @@ use crate::cmd::ca;
 use crate::pipeline::live::{DEFAULT_BACKLOG, DEFAULT_INTERVAL, LiveDocs};
 use crate::pipeline::{Pipeline, PipelineConfig};
 
-/// Batches (one per proxy delivery tick, 2 ms) buffered between the proxy and
+/// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
 /// the archive before the proxy starts dropping (and counting) them rather
-/// than slowing traffic down: about 8 s of traffic.
-const BATCH_QUEUE: usize = 4096;
+/// than slowing traffic down: about 10 s of traffic.
+const BATCH_QUEUE: usize = 512;
 
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]

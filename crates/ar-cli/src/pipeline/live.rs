@@ -25,8 +25,8 @@ use super::{NewEndpoint, Pipeline};
 pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Batches waiting for the spec thread before new ones are turned away.
-/// At the proxy's delivery tick (2 ms) this is about a second of traffic.
-pub(crate) const DEFAULT_BACKLOG: usize = 512;
+/// At the proxy's delivery tick (20 ms) this is about a second of traffic.
+pub(crate) const DEFAULT_BACKLOG: usize = 64;
 
 /// A running live-documentation thread.
 #[derive(Debug)]
