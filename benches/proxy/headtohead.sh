@@ -8,6 +8,9 @@
 # then the other, within seconds, alternating which goes first. The figure to read is the
 # median of the per-pair ratios, with how many pairs `ar` won; the spread shows the noise.
 #
+# BASELINE=PATH puts another build of `ar` (`ar proxy`) in hudsucker's place: an A/B of a change,
+# measured the same way (run it both ways round; each build gets its own archive).
+#
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.
 #
@@ -17,7 +20,7 @@
 # each proxy adds (throughput is bound by round trips), many measure CPU per request (the two
 # cores are saturated, shared by the load generator, the origin and the proxy).
 #
-# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar SKIP_BUILD=1)
+# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +28,8 @@ PAIRS=${PAIRS:-10}
 SECS=${SECS:-3}
 CONNS=${CONNS:-16}
 SUBJECT=${SUBJECT:-ar}
+BASELINE=${BASELINE:-}
+OTHER=hudsucker; [[ -n $BASELINE ]] && OTHER=baseline
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
 WORK=$(mktemp -d)
@@ -54,7 +59,12 @@ case $SUBJECT in
   *) echo "SUBJECT is ar or ar-core" >&2; exit 2 ;;
 esac
 AR_PID=$!; PIDS+=($AR_PID)
-"$BIN/hudsucker_proxy" $HS_PORT "$WORK/ca" "$WORK/origin-ca.pem" & HS_PID=$!; PIDS+=($HS_PID)
+if [[ -n $BASELINE ]]; then
+  "$BASELINE" proxy --port $HS_PORT --out "$WORK/baseline-out" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" >/dev/null &
+else
+  "$BIN/hudsucker_proxy" $HS_PORT "$WORK/ca" "$WORK/origin-ca.pem" &
+fi
+HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT
 
 # measure PID PORT URL CONNS: "requests/s CPU-ms-per-1k-requests requests"
@@ -92,8 +102,8 @@ for conns in $CONNS; do
       cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
       RATIOS[$key]+=" $ratio"; CPU_RATIOS[$key]+=" $cpu_ratio"
       awk -v r="$ratio" 'BEGIN{exit !(r >= 1)}' && WINS[$key]=$(( WINS[$key] + 1 ))
-      printf '%3s conns %-5s pair %2d: %s %6d r/s %5.1f ms CPU/1k   hudsucker %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
-        "$conns" "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$hs_rps" "$hs_cpu" "$ratio" >&2
+      printf '%3s conns %-5s pair %2d: %s %6d r/s %5.1f ms CPU/1k   %s %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
+        "$conns" "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$OTHER" "$hs_rps" "$hs_cpu" "$ratio" >&2
     done
   done
 done
@@ -101,15 +111,15 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 stats() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.2fx (min %.2fx, max %.2fx)", m, v[1], v[NR]}'; }
 echo
-echo "## $SUBJECT vs hudsucker, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $PAIRS pairs of ${SECS}s runs per scheme and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
+echo "## $SUBJECT vs $OTHER, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $PAIRS pairs of ${SECS}s runs per scheme and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
 for conns in $CONNS; do
   for scheme in http https; do
     key=$conns.$scheme
-    echo "$conns conns, $scheme: requests/s $SUBJECT/hudsucker $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs; CPU per request hudsucker/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
+    echo "$conns conns, $scheme: requests/s $SUBJECT/$OTHER $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs; CPU per request $OTHER/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
   done
 done
 if [[ $SUBJECT == ar ]]; then
-  sleep 0.1 # the last tick's flows
+  sleep 0.2 # the last tick's flows
   archived=$(wc -l <"$WORK/ar-out/flows.jsonl")
   echo "ar relayed $RELAYED requests and archived $archived flows$( ((archived == RELAYED)) && echo ", every one" || echo ": SOME FLOWS ARE MISSING")"
 fi
