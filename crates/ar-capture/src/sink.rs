@@ -72,9 +72,9 @@ impl Counters {
 ///
 /// Each delivery wakes the consumers (in `ar proxy`, the archive and the spec
 /// threads), and on a VM a wakeup costs far more than the work it brings when
-/// a batch is small: with 2 ms, `ar proxy` spent 10–20% more CPU per request
-/// than with 20 ms at a browser-like four connections (BENCHMARKS.md,
-/// "delivery tick"). 50 ms gained nothing more. 20 ms is still far below
+/// a batch is small: with 2 ms, `ar proxy` spent 8–23% more CPU per request
+/// than with 20 ms at a browser-like four connections (BENCHMARKS.md, "a 20
+/// ms delivery tick"). 50 ms gained nothing more. 20 ms is still far below
 /// anything a person or an agent waits on.
 pub const DELIVERY_TICK: Duration = Duration::from_millis(20);
 /// Flows queued between two deliveries at most.
