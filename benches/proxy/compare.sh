@@ -30,25 +30,10 @@ SECS=${SECS:-5}
 LAT_SECS=${LAT_SECS:-3}
 BIG_MB=${BIG_MB:-64}
 ROUNDS=${ROUNDS:-1}
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 HTTP_PORT=18080 HTTPS_PORT=18443
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-if [[ -z ${SKIP_BUILD:-} ]]; then
-  echo "building (release)..." >&2
-  (cd "$ROOT" && cargo build --release -q -p ar-cli)
-  (cd "$ROOT/benches/proxy" && CARGO_TARGET_DIR=$TARGET cargo build --release -q)
-fi
+source "$ROOT/benches/proxy/common.sh"
 AR=$TARGET/release/ar LOADGEN=$TARGET/release/loadgen
-
-wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }      # utime + stime, clock ticks
 peak_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
-HZ=$(getconf CLK_TCK)
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 
 "$TARGET/release/origin" $HTTP_PORT $HTTPS_PORT "$WORK" & PIDS+=($!)
 wait_port $HTTP_PORT; wait_port $HTTPS_PORT

@@ -30,25 +30,9 @@ CONNS=${CONNS:-16}
 SUBJECT=${SUBJECT:-ar}
 BASELINE=${BASELINE:-}
 OTHER=hudsucker; [[ -n $BASELINE ]] && OTHER=baseline
-TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
-WORK=$(mktemp -d)
-PIDS=()
-# `ar` flushes its archive and spec on SIGTERM: wait for that before removing its directory.
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-if [[ -z ${SKIP_BUILD:-} ]]; then
-  echo "building (release)..." >&2
-  (cd "$ROOT" && cargo build --release -q -p ar-cli)
-  (cd "$ROOT/benches/proxy" && CARGO_TARGET_DIR=$TARGET cargo build --release -q)
-fi
+source "$ROOT/benches/proxy/common.sh"
 BIN=$TARGET/release
-
-wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
-HZ=$(getconf CLK_TCK)
 
 "$BIN/origin" $HTTP_PORT $HTTPS_PORT "$WORK" >/dev/null & PIDS+=($!)
 wait_port $HTTP_PORT; wait_port $HTTPS_PORT

@@ -1,0 +1,20 @@
+# Shared by compare.sh and headtohead.sh (sourced after ROOT is set): the release build, a scratch
+# directory cleaned up on exit with every started process, and the small helpers both scripts use.
+
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+WORK=$(mktemp -d)
+PIDS=()
+# `ar` flushes its archive and spec on SIGTERM: wait for that before removing its directory.
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+if [[ -z ${SKIP_BUILD:-} ]]; then
+  echo "building (release)..." >&2
+  (cd "$ROOT" && cargo build --release -q -p ar-cli)
+  (cd "$ROOT/benches/proxy" && CARGO_TARGET_DIR=$TARGET cargo build --release -q)
+fi
+
+wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }      # utime + stime, clock ticks
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }   # NAME=VALUE from a loadgen line
+HZ=$(getconf CLK_TCK)
