@@ -318,21 +318,8 @@ impl Harness {
 
     /// The next flow whose URL ends with `suffix` (others are skipped), within 20 s.
     pub(crate) async fn flow_for(&mut self, suffix: &str) -> Flow {
-        let wait = async {
-            loop {
-                let flow = self
-                    .flows
-                    .recv()
-                    .await
-                    .expect("proxy stopped emitting flows");
-                if flow.request.url.ends_with(suffix) {
-                    return flow;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(20), wait)
-            .await
-            .unwrap_or_else(|_| panic!("no flow for {suffix}"))
+        let mut flows = self.flows_for(&[suffix.to_owned()]).await;
+        flows.remove(0)
     }
 
     /// The flows whose URLs end with each of `suffixes`, in that order, whatever
