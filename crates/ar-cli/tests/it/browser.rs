@@ -198,31 +198,27 @@ fn is_running(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-/// Whether `pid` has exited within `within`. Chromedriver runs under the
-/// watchdog shell, not as our child, so dropping the browser signals it and
-/// cannot wait for it: on a loaded machine it takes a moment to go.
-fn gone_within(pid: u32, within: Duration) -> bool {
+/// Probes until `busy` no longer holds for the result or `within` is up, and
+/// returns the last result: a killed process goes asynchronously (a loaded
+/// machine takes a moment to tear down a renderer, and chromedriver, under
+/// the watchdog shell rather than our child, cannot be waited for).
+fn settled<T>(within: Duration, mut probe: impl FnMut() -> T, busy: impl Fn(&T) -> bool) -> T {
     let deadline = std::time::Instant::now() + within;
-    while is_running(pid) {
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let mut last = probe();
+    while busy(&last) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+        last = probe();
     }
-    true
+    last
 }
 
-/// Processes still mentioning `needle` after at most `within`: a killed
-/// process goes asynchronously (a loaded machine takes a moment to tear down
-/// a renderer), so leftovers are checked until they are gone or time is up.
+/// Processes still mentioning `needle` after at most `within`.
 fn processes_left(needle: &str, within: Duration) -> Vec<String> {
-    let deadline = std::time::Instant::now() + within;
-    let mut left = processes_mentioning(needle);
-    while !left.is_empty() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        left = processes_mentioning(needle);
-    }
-    left
+    settled(
+        within,
+        || processes_mentioning(needle),
+        |left| !left.is_empty(),
+    )
 }
 
 /// Processes whose command line mentions `needle` (Chromium carries its profile dir).
@@ -345,10 +341,8 @@ async fn snapshot_outlines_the_page_and_refs_drive_it() {
         "chromium runs with our profile"
     );
     drop(browser);
-    assert!(
-        gone_within(driver_pid, Duration::from_secs(5)),
-        "chromedriver outlived the browser"
-    );
+    let driver_running = settled(Duration::from_secs(5), || is_running(driver_pid), |r| *r);
+    assert!(!driver_running, "chromedriver outlived the browser");
     let left = processes_left(&profile, Duration::from_secs(5));
     assert!(left.is_empty(), "processes outlived the browser: {left:?}");
 }
