@@ -94,12 +94,20 @@ done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 stats() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.2fx (min %.2fx, max %.2fx)", m, v[1], v[NR]}'; }
+# sign_test WINS PAIRS: the two-sided sign-test p-value of winning WINS of PAIRS pairs. Below 0.05,
+# one proxy is ahead beyond what the noise explains; above, the pairs do not tell the two apart.
+sign_test() {
+  awk -v w="$1" -v n="$2" 'BEGIN {
+    c = 1; below = 0; above = 0
+    for (k = 0; k <= n; k++) { p = c / 2 ^ n; if (k <= w) below += p; if (k >= w) above += p; c = c * (n - k) / (k + 1) }
+    t = 2 * (below < above ? below : above); printf "%.2f", (t > 1 ? 1 : t) }'
+}
 echo
 echo "## $SUBJECT vs $OTHER, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $PAIRS pairs of ${SECS}s runs per scheme and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
 for conns in $CONNS; do
   for scheme in http https; do
     key=$conns.$scheme
-    echo "$conns conns, $scheme: requests/s $SUBJECT/$OTHER $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs; CPU per request $OTHER/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
+    echo "$conns conns, $scheme: requests/s $SUBJECT/$OTHER $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs (sign test p = $(sign_test "${WINS[$key]}" "$PAIRS")); CPU per request $OTHER/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
   done
 done
 if [[ $SUBJECT == ar ]]; then
