@@ -6,7 +6,9 @@
 # taken a minute apart, and on a shared VM the machine's speed moves by ±25% from minute to
 # minute. Here both proxies stay up (an idle proxy costs nothing) and each pair measures one,
 # then the other, within seconds, alternating which goes first. The figure to read is the
-# median of the per-pair ratios, with how many pairs `ar` won; the spread shows the noise.
+# median of the per-pair ratios, with how many pairs `ar` won and the sign test's p-value for
+# that count (below 0.05: one proxy is ahead beyond the noise; 8 pairs can show that only when one
+# proxy wins 8 of 8 or 0 of 8, so use PAIRS=20 for a verdict); the spread shows the noise.
 #
 # BASELINE=PATH puts another build of `ar` (`ar proxy`) in hudsucker's place: an A/B of a change,
 # measured the same way (run it both ways round; each build gets its own archive).
