@@ -96,8 +96,7 @@ done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 stats() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{v[NR] = $1} END {m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "median %.2fx (min %.2fx, max %.2fx)", m, v[1], v[NR]}'; }
-# sign_test WINS PAIRS: the two-sided sign-test p-value of winning WINS of PAIRS pairs. Below 0.05,
-# one proxy is ahead beyond what the noise explains; above, the pairs do not tell the two apart.
+# sign_test WINS PAIRS: the two-sided sign-test p-value of winning WINS of PAIRS pairs (read as the header says).
 sign_test() {
   awk -v w="$1" -v n="$2" 'BEGIN {
     c = 1; below = 0; above = 0
