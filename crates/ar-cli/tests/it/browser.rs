@@ -198,23 +198,9 @@ fn is_running(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-/// Probes until `busy` no longer holds for the result or `within` is up, and
-/// returns the last result: a killed process goes asynchronously (a loaded
-/// machine takes a moment to tear down a renderer, and chromedriver, under
-/// the watchdog shell rather than our child, cannot be waited for).
-fn settled<T>(within: Duration, mut probe: impl FnMut() -> T, busy: impl Fn(&T) -> bool) -> T {
-    let deadline = std::time::Instant::now() + within;
-    let mut last = probe();
-    while busy(&last) && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-        last = probe();
-    }
-    last
-}
-
 /// Processes still mentioning `needle` after at most `within`.
 fn processes_left(needle: &str, within: Duration) -> Vec<String> {
-    settled(
+    crate::settled(
         within,
         || processes_mentioning(needle),
         |left| !left.is_empty(),
@@ -341,7 +327,7 @@ async fn snapshot_outlines_the_page_and_refs_drive_it() {
         "chromium runs with our profile"
     );
     drop(browser);
-    let driver_running = settled(Duration::from_secs(5), || is_running(driver_pid), |r| *r);
+    let driver_running = crate::settled(Duration::from_secs(5), || is_running(driver_pid), |r| *r);
     assert!(!driver_running, "chromedriver outlived the browser");
     let left = processes_left(&profile, Duration::from_secs(5));
     assert!(left.is_empty(), "processes outlived the browser: {left:?}");

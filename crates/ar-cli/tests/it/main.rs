@@ -10,3 +10,22 @@ mod scope;
 mod session;
 mod shop;
 mod take;
+
+/// Probes until `busy` no longer holds for the result or `within` is up, and
+/// returns the last result: for what happens asynchronously, such as a killed
+/// process going away (a loaded machine takes a moment to tear down a renderer,
+/// and chromedriver, under the watchdog shell rather than our child, cannot be
+/// waited for) or a file a running `ar` rewrites.
+pub(crate) fn settled<T>(
+    within: std::time::Duration,
+    mut probe: impl FnMut() -> T,
+    busy: impl Fn(&T) -> bool,
+) -> T {
+    let deadline = std::time::Instant::now() + within;
+    let mut last = probe();
+    while busy(&last) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        last = probe();
+    }
+    last
+}

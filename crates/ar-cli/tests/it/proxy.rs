@@ -136,6 +136,13 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
         "query strings (tokens) are not printed: {line}"
     );
     proxy.wait_for("/users/2");
+    // Live: the spec on disk follows the traffic within its one-second rewrite interval, before any exit.
+    let live = crate::settled(
+        Duration::from_secs(10),
+        || std::fs::read_to_string(out.join("openapi.yaml")).unwrap_or_default(),
+        |spec| !spec.contains("/users/{"),
+    );
+    assert!(live.contains("/users/{"), "the live spec: {live}");
     let (rest, status) = proxy.stop();
     assert!(status.success(), "exit status {status}");
     assert!(
