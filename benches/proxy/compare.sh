@@ -9,7 +9,8 @@
 # (one connection, compared with the direct run), MB/s for a large body, and
 # the proxy's peak RSS. Ratios against mitmproxy and hudsucker at the end.
 # For `ar`, the CPU is also split by thread: the relay (tokio workers), the
-# archive (the `ar` main thread) and the live spec (`ar-spec`).
+# capture work (archive + live spec, `ar-capture`) and the main thread `ar`
+# (waits for Ctrl-C).
 #
 # ROUNDS=N runs every proxy N times, alternating (ar, ar-core, hudsucker,
 # mitmproxy, ar, ...), and keeps each proxy's best figure per column (highest
@@ -67,7 +68,7 @@ run_suite() {
       t1=$(ticks "$pid"); n=$(field requests "$out")
       keep "$name.$scheme.cpu" "$(per_k $((t1 - t0)) "$n")" low
       if [[ $name == ar ]]; then
-        # relay (tokio-rt-worker), archive (main thread `ar`), spec (`ar-spec`), this round
+        # relay (tokio-rt-worker), capture (`ar-capture`), main thread (`ar`), this round
         while read -r thread after; do
           local was; was=$(awk -v t="$thread" '$1 == t {print $2}' <<<"$before")
           R[$name.$scheme.split.$thread]=$(per_k $((after - ${was:-0})) "$n")
@@ -140,8 +141,8 @@ echo "(latency columns: microseconds added over the direct run, whose own values
 echo "ar archived ${R[ar.flows]} flows to flows.jsonl during its last round; its exit summary: ${R[ar.summary]}"
 for scheme in http https; do
   split=""
-  for thread in tokio-rt-worker ar ar-spec; do split+=" $thread ${R[ar.$scheme.split.$thread]:-0}s"; done
-  echo "ar CPU per 1,000 $scheme requests by thread (last round): total ${R[ar.$scheme.split.total]}s =$split (relay, archive, live spec)"
+  for thread in tokio-rt-worker ar-capture ar; do split+=" $thread ${R[ar.$scheme.split.$thread]:-0}s"; done
+  echo "ar CPU per 1,000 $scheme requests by thread (last round): total ${R[ar.$scheme.split.total]}s =$split (relay, capture: archive + live spec, main thread)"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
 for pair in "ar hudsucker" "ar-core hudsucker" "ar mitmproxy"; do

@@ -11,8 +11,8 @@
 //! - the **batch** sink is the archive sink in batches (one `Vec<Flow>` per
 //!   tick, no per-flow message or copy); a batch it has no room for is
 //!   dropped and its flows count in `dropped_archive`. A consumer that also
-//!   documents passes the same `Vec` on to its own best-effort stage and
-//!   counts what that stage could not take.
+//!   documents passes the same `Vec` on (`ar proxy` archives and documents
+//!   each batch in turn, on one thread).
 //!
 //! Both counters are visible in [`ProxyStats`], so a caller can report what
 //! was lost instead of losing it silently.

@@ -67,7 +67,11 @@ impl Cli {
                 Ok(ExitCode::from(2))
             }
             Some(Command::InferSchema(args)) => cmd::infer_schema::run(args, &mut stdout),
-            Some(Command::Proxy(args)) => cmd::proxy::run(args, &mut stdout),
+            Some(Command::Proxy(args)) => {
+                // The capture thread prints a line per flow: no lock held here.
+                drop(stdout);
+                cmd::proxy::run(args)
+            }
             Some(Command::Ca(args)) => cmd::ca::run(args, &mut stdout),
             Some(Command::Import(args)) => cmd::import::run(args, &mut stdout),
             #[cfg(feature = "demo")]

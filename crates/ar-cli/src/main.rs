@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 /// mimalloc instead of glibc malloc: the proxy builds flows on the runtime
-/// workers and frees them on the archive and spec threads, a cross-thread
+/// workers and frees them on the capture thread, a cross-thread
 /// pattern glibc's per-thread caches handle poorly (≈6k fewer instructions
 /// per proxied request; large downloads pay instead, see ARCHITECTURE.md).
 #[global_allocator]

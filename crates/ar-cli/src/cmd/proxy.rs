@@ -2,13 +2,13 @@
 //! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
 //! appended to `OUT/flows.jsonl` (+ `bodies/`).
 //!
-//! Flows arrive from the proxy in batches (one per delivery tick). Each
-//! batch goes through one place, [`Ingest`], which archives it with one
-//! write, then the same flows (moved, not copied) are offered to the spec
-//! pipeline ([`LiveDocs`], its own thread): `openapi.yaml`, `openapi.json`
-//! and `API.md` kept current (rewritten at most once a second and on exit),
-//! a line per new endpoint. The spec side is best effort: a batch it has no
-//! room for is archived but not documented, and counted.
+//! Flows arrive from the proxy in batches (one per delivery tick). One
+//! thread, `ar-capture`, does the capture work ([`Capture`]): it archives a
+//! batch with one write, prints a line per flow, then documents the same
+//! flows: `openapi.yaml`, `openapi.json` and `API.md` kept current
+//! (rewritten at most once a second and on exit), a line per new endpoint.
+//! Every few flows it offers its core to a relay worker that woke there
+//! ([`yield_between_slices`]), so relaying never waits for a whole batch.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -18,17 +18,30 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use ar_capture::{DEFAULT_BODY_CAP, Proxy};
 use ar_store::{Client, Flow};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
-use crate::pipeline::live::{DEFAULT_BACKLOG, DEFAULT_INTERVAL, LiveDocs};
+use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
 use crate::pipeline::{Pipeline, PipelineConfig};
 
 /// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
-/// the archive before the proxy starts dropping (and counting) them rather
+/// the capture work before the proxy starts dropping (and counting) them rather
 /// than slowing traffic down: about 10 s of traffic.
 const BATCH_QUEUE: usize = 512;
+
+/// Flows captured between two offers of the core to whoever else wants it
+/// (about 50 µs of work, archiving or documenting).
+const SLICE_FLOWS: usize = 8;
+
+/// After every [`SLICE_FLOWS`] flows, lets a relay worker that woke on this
+/// core run first (`sched_yield`; it returns at once when nobody waits), so
+/// a worker waits one slice for the capture work, not a whole batch.
+fn yield_between_slices(flows_done: usize) {
+    if flows_done % SLICE_FLOWS == SLICE_FLOWS - 1 {
+        std::thread::yield_now();
+    }
+}
 
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]
@@ -62,59 +75,110 @@ pub(crate) struct Args {
     body_cap: usize,
 }
 
-/// What `ar proxy` does with each captured flow.
-pub(crate) trait Ingest {
-    /// Takes one finished flow. An error stops the proxy (nothing is lost silently).
-    fn ingest(&mut self, flow: &Flow, out: &mut dyn Write) -> anyhow::Result<()>;
-    /// Called after each batch of flows: write out what was buffered, so a
-    /// burst costs one write and no flow waits in a buffer once the batch is done.
-    fn idle(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
-    /// Called once on exit, after the last flow: flush everything.
-    fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()>;
-}
-
-/// Archive-only ingest: every flow appended to `flows.jsonl`, one line printed per flow.
-pub(crate) struct ArchiveIngest {
+/// What `ar proxy` does with each batch of flows.
+struct Capture {
     archive: ArchiveDir,
+    docs: LiveDocs,
+    /// Standard output: a line per flow and per new endpoint, flushed per batch.
+    out: Box<dyn Write + Send>,
 }
 
-impl Ingest for ArchiveIngest {
-    fn ingest(&mut self, flow: &Flow, out: &mut dyn Write) -> anyhow::Result<()> {
-        self.archive.append(flow)?;
-        // A closed stdout (`ar proxy | head`) must not stop the capture.
-        let _ = write_flow_line(out, flow);
-        Ok(())
-    }
-
-    fn idle(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+impl Capture {
+    /// Archives, prints and documents `batches`, oldest first. An archive
+    /// error stops the proxy: nothing is lost silently.
+    fn run(&mut self, batches: &[Vec<Flow>]) -> anyhow::Result<()> {
+        for (i, flow) in batches.iter().flatten().enumerate() {
+            self.archive.append(flow)?;
+            // A closed stdout (`ar proxy | head`) must not stop the capture.
+            let _ = write_flow_line(&mut self.out, flow);
+            yield_between_slices(i);
+        }
+        // Every batch queued goes out in one write.
         self.archive.flush()?;
-        let _ = out.flush();
+        let out = &mut self.out;
+        for (i, flow) in batches.iter().flatten().enumerate() {
+            self.docs.ingest(flow, |new| {
+                let _ = writeln!(out, "{new}");
+            })?;
+            yield_between_slices(i);
+        }
+        // Capture goes on when the spec cannot be written (a full disk, say): the next due write retries.
+        if let Err(error) = self.docs.write_if_due() {
+            eprintln!("ar: warning: cannot update the spec: {error:#}");
+        }
+        let _ = self.out.flush();
         Ok(())
     }
 
-    fn finish(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
-        self.archive.sync()?;
-        let _ = out.flush();
+    /// Takes batches until `stop` fires (or the proxy is gone) and the
+    /// channel is empty, each with whatever else has queued by then, in one
+    /// pass. Wakes at least once per rewrite interval, so that the last
+    /// changes reach the documents when traffic stops.
+    fn serve(
+        mut self,
+        mut batches: mpsc::Receiver<Vec<Flow>>,
+        mut stop: oneshot::Receiver<()>,
+        runtime: &tokio::runtime::Handle,
+    ) -> anyhow::Result<Self> {
+        let mut pending = Vec::new();
+        loop {
+            let stopping = runtime.block_on(async {
+                tokio::select! {
+                    _ = &mut stop => true,
+                    batch = batches.recv() => match batch {
+                        Some(batch) => {
+                            pending.push(batch);
+                            false
+                        }
+                        // The proxy is gone: nothing more will come.
+                        None => true,
+                    },
+                    () = tokio::time::sleep(DEFAULT_INTERVAL) => false,
+                }
+            });
+            while let Ok(batch) = batches.try_recv() {
+                pending.push(batch);
+            }
+            self.run(&pending)?;
+            pending.clear();
+            if stopping {
+                return Ok(self);
+            }
+        }
+    }
+
+    /// On exit: the archive forced to disk, the documents written one last
+    /// time, and a summary of both, with the flows the proxy had to drop.
+    fn finish(self, spec: &std::path::Path, dropped: u64) -> anyhow::Result<()> {
+        let Self {
+            mut archive,
+            docs,
+            mut out,
+        } = self;
+        archive.sync()?;
         let _ = writeln!(
             out,
             "archived {} flows to {}",
-            self.archive.written(),
-            self.archive.path().display()
+            archive.written(),
+            archive.path().display()
         );
+        let summary = docs.finish()?.summary();
+        let _ = writeln!(
+            out,
+            "documented {} endpoints from {} in-scope flows in {}",
+            summary.endpoints,
+            summary.in_scope,
+            spec.display()
+        );
+        if dropped > 0 {
+            let _ = writeln!(
+                out,
+                "warning: {dropped} flows were dropped because the archive could not keep up"
+            );
+        }
+        let _ = out.flush();
         Ok(())
     }
-}
-
-/// Archives one batch: every flow appended, then one write for all of them.
-fn archive_batch(
-    ingest: &mut dyn Ingest,
-    flows: &[Flow],
-    out: &mut dyn Write,
-) -> anyhow::Result<()> {
-    for flow in flows {
-        ingest.ingest(flow, out)?;
-    }
-    ingest.idle(out)
 }
 
 /// The line of [`write_flow_line`] without its newline.
@@ -161,24 +225,22 @@ fn write_flow_line(out: &mut dyn Write, flow: &Flow) -> std::io::Result<()> {
     out.write_all(&line)
 }
 
-pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    // Per-flow lines are written in batches (see `Ingest::idle`), not one syscall each.
-    let mut out = std::io::BufWriter::new(out);
-    runtime.block_on(serve(args, &mut out))
+    runtime.block_on(serve(args))
 }
 
-async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+async fn serve(args: Args) -> anyhow::Result<ExitCode> {
+    // Per-flow lines are written in batches (see `Capture::run`), not one syscall each.
+    let mut out = std::io::BufWriter::new(std::io::stdout());
     let ca = Arc::new(ca::load(args.ca_dir)?);
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut ingest = ArchiveIngest {
-        archive: ArchiveDir::open(&args.out)?,
-    };
-    let (tx, mut batches) = mpsc::channel::<Vec<Flow>>(BATCH_QUEUE);
+    let archive = ArchiveDir::open(&args.out)?;
+    let (tx, batches) = mpsc::channel::<Vec<Flow>>(BATCH_QUEUE);
     let spec_pipeline = Pipeline::new(PipelineConfig::default().with_scope_hosts(&args.scope))?;
     let mut builder = Proxy::builder(Arc::clone(&ca))
         .port(args.port)
@@ -203,11 +265,7 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         .unwrap_or_default();
     let spki = ca.spki_sha256_base64();
     writeln!(out, "ar proxy listening on http://{addr}")?;
-    writeln!(
-        out,
-        "  archive  {} (+ bodies/)",
-        ingest.archive.path().display()
-    )?;
+    writeln!(out, "  archive  {} (+ bodies/)", archive.path().display())?;
     if !args.scope.is_empty() {
         writeln!(
             out,
@@ -229,86 +287,45 @@ async fn serve(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         out,
         "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}"
     )?;
+    let spec_path = args.out.join("openapi.yaml");
     writeln!(
         out,
         "  spec     {} + API.md (kept current; a line per new endpoint)",
-        args.out.join("openapi.yaml").display()
+        spec_path.display()
     )?;
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
-    let (new_tx, mut new_endpoints) = mpsc::unbounded_channel();
-    // Documenting runs on its own thread, fed the archived batches without waiting.
-    let mut spec = LiveDocs::spawn(
-        spec_pipeline,
-        args.out.clone(),
-        DEFAULT_BACKLOG,
-        DEFAULT_INTERVAL,
-        move |new| {
-            let _ = new_tx.send(new.to_string());
-        },
-        |error| eprintln!("ar: warning: cannot update the spec: {error:#}"),
-    )?;
+    let capture = Capture {
+        archive,
+        docs: LiveDocs::new(spec_pipeline, args.out.clone(), DEFAULT_INTERVAL),
+        out: Box::new(out),
+    };
+    let (stop_capture, stop) = oneshot::channel();
+    let (capture_ended, mut ended) = oneshot::channel::<()>();
+    let runtime = tokio::runtime::Handle::current();
+    let capture = std::thread::Builder::new()
+        .name("ar-capture".into())
+        .spawn(move || {
+            let result = capture.serve(batches, stop, &runtime);
+            let _ = capture_ended.send(());
+            result
+        })
+        .context("cannot start the capture thread")?;
 
     let handle = proxy.spawn();
-    let stop = shutdown_signal();
-    tokio::pin!(stop);
-    // This loop runs on the thread that called `block_on`, not on a runtime
-    // worker, so the archive's file writes never hold up the proxy's tasks.
-    loop {
-        tokio::select! {
-            () = &mut stop => break,
-            batch = batches.recv() => {
-                let Some(mut flows) = batch else { break };
-                // Whatever else is queued goes out in the same write.
-                while let Ok(more) = batches.try_recv() {
-                    flows.extend(more);
-                }
-                archive_batch(&mut ingest, &flows, out)?;
-                spec.offer(flows);
-            }
-            Some(line) = new_endpoints.recv() => {
-                let _ = writeln!(out, "{line}");
-                while let Ok(line) = new_endpoints.try_recv() {
-                    let _ = writeln!(out, "{line}");
-                }
-                let _ = out.flush();
-            }
-        }
+    // A capture error (say, the archive's disk is full) stops the proxy too: nothing is lost silently.
+    tokio::select! {
+        () = shutdown_signal() => {}
+        _ = &mut ended => {}
     }
     let stats = handle.shutdown().await;
     // Flows that finished while shutting down are archived (and documented) too.
-    while let Ok(flows) = batches.try_recv() {
-        archive_batch(&mut ingest, &flows, out)?;
-        spec.offer(flows);
-    }
-    ingest.finish(out)?;
-    let dropped_live = stats.dropped_live + spec.dropped();
-    // Blocking is fine here: this is the `block_on` thread and the proxy has stopped.
-    let spec = spec.finish()?;
-    while let Ok(line) = new_endpoints.try_recv() {
-        let _ = writeln!(out, "{line}");
-    }
-    let summary = spec.summary();
-    let _ = writeln!(
-        out,
-        "documented {} endpoints from {} in-scope flows in {}",
-        summary.endpoints,
-        summary.in_scope,
-        args.out.join("openapi.yaml").display()
-    );
-    if dropped_live > 0 {
-        let _ = writeln!(
-            out,
-            "warning: {dropped_live} flows were archived but not documented because the spec builder could not keep up",
-        );
-    }
-    if stats.dropped_archive > 0 {
-        let _ = writeln!(
-            out,
-            "warning: {} flows were dropped because the archive could not keep up",
-            stats.dropped_archive
-        );
-    }
+    let _ = stop_capture.send(());
+    let capture = tokio::task::spawn_blocking(move || capture.join())
+        .await
+        .context("cannot wait for the capture thread")?
+        .map_err(|_| anyhow::anyhow!("the capture thread panicked"))??;
+    capture.finish(&spec_path, stats.dropped_archive)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,21 +1,14 @@
-//! Live documentation: a dedicated thread owns a [`Pipeline`], takes
-//! batches of flows without ever making the sender wait, and keeps
-//! `openapi.yaml`, `openapi.json` and `API.md` current: rewritten atomically
-//! at most once per interval and at the end.
+//! Live documentation for `ar proxy`: a [`Pipeline`] fed flow by flow that
+//! keeps `openapi.yaml`, `openapi.json` and `API.md` current, rewritten
+//! atomically at most once per interval and at the end.
 //!
-//! Why a thread and not a task: ingesting a flow into the endpoint store is
-//! the most expensive thing `ar proxy` does per request after relaying it.
-//! On a tokio worker it would delay the proxy's own tasks queued behind it;
-//! on its own thread the OS shares the cores, and when it falls behind its
-//! bounded backlog turns batches away (counted, see [`LiveDocs::dropped`])
-//! instead of slowing traffic or the archive.
+//! It holds no thread of its own: it is part of the capture work that `ar
+//! proxy` does on its `ar-capture` thread, right after the same batch is
+//! archived, so no archived flow is left undocumented.
 
 use std::path::PathBuf;
-use std::sync::mpsc::{self, RecvTimeoutError, SyncSender, TrySendError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
 use ar_store::Flow;
 
 use super::write::Debounce;
@@ -24,111 +17,58 @@ use super::{NewEndpoint, Pipeline};
 /// The default: at most one rewrite per second during capture.
 pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Batches waiting for the spec thread before new ones are turned away.
-/// At the proxy's delivery tick (20 ms) this is about a second of traffic.
-pub(crate) const DEFAULT_BACKLOG: usize = 64;
-
-/// A running live-documentation thread.
+/// A pipeline whose documents follow the traffic.
 #[derive(Debug)]
 pub(crate) struct LiveDocs {
-    tx: SyncSender<Vec<Flow>>,
-    thread: JoinHandle<anyhow::Result<Pipeline>>,
-    dropped: u64,
+    pipeline: Pipeline,
+    out_dir: PathBuf,
+    debounce: Debounce,
 }
 
 impl LiveDocs {
-    /// Starts the thread. `on_new` is called (on that thread) for each new
-    /// endpoint (print a line, queue an LLM enrichment, ...); `on_error` for
-    /// a failed write (the thread keeps going: capture must never stop
-    /// because a disk write failed).
-    pub(crate) fn spawn(
-        mut pipeline: Pipeline,
-        out_dir: PathBuf,
-        backlog: usize,
-        interval: Duration,
-        mut on_new: impl FnMut(&NewEndpoint) + Send + 'static,
-        mut on_error: impl FnMut(&anyhow::Error) + Send + 'static,
-    ) -> anyhow::Result<Self> {
-        let (tx, rx) = mpsc::sync_channel::<Vec<Flow>>(backlog.max(1));
-        let thread = std::thread::Builder::new()
-            .name("ar-spec".into())
-            .spawn(move || {
-                let mut debounce = Debounce::new(interval);
-                let mut write = |pipeline: &mut Pipeline, debounce: &mut Debounce| {
-                    let result = pipeline
-                        .documents()
-                        .and_then(|docs| docs.write_to(&out_dir));
-                    // Record the attempt either way, so a failing disk is retried once per interval, not in a spin.
-                    debounce.written(Instant::now());
-                    if let Err(error) = result {
-                        on_error(&error);
-                    }
-                };
-                loop {
-                    // Checked before receiving: under steady traffic there is
-                    // always a message waiting, and the rewrite must still happen.
-                    if debounce.due(Instant::now()) {
-                        write(&mut pipeline, &mut debounce);
-                    }
-                    let message = match debounce.wait(Instant::now()) {
-                        Some(wait) => rx.recv_timeout(wait),
-                        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                    };
-                    match message {
-                        Ok(flows) => {
-                            for flow in &flows {
-                                let ingest = pipeline.ingest(flow)?;
-                                if ingest.in_scope {
-                                    debounce.mark_dirty();
-                                }
-                                for new in &ingest.new_endpoints {
-                                    on_new(new);
-                                }
-                            }
-                        }
-                        Err(RecvTimeoutError::Timeout) => {}
-                        Err(RecvTimeoutError::Disconnected) => break,
-                    }
-                }
-                pipeline.documents()?.write_to(&out_dir)?;
-                Ok(pipeline)
-            })
-            .context("cannot start the documentation thread")?;
-        Ok(Self {
-            tx,
-            thread,
-            dropped: 0,
-        })
-    }
-
-    /// Hands a batch of flows to the spec thread without waiting. When its
-    /// backlog is full (or it stopped on an error) the batch is not
-    /// documented, [`LiveDocs::dropped`] counts it, and `false` comes back.
-    pub(crate) fn offer(&mut self, flows: Vec<Flow>) -> bool {
-        if flows.is_empty() {
-            return true;
-        }
-        match self.tx.try_send(flows) {
-            Ok(()) => true,
-            Err(TrySendError::Full(flows) | TrySendError::Disconnected(flows)) => {
-                self.dropped += flows.len() as u64;
-                false
-            }
+    /// Documents into `out_dir`, rewriting at most once per `interval`.
+    pub(crate) fn new(pipeline: Pipeline, out_dir: PathBuf, interval: Duration) -> Self {
+        Self {
+            pipeline,
+            out_dir,
+            debounce: Debounce::new(interval),
         }
     }
 
-    /// Flows turned away because the spec thread could not keep up.
-    pub(crate) fn dropped(&self) -> u64 {
-        self.dropped
+    /// Stores and documents one flow; `on_new` sees each endpoint it created.
+    pub(crate) fn ingest(
+        &mut self,
+        flow: &Flow,
+        mut on_new: impl FnMut(&NewEndpoint),
+    ) -> anyhow::Result<()> {
+        let ingest = self.pipeline.ingest(flow)?;
+        if ingest.in_scope {
+            self.debounce.mark_dirty();
+        }
+        for new in &ingest.new_endpoints {
+            on_new(new);
+        }
+        Ok(())
     }
 
-    /// Stops: ingests what is queued, writes the documents one last time, and
-    /// returns the pipeline (for a summary). Blocks until the thread is done.
-    pub(crate) fn finish(self) -> anyhow::Result<Pipeline> {
-        drop(self.tx);
-        self.thread
-            .join()
-            .map_err(|_| anyhow::anyhow!("the documentation thread panicked"))?
+    /// Rewrites the documents if they changed and the interval has passed.
+    /// A failed write is retried an interval later, not at once: capture
+    /// goes on while a disk is full, and the caller reports the error.
+    pub(crate) fn write_if_due(&mut self) -> anyhow::Result<()> {
+        let now = Instant::now();
+        if !self.debounce.due(now) {
+            return Ok(());
+        }
+        self.debounce.written(now);
+        self.pipeline
+            .documents()
+            .and_then(|docs| docs.write_to(&self.out_dir))
+    }
+
+    /// Writes the documents one last time and returns the pipeline (for a summary).
+    pub(crate) fn finish(mut self) -> anyhow::Result<Pipeline> {
+        self.pipeline.documents()?.write_to(&self.out_dir)?;
+        Ok(self.pipeline)
     }
 }
 
@@ -137,7 +77,6 @@ mod tests {
     use super::*;
     use crate::pipeline::PipelineConfig;
     use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
-    use std::sync::{Arc, Mutex};
 
     fn flow(id: u64, url: &str) -> Flow {
         let mut response = Response::new(200, HttpVersion::Http11);
@@ -152,63 +91,57 @@ mod tests {
         .with_response(response)
     }
 
-    /// Polls until `file` in `dir` contains `needle` (or gives up after 10 s).
-    fn wait_for(dir: &std::path::Path, file: &str, needle: &str) -> String {
-        for _ in 0..200 {
-            let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
-            if text.contains(needle) {
-                return text;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("{file} never contained {needle}");
+    fn read(dir: &std::path::Path, file: &str) -> String {
+        std::fs::read_to_string(dir.join(file)).unwrap_or_default()
     }
 
     #[test]
     fn documents_follow_the_traffic_debounced_and_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let lines = Arc::clone(&seen);
+        let mut seen = Vec::new();
         // A long interval: after the first write, only `finish` writes.
-        let mut live = LiveDocs::spawn(
+        let mut live = LiveDocs::new(
             Pipeline::new(PipelineConfig::default()).unwrap(),
             dir.path().to_path_buf(),
-            16,
             Duration::from_secs(3600),
-            move |new| lines.lock().unwrap().push(new.to_string()),
-            |error| panic!("write failed: {error:#}"),
-        )
+        );
+        live.write_if_due().unwrap();
+        assert_eq!(read(dir.path(), "openapi.yaml"), "", "nothing to write yet");
+        live.ingest(&flow(1, "https://api.shop.test/items"), |new| {
+            seen.push(new.to_string());
+        })
         .unwrap();
-        assert!(live.offer(vec![flow(1, "https://api.shop.test/items")]));
-        wait_for(dir.path(), "openapi.yaml", "/items:");
-        assert!(live.offer(vec![flow(2, "https://api.shop.test/cart")]));
-        std::thread::sleep(Duration::from_millis(200));
-        let spec = std::fs::read_to_string(dir.path().join("openapi.yaml")).unwrap();
+        live.write_if_due().unwrap();
+        assert!(read(dir.path(), "openapi.yaml").contains("/items:"));
+        live.ingest(&flow(2, "https://api.shop.test/cart"), |new| {
+            seen.push(new.to_string());
+        })
+        .unwrap();
+        live.write_if_due().unwrap();
         assert!(
-            !spec.contains("/cart:"),
+            !read(dir.path(), "openapi.yaml").contains("/cart:"),
             "rewritten before the interval passed"
         );
-        assert!(live.offer(vec![flow(3, "https://api.shop.test/orders")]));
-        assert_eq!(live.dropped(), 0);
+        live.ingest(&flow(3, "https://api.shop.test/orders"), |new| {
+            seen.push(new.to_string());
+        })
+        .unwrap();
+        live.ingest(&flow(4, "https://api.shop.test/orders"), |new| {
+            seen.push(new.to_string());
+        })
+        .unwrap();
         let pipeline = live.finish().unwrap();
         assert_eq!(pipeline.summary().endpoints, 3);
-        let spec = std::fs::read_to_string(dir.path().join("openapi.yaml")).unwrap();
+        assert_eq!(pipeline.summary().flows, 4);
+        let spec = read(dir.path(), "openapi.yaml");
         assert!(
             spec.contains("/cart:") && spec.contains("/orders:"),
             "{spec}"
         );
-        assert!(
-            std::fs::read_to_string(dir.path().join("API.md"))
-                .unwrap()
-                .contains("GET /orders")
-        );
-        assert!(
-            std::fs::read_to_string(dir.path().join("openapi.json"))
-                .unwrap()
-                .contains("\"/orders\"")
-        );
+        assert!(read(dir.path(), "API.md").contains("GET /orders"));
+        assert!(read(dir.path(), "openapi.json").contains("\"/orders\""));
         assert_eq!(
-            *seen.lock().unwrap(),
+            seen,
             [
                 "+ GET api.shop.test/items  (200)",
                 "+ GET api.shop.test/cart  (200)",
@@ -218,40 +151,22 @@ mod tests {
     }
 
     #[test]
-    fn a_full_backlog_turns_batches_away_and_counts_their_flows() {
+    fn a_failed_write_is_reported_and_retried_an_interval_later() {
         let dir = tempfile::tempdir().unwrap();
-        // The thread is held inside `on_new` until released, so its backlog (1) fills.
-        let (entered_tx, entered_rx) = std::sync::mpsc::channel::<()>();
-        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
-        let mut live = LiveDocs::spawn(
+        let blocked = dir.path().join("not-a-dir");
+        std::fs::write(&blocked, "a file where the output directory should be").unwrap();
+        let mut live = LiveDocs::new(
             Pipeline::new(PipelineConfig::default()).unwrap(),
-            dir.path().to_path_buf(),
-            1,
+            blocked.clone(),
             Duration::from_secs(3600),
-            move |_| {
-                let _ = entered_tx.send(());
-                let _ = release_rx.recv();
-            },
-            |error| panic!("write failed: {error:#}"),
-        )
-        .unwrap();
-        assert!(live.offer(vec![flow(1, "https://api.shop.test/a")]));
-        entered_rx.recv().unwrap();
-        let two = || {
-            vec![
-                flow(2, "https://api.shop.test/a"),
-                flow(3, "https://api.shop.test/a"),
-            ]
-        };
-        assert!(live.offer(two()), "one batch fits in the backlog");
-        assert!(!live.offer(two()), "the second does not");
-        assert_eq!(live.dropped(), 2);
-        drop(release_tx);
-        let pipeline = live.finish().unwrap();
-        assert_eq!(
-            pipeline.summary().flows,
-            3,
-            "the held and the queued batches"
         );
+        live.ingest(&flow(1, "https://api.shop.test/items"), |_| {})
+            .unwrap();
+        let error = live.write_if_due().unwrap_err();
+        assert!(format!("{error:#}").contains("not-a-dir"), "{error:#}");
+        live.ingest(&flow(2, "https://api.shop.test/cart"), |_| {})
+            .unwrap();
+        live.write_if_due()
+            .expect("no second attempt within the interval");
     }
 }

@@ -6,9 +6,9 @@
 //! Two ways to drive it:
 //! - a plain struct ([`Pipeline`]) the caller feeds with [`Pipeline::ingest`]
 //!   (what `ar import` does);
-//! - a tokio task ([`live::LiveDocs`]) fed by an mpsc channel of flows, which
-//!   rewrites the documents at most once a second and on demand, and reports
-//!   each new endpoint (what `ar proxy` does).
+//! - [`live::LiveDocs`], which wraps it, rewrites the documents at most once
+//!   a second and at the end, and reports each new endpoint (what `ar proxy`
+//!   does, on its capture thread).
 
 pub(crate) mod enrich;
 pub(crate) mod live;

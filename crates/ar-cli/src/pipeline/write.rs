@@ -61,17 +61,6 @@ impl Debounce {
                 .is_none_or(|last| now.duration_since(last) >= self.interval)
     }
 
-    /// How long until a pending change may be written (zero if due, `None` if clean).
-    pub(crate) fn wait(&self, now: Instant) -> Option<Duration> {
-        if !self.dirty {
-            return None;
-        }
-        Some(match self.last_write {
-            Some(last) => self.interval.saturating_sub(now.duration_since(last)),
-            None => Duration::ZERO,
-        })
-    }
-
     /// Records a write at `now`.
     pub(crate) fn written(&mut self, now: Instant) {
         self.dirty = false;
@@ -120,10 +109,6 @@ mod tests {
         debounce.written(start);
         debounce.mark_dirty();
         assert!(!debounce.due(start + Duration::from_millis(500)));
-        assert_eq!(
-            debounce.wait(start + Duration::from_millis(400)),
-            Some(Duration::from_millis(600))
-        );
         assert!(debounce.due(start + Duration::from_secs(1)));
     }
 }
