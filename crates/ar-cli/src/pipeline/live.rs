@@ -105,31 +105,24 @@ mod tests {
             dir.path().to_path_buf(),
             Duration::from_secs(3600),
         );
+        let mut feed = |live: &mut LiveDocs, id: u64, path: &str| {
+            let url = format!("https://api.shop.test{path}");
+            live.ingest(&flow(id, &url), |new| seen.push(new.to_string()))
+                .unwrap();
+        };
         live.write_if_due().unwrap();
         assert_eq!(read(dir.path(), "openapi.yaml"), "", "nothing to write yet");
-        live.ingest(&flow(1, "https://api.shop.test/items"), |new| {
-            seen.push(new.to_string());
-        })
-        .unwrap();
+        feed(&mut live, 1, "/items");
         live.write_if_due().unwrap();
         assert!(read(dir.path(), "openapi.yaml").contains("/items:"));
-        live.ingest(&flow(2, "https://api.shop.test/cart"), |new| {
-            seen.push(new.to_string());
-        })
-        .unwrap();
+        feed(&mut live, 2, "/cart");
         live.write_if_due().unwrap();
         assert!(
             !read(dir.path(), "openapi.yaml").contains("/cart:"),
             "rewritten before the interval passed"
         );
-        live.ingest(&flow(3, "https://api.shop.test/orders"), |new| {
-            seen.push(new.to_string());
-        })
-        .unwrap();
-        live.ingest(&flow(4, "https://api.shop.test/orders"), |new| {
-            seen.push(new.to_string());
-        })
-        .unwrap();
+        feed(&mut live, 3, "/orders");
+        feed(&mut live, 4, "/orders");
         let pipeline = live.finish().unwrap();
         assert_eq!(pipeline.summary().endpoints, 3);
         assert_eq!(pipeline.summary().flows, 4);
