@@ -301,30 +301,29 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         out: Box::new(out),
     };
     let (stop_capture, stop) = oneshot::channel();
-    let (capture_ended, mut ended) = oneshot::channel::<()>();
+    let (done, mut captured) = oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
-    let capture = std::thread::Builder::new()
+    std::thread::Builder::new()
         .name("ar-capture".into())
         .spawn(move || {
-            let result = capture.serve(batches, stop, &runtime);
-            let _ = capture_ended.send(());
-            result
+            let _ = done.send(capture.serve(batches, stop, &runtime));
         })
         .context("cannot start the capture thread")?;
 
     let handle = proxy.spawn();
     // A capture error (say, the archive's disk is full) stops the proxy too: nothing is lost silently.
-    tokio::select! {
-        () = shutdown_signal() => {}
-        _ = &mut ended => {}
-    }
+    let ended_early = tokio::select! {
+        () = shutdown_signal() => None,
+        result = &mut captured => Some(result),
+    };
     let stats = handle.shutdown().await;
     // Flows that finished while shutting down are archived (and documented) too.
     let _ = stop_capture.send(());
-    let capture = tokio::task::spawn_blocking(move || capture.join())
-        .await
-        .context("cannot wait for the capture thread")?
-        .map_err(|_| anyhow::anyhow!("the capture thread panicked"))??;
+    let result = match ended_early {
+        Some(result) => result,
+        None => captured.await,
+    };
+    let capture = result.map_err(|_| anyhow::anyhow!("the capture thread panicked"))??;
     capture.finish(&spec_path, stats.dropped_archive)?;
     Ok(ExitCode::SUCCESS)
 }
