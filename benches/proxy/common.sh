@@ -17,4 +17,10 @@ fi
 wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }      # utime + stime, clock ticks
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }   # NAME=VALUE from a loadgen line
+# Proxies on 127.0.0.1:PORT with the CA in $WORK/ca, trusting the origin's CA ($WORK/origin-ca.pem).
+# Only ever start them in the background (`ar_proxy ... &`): they `exec`, so `$!` is the proxy's
+# own PID (for its /proc figures and its signals). ar_proxy BIN PORT OUT: a build of `ar`
+# archiving to OUT. bench_proxy BIN PORT: a bench binary (hudsucker_proxy, capture_core).
+ar_proxy() { exec "$1" proxy --port "$2" --out "$3" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem"; }
+bench_proxy() { exec "$1" "$2" "$WORK/ca" "$WORK/origin-ca.pem"; }
 HZ=$(getconf CLK_TCK)

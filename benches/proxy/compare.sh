@@ -96,7 +96,7 @@ for round in $(seq 1 "$ROUNDS"); do
 
   echo "ar proxy..." >&2
   rm -rf "$WORK/ar-out"
-  "$AR" proxy --port 18101 --out "$WORK/ar-out" --ca-dir "$WORK/ca" --upstream-ca "$ORIGIN_CA" >"$WORK/ar-stdout" & AR_PID=$!; PIDS+=($AR_PID)
+  ar_proxy "$AR" 18101 "$WORK/ar-out" >"$WORK/ar-stdout" & AR_PID=$!; PIDS+=($AR_PID)
   wait_port 18101
   run_suite ar $AR_PID 127.0.0.1:18101 "$WORK/ca/ca.pem"
   kill $AR_PID; wait $AR_PID 2>/dev/null || true
@@ -104,13 +104,13 @@ for round in $(seq 1 "$ROUNDS"); do
   R[ar.summary]=$(grep -E "^(archived|documented|warning)" "$WORK/ar-stdout" | tr '\n' ';' || true)
 
   echo "ar-capture core..." >&2
-  "$TARGET/release/capture_core" 18104 "$WORK/ca" "$ORIGIN_CA" 2>/dev/null & CORE_PID=$!; PIDS+=($CORE_PID)
+  bench_proxy "$TARGET/release/capture_core" 18104 2>/dev/null & CORE_PID=$!; PIDS+=($CORE_PID)
   wait_port 18104
   run_suite ar-core $CORE_PID 127.0.0.1:18104 "$WORK/ca/ca.pem"
   kill -INT $CORE_PID; wait $CORE_PID 2>/dev/null || true
 
   echo "hudsucker..." >&2
-  "$TARGET/release/hudsucker_proxy" 18102 "$WORK/ca" "$ORIGIN_CA" & HS_PID=$!; PIDS+=($HS_PID)
+  bench_proxy "$TARGET/release/hudsucker_proxy" 18102 & HS_PID=$!; PIDS+=($HS_PID)
   wait_port 18102
   run_suite hudsucker $HS_PID 127.0.0.1:18102 "$WORK/ca/ca.pem"
   kill $HS_PID; wait $HS_PID 2>/dev/null || true

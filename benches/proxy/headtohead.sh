@@ -40,15 +40,15 @@ BIN=$TARGET/release
 wait_port $HTTP_PORT; wait_port $HTTPS_PORT
 "$BIN/ar" ca --ca-dir "$WORK/ca" >/dev/null
 case $SUBJECT in
-  ar) "$BIN/ar" proxy --port $AR_PORT --out "$WORK/ar-out" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" >/dev/null & ;;
-  ar-core) "$BIN/capture_core" $AR_PORT "$WORK/ca" "$WORK/origin-ca.pem" 2>/dev/null & ;;
+  ar) ar_proxy "$BIN/ar" $AR_PORT "$WORK/ar-out" >/dev/null & ;;
+  ar-core) bench_proxy "$BIN/capture_core" $AR_PORT 2>/dev/null & ;;
   *) echo "SUBJECT is ar or ar-core" >&2; exit 2 ;;
 esac
 AR_PID=$!; PIDS+=($AR_PID)
 if [[ -n $BASELINE ]]; then
-  "$BASELINE" proxy --port $HS_PORT --out "$WORK/baseline-out" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" >/dev/null &
+  ar_proxy "$BASELINE" $HS_PORT "$WORK/baseline-out" >/dev/null &
 else
-  "$BIN/hudsucker_proxy" $HS_PORT "$WORK/ca" "$WORK/origin-ca.pem" &
+  bench_proxy "$BIN/hudsucker_proxy" $HS_PORT &
 fi
 HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT

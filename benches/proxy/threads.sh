@@ -41,9 +41,8 @@ load() { "$BIN/loadgen" "$URL" --proxy "127.0.0.1:$PROXY_PORT" --ca "$WORK/ca/ca
 for round in $(seq 1 "$ROUNDS"); do
   for proxy in $PROXIES; do
     case $proxy in
-      ar) "$AR_BIN" proxy --port $PROXY_PORT --out "$WORK/ar-out" --ca-dir "$WORK/ca" \
-            --upstream-ca "$WORK/origin-ca.pem" >/dev/null & ;;
-      *) "$BIN/$proxy" $PROXY_PORT "$WORK/ca" "$WORK/origin-ca.pem" 2>/dev/null & ;;
+      ar) ar_proxy "$AR_BIN" $PROXY_PORT "$WORK/ar-out" >/dev/null & ;;
+      *) bench_proxy "$BIN/$proxy" $PROXY_PORT 2>/dev/null & ;;
     esac
     pid=$!
     wait_port $PROXY_PORT
