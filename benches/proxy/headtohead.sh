@@ -13,6 +13,10 @@
 # BASELINE=PATH puts another build of `ar` (`ar proxy`) in hudsucker's place: an A/B of a change,
 # measured the same way (run it both ways round; each build gets its own archive).
 #
+# HUD_HAR=1 makes hudsucker record too, as a hudsucker user would write it (bodies collected, one
+# serde_json HAR entry per exchange appended to a file by a writer thread): the capture `ar` does,
+# less the live spec. The target stays the plain hudsucker; this shows what recording costs there.
+#
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.
 #
@@ -22,7 +26,7 @@
 # each proxy adds (throughput is bound by round trips), many measure CPU per request (the two
 # cores are saturated, shared by the load generator, the origin and the proxy).
 #
-# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= SKIP_BUILD=1)
+# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR= SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,7 +35,8 @@ SECS=${SECS:-3}
 CONNS=${CONNS:-16}
 SUBJECT=${SUBJECT:-ar}
 BASELINE=${BASELINE:-}
-OTHER=hudsucker; [[ -n $BASELINE ]] && OTHER=baseline
+HUD_HAR=${HUD_HAR:-}
+OTHER=hudsucker; [[ -n $HUD_HAR ]] && OTHER=hudsucker+HAR; [[ -n $BASELINE ]] && OTHER=baseline
 HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
 source "$ROOT/benches/proxy/common.sh"
 BIN=$TARGET/release
@@ -48,7 +53,7 @@ AR_PID=$!; PIDS+=($AR_PID)
 if [[ -n $BASELINE ]]; then
   ar_proxy "$BASELINE" $HS_PORT "$WORK/baseline-out" >/dev/null &
 else
-  bench_proxy "$BIN/hudsucker_proxy" $HS_PORT &
+  bench_proxy "$BIN/hudsucker_proxy" $HS_PORT ${HUD_HAR:+"$WORK/hudsucker.har.jsonl"} &
 fi
 HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT
@@ -66,6 +71,7 @@ measure() {
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A RATIOS CPU_RATIOS WINS
 RELAYED=0 # requests sent through the subject, warm-ups included: `ar` must archive each one
+HS_RELAYED=0 # and through the other proxy (with HUD_HAR=1 it records each one)
 for conns in $CONNS; do
   for scheme in http https; do
     port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
@@ -73,17 +79,17 @@ for conns in $CONNS; do
     key=$conns.$scheme
     # warm both: connections, leaf certificates, the live spec's first endpoint
     read -r _ _ n < <(measure $AR_PID $AR_PORT "$url" "$conns"); RELAYED=$(( RELAYED + n ))
-    measure $HS_PID $HS_PORT "$url" "$conns" >/dev/null
+    read -r _ _ n < <(measure $HS_PID $HS_PORT "$url" "$conns"); HS_RELAYED=$(( HS_RELAYED + n ))
     WINS[$key]=0
     for i in $(seq 1 "$PAIRS"); do
       if (( i % 2 )); then
         read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
-        read -r hs_rps hs_cpu _ < <(measure $HS_PID $HS_PORT "$url" "$conns")
+        read -r hs_rps hs_cpu hs_n < <(measure $HS_PID $HS_PORT "$url" "$conns")
       else
-        read -r hs_rps hs_cpu _ < <(measure $HS_PID $HS_PORT "$url" "$conns")
+        read -r hs_rps hs_cpu hs_n < <(measure $HS_PID $HS_PORT "$url" "$conns")
         read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
       fi
-      RELAYED=$(( RELAYED + n ))
+      RELAYED=$(( RELAYED + n )); HS_RELAYED=$(( HS_RELAYED + hs_n ))
       ratio=$(awk -v a="$ar_rps" -v b="$hs_rps" 'BEGIN{printf "%.3f", a / b}')
       cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
       RATIOS[$key]+=" $ratio"; CPU_RATIOS[$key]+=" $cpu_ratio"
@@ -115,4 +121,8 @@ if [[ $SUBJECT == ar ]]; then
   sleep 0.2 # the last tick's flows
   archived=$(wc -l <"$WORK/ar-out/flows.jsonl")
   echo "ar relayed $RELAYED requests and archived $archived flows$( ((archived == RELAYED)) && echo ", every one" || echo ": SOME FLOWS ARE MISSING")"
+fi
+if [[ -n $HUD_HAR && -z $BASELINE ]]; then
+  recorded=$(wc -l <"$WORK/hudsucker.har.jsonl")
+  echo "hudsucker+HAR relayed $HS_RELAYED requests and recorded $recorded flows$( ((recorded == HS_RELAYED)) && echo ", every one" || echo " (its writer thread may still be behind)")"
 fi
