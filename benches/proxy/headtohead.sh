@@ -13,9 +13,9 @@
 # BASELINE=PATH puts another build of `ar` (`ar proxy`) in hudsucker's place: an A/B of a change,
 # measured the same way (run it both ways round; each build gets its own archive).
 #
-# HUD_HAR=1 makes hudsucker record too, as a hudsucker user would write it (bodies collected, one
-# serde_json HAR entry per exchange appended to a file by a writer thread): the capture `ar` does,
-# less the live spec. The target stays the plain hudsucker; this shows what recording costs there.
+# HUD_HAR=1 makes hudsucker record too, built as `ar` is (bodies collected, each exchange handed to a
+# writer thread that serializes a HAR line and appends it to a file): the capture `ar` does, less
+# the live spec. The target stays the plain hudsucker; this shows what recording costs there.
 #
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.

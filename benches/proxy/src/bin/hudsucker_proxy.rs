@@ -2,10 +2,11 @@
 //! `ar`, ring for crypto, and the origin's CA as its upstream trust root.
 //!
 //! By default it runs hudsucker's no-op handler: it relays and records
-//! nothing. With a fourth argument it records the way a hudsucker user would
-//! write it (the recorder in [`record`]): each exchange, bodies collected,
-//! becomes one HAR entry (serde_json) appended to that file by a writer
-//! thread. That is the capture `ar proxy` does, less the live spec.
+//! nothing. With a fourth argument it records, built the way `ar` is (the
+//! recorder in [`record`]): the handler keeps each exchange's parts and
+//! collected bodies and hands them to a writer thread, which serializes one
+//! HAR entry per exchange (serde derive) and appends it to that file. That
+//! is the capture `ar proxy` does, less the live spec.
 //!
 //! Usage: hudsucker_proxy PORT CA_DIR UPSTREAM_CA_PEM [HAR_JSONL_OUT]
 
@@ -73,31 +74,56 @@ async fn main() {
     }
 }
 
-/// A HAR recorder as a hudsucker user would write one.
+/// A HAR recorder on hudsucker, built as `ar` is: the relay only keeps the
+/// exchange; a writer thread does the serializing and the writing.
 mod record {
+    use std::borrow::Cow;
     use std::io::Write as _;
     use std::sync::mpsc;
     use std::time::{Instant, SystemTime};
 
+    use bytes::Bytes;
     use http_body_util::{BodyExt as _, Full};
-    use hudsucker::hyper::{Request, Response};
+    use hudsucker::hyper::{HeaderMap, Method, Request, Response, StatusCode, Uri, Version};
     use hudsucker::{Body, HttpContext, HttpHandler, RequestOrResponse};
-    use serde_json::{Value, json};
+    use serde::Serialize;
 
-    /// Cloned per request by hudsucker: it carries the request's half of the entry to its response.
+    /// The request's half of an exchange, kept until its response.
     #[derive(Clone)]
-    pub struct Recorder {
-        lines: mpsc::Sender<Vec<u8>>,
-        request: Option<(SystemTime, Instant, Value)>,
+    struct Sent {
+        started: SystemTime,
+        at: Instant,
+        method: Method,
+        uri: Uri,
+        version: Version,
+        headers: HeaderMap,
+        body: Bytes,
     }
 
-    /// The thread appending lines to the file.
+    /// One finished exchange, for the writer thread.
+    struct Exchange {
+        sent: Sent,
+        ms: f64,
+        status: StatusCode,
+        version: Version,
+        headers: HeaderMap,
+        body: Bytes,
+    }
+
+    /// Cloned per request by hudsucker: it carries the request's half to its response.
+    #[derive(Clone)]
+    pub struct Recorder {
+        exchanges: mpsc::Sender<Box<Exchange>>,
+        sent: Option<Sent>,
+    }
+
+    /// The thread that serializes and appends the entries.
     pub struct Writer {
         thread: std::thread::JoinHandle<()>,
     }
 
     impl Writer {
-        /// Waits for every line to reach the file (all senders are gone once the proxy is).
+        /// Waits for every entry to reach the file (all senders are gone once the proxy is).
         pub fn finish(self) {
             let _ = self.thread.join();
         }
@@ -106,42 +132,162 @@ mod record {
     impl Recorder {
         pub fn to_file(path: &str) -> (Self, Writer) {
             let file = std::fs::File::create(path).unwrap();
-            let (lines, queue) = mpsc::channel::<Vec<u8>>();
+            let (exchanges, queue) = mpsc::channel::<Box<Exchange>>();
             let thread = std::thread::spawn(move || {
                 let mut out = std::io::BufWriter::with_capacity(256 * 1024, file);
-                while let Ok(line) = queue.recv() {
-                    out.write_all(&line).unwrap();
+                let write = |out: &mut std::io::BufWriter<std::fs::File>, exchange: &Exchange| {
+                    serde_json::to_writer(&mut *out, &entry(exchange)).unwrap();
+                    out.write_all(b"\n").unwrap();
+                };
+                while let Ok(exchange) = queue.recv() {
+                    write(&mut out, &exchange);
                     // Written out whenever the queue is drained, as `ar` does.
-                    while let Ok(line) = queue.try_recv() {
-                        out.write_all(&line).unwrap();
+                    while let Ok(exchange) = queue.try_recv() {
+                        write(&mut out, &exchange);
                     }
                     out.flush().unwrap();
                 }
             });
             (
                 Self {
-                    lines,
-                    request: None,
+                    exchanges,
+                    sent: None,
                 },
                 Writer { thread },
             )
         }
     }
 
-    fn headers(map: &hudsucker::hyper::HeaderMap) -> Value {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Entry<'a> {
+        started_date_time: String,
+        time: f64,
+        request: HarRequest<'a>,
+        response: HarResponse<'a>,
+        cache: Empty,
+        timings: Timings,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct HarRequest<'a> {
+        method: &'a str,
+        url: String,
+        http_version: &'static str,
+        headers: Vec<Header<'a>>,
+        cookies: [Empty; 0],
+        query_string: [Empty; 0],
+        headers_size: i64,
+        body_size: usize,
+        post_data: Content<'a>,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct HarResponse<'a> {
+        status: u16,
+        status_text: &'static str,
+        http_version: &'static str,
+        headers: Vec<Header<'a>>,
+        cookies: [Empty; 0],
+        content: Content<'a>,
+        #[serde(rename = "redirectURL")]
+        redirect_url: &'static str,
+        headers_size: i64,
+        body_size: usize,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Content<'a> {
+        size: usize,
+        mime_type: &'a str,
+        text: Cow<'a, str>,
+    }
+
+    #[derive(Serialize)]
+    struct Header<'a> {
+        name: &'a str,
+        value: Cow<'a, str>,
+    }
+
+    #[derive(Serialize)]
+    struct Timings {
+        send: f64,
+        wait: f64,
+        receive: f64,
+    }
+
+    #[derive(Serialize)]
+    struct Empty {}
+
+    fn entry(exchange: &Exchange) -> Entry<'_> {
+        let sent = &exchange.sent;
+        Entry {
+            started_date_time: humantime::format_rfc3339_millis(sent.started).to_string(),
+            time: exchange.ms,
+            request: HarRequest {
+                method: sent.method.as_str(),
+                url: sent.uri.to_string(),
+                http_version: version(sent.version),
+                headers: headers(&sent.headers),
+                cookies: [],
+                query_string: [],
+                headers_size: -1,
+                body_size: sent.body.len(),
+                post_data: content(&sent.headers, &sent.body),
+            },
+            response: HarResponse {
+                status: exchange.status.as_u16(),
+                status_text: exchange.status.canonical_reason().unwrap_or(""),
+                http_version: version(exchange.version),
+                headers: headers(&exchange.headers),
+                cookies: [],
+                content: content(&exchange.headers, &exchange.body),
+                redirect_url: "",
+                headers_size: -1,
+                body_size: exchange.body.len(),
+            },
+            cache: Empty {},
+            timings: Timings {
+                send: 0.0,
+                wait: exchange.ms,
+                receive: 0.0,
+            },
+        }
+    }
+
+    fn version(version: Version) -> &'static str {
+        match version {
+            Version::HTTP_2 => "HTTP/2",
+            Version::HTTP_10 => "HTTP/1.0",
+            _ => "HTTP/1.1",
+        }
+    }
+
+    fn headers(map: &HeaderMap) -> Vec<Header<'_>> {
         map.iter()
-            .map(|(name, value)| json!({"name": name.as_str(), "value": String::from_utf8_lossy(value.as_bytes())}))
+            .map(|(name, value)| Header {
+                name: name.as_str(),
+                value: String::from_utf8_lossy(value.as_bytes()),
+            })
             .collect()
     }
 
-    fn content_type(map: &hudsucker::hyper::HeaderMap) -> &str {
-        map.get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
+    fn content<'a>(headers: &'a HeaderMap, body: &'a [u8]) -> Content<'a> {
+        Content {
+            size: body.len(),
+            mime_type: headers
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or(""),
+            text: String::from_utf8_lossy(body),
+        }
     }
 
-    /// Collects a body (hudsucker hands it over as a stream), for the entry and to send on.
-    async fn collect(body: Body) -> bytes::Bytes {
+    /// Collects a body (hudsucker hands it over as a stream and has no tap), to keep and to send on.
+    async fn collect(body: Body) -> Bytes {
         body.collect()
             .await
             .map(|c| c.to_bytes())
@@ -155,20 +301,17 @@ mod record {
             req: Request<Body>,
         ) -> RequestOrResponse {
             let (parts, body) = req.into_parts();
-            let bytes = collect(body).await;
-            let entry = json!({
-                "method": parts.method.as_str(),
-                "url": parts.uri.to_string(),
-                "httpVersion": format!("{:?}", parts.version),
-                "headers": headers(&parts.headers),
-                "cookies": [],
-                "queryString": [],
-                "headersSize": -1,
-                "bodySize": bytes.len(),
-                "postData": {"mimeType": content_type(&parts.headers), "text": String::from_utf8_lossy(&bytes)},
+            let body = collect(body).await;
+            self.sent = Some(Sent {
+                started: SystemTime::now(),
+                at: Instant::now(),
+                method: parts.method.clone(),
+                uri: parts.uri.clone(),
+                version: parts.version,
+                headers: parts.headers.clone(),
+                body: body.clone(),
             });
-            self.request = Some((SystemTime::now(), Instant::now(), entry));
-            Request::from_parts(parts, Body::from(Full::new(bytes))).into()
+            Request::from_parts(parts, Body::from(Full::new(body))).into()
         }
 
         async fn handle_response(
@@ -177,32 +320,19 @@ mod record {
             res: Response<Body>,
         ) -> Response<Body> {
             let (parts, body) = res.into_parts();
-            let bytes = collect(body).await;
-            if let Some((started, at, request)) = self.request.take() {
-                let ms = at.elapsed().as_secs_f64() * 1e3;
-                let entry = json!({
-                    "startedDateTime": humantime::format_rfc3339_millis(started).to_string(),
-                    "time": ms,
-                    "request": request,
-                    "response": {
-                        "status": parts.status.as_u16(),
-                        "statusText": parts.status.canonical_reason().unwrap_or(""),
-                        "httpVersion": format!("{:?}", parts.version),
-                        "headers": headers(&parts.headers),
-                        "cookies": [],
-                        "content": {"size": bytes.len(), "mimeType": content_type(&parts.headers), "text": String::from_utf8_lossy(&bytes)},
-                        "redirectURL": "",
-                        "headersSize": -1,
-                        "bodySize": bytes.len(),
-                    },
-                    "cache": {},
-                    "timings": {"send": 0, "wait": ms, "receive": 0},
-                });
-                let mut line = serde_json::to_vec(&entry).unwrap();
-                line.push(b'\n');
-                let _ = self.lines.send(line);
+            let body = collect(body).await;
+            if let Some(sent) = self.sent.take() {
+                let ms = sent.at.elapsed().as_secs_f64() * 1e3;
+                let _ = self.exchanges.send(Box::new(Exchange {
+                    sent,
+                    ms,
+                    status: parts.status,
+                    version: parts.version,
+                    headers: parts.headers.clone(),
+                    body: body.clone(),
+                }));
             }
-            Response::from_parts(parts, Body::from(Full::new(bytes)))
+            Response::from_parts(parts, Body::from(Full::new(body)))
         }
     }
 }
