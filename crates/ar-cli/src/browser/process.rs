@@ -15,6 +15,12 @@ use super::LaunchError;
 /// How long chromedriver gets to print its port.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Starts of chromedriver before giving up, when it exits because the port
+/// it picked was taken: with `--port=0` it takes a free port on one address
+/// family and then binds the same number on the other, which another
+/// process may hold ("IPv4 port not available. Exiting...").
+const MAX_STARTS: usize = 3;
+
 /// Runs chromedriver (`$2`) in the background and watches `ar` (pid `$1`):
 /// when `ar` is gone, even by SIGKILL, or chromedriver exits, the whole
 /// process group (this shell, chromedriver, Chromium) is killed within a
@@ -38,38 +44,31 @@ pub(crate) struct DriverProcess {
 
 impl DriverProcess {
     /// Starts `chromedriver --port=0` (it picks a free port and prints it)
-    /// under the watchdog, logging to `log_dir/chromedriver.log`, and waits (bounded) until it listens.
+    /// under the watchdog, logging to `log_dir/chromedriver.log`, and waits
+    /// (bounded) until it listens; started again when its port was taken.
     pub(crate) async fn start(chromedriver: &Path, log_dir: &Path) -> Result<Self, LaunchError> {
         let log_path = log_dir.join("chromedriver.log");
-        let log = File::create(&log_path).map_err(|source| LaunchError::Io {
-            what: format!("create {}", log_path.display()),
-            source,
-        })?;
-        let log_err = log.try_clone().map_err(|source| LaunchError::Io {
-            what: "duplicate the chromedriver log handle".to_owned(),
-            source,
-        })?;
-        let child = Command::new("sh")
-            .args(["-c", WATCHDOG, "ar-chromedriver"])
-            .arg(std::process::id().to_string())
-            .arg(chromedriver)
-            .stdin(Stdio::null())
-            .stdout(log)
-            .stderr(log_err)
-            .process_group(0)
-            .spawn()
-            .map_err(|source| LaunchError::ChromedriverStart {
-                path: chromedriver.to_path_buf(),
-                source,
-            })?;
-        let mut process = Self {
-            child,
-            port: 0,
-            driver_pid: 0,
-            log_path,
-        };
-        (process.port, process.driver_pid) = process.wait_for_port().await?;
-        Ok(process)
+        let mut starts = 1;
+        loop {
+            let mut process = Self {
+                child: spawn(chromedriver, &log_path)?,
+                port: 0,
+                driver_pid: 0,
+                log_path: log_path.clone(),
+            };
+            match process.wait_for_port().await {
+                Ok((port, pid)) => {
+                    (process.port, process.driver_pid) = (port, pid);
+                    return Ok(process);
+                }
+                Err(LaunchError::ChromedriverExited { log, .. })
+                    if starts < MAX_STARTS && log.contains("port not available") =>
+                {
+                    starts += 1;
+                }
+                Err(error) => return Err(error),
+            }
+        }
     }
 
     /// The chromedriver process id.
@@ -138,6 +137,32 @@ impl Drop for DriverProcess {
     }
 }
 
+/// Runs chromedriver under the watchdog, in a process group of its own,
+/// its output going to a fresh `log_path`.
+fn spawn(chromedriver: &Path, log_path: &Path) -> Result<Child, LaunchError> {
+    let log = File::create(log_path).map_err(|source| LaunchError::Io {
+        what: format!("create {}", log_path.display()),
+        source,
+    })?;
+    let log_err = log.try_clone().map_err(|source| LaunchError::Io {
+        what: "duplicate the chromedriver log handle".to_owned(),
+        source,
+    })?;
+    Command::new("sh")
+        .args(["-c", WATCHDOG, "ar-chromedriver"])
+        .arg(std::process::id().to_string())
+        .arg(chromedriver)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        .process_group(0)
+        .spawn()
+        .map_err(|source| LaunchError::ChromedriverStart {
+            path: chromedriver.to_path_buf(),
+            source,
+        })
+}
+
 fn parse_pid(log: &str) -> Option<u32> {
     let rest = log.split("ar: chromedriver pid ").nth(1)?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -174,5 +199,54 @@ mod tests {
         assert_eq!(parse_port(log), Some(40975));
         assert_eq!(parse_pid("ar: chromedriver pid 4242\nStarting"), Some(4242));
         assert_eq!(parse_port("Starting ChromeDriver"), None);
+    }
+
+    /// A stand-in chromedriver: its first start finds its port taken (as a
+    /// real one sometimes does under `--port=0`), its second listens.
+    fn flaky_driver(dir: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt as _;
+        let script = dir.join("chromedriver");
+        let tried = dir.join("tried");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nif [ ! -e {tried} ]; then touch {tried}; \
+                 echo 'bind() failed: Address already in use (98)'; \
+                 echo 'IPv4 port not available. Exiting...'; exit 1; fi\n\
+                 echo 'ChromeDriver was started successfully on port 40975.'\nsleep 30\n",
+                tried = tried.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    #[tokio::test]
+    async fn a_driver_whose_port_was_taken_is_started_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let driver = DriverProcess::start(&flaky_driver(dir.path()), dir.path())
+            .await
+            .expect("the second start listens");
+        assert_eq!(driver.url(), "http://127.0.0.1:40975");
+        assert!(!driver.log_tail().contains("port not available"));
+    }
+
+    #[tokio::test]
+    async fn a_driver_that_exits_for_another_reason_is_reported_at_once() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("chromedriver");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho 'cannot find Chrome binary'\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let error = DriverProcess::start(&script, dir.path()).await.unwrap_err();
+        assert!(
+            matches!(&error, LaunchError::ChromedriverExited { log, .. } if log.contains("cannot find Chrome binary")),
+            "{error}"
+        );
     }
 }
