@@ -201,25 +201,29 @@ mod tests {
         assert_eq!(parse_port("Starting ChromeDriver"), None);
     }
 
-    /// A stand-in chromedriver: its first start finds its port taken (as a
-    /// real one sometimes does under `--port=0`), its second listens.
-    fn flaky_driver(dir: &Path) -> PathBuf {
+    /// A stand-in chromedriver: an executable `dir/chromedriver` running `body`.
+    fn driver_script(dir: &Path, body: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt as _;
         let script = dir.join("chromedriver");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    /// A stand-in chromedriver whose first start finds its port taken (as a
+    /// real one sometimes does under `--port=0`), and whose second listens.
+    fn flaky_driver(dir: &Path) -> PathBuf {
         let tried = dir.join("tried");
-        std::fs::write(
-            &script,
-            format!(
-                "#!/bin/sh\nif [ ! -e {tried} ]; then touch {tried}; \
+        driver_script(
+            dir,
+            &format!(
+                "if [ ! -e {tried} ]; then touch {tried}; \
                  echo 'bind() failed: Address already in use (98)'; \
                  echo 'IPv4 port not available. Exiting...'; exit 1; fi\n\
                  echo 'ChromeDriver was started successfully on port 40975.'\nsleep 30\n",
                 tried = tried.display()
             ),
         )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        script
     }
 
     #[tokio::test]
@@ -234,15 +238,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_driver_that_exits_for_another_reason_is_reported_at_once() {
-        use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("chromedriver");
-        std::fs::write(
-            &script,
-            "#!/bin/sh\necho 'cannot find Chrome binary'\nexit 1\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let script = driver_script(dir.path(), "echo 'cannot find Chrome binary'\nexit 1\n");
         let error = DriverProcess::start(&script, dir.path()).await.unwrap_err();
         assert!(
             matches!(&error, LaunchError::ChromedriverExited { log, .. } if log.contains("cannot find Chrome binary")),
