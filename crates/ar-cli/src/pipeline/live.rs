@@ -3,7 +3,7 @@
 //! atomically at most once per interval and at the end.
 //!
 //! It holds no thread of its own: it is part of the capture work that `ar
-//! proxy` does on its `ar-capture` thread, right after the same batch is
+//! proxy` does on its capture threads, right after the same batch is
 //! archived, so no archived flow is left undocumented.
 
 use std::path::PathBuf;

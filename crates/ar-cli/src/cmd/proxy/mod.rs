@@ -2,13 +2,16 @@
 //! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
 //! appended to `OUT/flows.jsonl` (+ `bodies/`).
 //!
-//! Flows arrive from the proxy in batches (one per delivery tick). One
-//! thread, `ar-capture`, does the capture work ([`Capture`]): it archives a
-//! batch with one write, prints a line per flow, then documents the same
-//! flows: `openapi.yaml`, `openapi.json` and `API.md` kept current
-//! (rewritten at most once a second and on exit), a line per new endpoint.
+//! Flows arrive from the proxy in batches (one per delivery tick). The
+//! capture work ([`Capture`]) archives a batch with one write, prints a line
+//! per flow, then documents the same flows: `openapi.yaml`, `openapi.json`
+//! and `API.md` kept current (rewritten at most once a second and on exit),
+//! a line per new endpoint. It runs at the lowest CPU priority, with a
+//! thread of normal priority to catch up when it falls behind ([`workers`]).
 //! Every few flows it offers its core to a relay worker that woke there
 //! ([`yield_between_slices`]), so relaying never waits for a whole batch.
+
+mod workers;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -108,43 +111,6 @@ impl Capture {
         }
         let _ = self.out.flush();
         Ok(())
-    }
-
-    /// Takes batches until `stop` fires (or the proxy is gone) and the
-    /// channel is empty, each with whatever else has queued by then, in one
-    /// pass. Wakes at least once per rewrite interval, so that the last
-    /// changes reach the documents when traffic stops.
-    fn serve(
-        mut self,
-        mut batches: mpsc::Receiver<Vec<Flow>>,
-        mut stop: oneshot::Receiver<()>,
-        runtime: &tokio::runtime::Handle,
-    ) -> anyhow::Result<Self> {
-        let mut pending = Vec::new();
-        loop {
-            let stopping = runtime.block_on(async {
-                tokio::select! {
-                    _ = &mut stop => true,
-                    batch = batches.recv() => match batch {
-                        Some(batch) => {
-                            pending.push(batch);
-                            false
-                        }
-                        // The proxy is gone: nothing more will come.
-                        None => true,
-                    },
-                    () = tokio::time::sleep(DEFAULT_INTERVAL) => false,
-                }
-            });
-            while let Ok(batch) = batches.try_recv() {
-                pending.push(batch);
-            }
-            self.run(&pending)?;
-            pending.clear();
-            if stopping {
-                return Ok(self);
-            }
-        }
     }
 
     /// On exit: the archive forced to disk, the documents written one last
@@ -306,7 +272,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     std::thread::Builder::new()
         .name("ar-capture".into())
         .spawn(move || {
-            let _ = done.send(capture.serve(batches, stop, &runtime));
+            let _ = done.send(workers::serve(capture, batches, stop, &runtime));
         })
         .context("cannot start the capture thread")?;
 
