@@ -3,13 +3,13 @@
 //! appended to `OUT/flows.jsonl` (+ `bodies/`).
 //!
 //! Flows arrive from the proxy in batches (one per delivery tick). The
-//! capture work ([`Capture`]) archives a batch with one write, prints a line
-//! per flow, then documents the same flows: `openapi.yaml`, `openapi.json`
-//! and `API.md` kept current (rewritten at most once a second and on exit),
-//! a line per new endpoint. It runs at the lowest CPU priority, with a
-//! thread of normal priority to catch up when it falls behind ([`workers`]).
-//! Every few flows it offers its core to a relay worker that woke there
-//! ([`yield_between_slices`]), so relaying never waits for a whole batch.
+//! capture work ([`Capture`]) archives a slice of [`SLICE_FLOWS`] flows,
+//! prints a line per flow, then documents the same flows: `openapi.yaml`,
+//! `openapi.json` and `API.md` kept current (rewritten at most once a second
+//! and on exit), a line per new endpoint. The archive lines go out in one
+//! write once the flows received are done. The work runs at the lowest CPU
+//! priority, with a thread of normal priority to catch up when it falls
+//! behind ([`workers`]).
 
 mod workers;
 
@@ -33,18 +33,10 @@ use crate::pipeline::{Pipeline, PipelineConfig};
 /// than slowing traffic down: about 10 s of traffic.
 const BATCH_QUEUE: usize = 512;
 
-/// Flows captured between two offers of the core to whoever else wants it
-/// (about 50 µs of work, archiving or documenting).
+/// Flows captured at a time (about 50 µs of work): the low-priority capture
+/// thread offers its core to a relay worker between two slices, and the
+/// helper can take over there.
 const SLICE_FLOWS: usize = 8;
-
-/// After every [`SLICE_FLOWS`] flows, lets a relay worker that woke on this
-/// core run first (`sched_yield`; it returns at once when nobody waits), so
-/// a worker waits one slice for the capture work, not a whole batch.
-fn yield_between_slices(flows_done: usize) {
-    if flows_done % SLICE_FLOWS == SLICE_FLOWS - 1 {
-        std::thread::yield_now();
-    }
-}
 
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]
@@ -78,33 +70,40 @@ pub(crate) struct Args {
     body_cap: usize,
 }
 
-/// What `ar proxy` does with each batch of flows.
+/// What `ar proxy` does with each flow, a slice of flows at a time.
 struct Capture {
     archive: ArchiveDir,
     docs: LiveDocs,
-    /// Standard output: a line per flow and per new endpoint, flushed per batch.
+    /// Standard output: a line per flow and per new endpoint.
     out: Box<dyn Write + Send>,
+    /// The flows being captured (kept to reuse its memory).
+    slice: Vec<Flow>,
 }
 
 impl Capture {
-    /// Archives, prints and documents `batches`, oldest first. An archive
-    /// error stops the proxy: nothing is lost silently.
-    fn run(&mut self, batches: &[Vec<Flow>]) -> anyhow::Result<()> {
-        for (i, flow) in batches.iter().flatten().enumerate() {
+    /// Archives and prints the flows of `slice`, then documents them, and
+    /// empties it. The archive line goes to a buffer ([`Capture::write_out`]
+    /// writes it). An archive error stops the proxy: nothing is lost silently.
+    fn run_slice(&mut self) -> anyhow::Result<()> {
+        for flow in &self.slice {
             self.archive.append(flow)?;
             // A closed stdout (`ar proxy | head`) must not stop the capture.
             let _ = write_flow_line(&mut self.out, flow);
-            yield_between_slices(i);
         }
-        // Every batch queued goes out in one write.
-        self.archive.flush()?;
         let out = &mut self.out;
-        for (i, flow) in batches.iter().flatten().enumerate() {
+        for flow in &self.slice {
             self.docs.ingest(flow, |new| {
                 let _ = writeln!(out, "{new}");
             })?;
-            yield_between_slices(i);
         }
+        self.slice.clear();
+        Ok(())
+    }
+
+    /// Writes out what is buffered (the archive lines in one write, the
+    /// printed lines) and rewrites the documents if they are due.
+    fn write_out(&mut self) -> anyhow::Result<()> {
+        self.archive.flush()?;
         // Capture goes on when the spec cannot be written (a full disk, say): the next due write retries.
         if let Err(error) = self.docs.write_if_due() {
             eprintln!("ar: warning: cannot update the spec: {error:#}");
@@ -120,6 +119,7 @@ impl Capture {
             mut archive,
             docs,
             mut out,
+            slice: _,
         } = self;
         archive.sync()?;
         let _ = writeln!(
@@ -265,6 +265,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         archive,
         docs: LiveDocs::new(spec_pipeline, args.out.clone(), DEFAULT_INTERVAL),
         out: Box::new(out),
+        slice: Vec::with_capacity(SLICE_FLOWS),
     };
     let (stop_capture, stop) = oneshot::channel();
     let (done, mut captured) = oneshot::channel();

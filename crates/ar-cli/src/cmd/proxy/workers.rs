@@ -1,20 +1,24 @@
 //! Which thread does `ar proxy`'s capture work, and at what CPU priority.
 //!
-//! Relaying comes first. The capture work ([`Capture::run`]: archive, flow
-//! lines, spec) runs on a thread at the lowest CPU priority (`nice` 19), so
-//! that on a busy machine it takes the cores the relay, the client and the
-//! server leave idle instead of preempting them. On two saturated cores that
-//! relayed 2–8% more requests per second than the same work at normal
-//! priority (BENCHMARKS.md, "the capture work at nice 19").
+//! Relaying comes first. The capture work ([`Capture`]: archive, flow lines,
+//! spec) runs on a thread at the lowest CPU priority (`nice` 19), so that
+//! on a busy machine it takes the cores the relay, the client and the
+//! server leave idle instead of preempting them. Between two slices of
+//! [`SLICE_FLOWS`] flows it still offers its core to whoever waits
+//! (`sched_yield`): without that it loses what the low priority gains. On
+//! two saturated cores this relays 2–8% more requests per second than the
+//! same work at normal priority (BENCHMARKS.md, "the capture work at nice
+//! 19").
 //!
-//! A thread that low can fall behind without bound when other work never
-//! leaves a core idle, and an unprivileged process cannot raise its priority
-//! again. So the thread that receives the batches from the proxy stays at
-//! normal priority and works through the queue itself whenever more than
-//! [`HELP_AFTER`] batches wait. It first waits for the low thread to finish
-//! the batch it holds, which CPU hogs in other processes can stretch to a
-//! second or more; meanwhile batches queue in the proxy's channel, which
-//! drops (and counts) them only when 512 wait, as it always did.
+//! A thread that low falls behind when other work never leaves a core idle
+//! (CPU hogs in other processes), and an unprivileged process cannot raise
+//! its priority again. So the thread that receives the batches from the
+//! proxy stays at normal priority and, whenever more than [`HELP_AFTER`]
+//! flows wait, does the work itself, without yielding: a yield would put
+//! it behind every hog. The low thread holds the capture for one slice at a
+//! time, so the helper waits at most that long for it, and whoever holds
+//! the capture takes the next flows from the queue while holding it, so
+//! flows are archived in the order they came.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -22,35 +26,32 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use ar_store::Flow;
 use tokio::sync::{mpsc, oneshot};
 
-use super::Capture;
+use super::{Capture, SLICE_FLOWS};
 use crate::pipeline::live::DEFAULT_INTERVAL;
 
-/// Batches waiting for the low-priority thread beyond which the receiving
-/// thread does the work itself: 25 delivery ticks, about half a second of
-/// traffic (and a few MB of flows at most).
-const HELP_AFTER: usize = 25;
+/// Flows waiting for the low thread beyond which the receiving thread does
+/// the work itself: about half a second of traffic at 16k requests/s.
+const HELP_AFTER: usize = 8 * 1024;
 
-/// The `nice` value of the low-priority thread: the lowest priority there is.
+/// The `nice` value of the low thread: the lowest priority there is.
 const LOW_PRIORITY: i32 = 19;
 
-/// The capture state and the batches waiting for it, shared by the two threads.
+/// The capture state and the flows waiting for it, shared by the two threads.
 struct Shared {
-    /// Batches received and not yet taken, oldest first.
+    /// Flows received and not yet taken, oldest first.
     queue: Mutex<Queue>,
-    /// Signalled when a batch is queued and when the work ends.
+    /// Signalled when flows are queued and when the work ends.
     queued: Condvar,
-    /// Whoever holds the capture takes the next batch from `queue` while
-    /// holding it, so that batches are archived in the order they came.
     capture: Mutex<Capture>,
 }
 
 #[derive(Default)]
 struct Queue {
-    batches: VecDeque<Vec<Flow>>,
+    flows: VecDeque<Flow>,
     ending: bool,
 }
 
-/// The capture thread has panicked while holding shared state.
+/// A thread panicked while holding shared state.
 fn panicked<T>(_: PoisonError<T>) -> anyhow::Error {
     anyhow::anyhow!("the capture thread panicked")
 }
@@ -68,39 +69,57 @@ impl Shared {
         self.queue.lock().map_err(panicked)
     }
 
-    /// Queues `batches` for the low-priority thread; returns how many wait now.
-    fn enqueue(&self, batches: impl Iterator<Item = Vec<Flow>>) -> anyhow::Result<usize> {
-        let mut queue = self.queue()?;
-        queue.batches.extend(batches);
-        self.queued.notify_one();
-        Ok(queue.batches.len())
+    fn capture(&self) -> anyhow::Result<MutexGuard<'_, Capture>> {
+        self.capture.lock().map_err(panicked)
     }
 
-    /// Tells the low-priority thread to stop taking batches.
+    /// Queues the flows of `batches` for the low thread; returns how many wait now.
+    fn enqueue(&self, batches: impl Iterator<Item = Vec<Flow>>) -> anyhow::Result<usize> {
+        let mut queue = self.queue()?;
+        for batch in batches {
+            queue.flows.extend(batch);
+        }
+        self.queued.notify_one();
+        Ok(queue.flows.len())
+    }
+
+    /// Tells the low thread to stop taking flows.
     fn end(&self) -> anyhow::Result<()> {
         self.queue()?.ending = true;
         self.queued.notify_one();
         Ok(())
     }
 
-    /// Takes one batch (or none, which still rewrites the documents when
-    /// due) and does its capture work.
-    fn work_one(&self) -> anyhow::Result<()> {
-        let mut capture = self.capture.lock().map_err(panicked)?;
-        let batch = self.queue()?.batches.pop_front();
-        capture.run(batch.as_slice())
+    /// Takes the next slice of flows (while holding `capture`) and does its
+    /// capture work; writes everything out once the queue is empty. With
+    /// nothing queued it only rewrites the documents when they are due.
+    /// Returns whether flows remain.
+    fn work_slice(&self, capture: &mut Capture) -> anyhow::Result<bool> {
+        let remaining = {
+            let mut queue = self.queue()?;
+            let n = queue.flows.len().min(SLICE_FLOWS);
+            capture.slice.extend(queue.flows.drain(..n));
+            queue.flows.len()
+        };
+        capture.run_slice()?;
+        if remaining == 0 {
+            capture.write_out()?;
+        }
+        Ok(remaining > 0)
     }
 
-    /// Does the capture work of every batch queued, at the caller's priority.
+    /// Does the capture work of every flow queued, at the caller's
+    /// priority, without yielding: the low thread is behind, so this is
+    /// what the proxy waits on.
     fn work_all(&self) -> anyhow::Result<()> {
-        let mut capture = self.capture.lock().map_err(panicked)?;
-        let batches: Vec<_> = self.queue()?.batches.drain(..).collect();
-        capture.run(&batches)
+        let mut capture = self.capture()?;
+        while self.work_slice(&mut capture)? {}
+        Ok(())
     }
 
-    /// The low-priority thread: takes the batches one at a time as they
-    /// come, and wakes at least once per rewrite interval, so that the last
-    /// changes reach the documents when traffic stops.
+    /// The low thread: a slice at a time while flows wait, offering the core
+    /// between slices, and at least once per rewrite interval, so that the
+    /// last changes reach the documents when traffic stops.
     fn work_at_low_priority(&self) -> anyhow::Result<()> {
         lower_priority();
         loop {
@@ -109,14 +128,16 @@ impl Shared {
                 let (queue, _) = self
                     .queued
                     .wait_timeout_while(queue, DEFAULT_INTERVAL, |q| {
-                        q.batches.is_empty() && !q.ending
+                        q.flows.is_empty() && !q.ending
                     })
                     .map_err(panicked)?;
                 if queue.ending {
                     return Ok(());
                 }
             }
-            self.work_one()?;
+            while self.work_slice(&mut *self.capture()?)? {
+                std::thread::yield_now();
+            }
         }
     }
 }
@@ -132,11 +153,11 @@ fn lower_priority() {
     }
 }
 
-/// Runs the capture work of every batch until `stop` fires (or the proxy is
-/// gone) and returns the capture with everything done. Call it on a thread
+/// Does the capture work of every flow until `stop` fires (or the proxy is
+/// gone) and returns the capture with all of it done. Call it on a thread
 /// of normal priority: it receives the batches, hands them to a thread of
-/// low priority, helps when that one falls behind, and does what is left
-/// at the end.
+/// low priority, helps when that one falls behind, and does what is left at
+/// the end.
 pub(super) fn serve(
     capture: Capture,
     mut batches: mpsc::Receiver<Vec<Flow>>,
@@ -144,7 +165,7 @@ pub(super) fn serve(
     runtime: &tokio::runtime::Handle,
 ) -> anyhow::Result<Capture> {
     let shared = Shared::new(capture);
-    std::thread::scope(|scope| {
+    std::thread::scope(|scope| -> anyhow::Result<()> {
         let low = std::thread::Builder::new()
             .name("ar-capture-low".into())
             .spawn_scoped(scope, || shared.work_at_low_priority())?;
@@ -155,15 +176,15 @@ pub(super) fn serve(
             .map_err(|_| anyhow::anyhow!("the capture thread panicked"))?;
         received?;
         low_result?;
-        // Whatever the low-priority thread left, and what came at the end.
+        // What the low thread left, and what came at the end.
         shared.work_all()
     })?;
     shared.capture.into_inner().map_err(panicked)
 }
 
-/// Receives batches until the proxy stops (or the low-priority thread
-/// fails: its error ends the capture), queues them, and works through the
-/// queue itself when the low-priority thread falls behind.
+/// Receives batches until the proxy stops (or the low thread ends: it only
+/// does on an error, which ends the capture), queues them, and works
+/// through the queue itself when the low thread falls behind.
 fn receive(
     shared: &Shared,
     batches: &mut mpsc::Receiver<Vec<Flow>>,
@@ -184,7 +205,7 @@ fn receive(
                     // The proxy is gone: nothing more will come.
                     None => true,
                 },
-                // Notices a failed low-priority thread while traffic is idle.
+                // Notices a failed low thread while traffic is idle.
                 () = tokio::time::sleep(DEFAULT_INTERVAL) => false,
             }
         });
@@ -216,6 +237,7 @@ mod tests {
             archive: ArchiveDir::open(dir).unwrap(),
             docs: LiveDocs::new(pipeline, dir.to_path_buf(), DEFAULT_INTERVAL),
             out: Box::new(std::io::sink()),
+            slice: Vec::new(),
         }
     }
 
@@ -244,6 +266,17 @@ mod tests {
             .collect()
     }
 
+    /// Asserts that the archive holds flows `0..total`, each once, in order.
+    fn assert_archived_in_order(dir: &std::path::Path, total: u64) {
+        let ids = archived_ids(dir);
+        let first_wrong = ids.iter().zip(0..).position(|(&id, want)| id != want);
+        assert_eq!(
+            (ids.len() as u64, first_wrong),
+            (total, None),
+            "flows archived, and where the order first breaks"
+        );
+    }
+
     #[test]
     fn every_flow_is_archived_once_in_order_while_both_threads_work() {
         let dir = tempfile::tempdir().unwrap();
@@ -253,33 +286,37 @@ mod tests {
         let handle = runtime.handle().clone();
         let capture = capture(dir.path());
         let serving = std::thread::spawn(move || serve(capture, receiver, stopped, &handle));
-        // Bursts far above HELP_AFTER, so the receiving thread helps too.
-        for burst in 0..40u64 {
-            batches
-                .try_send(batch(burst * 100..burst * 100 + 100))
-                .unwrap();
-            if burst % 10 == 9 {
+        // Bursts past HELP_AFTER, so the receiving thread helps too.
+        let total = 50 * 500;
+        assert!(total > 2 * HELP_AFTER as u64);
+        for start in (0..total).step_by(500) {
+            batches.try_send(batch(start..start + 500)).unwrap();
+            if start % 5000 == 0 {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
         stop.send(()).unwrap();
-        let mut capture = serving.join().unwrap().unwrap();
-        capture.archive.flush().unwrap();
-        assert_eq!(archived_ids(dir.path()), (0..4000).collect::<Vec<_>>());
+        serving.join().unwrap().unwrap();
+        assert_archived_in_order(dir.path(), total);
     }
 
     #[test]
     fn the_receiving_thread_does_the_work_the_low_thread_has_not_done() {
         let dir = tempfile::tempdir().unwrap();
         let shared = Shared::new(capture(dir.path()));
-        // No low thread runs: as when other work keeps it from every core.
+        // No low thread runs: as when CPU hogs keep it from every core.
+        let total = (HELP_AFTER as u64 / 100 + 1) * 100;
         let waiting = shared
-            .enqueue((0..30).map(|b| batch(b * 2..b * 2 + 2)))
+            .enqueue(
+                (0..total)
+                    .step_by(100)
+                    .map(|start| batch(start..start + 100)),
+            )
             .unwrap();
         assert!(waiting > HELP_AFTER);
         shared.work_all().unwrap();
-        assert_eq!(archived_ids(dir.path()), (0..60).collect::<Vec<_>>());
-        assert!(shared.queue().unwrap().batches.is_empty());
+        assert_archived_in_order(dir.path(), total);
+        assert!(shared.queue().unwrap().flows.is_empty());
     }
 
     #[cfg(target_os = "linux")]
