@@ -21,7 +21,7 @@
 //! flows are archived in the order they came.
 
 use std::collections::VecDeque;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use ar_store::Flow;
 use tokio::sync::{mpsc, oneshot};
@@ -51,8 +51,8 @@ struct Queue {
     ending: bool,
 }
 
-/// A thread panicked while holding shared state.
-fn panicked<T>(_: PoisonError<T>) -> anyhow::Error {
+/// A capture thread panicked (a poisoned lock, a failed join).
+fn panicked<T>(_: T) -> anyhow::Error {
     anyhow::anyhow!("the capture thread panicked")
 }
 
@@ -171,9 +171,7 @@ pub(super) fn serve(
             .spawn_scoped(scope, || shared.work_at_low_priority())?;
         let received = receive(&shared, &mut batches, &mut stop, runtime, &low);
         shared.end()?;
-        let low_result = low
-            .join()
-            .map_err(|_| anyhow::anyhow!("the capture thread panicked"))?;
+        let low_result = low.join().map_err(panicked)?;
         received?;
         low_result?;
         // What the low thread left, and what came at the end.
@@ -192,27 +190,22 @@ fn receive(
     runtime: &tokio::runtime::Handle,
     low: &std::thread::ScopedJoinHandle<'_, anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
-    let mut received = Vec::new();
     loop {
-        let stopping = runtime.block_on(async {
+        let (stopping, first) = runtime.block_on(async {
             tokio::select! {
-                _ = &mut *stop => true,
+                _ = &mut *stop => (true, None),
                 batch = batches.recv() => match batch {
-                    Some(batch) => {
-                        received.push(batch);
-                        false
-                    }
+                    Some(batch) => (false, Some(batch)),
                     // The proxy is gone: nothing more will come.
-                    None => true,
+                    None => (true, None),
                 },
                 // Notices a failed low thread while traffic is idle.
-                () = tokio::time::sleep(DEFAULT_INTERVAL) => false,
+                () = tokio::time::sleep(DEFAULT_INTERVAL) => (false, None),
             }
         });
-        while let Ok(batch) = batches.try_recv() {
-            received.push(batch);
-        }
-        let waiting = shared.enqueue(received.drain(..))?;
+        // With whatever else has queued by now.
+        let rest = std::iter::from_fn(|| batches.try_recv().ok());
+        let waiting = shared.enqueue(first.into_iter().chain(rest))?;
         if stopping || low.is_finished() {
             return Ok(());
         }
