@@ -65,6 +65,7 @@ run_suite() {
     out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c "$CONNS" -s "$SECS")
     keep "$name.$scheme.rps" "$(field rps "$out")" high
     if [[ -n $pid ]]; then
+      settle "$pid"
       t1=$(ticks "$pid"); n=$(field requests "$out")
       keep "$name.$scheme.cpu" "$(per_k $((t1 - t0)) "$n")" low
       if [[ $name == ar ]]; then

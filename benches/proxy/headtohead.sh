@@ -58,11 +58,13 @@ fi
 HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT
 
-# measure PID PORT URL CONNS: "requests/s CPU-ms-per-1k-requests requests"
+# measure PID PORT URL CONNS: "requests/s CPU-ms-per-1k-requests requests"; the CPU includes
+# what the proxy still does after the load stops (see settle).
 measure() {
   local t0 out n
   t0=$(ticks "$1")
   out=$("$BIN/loadgen" "$3" --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
+  settle "$1"
   n=$(field requests "$out")
   awk -v r="$(field rps "$out")" -v d=$(( $(ticks "$1") - t0 )) -v hz="$HZ" -v n="$n" \
     'BEGIN{printf "%d %.1f %d\n", r, d / hz / n * 1e6, n}'

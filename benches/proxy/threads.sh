@@ -49,6 +49,7 @@ for round in $(seq 1 "$ROUNDS"); do
     load 1 >/dev/null # warm: connections, leaf certificates, the live spec's first endpoint
     before=$(snapshot $pid)
     out=$(load "$SECS" | tail -1)
+    settle $pid
     after=$(snapshot $pid)
     n=$(field requests "$out")
     echo "round $round, $proxy, $SCHEME, $CONNS connections: $(field rps "$out") requests/s, $n requests"
