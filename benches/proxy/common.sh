@@ -16,10 +16,14 @@ fi
 
 wait_port() { for _ in $(seq 1 100); do (echo >"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }      # utime + stime, clock ticks
-# Waits until PID has used no CPU for 100 ms. `ar proxy` may still be archiving and documenting
-# the last flows of a run (its capture work runs at the lowest priority, up to ~0.5 s of traffic
-# behind): this keeps that work out of the next proxy's measurement and in its own CPU figure.
-settle() { local last=-1 now; while now=$(ticks "$1"); [[ $now != "$last" ]]; do last=$now; sleep 0.1; done; }
+# Waits until PID has used no CPU for 100 ms (at most 10 s, for a proxy with steady background
+# work). `ar proxy` may still be archiving and documenting the last flows of a run (its capture
+# work runs at the lowest priority, up to ~0.5 s of traffic behind): this keeps that work out of
+# the next proxy's measurement and in its own CPU figure.
+settle() {
+  local last=-1 now
+  for _ in $(seq 1 100); do now=$(ticks "$1"); [[ $now == "$last" ]] && return 0; last=$now; sleep 0.1; done
+}
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }   # NAME=VALUE from a loadgen line
 # Proxies on 127.0.0.1:PORT with the CA in $WORK/ca, trusting the origin's CA ($WORK/origin-ca.pem).
 # Only ever start them in the background (`ar_proxy ... &`): they `exec`, so `$!` is the proxy's
