@@ -254,14 +254,61 @@ fn content_map(contents: &[Content]) -> Value {
     Value::Object(map)
 }
 
-/// The last line of defence: strings anywhere in the document that look like
-/// credentials are replaced, and enums under secret-named properties dropped.
-fn scrub(value: &mut Value, redactor: &Redactor) {
-    if !redactor.is_enabled() {
-        return;
+/// The last line of defence: captured values anywhere in the document that
+/// look like credentials are replaced, and enums, examples and defaults under
+/// secret-named properties dropped.
+///
+/// Only values are touched, never names or structure: an `operationId`, a
+/// `$ref`, a `required` entry or a parameter name that happens to look random
+/// stays as it is (replacing them once gave one spec 34 operations with the
+/// operationId `REDACTED`, which no validator accepts).
+fn scrub(doc: &mut Value, redactor: &Redactor) {
+    if redactor.is_enabled() {
+        scrub_node(doc, Holds::Fields, redactor);
     }
-    match value {
-        Value::String(text) => {
+}
+
+/// What a node of the document holds, as far as redaction is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// Objects with fixed fields (the document, an operation, a parameter, a
+    /// schema, a link) or lists of them: [`Holds::of_field`] says which fields
+    /// carry values; every other string in them is a name or a keyword.
+    Fields,
+    /// Maps from names (paths, status codes, media types, properties, headers,
+    /// security schemes) to objects with fixed fields, or lists of such maps
+    /// (security requirements). A key here is a name even when it reads like a
+    /// field: a property may be called `example`.
+    Names,
+    /// Captured data or prose: examples, enum members, defaults, descriptions,
+    /// URLs. Every string in it is a value (keys of an example object stay).
+    Values,
+}
+
+impl Holds {
+    /// What the field `key` of an object with fixed fields holds.
+    fn of_field(key: &str, value: &Value) -> Self {
+        match key {
+            "example" | "examples" | "enum" | "default" | "description" | "summary" | "title"
+            | "url" => Self::Values,
+            // An operation lists its parameter objects; components and links
+            // map names to them (or, in a link, to runtime expressions).
+            "parameters" if value.is_array() => Self::Fields,
+            "paths" | "properties" | "responses" | "content" | "headers" | "links" | "schemas"
+            | "securitySchemes" | "parameters" | "requestBodies" | "callbacks" | "encoding"
+            | "security" => Self::Names,
+            // ar's GraphQL extension: operations by name, with schemas.
+            "x-graphql-operations" => Self::Fields,
+            // Any other extension (`x-ar-not-shown`) carries captured text.
+            _ if key.starts_with("x-") => Self::Values,
+            _ => Self::Fields,
+        }
+    }
+}
+
+fn scrub_node(value: &mut Value, holds: Holds, redactor: &Redactor) {
+    match (value, holds) {
+        (Value::String(text), Holds::Values) => {
             if redactor.is_secret_value(text) {
                 *text = redactor.text(text).into_owned();
                 if redactor.is_secret_value(text) {
@@ -269,8 +316,22 @@ fn scrub(value: &mut Value, redactor: &Redactor) {
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| scrub(item, redactor)),
-        Value::Object(map) => {
+        (Value::Array(items), _) => {
+            for item in items {
+                scrub_node(item, holds, redactor);
+            }
+        }
+        (Value::Object(map), Holds::Values) => {
+            for child in map.values_mut() {
+                scrub_node(child, Holds::Values, redactor);
+            }
+        }
+        (Value::Object(map), Holds::Names) => {
+            for child in map.values_mut() {
+                scrub_node(child, Holds::Fields, redactor);
+            }
+        }
+        (Value::Object(map), Holds::Fields) => {
             if let Some(Value::Object(properties)) = map.get_mut("properties") {
                 for (name, schema) in properties.iter_mut() {
                     if redactor.is_secret_name(name)
@@ -282,11 +343,14 @@ fn scrub(value: &mut Value, redactor: &Redactor) {
                     }
                 }
             }
-            for child in map.values_mut() {
-                scrub(child, redactor);
+            for (key, child) in map.iter_mut() {
+                let holds = Holds::of_field(key, child);
+                scrub_node(child, holds, redactor);
             }
         }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        // Names and keywords (`operationId`, `$ref`, `required` entries,
+        // `type`, `in`, scopes), numbers, booleans, null.
+        (Value::String(_) | Value::Null | Value::Bool(_) | Value::Number(_), _) => {}
     }
 }
 
@@ -295,4 +359,83 @@ pub(crate) fn typed(doc: Value) -> Result<openapiv3::OpenAPI, Error> {
     serde_json::from_value(doc).map_err(|source| Error::Typing {
         reason: source.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Mixed-case base62, 40 characters: the shape of a random API key.
+    const TOKEN: &str = "Xk9fQ2mZ7pL4vR8sT1wY6bN3cH5jD0gAeUoIiKqE";
+    const JWT: &str = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJlLXZhbHVl";
+
+    #[test]
+    fn scrub_redacts_values_and_keeps_names_that_look_random() {
+        let redactor = Redactor::new();
+        assert!(redactor.is_secret_value(TOKEN) && redactor.is_secret_value(JWT));
+        let reference = format!("#/components/schemas/{TOKEN}");
+        let mut doc = json!({
+            "paths": {"/things": {"get": {
+                "tags": [TOKEN],
+                "operationId": TOKEN,
+                "parameters": [{
+                    "name": TOKEN, "in": "header", "required": true,
+                    "schema": {"type": "string"}, "example": format!("Bearer {TOKEN}"),
+                }],
+                "responses": {"200": {
+                    "description": "OK",
+                    "content": {"application/json": {
+                        "schema": {"$ref": reference},
+                        "example": {TOKEN: JWT, "items": [JWT]},
+                    }},
+                    "links": {TOKEN: {
+                        "operationId": TOKEN,
+                        "parameters": {TOKEN: format!("$response.body#/{TOKEN}")},
+                    }},
+                }},
+                "security": [{TOKEN: []}],
+                "x-graphql-operations": [{"name": TOKEN, "type": "query", "calls": 1}],
+            }}},
+            "components": {"schemas": {TOKEN: {
+                "type": "object",
+                "properties": {
+                    TOKEN: {"type": "string", "enum": [JWT, "plain"]},
+                    "example": {"type": "string", "default": JWT},
+                },
+                "required": [TOKEN, "example"],
+                "discriminator": {"propertyName": TOKEN, "mapping": {TOKEN: reference}},
+            }}},
+        });
+        let mut expected = doc.clone();
+        let get = &mut expected["paths"]["/things"]["get"];
+        get["parameters"][0]["example"] = json!(REDACTED);
+        get["responses"]["200"]["content"]["application/json"]["example"] =
+            json!({TOKEN: REDACTED, "items": [REDACTED]});
+        let properties = &mut expected["components"]["schemas"][TOKEN]["properties"];
+        properties[TOKEN]["enum"] = json!([REDACTED, "plain"]);
+        properties["example"]["default"] = json!(REDACTED);
+
+        scrub(&mut doc, &redactor);
+        assert_eq!(doc, expected);
+    }
+
+    #[test]
+    fn scrub_drops_enums_examples_and_defaults_of_secret_named_properties() {
+        let mut doc = json!({"components": {"schemas": {"Login": {
+            "type": "object",
+            "properties": {
+                "password": {"type": "string", "enum": ["a"], "example": "b", "default": "c"},
+                "user": {"type": "string", "example": "ada"},
+            },
+        }}}});
+        scrub(&mut doc, &Redactor::new());
+        let properties = &doc["components"]["schemas"]["Login"]["properties"];
+        assert_eq!(properties["password"], json!({"type": "string"}));
+        assert_eq!(
+            properties["user"],
+            json!({"type": "string", "example": "ada"})
+        );
+    }
 }
