@@ -36,6 +36,13 @@
 //!   `{orderId}`).
 //! - **overflow**: a node that reached the cap of distinct literals folds
 //!   them all (memory stays bounded, and so many names are values).
+//! - **weak values** ([`SegmentKind::is_weak`]: `1`, `2015-03-31`, `2.0`)
+//!   are kept in the raw trie with their own subtrees and fold like any
+//!   classified value, except where what follows them says they are names:
+//!   one value that never varies while it leads to several paths is an API
+//!   generation (`/1/...`, `/api/3/...`) unless it follows a collection word
+//!   (`/users/42/...`), and values that each lead to paths of their own are
+//!   literals (`/2015-03-31/functions`, `/2018-10-31/layers`).
 //!
 //! Never folded: version tags, literals of a pinned node (a user split), and
 //! REST collections: plural words each directly followed by its own
@@ -239,6 +246,25 @@ pub enum KeptReason {
     },
     /// Alike siblings exist, but all are plural collection names (`orgs`, `users`).
     CollectionNames,
+    /// A value that never varied here while it led to several paths: an API
+    /// generation (`/1/...`, `/api/3/...`), not an id.
+    Constant {
+        /// Flows observed through it.
+        samples: u64,
+        /// Distinct paths that follow it.
+        paths: usize,
+    },
+    /// Values that each lead to paths of their own (`/2015-03-31/functions`,
+    /// `/2018-10-31/layers`): names, where values of one parameter would
+    /// lead to the same paths.
+    OwnPaths {
+        /// Distinct values at this position.
+        values: usize,
+        /// Paths reached from more than one of them.
+        shared: usize,
+        /// Distinct paths that follow them.
+        paths: usize,
+    },
     /// A REST collection: a plural word directly followed by its own
     /// identifier parameter (`/users/{userId}`), like its alike siblings.
     /// Resource names, however many, are not values of one parameter.
@@ -261,6 +287,18 @@ impl fmt::Display for KeptReason {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
             Self::CollectionNames => f.write_str("alike siblings are all collection names"),
+            Self::Constant { samples, paths } => write!(
+                f,
+                "a constant: the only value here in {samples} flows, followed by {paths} different paths"
+            ),
+            Self::OwnPaths {
+                values,
+                shared,
+                paths,
+            } => write!(
+                f,
+                "each of {values} values leads to paths of its own ({shared} of {paths} paths shared)"
+            ),
             Self::Collection {
                 id_kinds,
                 ids,

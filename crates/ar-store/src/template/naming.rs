@@ -45,6 +45,7 @@ pub(crate) fn name_params(segments: &[NameInput<'_>]) -> Vec<String> {
             (Some(hint), _) => (*hint).to_string(),
             (_, Some(SegmentKind::Email)) => "email".to_string(),
             (_, Some(SegmentKind::Date)) => "date".to_string(),
+            (_, Some(SegmentKind::Version)) => "version".to_string(),
             (_, Some(SegmentKind::Timestamp)) => "timestamp".to_string(),
             (_, Some(SegmentKind::IssueKey)) => "issueKey".to_string(),
             (_, Some(_)) => match base {

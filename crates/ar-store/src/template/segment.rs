@@ -31,6 +31,9 @@ pub enum SegmentKind {
     OpaqueToken,
     /// An issue-tracker key (`PROJ-123`).
     IssueKey,
+    /// A dotted version number (`2.0`, `1.4.2`): an API generation when it
+    /// never varies or each value leads to its own paths, else a parameter.
+    Version,
 }
 
 impl SegmentKind {
@@ -47,6 +50,7 @@ impl SegmentKind {
             Self::Sid => "sid",
             Self::OpaqueToken => "opaque_token",
             Self::IssueKey => "issue_key",
+            Self::Version => "version",
         }
     }
 
@@ -54,8 +58,23 @@ impl SegmentKind {
     pub(crate) fn is_id_like(self) -> bool {
         !matches!(
             self,
-            Self::Date | Self::Timestamp | Self::Email | Self::IssueKey
+            Self::Date | Self::Timestamp | Self::Email | Self::IssueKey | Self::Version
         )
+    }
+
+    /// Whether a value of this spelling can just as well name an API
+    /// generation as identify a resource (`/1/...`, `/2015-03-31/...`,
+    /// `/2.0/...`): short integers, plain dates and dotted versions. Only the
+    /// evidence across paths (a value that never varies, values that each
+    /// lead to paths of their own) tells which; the templater keeps such
+    /// values apart until it has decided.
+    pub(crate) fn is_weak(self, segment: &str) -> bool {
+        match self {
+            Self::Integer => segment.len() <= 2,
+            Self::Date => segment.len() == 10,
+            Self::Version => true,
+            _ => false,
+        }
     }
 }
 
@@ -89,6 +108,9 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
         } else {
             SegmentKind::Integer
         });
+    }
+    if is_dotted_version(b) {
+        return Some(SegmentKind::Version);
     }
     // Short versions and words with digits (`v1`, `v2.1`, `md5`, `x-2`): a
     // kind below needs 8+ bytes, an uppercase letter, `@`, `%` or `_`.
@@ -132,6 +154,18 @@ pub(crate) fn is_version_like(segment: &str) -> bool {
         && (b[0] == b'v' || b[0] == b'V')
         && b[1].is_ascii_digit()
         && b[1..].iter().all(|c| c.is_ascii_digit() || *c == b'.')
+}
+
+/// `2.0`, `1.4.2`: digit groups joined by single dots, at most four groups.
+fn is_dotted_version(b: &[u8]) -> bool {
+    let mut groups = 0;
+    for group in b.split(|c| *c == b'.') {
+        if group.is_empty() || group.len() > 4 || !group.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        groups += 1;
+    }
+    (2..=4).contains(&groups)
 }
 
 fn is_timestamp(b: &[u8]) -> bool {
@@ -297,6 +331,8 @@ mod tests {
                 OpaqueToken,
             ),
             ("PROJ-123", IssueKey),
+            ("2.0", Version),
+            ("1.4.2", Version),
         ];
         for (segment, kind) in cases {
             assert_eq!(classify_segment(segment), Some(kind), "{segment}");

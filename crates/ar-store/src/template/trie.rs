@@ -64,6 +64,10 @@ pub(crate) struct RawNode {
     pub(crate) overflowed: u64,
     pub(crate) origin: Option<Box<Origin>>,
     pub(crate) pinned: bool,
+    /// Set on a literal child that is a weak value ([`SegmentKind::is_weak`]):
+    /// kept apart with its own subtree so the view can tell a version from
+    /// an id by what follows it.
+    pub(crate) value_kind: Option<SegmentKind>,
 }
 
 impl RawNode {
@@ -116,6 +120,7 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
         Sid,
         OpaqueToken,
         IssueKey,
+        Version,
     ]
     .into_iter()
     .filter(|k| bits & kind_bit(*k) != 0)
@@ -143,9 +148,10 @@ impl HostTrie {
 
 /// Appends one segment's layer-1 form to `key`: `/` + `\u{1}` + a letter
 /// per [`SegmentKind`] for a classified segment, `/` + `\u{2}` + the text
-/// for a literal. The view's walk depends on nothing else (a classified
-/// segment never matches a literal child), so paths with equal layer-1
-/// keys have equal shape keys under the same view.
+/// for a literal or a weak value (callers pass no kind for those). The
+/// view's walk depends on nothing else (a classified segment that is not
+/// weak never matches a literal child), so paths with equal layer-1 keys
+/// have equal shape keys under the same view.
 fn push_layer1(key: &mut String, segment: &str, kind: Option<SegmentKind>) {
     match kind {
         Some(kind) => {
@@ -360,18 +366,22 @@ fn observe_in(
             Ok(_) => None,
             Err(_) => classify_segment(segment),
         };
-        push_layer1(layer1, segment, kind);
+        push_layer1(layer1, segment, kind.filter(|k| !k.is_weak(segment)));
         let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
+        let weak = kind.filter(|k| k.is_weak(segment));
         let literal = match (kind, found) {
-            (Some(_), _) => None,
-            (None, Ok(at)) => Some(at),
-            (None, Err(at)) if node.literals.len() < cfg.max_literals_per_node => {
+            (Some(_), _) if weak.is_none() => None,
+            (_, Ok(at)) => Some(at),
+            (_, Err(at)) if node.literals.len() < cfg.max_literals_per_node => {
                 changed = true;
-                node.literals
-                    .insert(at, (segment.into(), RawNode::default()));
+                let child = RawNode {
+                    value_kind: weak,
+                    ..RawNode::default()
+                };
+                node.literals.insert(at, (segment.into(), child));
                 Some(at)
             }
-            (None, Err(_)) => None,
+            (_, Err(_)) => None,
         };
         node = if let Some(at) = literal {
             let child = &mut node.literals[at].1;
@@ -401,7 +411,8 @@ fn observe_in(
         node.count += 1;
     }
     for segment in segments {
-        push_layer1(layer1, segment, classify_segment(segment));
+        let kind = classify_segment(segment).filter(|k| !k.is_weak(segment));
+        push_layer1(layer1, segment, kind);
     }
     layer1.push(if trailing { 'T' } else { 'F' });
     node.terminal += 1;

@@ -9,7 +9,7 @@ mod collections;
 
 use self::collections::Sort;
 use super::naming::{NameInput, name_params};
-use super::trie::{Origin, RawNode, TemplaterConfig, kinds_of};
+use super::trie::{Origin, RawNode, TemplaterConfig, kind_bit, kinds_of};
 use super::{
     Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule, Segment,
     SegmentKind, classify_segment, is_version_like, split_path,
@@ -61,10 +61,15 @@ const MAX_SUFFIXES: usize = 32;
 const MAX_SUFFIX_DEPTH: usize = 6;
 
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
-    build(&[raw], Parent::Root, cfg)
+    build(&[raw], Parent::Root, None, cfg)
 }
 
-fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
+fn build(
+    raws: &[&RawNode],
+    parent: Parent,
+    parent_name: Option<&str>,
+    cfg: &TemplaterConfig,
+) -> ViewNode {
     let mut lits: BTreeMap<&str, Vec<&RawNode>> = BTreeMap::new();
     let mut params: Vec<&RawNode> = Vec::new();
     let (mut overflowed, mut pinned) = (0u64, false);
@@ -76,20 +81,39 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
         overflowed += raw.overflowed;
         pinned |= raw.pinned;
     }
+    let weak: BTreeMap<&str, SegmentKind> = lits
+        .iter()
+        .filter_map(|(k, raws)| Some((*k, raws.iter().find_map(|r| r.value_kind)?)))
+        .collect();
     let candidates: Vec<&str> = lits
         .keys()
         .copied()
-        .filter(|k| !is_version_like(k))
+        .filter(|k| !is_version_like(k) && !weak.contains_key(k))
         .collect();
     let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
     let mut kept: BTreeMap<&str, KeptReason> = BTreeMap::new();
+    if !weak.is_empty() {
+        let names_parent = parent_name.filter(|_| parent == Parent::Literal);
+        match weak_values_kept(&weak, &lits, params.is_empty(), parent, names_parent) {
+            Some(reason) => {
+                for k in weak.keys() {
+                    kept.insert(k, reason.clone());
+                }
+            }
+            None => {
+                for (k, kind) in &weak {
+                    fold.insert(k, Rule::Segment { kind: *kind });
+                }
+            }
+        }
+    }
     if !pinned {
         if overflowed > 0 {
             for k in &candidates {
                 fold.insert(
                     k,
                     Rule::Overflow {
-                        distinct: lits.len(),
+                        distinct: candidates.len(),
                     },
                 );
             }
@@ -138,7 +162,7 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
             param_raws.extend(raws.iter().copied());
             continue;
         }
-        let mut child = build(raws, Parent::Literal, cfg);
+        let mut child = build(raws, Parent::Literal, Some(name), cfg);
         child.kept = Some(if is_version_like(name) {
             KeptReason::Version
         } else if pinned {
@@ -147,20 +171,23 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
             reason
         } else {
             KeptReason::OwnShape {
-                siblings: lits.len(),
+                siblings: candidates.len(),
             }
         });
         node.literals.insert((*name).into(), child);
     }
     if !param_raws.is_empty() {
-        let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
+        let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds)
+            | (weak.iter())
+                .filter(|(k, _)| fold.contains_key(*k))
+                .fold(0u16, |acc, (_, kind)| acc | kind_bit(*kind));
         let kinds = kinds_of(bits);
         let rule = strongest(fold.values())
             .cloned()
             .unwrap_or_else(|| match kinds.first() {
                 Some(kind) => Rule::Segment { kind: *kind },
                 None => Rule::Overflow {
-                    distinct: lits.len(),
+                    distinct: candidates.len(),
                 },
             });
         let mut values: BTreeSet<String> = fold.keys().map(|k| k.to_string()).collect();
@@ -171,18 +198,71 @@ fn build(raws: &[&RawNode], parent: Parent, cfg: &TemplaterConfig) -> ViewNode {
         );
         let origin = param_raws.iter().find_map(|r| r.origin.as_deref()).cloned();
         let samples = param_raws.iter().map(|r| r.count).sum();
-        let child = build(&param_raws, Parent::Param, cfg);
+        let child = build(&param_raws, Parent::Param, None, cfg);
         node.param = Some(Box::new(ViewParam {
             node: child,
             rule,
             kinds,
-            folded: !fold.is_empty() || overflowed > 0,
+            folded: fold.keys().any(|k| !weak.contains_key(k)) || overflowed > 0,
             samples,
             values: values.into_iter().take(8).collect(),
             origin,
         }));
     }
     node
+}
+
+/// Paths a constant weak value must lead to before it counts as a literal.
+const CONSTANT_MIN_PATHS: usize = 3;
+/// Weak values each leading to paths of their own are literals while at most
+/// one in this many of their paths is shared between two of them.
+const OWN_PATHS_SHARED_RATIO: usize = 5;
+
+/// Whether the weak values at one position ([`SegmentKind::is_weak`]: short
+/// integers, dates, dotted versions) are literals, and why; `None` when they
+/// are values of a parameter.
+///
+/// A value that never varies while it leads to several different paths is
+/// an API generation (`/1/assignments`, `/1/users/{id}`, `/api/3/...`), not
+/// an id, unless it follows a collection word (`/users/42/orders`): a person
+/// browsing one account sees one id everywhere. Several values are literals
+/// when each leads to paths of its own (`/2015-03-31/functions`,
+/// `/2018-10-31/layers`): values of one parameter lead to the same paths.
+/// Strong values (a UUID, a long number) at the same position make them all
+/// values.
+fn weak_values_kept<'a>(
+    weak: &BTreeMap<&'a str, SegmentKind>,
+    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    only_weak: bool,
+    parent: Parent,
+    parent_name: Option<&str>,
+) -> Option<KeptReason> {
+    if !only_weak || parent == Parent::Param {
+        return None;
+    }
+    let paths: Vec<BTreeSet<Vec<Tok<'a>>>> = weak.keys().map(|k| suffixes(&lits[k])).collect();
+    let mut seen: BTreeMap<&Vec<Tok<'a>>, usize> = BTreeMap::new();
+    for path in paths.iter().flatten() {
+        *seen.entry(path).or_default() += 1;
+    }
+    let total = seen.len();
+    if weak.len() == 1 {
+        let samples: u64 = weak.keys().flat_map(|k| &lits[k]).map(|r| r.count).sum();
+        let after_collection = parent_name.is_some_and(collections::is_collection_word);
+        return (total >= CONSTANT_MIN_PATHS && !after_collection).then_some(
+            KeptReason::Constant {
+                samples,
+                paths: total,
+            },
+        );
+    }
+    let shared = seen.values().filter(|n| **n > 1).count();
+    let broad = paths.iter().filter(|p| p.len() >= 2).count();
+    (broad >= 2 && shared * OWN_PATHS_SHARED_RATIO <= total).then_some(KeptReason::OwnPaths {
+        values: weak.len(),
+        shared,
+        paths: total,
+    })
 }
 
 fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
@@ -208,7 +288,10 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> BTreeSet<Vec<Tok<'a>>> {
             return;
         }
         for (name, child) in &node.literals {
-            prefix.push(Tok::Lit(name));
+            prefix.push(match child.value_kind {
+                Some(_) => Tok::Param,
+                None => Tok::Lit(name),
+            });
             if child.terminal > 0 {
                 out.insert(prefix.clone());
             }
@@ -373,6 +456,10 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> (Vec<Step<'v, 'p>>, bool) 
         let kind = classify_segment(segment);
         let here = node.take();
         let step = match (here, kind) {
+            (Some(n), Some(_)) if let Some(child) = n.literals.get(segment) => {
+                node = Some(child);
+                Step::Lit(segment, child.kept.as_ref())
+            }
             (Some(n), Some(kind)) => match &n.param {
                 Some(p) => {
                     node = Some(&p.node);
@@ -545,6 +632,96 @@ mod tests {
             Decision::Literal { reason, .. } => reason.clone(),
             other => panic!("{path} [{position}] is not literal: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_constant_version_before_many_paths_stays_literal() {
+        let mut t = Templater::default();
+        for r in ["assignments", "forms", "tags"] {
+            t.observe("h", &format!("/1/{r}"), None);
+            t.observe(
+                "h",
+                &format!("/1/{r}/0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e"),
+                None,
+            );
+        }
+        assert_eq!(tpl(&t, "/1/forms"), "/1/forms");
+        assert_eq!(
+            tpl(&t, "/1/tags/0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e"),
+            "/1/tags/{tagId}"
+        );
+        let explained = t.explain("h", "/1/forms").to_string();
+        assert!(
+            explained.contains("[0] 1: literal, a constant: the only value here in 6 flows, followed by 6 different paths"),
+            "{explained}"
+        );
+        // The same under a prefix word, and for a dotted version.
+        let mut t = Templater::default();
+        for r in ["search", "get", "list"] {
+            t.observe("h", &format!("/api/3/{r}"), None);
+            t.observe("h", &format!("/api/2.0/runs/{r}"), None);
+        }
+        assert_eq!(tpl(&t, "/api/3/search"), "/api/3/search");
+        assert_eq!(tpl(&t, "/api/2.0/runs/list"), "/api/2.0/runs/list");
+        // One id seen everywhere after a collection word is still an id.
+        let mut t = Templater::default();
+        for r in ["orders", "profile", "settings"] {
+            t.observe("h", &format!("/users/42/{r}"), None);
+        }
+        assert_eq!(tpl(&t, "/users/42/orders"), "/users/{userId}/orders");
+        // A constant that leads to a single path is no evidence either way.
+        let mut t = Templater::default();
+        t.observe("h", "/items/7", None);
+        assert_eq!(tpl(&t, "/items/7"), "/items/{itemId}");
+    }
+
+    #[test]
+    fn dates_that_each_lead_to_their_own_paths_are_literals() {
+        let mut t = Templater::default();
+        for (date, paths) in [
+            (
+                "2015-03-31",
+                &["functions", "functions/resize", "event-source-mappings"][..],
+            ),
+            ("2018-10-31", &["layers", "layers/otel/versions"][..]),
+            (
+                "2019-09-25",
+                &[
+                    "functions/resize/event-invoke-config",
+                    "functions/thumbs/event-invoke-config/list",
+                ][..],
+            ),
+        ] {
+            for p in paths {
+                t.observe("h", &format!("/{date}/{p}"), None);
+            }
+        }
+        assert_eq!(tpl(&t, "/2018-10-31/layers"), "/2018-10-31/layers");
+        let explained = t.explain("h", "/2018-10-31/layers").to_string();
+        assert!(
+            explained.contains("each of 3 values leads to paths of its own (0 of 7 paths shared)"),
+            "{explained}"
+        );
+        // Dates that lead to the same paths are values of one parameter.
+        let mut t = Templater::default();
+        for date in ["2024-05-01", "2024-05-02", "2024-05-03"] {
+            for p in ["summary", "events"] {
+                t.observe("h", &format!("/reports/{date}/{p}"), None);
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/reports/2024-05-02/events"),
+            "/reports/{date}/events"
+        );
+        // So are versions beside a strong value at the same position.
+        let mut t = Templater::default();
+        for v in ["1.2.0", "1.3.1"] {
+            t.observe("h", &format!("/packages/serde/{v}"), None);
+        }
+        assert_eq!(
+            tpl(&t, "/packages/serde/1.3.1"),
+            "/packages/serde/{version}"
+        );
     }
 
     #[test]

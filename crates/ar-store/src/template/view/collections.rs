@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::super::trie::{RawNode, kinds_of};
+use super::super::trie::{RawNode, kind_bit, kinds_of};
 use super::super::{KeptReason, SegmentKind};
 
 /// Alike plural words without their own ids that stay literal below this many.
@@ -139,7 +139,14 @@ impl Sort {
 /// many distinct values it had; `None` when no identifier follows it.
 fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
     let params: Vec<&RawNode> = raws.iter().filter_map(|r| r.param.as_deref()).collect();
-    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
+    let weak = raws
+        .iter()
+        .flat_map(|r| &r.literals)
+        .filter_map(|(text, child)| Some((&**text, child.value_kind?)));
+    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds)
+        | weak
+            .clone()
+            .fold(0u16, |acc, (_, kind)| acc | kind_bit(kind));
     let id_kinds: Vec<SegmentKind> = kinds_of(bits)
         .into_iter()
         .filter(|k| k.is_id_like())
@@ -150,6 +157,7 @@ fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
     let distinct: BTreeSet<&str> = params
         .iter()
         .flat_map(|p| p.values.iter().map(|v| &**v))
+        .chain(weak.map(|(text, _)| text))
         .collect();
     Some((id_kinds, distinct.len()))
 }
@@ -177,7 +185,7 @@ fn subtree_shapes(raws: &[&RawNode]) -> BTreeSet<u64> {
 ///
 /// Broader than [`is_plural_word`] because the id after it is the evidence;
 /// alone, `red-shoes` is as likely a slug.
-fn is_collection_word(word: &str) -> bool {
+pub(super) fn is_collection_word(word: &str) -> bool {
     is_name_word(word) && word.ends_with('s') && !word.ends_with("ss")
 }
 
