@@ -4,7 +4,7 @@
 use crate::documenter::Documenter;
 use crate::error::Error;
 use crate::options::{Enrichment, Options};
-use crate::{components, markdown, model, spec};
+use crate::{components, markdown, model, spec, yaml};
 
 /// The generated documentation: the OpenAPI document and `API.md`.
 #[derive(Debug, Clone)]
@@ -84,11 +84,16 @@ pub fn assemble(
 }
 
 /// Serialises a spec as YAML.
+///
+/// Strings are quoted wherever a YAML 1.1 reader (PyYAML, and so
+/// openapi-spec-validator) or a YAML 1.2 reader would not read them back
+/// unchanged: a property named `on` must stay `on`, not become `True`.
 pub fn to_yaml(openapi: &openapiv3::OpenAPI) -> Result<String, Error> {
-    serde_norway::to_string(openapi).map_err(|e| Error::Serialise {
+    let tree = serde_norway::to_value(openapi).map_err(|e| Error::Serialise {
         format: "YAML",
         reason: e.to_string(),
-    })
+    })?;
+    yaml::to_string(&tree)
 }
 
 /// Serialises a spec as pretty JSON with a trailing newline.

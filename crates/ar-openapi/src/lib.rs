@@ -56,6 +56,7 @@ mod redact;
 mod security;
 mod spec;
 mod store;
+mod yaml;
 
 pub use assemble::{Documentation, assemble, document, to_json, to_yaml};
 pub use documenter::{Documenter, EndpointInfo, Ledger, SkipReason, ValueSource};

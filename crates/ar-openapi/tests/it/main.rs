@@ -7,6 +7,7 @@ mod narrowing;
 mod roundtrip;
 mod secrets;
 mod validator;
+mod yaml11;
 
 use std::path::{Path, PathBuf};
 
