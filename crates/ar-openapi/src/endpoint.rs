@@ -11,7 +11,7 @@ use crate::body::{BodyKind, BodyStats};
 use crate::fold;
 use crate::graphql::{self, GraphqlKind};
 use crate::header_roles::HeaderRoles;
-use crate::naming::{Segment, segments};
+use crate::naming::param_parts;
 use crate::params::{ParamSet, ParamStats};
 use crate::redact::Redactor;
 use crate::security::{HeaderCredential, SecurityKind, credentials_in};
@@ -182,12 +182,13 @@ impl EndpointDoc {
             return; // no path parameter to learn about
         }
         let concrete = path.split('/').filter(|s| !s.is_empty());
-        let template_segments = segments(template);
-        if concrete.clone().count() != template_segments.len() {
+        let template_segments = template.split('/').filter(|s| !s.is_empty());
+        if concrete.clone().count() != template_segments.clone().count() {
             return;
         }
-        for (segment, value) in template_segments.iter().zip(concrete) {
-            if let Segment::Param(name) = segment {
+        for (segment, value) in template_segments.zip(concrete) {
+            if let Some((name, suffix)) = param_parts(segment) {
+                let value = value.strip_suffix(suffix).unwrap_or(value);
                 let decoded = crate::form::percent_decode(value);
                 let stats = self
                     .path

@@ -16,13 +16,17 @@ pub(crate) fn segments(template: &str) -> Vec<Segment<'_>> {
     template
         .split('/')
         .filter(|segment| !segment.is_empty())
-        .map(
-            |segment| match segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) => Segment::Param(name),
-                None => Segment::Literal(segment),
-            },
-        )
+        .map(|segment| match param_parts(segment) {
+            Some((name, _)) => Segment::Param(name),
+            None => Segment::Literal(segment),
+        })
         .collect()
+}
+
+/// The name and format suffix of a parameter segment: `{topicId}.json` →
+/// (`topicId`, `.json`), `{userId}` → (`userId`, ``); `None` for a literal.
+pub(crate) fn param_parts(segment: &str) -> Option<(&str, &str)> {
+    segment.strip_prefix('{')?.split_once('}')
 }
 
 /// Whether a literal is a routing prefix that says nothing about the resource

@@ -93,7 +93,8 @@ fn template_is(template: &PathTemplate, text: &str) -> bool {
             Segment::Literal(literal) => after_slash.strip_prefix(literal.as_str()),
             Segment::Param(param) => (after_slash.strip_prefix('{'))
                 .and_then(|name| name.strip_prefix(param.name.as_str()))
-                .and_then(|after| after.strip_prefix('}')),
+                .and_then(|after| after.strip_prefix('}'))
+                .and_then(|after| after.strip_prefix(param.suffix.as_str())),
         };
         let Some(next) = next else {
             return false;

@@ -6,6 +6,7 @@ mod laws;
 mod narrowing;
 mod roundtrip;
 mod secrets;
+mod suffix;
 mod validator;
 mod yaml11;
 

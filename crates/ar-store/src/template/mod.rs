@@ -165,6 +165,10 @@ pub struct PathParam {
     pub name: String,
     /// Why this is a parameter.
     pub evidence: Evidence,
+    /// A response-format suffix that ends the segment after the value
+    /// (`.json` in `/t/{topicId}.json`); empty for a whole-segment parameter.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub suffix: String,
 }
 
 /// One segment of a path template.
@@ -221,7 +225,7 @@ impl fmt::Display for PathTemplate {
         for segment in &self.segments {
             match segment {
                 Segment::Literal(text) => write!(f, "/{text}")?,
-                Segment::Param(p) => write!(f, "/{{{}}}", p.name)?,
+                Segment::Param(p) => write!(f, "/{{{}}}{}", p.name, p.suffix)?,
             }
         }
         if self.trailing_slash {
@@ -410,6 +414,48 @@ impl StatusClass {
             _ => Self::NoResponse,
         }
     }
+}
+
+/// Response formats that a path may name in a suffix (`/t/27176.json`).
+/// Each marker is the trie's token for the suffix: a NUL never appears in a
+/// raw URL path, so no segment can be mistaken for one.
+const FORMATS: [(&str, &str); 8] = [
+    ("json", "\0.json"),
+    ("xml", "\0.xml"),
+    ("csv", "\0.csv"),
+    ("txt", "\0.txt"),
+    ("html", "\0.html"),
+    ("yaml", "\0.yaml"),
+    ("atom", "\0.atom"),
+    ("rss", "\0.rss"),
+];
+
+/// Splits a raw segment into its stem and the trie's marker for a format
+/// suffix: `27176.json` is the value `27176` answered as JSON, so the id
+/// is templated alone (`/t/{topicId}.json`). A stem with a dot of its own
+/// (`example.com.json`) or none at all keeps the whole segment.
+///
+/// ```text
+/// split_format("27176.json") == ("27176", Some("\0.json"))
+/// split_format("a.b.json")   == ("a.b.json", None)
+/// ```
+pub(crate) fn split_format(segment: &str) -> (&str, Option<&'static str>) {
+    let Some(dot) = memchr::memrchr(b'.', segment.as_bytes()) else {
+        return (segment, None);
+    };
+    let (stem, ext) = (&segment[..dot], &segment[dot + 1..]);
+    if stem.is_empty() || stem.contains('.') {
+        return (segment, None);
+    }
+    match FORMATS.iter().find(|(e, _)| *e == ext) {
+        Some((_, marker)) => (stem, Some(marker)),
+        None => (segment, None),
+    }
+}
+
+/// The suffix a format marker stands for (`.json`), or `None` for any other token.
+pub(crate) fn format_suffix(token: &str) -> Option<&str> {
+    token.strip_prefix('\0')
 }
 
 /// Splits a URL path into raw segments and whether it had a trailing slash.

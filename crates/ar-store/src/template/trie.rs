@@ -7,7 +7,10 @@
 use std::collections::HashMap;
 
 use super::view::{self, ViewNode};
-use super::{Explanation, PathTemplate, SegmentKind, classify_segment, split_path};
+use super::{
+    Explanation, PathTemplate, SegmentKind, classify_segment, format_suffix, split_format,
+    split_path,
+};
 
 /// Limits and thresholds of the templater.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +74,14 @@ pub(crate) struct RawNode {
 }
 
 impl RawNode {
+    /// Whether no path goes on below this node: no children, or only format
+    /// suffixes with nothing after them (`/tags/docker.json` ends at `docker`).
+    pub(crate) fn is_leaf(&self) -> bool {
+        self.param.is_none()
+            && (self.literals.iter())
+                .all(|(text, child)| format_suffix(text).is_some() && child.is_leaf())
+    }
+
     fn heap_bytes(&self) -> usize {
         let own = self.values.iter().map(|v| v.len() + 16).sum::<usize>()
             + self.shapes.capacity() * 8
@@ -292,7 +303,11 @@ impl Templater {
         // Pin every raw node that can stand at `position` on the way of this
         // path's template: the literal parent and any parameter parent.
         let mut frontier: Vec<&mut RawNode> = vec![&mut trie.raw];
-        for segment in &segments[..position] {
+        let tokens = segments[..position].iter().flat_map(|segment| {
+            let (stem, format) = split_format(segment);
+            std::iter::once(stem).chain(format)
+        });
+        for segment in tokens {
             let mut next = Vec::new();
             for node in frontier {
                 let RawNode {
@@ -343,6 +358,70 @@ impl Templater {
     }
 }
 
+/// The child of `node` that `segment` (a path segment's stem, or a format
+/// marker) leads to, created when new; counts the flow there and appends
+/// the segment's layer-1 form to `layer1`.
+fn descend<'n>(
+    node: &'n mut RawNode,
+    cfg: &TemplaterConfig,
+    segment: &str,
+    origin: Option<&Origin>,
+    layer1: &mut String,
+    changed: &mut bool,
+) -> &'n mut RawNode {
+    // A literal child when the segment is unclassified and known or there
+    // is room for it. Literal children are unclassified segments or weak
+    // values, so a known one needs no classifying (most segments of most paths).
+    let found = find_literal(&node.literals, segment);
+    let kind = match found {
+        Ok(_) => None,
+        Err(_) => classify_segment(segment),
+    };
+    let weak = kind.filter(|k| k.is_weak(segment));
+    push_layer1(layer1, segment, kind.filter(|_| weak.is_none()));
+    let literal = match (kind, found) {
+        (Some(_), _) if weak.is_none() => None,
+        (_, Ok(at)) => Some(at),
+        (_, Err(at)) if node.literals.len() < cfg.max_literals_per_node => {
+            *changed = true;
+            let child = RawNode {
+                value_kind: weak,
+                ..RawNode::default()
+            };
+            node.literals.insert(at, (segment.into(), child));
+            Some(at)
+        }
+        (_, Err(_)) => None,
+    };
+    let child = if let Some(at) = literal {
+        let child = &mut node.literals[at].1;
+        if let (Some(origin), None) = (origin, &child.origin) {
+            child.origin = Some(Box::new(origin.clone()));
+            *changed = true;
+        }
+        child
+    } else {
+        if node.param.is_none() {
+            *changed = true;
+        }
+        if kind.is_none() {
+            *changed |= node.overflowed == 0;
+            node.overflowed += 1;
+        }
+        let child = node.param.get_or_insert_with(Box::default);
+        if let Some(kind) = kind {
+            *changed |= child.kinds & kind_bit(kind) == 0;
+            child.kinds |= kind_bit(kind);
+        }
+        if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment) {
+            child.values.push(segment.into());
+        }
+        child
+    };
+    child.count += 1;
+    child
+}
+
 /// Records `path` in `trie`; writes the path's layer-1 key into `layer1`.
 fn observe_in(
     trie: &mut HostTrie,
@@ -358,57 +437,12 @@ fn observe_in(
     let (mut segments, trailing) = split_path(path);
     layer1.clear();
     for (position, segment) in segments.by_ref().enumerate().take(cfg.max_depth) {
-        // A literal child when the segment is unclassified and known or there
-        // is room for it. Literal children are unclassified segments, so a
-        // known one needs no classifying (most segments of most paths).
-        let found = find_literal(&node.literals, segment);
-        let kind = match found {
-            Ok(_) => None,
-            Err(_) => classify_segment(segment),
-        };
-        push_layer1(layer1, segment, kind.filter(|k| !k.is_weak(segment)));
         let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
-        let weak = kind.filter(|k| k.is_weak(segment));
-        let literal = match (kind, found) {
-            (Some(_), _) if weak.is_none() => None,
-            (_, Ok(at)) => Some(at),
-            (_, Err(at)) if node.literals.len() < cfg.max_literals_per_node => {
-                changed = true;
-                let child = RawNode {
-                    value_kind: weak,
-                    ..RawNode::default()
-                };
-                node.literals.insert(at, (segment.into(), child));
-                Some(at)
-            }
-            (_, Err(_)) => None,
-        };
-        node = if let Some(at) = literal {
-            let child = &mut node.literals[at].1;
-            if let (Some(origin), None) = (origin, &child.origin) {
-                child.origin = Some(Box::new(origin.clone()));
-                changed = true;
-            }
-            child
-        } else {
-            if node.param.is_none() {
-                changed = true;
-            }
-            if kind.is_none() {
-                changed |= node.overflowed == 0;
-                node.overflowed += 1;
-            }
-            let child = node.param.get_or_insert_with(Box::default);
-            if let Some(kind) = kind {
-                changed |= child.kinds & kind_bit(kind) == 0;
-                child.kinds |= kind_bit(kind);
-            }
-            if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment) {
-                child.values.push(segment.into());
-            }
-            child
-        };
-        node.count += 1;
+        let (stem, format) = split_format(segment);
+        node = descend(node, cfg, stem, origin, layer1, &mut changed);
+        if let Some(marker) = format {
+            node = descend(node, cfg, marker, None, layer1, &mut changed);
+        }
     }
     for segment in segments {
         let kind = classify_segment(segment).filter(|k| !k.is_weak(segment));

@@ -12,7 +12,7 @@ use super::naming::{NameInput, name_params};
 use super::trie::{Origin, RawNode, TemplaterConfig, kind_bit, kinds_of};
 use super::{
     Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule, Segment,
-    SegmentKind, classify_segment, is_version_like, split_path,
+    SegmentKind, classify_segment, format_suffix, is_version_like, split_format, split_path,
 };
 
 #[derive(Debug, Default)]
@@ -88,7 +88,7 @@ fn build(
     let candidates: Vec<&str> = lits
         .keys()
         .copied()
-        .filter(|k| !is_version_like(k) && !weak.contains_key(k))
+        .filter(|k| !is_version_like(k) && !weak.contains_key(k) && format_suffix(k).is_none())
         .collect();
     let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
     let mut kept: BTreeMap<&str, KeptReason> = BTreeMap::new();
@@ -288,6 +288,16 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> BTreeSet<Vec<Tok<'a>>> {
             return;
         }
         for (name, child) in &node.literals {
+            // A format suffix says how a path answers, not where it leads:
+            // `/latest.json` and `/search.json` are no more alike than
+            // `/latest` and `/search`.
+            if format_suffix(name).is_some() {
+                if child.terminal > 0 && !prefix.is_empty() {
+                    out.insert(prefix.clone());
+                }
+                walk(child, prefix, out);
+                continue;
+            }
             prefix.push(match child.value_kind {
                 Some(_) => Tok::Param,
                 None => Tok::Lit(name),
@@ -412,18 +422,18 @@ fn cardinality_groups<'a>(
     let leaves: Vec<&'a str> = open
         .iter()
         .copied()
-        .filter(|k| {
-            lits[k]
-                .iter()
-                .all(|r| r.literals.is_empty() && r.param.is_none())
-        })
+        .filter(|k| lits[k].iter().all(|r| r.is_leaf()))
         .collect();
     let mut uf = UnionFind::new(leaves.len());
     let mut owner: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, k) in leaves.iter().enumerate() {
         let mut shapes: Vec<u64> = lits[k]
             .iter()
-            .flat_map(|r| r.shapes.iter().copied())
+            .flat_map(|r| {
+                // A leaf's flows end at it or at its format suffixes.
+                let suffixed = r.literals.iter().flat_map(|(_, c)| &c.shapes);
+                r.shapes.iter().chain(suffixed).copied()
+            })
             .collect();
         if shapes.is_empty() {
             shapes.push(0);
@@ -444,46 +454,69 @@ fn cardinality_groups<'a>(
 }
 
 enum Step<'v, 'p> {
+    /// A literal segment, as written in the path (a format suffix included).
     Lit(&'p str, Option<&'v KeptReason>),
+    /// A parameter, with the value it had (without a format suffix).
     Param(Option<&'v ViewParam>, Option<SegmentKind>, &'p str),
 }
 
-fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> (Vec<Step<'v, 'p>>, bool) {
+/// The decided steps of `path`, one per segment, with the format suffix
+/// that ends a parameter's segment (`.json` in `/t/27176.json`).
+struct Walk<'v, 'p> {
+    steps: Vec<Step<'v, 'p>>,
+    suffixes: Vec<Option<&'static str>>,
+    trailing: bool,
+}
+
+fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
     let (segments, trailing) = split_path(path);
     let mut node = Some(view);
-    let mut steps = Vec::new();
+    let (mut steps, mut suffixes) = (Vec::new(), Vec::new());
     for segment in segments {
-        let kind = classify_segment(segment);
+        let (stem, marker) = split_format(segment);
+        let kind = classify_segment(stem);
         let here = node.take();
         let step = match (here, kind) {
-            (Some(n), Some(_)) if let Some(child) = n.literals.get(segment) => {
+            (Some(n), Some(_)) if let Some(child) = n.literals.get(stem) => {
                 node = Some(child);
                 Step::Lit(segment, child.kept.as_ref())
             }
             (Some(n), Some(kind)) => match &n.param {
                 Some(p) => {
                     node = Some(&p.node);
-                    Step::Param(Some(p), Some(kind), segment)
+                    Step::Param(Some(p), Some(kind), stem)
                 }
-                None => Step::Param(None, Some(kind), segment),
+                None => Step::Param(None, Some(kind), stem),
             },
-            (None, Some(kind)) => Step::Param(None, Some(kind), segment),
-            (Some(n), None) => match (n.literals.get(segment), &n.param) {
+            (None, Some(kind)) => Step::Param(None, Some(kind), stem),
+            (Some(n), None) => match (n.literals.get(stem), &n.param) {
                 (Some(child), _) => {
                     node = Some(child);
                     Step::Lit(segment, child.kept.as_ref())
                 }
                 (None, Some(p)) if p.folded => {
                     node = Some(&p.node);
-                    Step::Param(Some(p), None, segment)
+                    Step::Param(Some(p), None, stem)
                 }
                 _ => Step::Lit(segment, None),
             },
             (None, None) => Step::Lit(segment, None),
         };
+        if let Some(marker) = marker {
+            node = node.and_then(|n| n.literals.get(marker));
+        }
+        let suffix = match step {
+            Step::Param(..) => marker.and_then(format_suffix),
+            Step::Lit(..) => None,
+        };
         steps.push(step);
+        suffixes.push(suffix);
     }
-    (steps, trailing)
+    Walk {
+        steps,
+        suffixes,
+        trailing,
+    }
 }
 
 fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
@@ -529,21 +562,22 @@ fn evidence(p: Option<&ViewParam>, kind: Option<SegmentKind>, value: &str) -> Ev
 }
 
 pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
-    let (steps, trailing_slash) = walk(view, path);
-    let mut names = names(&steps).into_iter();
-    let segments = steps
-        .iter()
-        .map(|s| match s {
+    let walked = walk(view, path);
+    let mut names = names(&walked.steps).into_iter();
+    let segments = (walked.steps.iter())
+        .zip(&walked.suffixes)
+        .map(|(s, suffix)| match s {
             Step::Lit(text, _) => Segment::Literal(text.to_string()),
             Step::Param(p, kind, value) => Segment::Param(PathParam {
                 name: names.next().unwrap_or_default(),
                 evidence: evidence(*p, *kind, value),
+                suffix: suffix.unwrap_or_default().to_string(),
             }),
         })
         .collect();
     PathTemplate {
         segments,
-        trailing_slash,
+        trailing_slash: walked.trailing,
     }
 }
 
@@ -556,24 +590,26 @@ pub(crate) fn shape_key(view: &ViewNode, path: &str) -> String {
 /// [`shape_key`] written into `key` (cleared first), reusing its allocation.
 pub(crate) fn shape_key_into(view: &ViewNode, path: &str, key: &mut String) {
     key.clear();
-    let (steps, trailing) = walk(view, path);
-    for step in &steps {
+    let walked = walk(view, path);
+    for (step, suffix) in walked.steps.iter().zip(&walked.suffixes) {
         key.push('/');
         match step {
             Step::Lit(text, _) => key.push_str(text),
-            Step::Param(..) => key.push('\u{1}'),
+            Step::Param(..) => {
+                key.push('\u{1}');
+                key.push_str(suffix.unwrap_or_default());
+            }
         }
     }
-    if trailing || steps.is_empty() {
+    if walked.trailing || walked.steps.is_empty() {
         key.push('/');
     }
 }
 
 pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
     let template = template(view, path);
-    let (steps, _) = walk(view, path);
-    let decisions = steps
-        .iter()
+    let walked = walk(view, path);
+    let decisions = (walked.steps.iter())
         .zip(&template.segments)
         .enumerate()
         .map(|(position, (step, segment))| match (step, segment) {
@@ -721,6 +757,36 @@ mod tests {
         assert_eq!(
             tpl(&t, "/packages/serde/1.3.1"),
             "/packages/serde/{version}"
+        );
+    }
+
+    #[test]
+    fn ids_before_a_format_suffix_are_parameters_and_suffixes_are_no_anchor() {
+        let mut t = Templater::default();
+        for id in [27176, 35860] {
+            t.observe("h", &format!("/t/{id}.json"), None);
+            t.observe("h", &format!("/t/{id}/posts.json"), None);
+        }
+        for leaf in ["latest", "search", "site", "top"] {
+            t.observe("h", &format!("/{leaf}.json"), None);
+        }
+        let template = t.template("h", "/t/40452.json");
+        assert_eq!(template.to_string(), "/t/{tId}.json");
+        assert_eq!(template.param_at(1).unwrap().suffix, ".json");
+        assert_eq!(tpl(&t, "/t/40452/posts.json"), "/t/{tId}/posts.json");
+        // Leaves that only share `.json` are not alike.
+        assert_eq!(tpl(&t, "/latest.json"), "/latest.json");
+        assert_eq!(tpl(&t, "/site.json"), "/site.json");
+        // A dotted stem keeps its whole segment.
+        t.observe("h", "/domains/mail.example.json", None);
+        assert_eq!(
+            tpl(&t, "/domains/mail.example.json"),
+            "/domains/mail.example.json"
+        );
+        let explained = t.explain("h", "/t/27176.json").to_string();
+        assert!(
+            explained.contains("[1] {tId}: each value looks like integer"),
+            "{explained}"
         );
     }
 

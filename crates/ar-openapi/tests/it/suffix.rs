@@ -1,0 +1,55 @@
+//! Parameters that share their segment with a format suffix (`/t/{tId}.json`)
+//! are declared and described from the value alone.
+
+use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_store::scope::Scope;
+use ar_store::store::{EndpointStore, StoreConfig};
+use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+
+fn flow(id: u64, path: &str) -> Flow {
+    let mut response = Response::new(200, HttpVersion::Http11);
+    response.body = Body::from_decoded(
+        Some("application/json".into()),
+        br#"{"id":1,"title":"Hello"}"#.to_vec(),
+    );
+    Flow::new(
+        FlowId(id),
+        Timestamp::from_unix_micros(1_700_000_000_000_000 + id as i64),
+        Client::Agent,
+        Request::new(
+            "GET",
+            format!("https://forum.test{path}"),
+            HttpVersion::Http11,
+        ),
+    )
+    .with_response(response)
+}
+
+#[test]
+fn an_id_before_a_format_suffix_is_a_declared_parameter() {
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    let mut documenter = Documenter::new(Redactor::new());
+    for (i, path) in [
+        "/t/27176.json",
+        "/t/35860.json",
+        "/t/40452.json",
+        "/latest.json",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let flow = flow(i as u64, path);
+        let ingested = store.ingest(&flow);
+        documenter.observe_ingested(&flow, &ingested, &store);
+    }
+    documenter.sync(&store);
+    let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+    let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
+    let paths: Vec<&String> = spec["paths"].as_object().unwrap().keys().collect();
+    assert_eq!(paths, ["/latest.json", "/t/{tId}.json"]);
+    let params = &spec["paths"]["/t/{tId}.json"]["get"]["parameters"];
+    assert_eq!(params[0]["name"], "tId");
+    assert_eq!(params[0]["in"], "path");
+    assert_eq!(params[0]["schema"]["type"], "integer", "{params}");
+    assert!(docs.yaml().unwrap().contains("/t/{tId}.json:"));
+}
