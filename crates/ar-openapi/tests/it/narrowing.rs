@@ -8,8 +8,8 @@ use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
-/// Eight plural words with a `settings` child fold into `/v1/{name}/settings`
-/// until `/v1/users/42` shows `users` is a collection with its own ids.
+/// Eight plural words with a `settings` child fold into `/categories/{category}/settings`
+/// until `/categories/users/42` shows `users` is a collection with its own ids.
 const WORDS: [&str; 8] = [
     "users",
     "orders",
@@ -49,7 +49,7 @@ fn settings(copies: impl Fn(usize) -> usize) -> Vec<String> {
     WORDS
         .iter()
         .enumerate()
-        .flat_map(|(i, w)| std::iter::repeat_n(format!("/v1/{w}/settings"), copies(i)))
+        .flat_map(|(i, w)| std::iter::repeat_n(format!("/categories/{w}/settings"), copies(i)))
         .collect()
 }
 
@@ -71,8 +71,7 @@ fn spec_of(paths: &[String]) -> (serde_json::Value, EndpointStore, u64) {
     (spec, store, splits)
 }
 
-/// Path → `x-ar-flows` of its GET. The spec's server URL ends in `/v1`,
-/// the prefix every path shares, so paths are listed without it.
+/// Path → `x-ar-flows` of its GET.
 fn flows_per_path(spec: &serde_json::Value) -> BTreeMap<String, u64> {
     spec["paths"]
         .as_object()
@@ -89,28 +88,32 @@ fn the_documentation_splits_when_the_store_splits_a_narrowed_template() {
     let (folded, _, _) = spec_of(&paths);
     assert_eq!(
         flows_per_path(&folded),
-        BTreeMap::from([("/{name}/settings".to_string(), 9)])
+        BTreeMap::from([("/categories/{category}/settings".to_string(), 9)])
     );
 
-    paths.push("/v1/users/42".to_string());
+    paths.push("/categories/users/42".to_string());
     let (spec, store, splits) = spec_of(&paths);
     assert_eq!(splits, 1);
     let mut want: BTreeMap<String, u64> = WORDS
         .iter()
         .enumerate()
-        .map(|(i, w)| (format!("/{w}/settings"), if i == 0 { 2 } else { 1 }))
+        .map(|(i, w)| {
+            (
+                format!("/categories/{w}/settings"),
+                if i == 0 { 2 } else { 1 },
+            )
+        })
         .collect();
-    want.insert("/users/{userId}".to_string(), 1);
-    assert_eq!(spec["servers"][0]["url"], "https://api.test/v1");
+    want.insert("/categories/users/{userId}".to_string(), 1);
     assert_eq!(flows_per_path(&spec), want);
     // The documentation agrees with the store, endpoint by endpoint.
     for ep in store.endpoints() {
-        let path = ep.template().to_string().replacen("/v1", "", 1);
+        let path = ep.template().to_string();
         assert_eq!(want[&path], ep.flow_count(), "{path}");
     }
     // Each endpoint's schema holds only its own flows' fields.
     for word in WORDS {
-        let path = format!("/{word}/settings");
+        let path = format!("/categories/{word}/settings");
         let schema = &spec["paths"][&path]["get"]["responses"]["200"]["content"]["application/json"]
             ["schema"];
         let text = schema.to_string();
@@ -124,7 +127,7 @@ fn the_documentation_splits_when_the_store_splits_a_narrowed_template() {
     }
 
     // The same flows with the id first never fold: the same documentation.
-    let mut ids_first = vec!["/v1/users/42".to_string()];
+    let mut ids_first = vec!["/categories/users/42".to_string()];
     ids_first.extend(settings(|i| if i == 0 { 2 } else { 1 }));
     let (direct, _, splits) = spec_of(&ids_first);
     assert_eq!(splits, 0);
@@ -136,14 +139,14 @@ fn every_split_endpoint_stays_documented_even_without_samples_of_its_own() {
     // Thirty-two flows: the folded endpoint keeps ten samples, so some words
     // have none after the split; they must still be listed.
     let mut paths = settings(|i| if i < 2 { 10 } else { 2 });
-    paths.push("/v1/users/42".to_string());
+    paths.push("/categories/users/42".to_string());
     let (spec, store, splits) = spec_of(&paths);
     assert_eq!(splits, 1);
     let documented = flows_per_path(&spec);
     let stored: Vec<String> = store
         .endpoints()
         .iter()
-        .map(|e| e.template().to_string().replacen("/v1", "", 1))
+        .map(|e| e.template().to_string())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -158,7 +161,7 @@ fn every_split_endpoint_stays_documented_even_without_samples_of_its_own() {
     );
     // Evidence comes from the store's samples, but the flow counts are the store's.
     for ep in store.endpoints() {
-        let path = ep.template().to_string().replacen("/v1", "", 1);
+        let path = ep.template().to_string();
         assert_eq!(documented[&path], ep.flow_count(), "{path}");
     }
     assert_eq!(documented.values().sum::<u64>(), paths.len() as u64);

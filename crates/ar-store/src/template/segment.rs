@@ -31,6 +31,9 @@ pub enum SegmentKind {
     OpaqueToken,
     /// An issue-tracker key (`PROJ-123`).
     IssueKey,
+    /// A value that needed percent-encoding (`group%2Fproject`,
+    /// `Drum%20%26%20Bass`, `abc%3D%3D`): route names are written plain.
+    Encoded,
     /// A dotted version number (`2.0`, `1.4.2`): an API generation when it
     /// never varies or each value leads to its own paths, else a parameter.
     Version,
@@ -51,6 +54,7 @@ impl SegmentKind {
             Self::OpaqueToken => "opaque_token",
             Self::IssueKey => "issue_key",
             Self::Version => "version",
+            Self::Encoded => "encoded",
         }
     }
 
@@ -58,7 +62,12 @@ impl SegmentKind {
     pub(crate) fn is_id_like(self) -> bool {
         !matches!(
             self,
-            Self::Date | Self::Timestamp | Self::Email | Self::IssueKey | Self::Version
+            Self::Date
+                | Self::Timestamp
+                | Self::Email
+                | Self::IssueKey
+                | Self::Version
+                | Self::Encoded
         )
     }
 
@@ -144,7 +153,16 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
     if is_opaque(b) {
         return Some(SegmentKind::OpaqueToken);
     }
+    if is_percent_encoded(b) {
+        return Some(SegmentKind::Encoded);
+    }
     None
+}
+
+/// Whether `b` holds a `%XX` escape: a character a route name would not use.
+fn is_percent_encoded(b: &[u8]) -> bool {
+    b.windows(3)
+        .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
 }
 
 /// Version tags (`v1`, `v2.1`, `V3`) are names of an API generation, never values.
@@ -333,6 +351,9 @@ mod tests {
             ("PROJ-123", IssueKey),
             ("2.0", Version),
             ("1.4.2", Version),
+            ("blue-harbor%2Fcli", Encoded),
+            ("Drum%20%26%20Bass", Encoded),
+            ("UzZFAFX7tcZb0O3IsvBgMg%3D%3D", Encoded),
         ];
         for (segment, kind) in cases {
             assert_eq!(classify_segment(segment), Some(kind), "{segment}");

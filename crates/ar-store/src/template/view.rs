@@ -134,7 +134,7 @@ fn build(
             min_rest: 3,
             leaves: false,
         };
-        for (group, anchor) in alike_groups(&candidates, &lits, parent) {
+        for (group, anchor) in alike_groups(&candidates, &lits, parent, parent_name) {
             for k in sort.group(group, &lits, &mut kept) {
                 fold.entry(k).or_insert(Rule::Alike {
                     anchor: anchor.to_string(),
@@ -240,9 +240,9 @@ fn weak_values_kept<'a>(
     if !only_weak || parent == Parent::Param {
         return None;
     }
-    let paths: Vec<BTreeSet<Vec<Tok<'a>>>> = weak.keys().map(|k| suffixes(&lits[k])).collect();
+    let paths: Vec<Suffixes<'a>> = weak.keys().map(|k| suffixes(&lits[k])).collect();
     let mut seen: BTreeMap<&Vec<Tok<'a>>, usize> = BTreeMap::new();
-    for path in paths.iter().flatten() {
+    for path in paths.iter().flat_map(BTreeMap::keys) {
         *seen.entry(path).or_default() += 1;
     }
     let total = seen.len();
@@ -282,8 +282,19 @@ enum Tok<'a> {
     Param,
 }
 
-fn suffixes<'a>(raws: &[&'a RawNode]) -> BTreeSet<Vec<Tok<'a>>> {
-    fn walk<'a>(node: &'a RawNode, prefix: &mut Vec<Tok<'a>>, out: &mut BTreeSet<Vec<Tok<'a>>>) {
+/// The paths below a literal (as tokens) that flows ended at, each with
+/// the response shapes seen there.
+type Suffixes<'a> = BTreeMap<Vec<Tok<'a>>, BTreeSet<u64>>;
+
+fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
+    fn end<'a>(node: &RawNode, prefix: &[Tok<'a>], out: &mut Suffixes<'a>) {
+        if node.terminal > 0 && !prefix.is_empty() {
+            out.entry(prefix.to_vec())
+                .or_default()
+                .extend(node.shapes.iter().copied());
+        }
+    }
+    fn walk<'a>(node: &'a RawNode, prefix: &mut Vec<Tok<'a>>, out: &mut Suffixes<'a>) {
         if out.len() >= MAX_SUFFIXES || prefix.len() >= MAX_SUFFIX_DEPTH {
             return;
         }
@@ -292,9 +303,7 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> BTreeSet<Vec<Tok<'a>>> {
             // `/latest.json` and `/search.json` are no more alike than
             // `/latest` and `/search`.
             if format_suffix(name).is_some() {
-                if child.terminal > 0 && !prefix.is_empty() {
-                    out.insert(prefix.clone());
-                }
+                end(child, prefix, out);
                 walk(child, prefix, out);
                 continue;
             }
@@ -302,22 +311,18 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> BTreeSet<Vec<Tok<'a>>> {
                 Some(_) => Tok::Param,
                 None => Tok::Lit(name),
             });
-            if child.terminal > 0 {
-                out.insert(prefix.clone());
-            }
+            end(child, prefix, out);
             walk(child, prefix, out);
             prefix.pop();
         }
         if let Some(p) = &node.param {
             prefix.push(Tok::Param);
-            if p.terminal > 0 {
-                out.insert(prefix.clone());
-            }
+            end(p, prefix, out);
             walk(p, prefix, out);
             prefix.pop();
         }
     }
-    let mut out = BTreeSet::new();
+    let mut out = BTreeMap::new();
     for raw in raws {
         walk(raw, &mut Vec::new(), &mut out);
     }
@@ -374,15 +379,34 @@ fn alike_groups<'a>(
     open: &[&'a str],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     parent: Parent,
+    parent_name: Option<&str>,
 ) -> Vec<(Vec<&'a str>, &'a str)> {
-    let sufs: Vec<BTreeSet<Vec<Tok<'a>>>> = open.iter().map(|k| suffixes(&lits[k])).collect();
+    // The root, or a word that names no collection (`/mlflow/...`,
+    // `/transfer/...`): what sits below is more likely a namespace of names.
+    let namespace = match parent {
+        Parent::Root => true,
+        Parent::Literal => !parent_name.is_some_and(collections::is_collection_word),
+        Parent::Param => false,
+    };
+    let sufs: Vec<Suffixes<'a>> = open.iter().map(|k| suffixes(&lits[k])).collect();
     let (mut strong, mut all) = (UnionFind::new(open.len()), UnionFind::new(open.len()));
     let mut anchors: BTreeMap<usize, &'a str> = BTreeMap::new();
     for i in 0..open.len() {
         for j in i + 1..open.len() {
-            let best = sufs[i]
-                .iter()
-                .flat_map(|x| sufs[j].iter().filter_map(move |y| alike(x, y)))
+            // Values of one parameter answer alike where they lead alike;
+            // names answer each in its own shape (`experiments/search` and
+            // `runs/search` list different things). Below a collection
+            // word or a parameter, words are values by position, and shapes
+            // (which vary with optional fields) are not asked.
+            let answer_alike = |x: &BTreeSet<u64>, y: &BTreeSet<u64>| {
+                !namespace || x.is_empty() || y.is_empty() || !x.is_disjoint(y)
+            };
+            let best = (sufs[i].iter())
+                .flat_map(|(x, xs)| {
+                    (sufs[j].iter())
+                        .filter(move |(_, ys)| answer_alike(xs, ys))
+                        .filter_map(move |(y, _)| alike(x, y))
+                })
                 .max_by_key(|(a, len)| (*len, std::cmp::Reverse(*a)));
             if let Some((anchor, len)) = best {
                 all.union(i, j);
@@ -791,6 +815,76 @@ mod tests {
     }
 
     #[test]
+    fn rpc_names_that_answer_in_shapes_of_their_own_stay_literal() {
+        let mut t = Templater::default();
+        let calls = [
+            ("experiments", "search", 1),
+            ("experiments", "get", 2),
+            ("runs", "search", 3),
+            ("runs", "get", 4),
+            ("logged-models", "search", 5),
+            ("datasets", "search", 6),
+        ];
+        for (noun, verb, shape) in calls {
+            t.observe("h", &format!("/api/2.0/mlflow/{noun}/{verb}"), Some(shape));
+        }
+        assert_eq!(
+            tpl(&t, "/api/2.0/mlflow/runs/search"),
+            "/api/2.0/mlflow/runs/search"
+        );
+        assert_eq!(
+            tpl(&t, "/api/2.0/mlflow/logged-models/search"),
+            "/api/2.0/mlflow/logged-models/search"
+        );
+        // At the root too (every call a POST to a literal path).
+        let mut t = Templater::default();
+        let calls = [
+            ("transfer/get", 1),
+            ("transfer/refund/create", 2),
+            ("wallet/get", 3),
+            ("wallet/transaction/get", 4),
+            ("accounts/balance/get", 5),
+            ("deposit_switch/alt/create", 6),
+        ];
+        for (path, shape) in calls {
+            t.observe("h", &format!("/{path}"), Some(shape));
+        }
+        assert_eq!(tpl(&t, "/wallet/get"), "/wallet/get");
+        assert_eq!(
+            tpl(&t, "/deposit_switch/alt/create"),
+            "/deposit_switch/alt/create"
+        );
+        // Slugs that answer alike still fold there.
+        let mut t = Templater::default();
+        for owner in ["rust-lang", "tokio-rs", "serde-rs"] {
+            t.observe("h", &format!("/{owner}/{owner}x/issues"), Some(9));
+        }
+        assert_eq!(
+            tpl(&t, "/rust-lang/rust-langx/issues"),
+            "/{owner}/{name}/issues"
+        );
+    }
+
+    #[test]
+    fn percent_encoded_values_are_parameters_beside_plain_names() {
+        let mut t = Templater::default();
+        for project in ["blue-harbor%2Fcli", "globex%2Fdocs"] {
+            t.observe("h", &format!("/projects/{project}/issues"), None);
+        }
+        t.observe("h", "/projects/42/issues", None);
+        assert_eq!(
+            tpl(&t, "/projects/globex%2Fdocs/issues"),
+            "/projects/{projectId}/issues"
+        );
+        assert_eq!(
+            tpl(&t, "/projects/42/issues"),
+            "/projects/{projectId}/issues"
+        );
+        t.observe("h", "/genres/Drum%20%26%20Bass", None);
+        assert_eq!(tpl(&t, "/genres/Drum%20%26%20Bass"), "/genres/{genre}");
+    }
+
+    #[test]
     fn many_rest_collections_with_alike_items_stay_literal() {
         let mut t = Templater::default();
         for (i, r) in RESOURCES.iter().enumerate() {
@@ -995,8 +1089,22 @@ mod tests {
             tpl(&t, "/api/address/9/details"),
             "/api/address/{addressId}/details"
         );
-        assert!(matches!(
+        // Below a word that names no collection, paths that answer in
+        // shapes of their own are not even alike.
+        assert_eq!(
             literal_reason(&t, "/api/order/7/details", 1),
+            KeptReason::OwnShape { siblings: 5 }
+        );
+        // Below a collection word they are alike, and kept as collections.
+        let mut t = Templater::default();
+        for (i, word) in words.iter().enumerate() {
+            for id in [7, 8, 9] {
+                let shape = Some(100 + i as u64);
+                t.observe("h", &format!("/resources/{word}/{id}/details"), shape);
+            }
+        }
+        assert!(matches!(
+            literal_reason(&t, "/resources/order/7/details", 1),
             KeptReason::Collection { siblings: 5, .. }
         ));
         // One shape for all (values of one parameter), or no responses to
