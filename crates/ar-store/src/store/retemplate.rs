@@ -508,7 +508,7 @@ mod tests {
             "shipments",
         ];
         for (i, w) in words.iter().enumerate() {
-            store.ingest(&flow(i as u64, &format!("/v1/{w}/settings")));
+            store.ingest(&flow(i as u64, &format!("/categories/{w}/settings")));
         }
         for (i, p) in ["/status", "/health", "/ping", "/version", "/time"]
             .iter()
@@ -521,9 +521,12 @@ mod tests {
             6,
             "one folded endpoint and five others"
         );
-        let narrowed = store.ingest(&flow(50, "/v1/users/42"));
+        let narrowed = store.ingest(&flow(50, "/categories/users/42"));
         assert_eq!(store.endpoints().len(), 8, "the cap holds");
-        assert_eq!(narrowed.endpoint, None, "no room left for /v1/users/42");
+        assert_eq!(
+            narrowed.endpoint, None,
+            "no room left for /categories/users/42"
+        );
         let created: usize = narrowed.splits.iter().map(|s| s.created.len()).sum();
         assert_eq!(created, 2, "two of the seven groups found room");
         let flows: u64 = store.endpoints().iter().map(|e| e.flow_count()).sum();

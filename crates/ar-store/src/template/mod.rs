@@ -110,6 +110,14 @@ pub enum Rule {
         /// Distinct literals kept before the cap was reached.
         distinct: usize,
     },
+    /// A literal beside a parameter that leads to the same paths, or answers
+    /// in the same shape, as the parameter's values (`/users/me/tasks`
+    /// beside `/users/{userId}/tasks`).
+    LikeParam {
+        /// Paths below the literal that are paths below the parameter too
+        /// (0 for a leaf that answered in the parameter's shape).
+        shared_paths: usize,
+    },
     /// The value was seen in an earlier JSON body.
     Provenance {
         /// Where it was seen, e.g. `$.orders[].id`.
@@ -134,6 +142,13 @@ impl fmt::Display for Rule {
             Self::Overflow { distinct } => {
                 write!(f, "more than {distinct} distinct literals at this position")
             }
+            Self::LikeParam { shared_paths: 0 } => {
+                f.write_str("a literal that answers like the values beside it")
+            }
+            Self::LikeParam { shared_paths } => write!(
+                f,
+                "a literal that leads to the same paths as the values beside it ({shared_paths} shared)"
+            ),
             Self::Provenance { field_path, .. } => {
                 write!(f, "value seen earlier in a body at {field_path}")
             }

@@ -130,9 +130,11 @@ fn build(
         // (by provenance) still counts as evidence for its alike siblings.
         // What is left of a group after its collection names needs three
         // literals, as a group alike only by a one-segment suffix does.
+        let namespace = is_namespace(parent, parent_name);
         let sort = Sort {
             min_rest: 3,
             leaves: false,
+            namespace,
         };
         for (group, anchor) in alike_groups(&candidates, &lits, parent, parent_name) {
             for k in sort.group(group, &lits, &mut kept) {
@@ -146,11 +148,23 @@ fn build(
             let sort = Sort {
                 min_rest: threshold,
                 leaves: true,
+                namespace,
             };
             for group in cardinality_groups(&candidates, &lits, threshold) {
                 let distinct = group.len();
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(Rule::Cardinality { distinct });
+                }
+            }
+        }
+        if !params.is_empty() && !namespace {
+            let beside = Beside::of(&params);
+            for k in &candidates {
+                if fold.contains_key(k) || kept.contains_key(k) {
+                    continue;
+                }
+                if let Some(rule) = beside.takes(&lits[k]) {
+                    fold.insert(k, rule);
                 }
             }
         }
@@ -272,6 +286,7 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::Cardinality { .. } => 2,
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
+        Rule::LikeParam { .. } => 5,
     };
     rules.min_by_key(|r| rank(r))
 }
@@ -375,19 +390,62 @@ impl UnionFind {
     }
 }
 
+/// The root, or a word that names no collection (`/mlflow/...`,
+/// `/transfer/...`): what sits below is more likely a namespace of names
+/// than values of a parameter.
+fn is_namespace(parent: Parent, parent_name: Option<&str>) -> bool {
+    match parent {
+        Parent::Root => true,
+        Parent::Literal => !parent_name.is_some_and(collections::is_collection_word),
+        Parent::Param => false,
+    }
+}
+
+/// What the values of a parameter lead to, to recognise a literal beside it
+/// that behaves the same (`/users/me/tasks` beside `/users/{userId}/tasks`,
+/// `/functions/resize/url` beside `/functions/{function}/url`).
+struct Beside<'a> {
+    paths: Suffixes<'a>,
+    shapes: BTreeSet<u64>,
+}
+
+impl<'a> Beside<'a> {
+    fn of(params: &[&'a RawNode]) -> Self {
+        Self {
+            paths: suffixes(params),
+            shapes: params
+                .iter()
+                .flat_map(|p| p.shapes.iter().copied())
+                .collect(),
+        }
+    }
+
+    /// The rule that folds a literal into the parameter, if it behaves like
+    /// it: at least half of the paths below it are paths below the parameter,
+    /// or, for a leaf, it answered in one of the parameter's shapes.
+    fn takes(&self, raws: &[&'a RawNode]) -> Option<Rule> {
+        let own = suffixes(raws);
+        if own.is_empty() {
+            let shapes: BTreeSet<u64> =
+                raws.iter().flat_map(|r| r.shapes.iter().copied()).collect();
+            let leaf = raws.iter().all(|r| r.is_leaf());
+            return (leaf && !shapes.is_disjoint(&self.shapes))
+                .then_some(Rule::LikeParam { shared_paths: 0 });
+        }
+        let shared = own.keys().filter(|p| self.paths.contains_key(*p)).count();
+        (shared > 0 && shared * 2 >= own.len()).then_some(Rule::LikeParam {
+            shared_paths: shared,
+        })
+    }
+}
+
 fn alike_groups<'a>(
     open: &[&'a str],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     parent: Parent,
     parent_name: Option<&str>,
 ) -> Vec<(Vec<&'a str>, &'a str)> {
-    // The root, or a word that names no collection (`/mlflow/...`,
-    // `/transfer/...`): what sits below is more likely a namespace of names.
-    let namespace = match parent {
-        Parent::Root => true,
-        Parent::Literal => !parent_name.is_some_and(collections::is_collection_word),
-        Parent::Param => false,
-    };
+    let namespace = is_namespace(parent, parent_name);
     let sufs: Vec<Suffixes<'a>> = open.iter().map(|k| suffixes(&lits[k])).collect();
     let (mut strong, mut all) = (UnionFind::new(open.len()), UnionFind::new(open.len()));
     let mut anchors: BTreeMap<usize, &'a str> = BTreeMap::new();
@@ -549,7 +607,12 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
         .map(|s| match s {
             Step::Lit(text, _) => NameInput::Literal(text),
             Step::Param(p, kind, _) => {
-                let folded = p.is_some_and(|p| p.folded && !matches!(p.rule, Rule::Segment { .. }));
+                // A parameter whose values are slugs is named like one (`{product}`);
+                // one whose values are classified keeps their kind's name
+                // (`{userId}`), also when a literal like `me` joined them.
+                let slugs =
+                    |rule: &Rule| !matches!(rule, Rule::Segment { .. } | Rule::LikeParam { .. });
+                let folded = p.is_some_and(|p| p.folded && slugs(&p.rule));
                 let hint = p
                     .and_then(|p| p.origin.as_ref())
                     .filter(|o| o.use_name)
@@ -856,13 +919,10 @@ mod tests {
         );
         // Slugs that answer alike still fold there.
         let mut t = Templater::default();
-        for owner in ["rust-lang", "tokio-rs", "serde-rs"] {
-            t.observe("h", &format!("/{owner}/{owner}x/issues"), Some(9));
+        for owner in ["acme", "globex", "initech"] {
+            t.observe("h", &format!("/{owner}/{owner}-web/issues"), Some(9));
         }
-        assert_eq!(
-            tpl(&t, "/rust-lang/rust-langx/issues"),
-            "/{owner}/{name}/issues"
-        );
+        assert_eq!(tpl(&t, "/acme/acme-web/issues"), "/{owner}/{name}/issues");
     }
 
     #[test]
@@ -882,6 +942,64 @@ mod tests {
         );
         t.observe("h", "/genres/Drum%20%26%20Bass", None);
         assert_eq!(tpl(&t, "/genres/Drum%20%26%20Bass"), "/genres/{genre}");
+    }
+
+    #[test]
+    fn a_literal_that_behaves_like_the_parameter_beside_it_folds_into_it() {
+        let mut t = Templater::default();
+        for id in ["1204829", "1208830"] {
+            for leaf in ["user_task_list", "workspace_memberships"] {
+                t.observe("h", &format!("/users/{id}/{leaf}"), Some(1));
+            }
+        }
+        t.observe("h", "/users/me/user_task_list", Some(1));
+        assert_eq!(
+            tpl(&t, "/users/me/user_task_list"),
+            "/users/{userId}/user_task_list"
+        );
+        let explained = t.explain("h", "/users/me/user_task_list").to_string();
+        assert!(
+            explained.contains("leads to the same paths as the values beside it (1 shared)"),
+            "{explained}"
+        );
+        // A leaf folds when it answers in the parameter's shape, and stays
+        // when it answers in its own (or nothing tells).
+        t.observe("h", "/users/1204829", Some(7));
+        t.observe("h", "/users/me", Some(7));
+        t.observe("h", "/users/count", Some(8));
+        t.observe("h", "/users/search", None);
+        assert_eq!(tpl(&t, "/users/me"), "/users/{userId}");
+        assert_eq!(tpl(&t, "/users/count"), "/users/count");
+        assert_eq!(tpl(&t, "/users/search"), "/users/search");
+        // A literal with paths of its own stays.
+        t.observe("h", "/users/me/settings", Some(3));
+        t.observe("h", "/users/me/tokens", Some(4));
+        assert_eq!(tpl(&t, "/users/me/settings"), "/users/me/settings");
+    }
+
+    #[test]
+    fn collection_words_in_a_namespace_stay_names_however_many() {
+        let mut t = Templater::default();
+        let nouns = [
+            "experiments",
+            "runs",
+            "logged-models",
+            "model-versions",
+            "datasets",
+            "traces",
+            "scorers",
+            "webhooks",
+            "registered-models",
+        ];
+        for noun in nouns {
+            // Empty results answer alike: shapes cannot tell them apart.
+            t.observe("h", &format!("/mlflow/{noun}/search"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/mlflow/runs/search"), "/mlflow/runs/search");
+        assert_eq!(
+            literal_reason(&t, "/mlflow/runs/search", 1),
+            KeptReason::CollectionNames
+        );
     }
 
     #[test]

@@ -8,9 +8,9 @@ use ar_store::store::{EndpointStore, Ingested, StoreConfig};
 
 use crate::support::json_flow;
 
-/// Eight plural words under `/v1`, each with a `settings` child: alike
+/// Eight plural words under `/categories`, each with a `settings` child: alike
 /// subtrees, and with eight of them the plural-words rule no longer keeps
-/// them literal, so they fold into `/v1/{…}/settings`.
+/// them literal, so they fold into `/categories/{…}/settings`.
 const WORDS: [&str; 8] = [
     "users",
     "orders",
@@ -32,7 +32,7 @@ fn settings_paths() -> Vec<String> {
             _ => 1,
         };
         for _ in 0..copies {
-            paths.push(format!("/v1/{word}/settings"));
+            paths.push(format!("/categories/{word}/settings"));
         }
     }
     paths
@@ -93,17 +93,23 @@ fn folded_plural_words_split_apart_once_one_has_its_own_ids() {
     ingest_all(&mut store, &settings, 0);
     let folded = store.endpoints();
     assert_eq!(folded.len(), 1, "eight alike plural words fold");
-    assert_eq!(folded[0].key().as_str(), "GET api.test/v1/{name}/settings");
+    assert_eq!(
+        folded[0].key().as_str(),
+        "GET api.test/categories/{category}/settings"
+    );
     assert_eq!(folded[0].flow_count(), 11);
     let folded_id = folded[0].id();
     let kept_samples = samples_in_place(&store);
     assert_eq!(kept_samples, 7, "3 first + 4 reservoir of 11 alike flows");
 
-    // `/v1/users/42`: `users` is a collection with its own ids, the group
+    // `/categories/users/42`: `users` is a collection with its own ids, the group
     // loses its evidence, and all eight words are names again.
     let ids = ingest_all(
         &mut store,
-        &["/v1/users/42".to_string(), "/v1/users/7".to_string()],
+        &[
+            "/categories/users/42".to_string(),
+            "/categories/users/7".to_string(),
+        ],
         100,
     );
     let narrowed = &ids[0];
@@ -121,28 +127,34 @@ fn folded_plural_words_split_apart_once_one_has_its_own_ids() {
     let got = summary(&store);
     let mut want = Summary::new();
     for (i, word) in WORDS.iter().enumerate() {
-        let path = format!("/v1/{word}/settings");
+        let path = format!("/categories/{word}/settings");
         let flows = [3, 2].get(i).copied().unwrap_or(1);
         want.insert(format!("GET api.test{path}"), (flows, vec![path]));
     }
     want.insert(
-        "GET api.test/v1/users/{userId}".to_string(),
-        (2, vec!["/v1/users/42".into(), "/v1/users/7".into()]),
+        "GET api.test/categories/users/{userId}".to_string(),
+        (
+            2,
+            vec!["/categories/users/42".into(), "/categories/users/7".into()],
+        ),
     );
     assert_eq!(got, want);
     // No sample is lost or misplaced: the folded endpoint's samples followed their paths.
     assert_eq!(samples_in_place(&store), kept_samples + 2);
     // The biggest group keeps the endpoint (and its id); the old key still resolves to it.
     let kept = store.endpoint(folded_id).unwrap();
-    assert_eq!(kept.key().as_str(), "GET api.test/v1/users/settings");
+    assert_eq!(
+        kept.key().as_str(),
+        "GET api.test/categories/users/settings"
+    );
     assert_eq!(
         kept.samples().count(),
         3,
-        "the first three flows were all /v1/users/settings"
+        "the first three flows were all /categories/users/settings"
     );
     assert_eq!(
         store
-            .resolve_key("GET api.test/v1/{name}/settings")
+            .resolve_key("GET api.test/categories/{category}/settings")
             .map(|e| e.id()),
         Some(folded_id)
     );
@@ -156,7 +168,10 @@ fn folded_plural_words_split_apart_once_one_has_its_own_ids() {
     let mut ids_first = EndpointStore::new(Scope::everything(), StoreConfig::default());
     ingest_all(
         &mut ids_first,
-        &["/v1/users/42".to_string(), "/v1/users/7".to_string()],
+        &[
+            "/categories/users/42".to_string(),
+            "/categories/users/7".to_string(),
+        ],
         100,
     );
     let folds: usize = ingest_all(&mut ids_first, &settings, 0)

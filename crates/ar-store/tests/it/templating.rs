@@ -12,8 +12,9 @@ use crate::support::json_flow;
 /// Paths drawn from the shapes the templater must handle: ids, slugs that
 /// only vary across samples, `me`, versions, closed vocabularies, and
 /// templates that narrow: eight plural words with a literal child fold into
-/// `/v3/{name}/settings` until one shows its own ids (`/v3/users/7`), which
-/// makes them names again, so an endpoint made earlier must split.
+/// `/sections/{section}/settings` until one shows its own ids
+/// (`/sections/users/7`), which makes them names again, so an endpoint made
+/// earlier must split.
 fn path() -> impl Strategy<Value = String> {
     let owner = prop::sample::select(vec!["rust-lang", "tokio-rs", "serde-rs", "hyperium", "me"]);
     let repo = prop::sample::select(vec!["cargo", "tokio", "serde", "hyper"]);
@@ -49,8 +50,8 @@ fn path() -> impl Strategy<Value = String> {
     ];
     // Drawn often enough that eight distinct words usually appear.
     let narrowing = (collection(), 0u8..8).prop_map(|(c, form)| match form {
-        0 => format!("/v3/{c}/7"),
-        _ => format!("/v3/{c}/settings"),
+        0 => format!("/sections/{c}/7"),
+        _ => format!("/sections/{c}/settings"),
     });
     prop_oneof![9 => shapes, 6 => narrowing]
 }

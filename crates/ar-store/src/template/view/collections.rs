@@ -31,6 +31,11 @@ pub(super) struct Sort {
     /// share one envelope); they fold by provenance, overflow, or once their
     /// subtrees show alike literal children.
     pub(super) leaves: bool,
+    /// Whether the group sits in a namespace (the root, or below a word that
+    /// names no collection: `/mlflow/runs/search`, `/mlflow/experiments/search`).
+    /// Collection words there are names of resources however many there are;
+    /// only provenance or overflow makes them values.
+    pub(super) namespace: bool,
 }
 
 impl Sort {
@@ -109,9 +114,9 @@ impl Sort {
                 },
             );
         }
-        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest
-            .into_iter()
-            .partition(|k| self.leaves && is_plural_word(k));
+        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest.into_iter().partition(|k| {
+            (self.leaves && is_plural_word(k)) || (self.namespace && is_collection_word(k))
+        });
         for k in names {
             kept.insert(k, KeptReason::CollectionNames);
         }
