@@ -300,7 +300,18 @@ impl Scope {
             return ScopeDecision::Out(OutReason::Preflight);
         }
         let (host, types) = verdict(host, response_type);
-        self.decide_verdict(host, url.path, types)
+        match self.decide_verdict(host, url.path, types) {
+            ScopeDecision::In(reason) => match browser_load(flow) {
+                Some(OutReason::HtmlPage) if !self.keep_html => {
+                    ScopeDecision::Out(OutReason::HtmlPage)
+                }
+                Some(OutReason::StaticAsset) if !self.keep_static => {
+                    ScopeDecision::Out(OutReason::StaticAsset)
+                }
+                _ => ScopeDecision::In(reason),
+            },
+            out => out,
+        }
     }
 
     /// Decides from the parts: host (port allowed), path, and the response content type if known.
@@ -315,6 +326,28 @@ impl Scope {
             path,
             response_content_type.map(TypeFlags::of),
         )
+    }
+}
+
+/// What a browser said it was loading, from `Sec-Fetch-Dest` (Fetch
+/// standard): a page (`document`, `iframe`, ...) or a subresource (`script`,
+/// `image`, `manifest`, ...) rather than a call from the page's code, which
+/// sends `empty` (and `websocket` for a WebSocket). A page reloaded from the
+/// cache (a 304 with no body and no content type) is still a page. Only
+/// reads: a form the page submits (`POST`, destination `document`) is an
+/// operation of the site, whatever answers it.
+fn browser_load(flow: &Flow) -> Option<OutReason> {
+    let method = &flow.request.method;
+    if !(method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")) {
+        return None;
+    }
+    let dest = flow.request.headers.get("sec-fetch-dest")?;
+    match dest.to_ascii_lowercase().as_str() {
+        "empty" | "websocket" | "report" | "" => None,
+        "document" | "iframe" | "frame" | "embed" | "object" | "fencedframe" => {
+            Some(OutReason::HtmlPage)
+        }
+        _ => Some(OutReason::StaticAsset),
     }
 }
 
@@ -376,6 +409,42 @@ mod tests {
         assert_eq!(
             s.decide_parts("shop.test", "/img/logo", Some("image/png")),
             ScopeDecision::Out(OutReason::StaticAsset)
+        );
+    }
+
+    #[test]
+    fn what_the_browser_loaded_for_itself_is_no_api_call() {
+        use crate::{Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+        let flow = |dest: &str, status: u16| {
+            let mut request = Request::new("GET", "https://app.test/", HttpVersion::Http11);
+            request.headers.push("sec-fetch-dest", dest);
+            let at = Timestamp::from_unix_micros(0);
+            Flow::new(FlowId(1), at, crate::Client::Human, request)
+                .with_response(Response::new(status, HttpVersion::Http11))
+        };
+        let s = Scope::everything();
+        // A page revalidated from the cache: a 304 with no content type.
+        assert_eq!(
+            s.decide(&flow("document", 304)),
+            ScopeDecision::Out(OutReason::HtmlPage)
+        );
+        assert_eq!(
+            s.decide(&flow("manifest", 200)),
+            ScopeDecision::Out(OutReason::StaticAsset)
+        );
+        assert_eq!(
+            s.decide(&flow("empty", 200)),
+            ScopeDecision::In(InReason::AnyHost)
+        );
+        assert_eq!(
+            s.decide(&flow("websocket", 101)),
+            ScopeDecision::In(InReason::AnyHost)
+        );
+        let mut keep = ScopeConfig::default();
+        keep.keep_html = true;
+        assert_eq!(
+            scope(keep).decide(&flow("document", 304)),
+            ScopeDecision::In(InReason::AnyHost)
         );
     }
 
