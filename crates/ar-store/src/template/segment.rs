@@ -31,6 +31,8 @@ pub enum SegmentKind {
     OpaqueToken,
     /// An issue-tracker key (`PROJ-123`).
     IssueKey,
+    /// An IP address (`203.0.113.138`, `2001:db8::1`).
+    Ip,
     /// A value that needed percent-encoding (`group%2Fproject`,
     /// `Drum%20%26%20Bass`, `abc%3D%3D`): route names are written plain.
     Encoded,
@@ -55,6 +57,7 @@ impl SegmentKind {
             Self::IssueKey => "issue_key",
             Self::Version => "version",
             Self::Encoded => "encoded",
+            Self::Ip => "ip",
         }
     }
 
@@ -68,6 +71,7 @@ impl SegmentKind {
                 | Self::IssueKey
                 | Self::Version
                 | Self::Encoded
+                | Self::Ip
         )
     }
 
@@ -117,6 +121,9 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
         } else {
             SegmentKind::Integer
         });
+    }
+    if is_ipv4(b) || is_ipv6(segment) {
+        return Some(SegmentKind::Ip);
     }
     if is_dotted_version(b) {
         return Some(SegmentKind::Version);
@@ -172,6 +179,43 @@ pub(crate) fn is_version_like(segment: &str) -> bool {
         && (b[0] == b'v' || b[0] == b'V')
         && b[1].is_ascii_digit()
         && b[1..].iter().all(|c| c.is_ascii_digit() || *c == b'.')
+}
+
+/// Four decimal groups of at most 255 joined by dots (`203.0.113.138`).
+fn is_ipv4(b: &[u8]) -> bool {
+    let mut groups = 0;
+    for group in b.split(|c| *c == b'.') {
+        let ok = !group.is_empty()
+            && group.len() <= 3
+            && group.iter().all(u8::is_ascii_digit)
+            && std::str::from_utf8(group)
+                .ok()
+                .and_then(|g| g.parse::<u16>().ok())
+                .is_some_and(|n| n <= 255);
+        if !ok {
+            return false;
+        }
+        groups += 1;
+    }
+    groups == 4
+}
+
+/// An IPv6 address as written in a path (`2001:db8::1`, also `%3A`-encoded).
+fn is_ipv6(segment: &str) -> bool {
+    // Cheap refusals first: this runs for every unknown segment.
+    let b = segment.as_bytes();
+    if b.len() < 2
+        || !b
+            .iter()
+            .all(|c| c.is_ascii_hexdigit() || b":%.".contains(c))
+    {
+        return false;
+    }
+    if memchr::memchr(b':', b).is_none() && !segment.contains("%3A") && !segment.contains("%3a") {
+        return false;
+    }
+    let decoded = segment.replace("%3A", ":").replace("%3a", ":");
+    decoded.contains(':') && decoded.parse::<std::net::Ipv6Addr>().is_ok()
 }
 
 /// `2.0`, `1.4.2`: digit groups joined by single dots, at most four groups.
@@ -288,13 +332,15 @@ fn is_prefixed_id(b: &[u8]) -> bool {
         return false;
     };
     let (prefix, tail) = (&b[..us], &b[us + 1..]);
+    let numbered = tail.len() >= 3 && tail.iter().all(u8::is_ascii_digit);
     (2..=8).contains(&prefix.len())
         && prefix.iter().all(u8::is_ascii_lowercase)
-        && tail.len() >= 6
-        && tail.iter().all(u8::is_ascii_alphanumeric)
-        && tail
-            .iter()
-            .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && (numbered
+            || tail.len() >= 6
+                && tail.iter().all(u8::is_ascii_alphanumeric)
+                && tail
+                    .iter()
+                    .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase()))
 }
 
 fn is_opaque(b: &[u8]) -> bool {
@@ -352,6 +398,11 @@ mod tests {
             ("2.0", Version),
             ("1.4.2", Version),
             ("blue-harbor%2Fcli", Encoded),
+            ("203.0.113.138", Ip),
+            ("2001:db8::1", Ip),
+            ("2001%3Adb8%3A%3A1", Ip),
+            ("cart_87654", PrefixedId),
+            ("line_4273", PrefixedId),
             ("Drum%20%26%20Bass", Encoded),
             ("UzZFAFX7tcZb0O3IsvBgMg%3D%3D", Encoded),
         ];

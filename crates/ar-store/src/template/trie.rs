@@ -131,6 +131,7 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
         Sid,
         OpaqueToken,
         IssueKey,
+        Ip,
         Encoded,
         Version,
     ]
