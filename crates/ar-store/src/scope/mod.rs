@@ -440,8 +440,10 @@ mod tests {
             s.decide(&flow("websocket", 101)),
             ScopeDecision::In(InReason::AnyHost)
         );
-        let mut keep = ScopeConfig::default();
-        keep.keep_html = true;
+        let keep = ScopeConfig {
+            keep_html: true,
+            ..ScopeConfig::default()
+        };
         assert_eq!(
             scope(keep).decide(&flow("document", 304)),
             ScopeDecision::In(InReason::AnyHost)
