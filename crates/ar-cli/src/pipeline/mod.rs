@@ -324,7 +324,7 @@ mod tests {
         ];
         let mut announced = Vec::new();
         for (i, word) in (0..).zip(words) {
-            let url = format!("https://api.shop.test/v1/{word}/settings");
+            let url = format!("https://api.shop.test/categories/{word}/settings");
             let ingest = pipeline.ingest(&flow(i, &url, 200, r#"{"theme":"dark"}"#));
             announced.extend(ingest.unwrap().new_endpoints);
         }
@@ -337,7 +337,7 @@ mod tests {
         let ingest = pipeline
             .ingest(&flow(
                 9,
-                "https://api.shop.test/v1/users/42",
+                "https://api.shop.test/categories/users/42",
                 200,
                 r#"{"id":42}"#,
             ))
@@ -348,7 +348,7 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert!(
-            lines.contains(&"+ GET api.shop.test/v1/users/{userId}  (200)".to_string()),
+            lines.contains(&"+ GET api.shop.test/categories/users/{userId}  (200)".to_string()),
             "{lines:?}"
         );
         let split_off = lines
