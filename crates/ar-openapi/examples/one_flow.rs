@@ -31,6 +31,7 @@ fn main() {
         host: "api.shop.test".into(),
         template: "/users/{userId}".into(),
         sources: vec![],
+        rest_param: None,
     };
     documenter.observe(&flow, &info);
     let docs = document(&documenter, &Enrichment::new(), &Options::default()).expect("assembles");

@@ -45,6 +45,7 @@ impl Documentation {
 /// let info = EndpointInfo {
 ///     id: 1, key: "GET api.shop.test/users/{userId}".into(), method: "GET".into(),
 ///     host: "api.shop.test".into(), template: "/users/{userId}".into(), sources: vec![],
+///     rest_param: None,
 /// };
 /// documenter.observe(&flow, &info);
 /// let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();

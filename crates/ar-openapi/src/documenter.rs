@@ -26,6 +26,10 @@ pub struct EndpointInfo {
     pub template: String,
     /// Where path parameter values were seen before (for OpenAPI links).
     pub sources: Vec<ValueSource>,
+    /// The last path parameter when it takes the rest of the path, slashes
+    /// included (a user template's `{path*}`): its values span several
+    /// segments (`a/b/c.txt`), which the template text cannot say.
+    pub rest_param: Option<String>,
 }
 
 /// A path parameter whose value was first seen in another endpoint's response.
@@ -111,6 +115,7 @@ const MAX_OTHER_HOSTS: usize = 500;
 /// let info = EndpointInfo {
 ///     id: 1, key: "GET api.shop.test/users/{userId}".into(), method: "GET".into(),
 ///     host: "api.shop.test".into(), template: "/users/{userId}".into(), sources: vec![],
+///     rest_param: None,
 /// };
 /// documenter.observe(&flow, &info);
 /// assert_eq!(documenter.endpoint_count(), 1);
@@ -265,7 +270,13 @@ fn learn(
     ledger: &mut Ledger,
 ) {
     let before = doc.undecodable;
-    doc.observe(flow, &info.template, redactor, roles);
+    doc.observe(
+        flow,
+        &info.template,
+        info.rest_param.as_deref(),
+        redactor,
+        roles,
+    );
     ledger.undecodable_bodies += doc.undecodable - before;
 }
 

@@ -82,11 +82,13 @@ pub(crate) struct EndpointDoc {
 }
 
 impl EndpointDoc {
-    /// Learns from one flow whose path matched `template`.
+    /// Learns from one flow whose path matched `template` (whose last
+    /// parameter `rest`, if given, takes the rest of the path).
     pub(crate) fn observe(
         &mut self,
         flow: &Flow,
         template: &str,
+        rest: Option<&str>,
         redactor: &Redactor,
         roles: &mut HeaderRoles,
     ) {
@@ -102,7 +104,7 @@ impl EndpointDoc {
             None => Cow::Borrowed(origin),
         };
         count_bounded(&mut self.origins, &*origin, MAX_ORIGINS);
-        self.observe_path(template, path, redactor);
+        self.observe_path(template, rest, path, redactor);
         let pairs = query.map(crate::form::parse_urlencoded).unwrap_or_default();
         self.query.observe(
             pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
@@ -177,16 +179,40 @@ impl EndpointDoc {
         carriers
     }
 
-    fn observe_path(&mut self, template: &str, path: &str, redactor: &Redactor) {
+    fn observe_path(
+        &mut self,
+        template: &str,
+        rest: Option<&str>,
+        path: &str,
+        redactor: &Redactor,
+    ) {
         if !template.contains('{') {
             return; // no path parameter to learn about
         }
-        let concrete = path.split('/').filter(|s| !s.is_empty());
-        let template_segments = template.split('/').filter(|s| !s.is_empty());
-        if concrete.clone().count() != template_segments.clone().count() {
-            return;
-        }
-        for (segment, value) in template_segments.zip(concrete) {
+        let concrete: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        let template_segments: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
+        // A trailing rest parameter takes every remaining segment.
+        let rest = rest.filter(|name| {
+            template_segments
+                .last()
+                .and_then(|last| param_parts(last))
+                .is_some_and(|(last, suffix)| last == *name && suffix.is_empty())
+        });
+        let joined;
+        let values: Vec<&str> = match rest {
+            Some(_) if concrete.len() >= template_segments.len() => {
+                let last = template_segments.len() - 1;
+                joined = concrete[last..].join("/");
+                concrete[..last]
+                    .iter()
+                    .copied()
+                    .chain([joined.as_str()])
+                    .collect()
+            }
+            _ if concrete.len() == template_segments.len() => concrete,
+            _ => return,
+        };
+        for (segment, value) in template_segments.into_iter().zip(values) {
             if let Some((name, suffix)) = param_parts(segment) {
                 let value = value.strip_suffix(suffix).unwrap_or(value);
                 let decoded = crate::form::percent_decode(value);

@@ -26,6 +26,7 @@
 //!     let info = EndpointInfo {
 //!         id: 7, key: "GET api.shop.test/users/{userId}".into(), method: "GET".into(),
 //!         host: "api.shop.test".into(), template: "/users/{userId}".into(), sources: vec![],
+//!         rest_param: None,
 //!     };
 //!     documenter.observe(&flow, &info);
 //! }

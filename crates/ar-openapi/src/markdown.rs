@@ -166,6 +166,11 @@ fn endpoint(out: &mut String, model: &Model, op: &OperationModel) {
             );
         }
         let _ = writeln!(out);
+        for param in &op.params {
+            if let Some(description) = &param.description {
+                let _ = writeln!(out, "`{}`: {}\n", param.name, description);
+            }
+        }
         for (param, source, path) in &op.sources {
             let _ = writeln!(
                 out,

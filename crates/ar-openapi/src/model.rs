@@ -24,6 +24,8 @@ pub(crate) struct Param {
     pub(crate) schema: Value,
     pub(crate) example: Option<Value>,
     pub(crate) seen: u64,
+    /// What the schema cannot say (a value spanning several path segments).
+    pub(crate) description: Option<String>,
 }
 
 /// One body (request or response) for one media type.
@@ -271,13 +273,19 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
         for segment in naming::segments(&path) {
             if let naming::Segment::Param(name) = segment {
                 let stats = doc.path.get(name);
+                let example = stats.and_then(ParamStats::example_value);
+                if info.rest_param.as_deref() == Some(name) {
+                    params.push(rest_param(name, example, stats.map_or(0, |s| s.present)));
+                    continue;
+                }
                 params.push(Param {
                     location: "path",
                     name: name.to_string(),
                     required: true,
                     schema: stats.map_or_else(|| json!({"type": "string"}), ParamStats::schema),
-                    example: stats.and_then(ParamStats::example_value),
+                    example,
                     seen: stats.map_or(0, |s| s.present),
+                    description: None,
                 });
             }
         }
@@ -293,6 +301,7 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
                     schema: stats.schema(),
                     example: stats.example_value(),
                     seen: stats.present,
+                    description: None,
                 });
             }
         }
@@ -329,6 +338,7 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
                         schema: stats.schema(),
                         example: stats.example_value(),
                         seen: stats.present,
+                        description: None,
                     })
                     .collect(),
                 links: Vec::new(),
@@ -614,6 +624,33 @@ pub(crate) fn reason_phrase(status: u16) -> &'static str {
         3 => "Redirect",
         4 => "Client error",
         _ => "Server error",
+    }
+}
+
+/// A path parameter that takes the rest of the path (a user template's
+/// `{path*}`): OpenAPI has no multi-segment syntax, so the description says
+/// that its values span several segments, slashes included, and its schema
+/// is a plain string.
+fn rest_param(name: &str, example: Option<Value>, seen: u64) -> Param {
+    let example = example.map(|e| match e {
+        Value::String(_) => e,
+        other => Value::String(other.to_string()),
+    });
+    let spanning = example
+        .as_ref()
+        .and_then(Value::as_str)
+        .filter(|e| e.contains('/'))
+        .unwrap_or("a/b/c.txt");
+    Param {
+        location: "path",
+        name: name.to_string(),
+        required: true,
+        schema: json!({"type": "string"}),
+        description: Some(format!(
+            "The rest of the path: spans one or more segments, slashes included (e.g. `{spanning}`)."
+        )),
+        example,
+        seen,
     }
 }
 

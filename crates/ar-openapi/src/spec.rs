@@ -145,14 +145,19 @@ fn operation_object(operation: &OperationModel, redactor: &Redactor) -> Value {
                 if let Some(example) = &param.example {
                     value["example"] = example.clone();
                 }
-                if let Some((_, source, path)) = operation
+                let source = operation
                     .sources
                     .iter()
                     .find(|(name, _, _)| *name == param.name)
-                {
-                    value["description"] = Value::from(format!(
-                        "Value comes from `{path}` in the response of `{source}`."
-                    ));
+                    .map(|(_, source, path)| {
+                        format!("Value comes from `{path}` in the response of `{source}`.")
+                    });
+                let description: Vec<&str> = [param.description.as_deref(), source.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                if !description.is_empty() {
+                    value["description"] = Value::from(description.join(" "));
                 }
                 value
             })

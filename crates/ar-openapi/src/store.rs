@@ -33,7 +33,13 @@ pub fn endpoint_info(endpoint: &Endpoint) -> EndpointInfo {
                 }
             })
             .collect(),
+        rest_param: rest_param(endpoint.template()).map(str::to_string),
     }
+}
+
+/// The name of the template's last parameter when it takes the rest of the path.
+fn rest_param(template: &PathTemplate) -> Option<&str> {
+    template.params().find(|p| p.rest).map(|p| p.name.as_str())
 }
 
 /// The flow an ingest was about, while the splits it made are followed.
@@ -65,6 +71,7 @@ fn describes(info: &EndpointInfo, endpoint: &Endpoint) -> bool {
         && info.method.len() == method.len()
         && (info.method.bytes()).eq(method.bytes().map(|b| b.to_ascii_uppercase()))
         && template_is(endpoint.template(), &info.template)
+        && info.rest_param.as_deref() == rest_param(endpoint.template())
         && (info.sources.iter())
             .map(|s| {
                 (

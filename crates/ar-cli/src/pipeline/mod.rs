@@ -15,12 +15,14 @@ pub(crate) mod live;
 pub(crate) mod write;
 
 use std::fmt;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use ar_openapi::{Annotation, Documenter, Enrichment, Options, Redactor};
 use ar_store::Flow;
 use ar_store::scope::{Scope, ScopeConfig};
 use ar_store::store::{EndpointStore, StoreConfig};
+use ar_store::template::{Overrides, Pattern};
 
 pub(crate) use write::Documents;
 
@@ -70,6 +72,37 @@ impl PipelineConfig {
         }
         self
     }
+
+    /// User templates (`--template`, checked by [`read_templates`]): paths
+    /// matching one are templated by it, whatever the learnt rules say.
+    pub(crate) fn with_templates(mut self, patterns: &[String]) -> anyhow::Result<Self> {
+        self.store.template_overrides =
+            Overrides::parse(patterns.iter().map(String::as_str)).context("--template")?;
+        Ok(self)
+    }
+}
+
+/// The user templates of `--template PATTERN` and `--templates FILE` (one
+/// pattern a line, `#` comments and blank lines skipped), in that order,
+/// each checked: an error names the pattern (and the file and line) and
+/// what is wrong with it.
+pub(crate) fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+    let mut patterns = Vec::new();
+    for text in inline {
+        let pattern = Pattern::parse(text).context("--template")?;
+        patterns.push(pattern.as_str().to_string());
+    }
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("--templates: cannot read {}", file.display()))?;
+        let parsed = Overrides::parse_lines(&text).map_err(|(line, error)| {
+            anyhow::Error::new(error).context(format!("--templates {}:{line}", file.display()))
+        })?;
+        patterns.extend(parsed.iter().map(|p| p.as_str().to_string()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    patterns.retain(|p| seen.insert(p.clone()));
+    Ok(patterns)
 }
 
 /// A new endpoint, for live output: `+ GET api.shop.test/users/{userId}  (200)`.

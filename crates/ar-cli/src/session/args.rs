@@ -36,6 +36,13 @@ pub(crate) struct SessionArgs {
     /// More hosts whose traffic belongs in the spec (the target's site is always in scope).
     #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
     pub(crate) scope: Vec<String>,
+    /// A path template that beats the learnt ones (repeatable; kept in session.json):
+    /// `/api/files/{path*}`; `{name}` is one segment, `{name*}` (last) the rest; `HOST/path` for one host.
+    #[arg(long, value_name = "PATTERN")]
+    pub(crate) template: Vec<String>,
+    /// A file of path templates, one a line (`#` comments and blank lines are skipped).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) templates: Vec<PathBuf>,
     /// The model the agent uses (needs the agent, see --provider).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,

@@ -114,10 +114,13 @@ impl Capture {
         // Taken out in an earlier run, unless `--scope` names the host again.
         hosts.out.retain(|h| !hosts.extra.contains(h));
         let scope = scope_config(config.target.as_str(), &hosts);
-        let mut pipeline = Pipeline::new(PipelineConfig {
-            scope,
-            ..PipelineConfig::default()
-        })?;
+        let mut pipeline = Pipeline::new(
+            PipelineConfig {
+                scope,
+                ..PipelineConfig::default()
+            }
+            .with_templates(&config.templates)?,
+        )?;
         let mut books = Books::default();
         for warning in
             archive_dir::read_flows(&dir, |flow| books.ingest(&mut pipeline, &flow).map(drop))?

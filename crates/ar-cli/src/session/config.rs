@@ -9,6 +9,7 @@ use url::Url;
 
 use super::args::{Provider, SessionArgs};
 use super::manifest::Manifest;
+use crate::pipeline::read_templates;
 
 /// Everything a session needs to start, already checked.
 #[derive(Debug, Clone)]
@@ -21,6 +22,9 @@ pub(crate) struct SessionConfig {
     pub(crate) resume: bool,
     /// Extra in-scope hosts (`--scope`).
     pub(crate) scope: Vec<String>,
+    /// User path templates (`--template`, `--templates`, and a resumed
+    /// session's), checked.
+    pub(crate) templates: Vec<String>,
     /// Chromium without a window.
     pub(crate) headless: bool,
     /// A persistent Chromium profile.
@@ -96,7 +100,13 @@ impl SessionConfig {
         let mut resolve = args.resolve.clone();
         let mut upstream_ca = args.upstream_ca.clone();
         let mut offline = args.offline;
+        let mut templates = read_templates(&args.template, &args.templates)?;
         if let Some(manifest) = &previous {
+            for pattern in &manifest.settings.templates {
+                if !templates.contains(pattern) {
+                    templates.push(pattern.clone());
+                }
+            }
             scope.extend(manifest.scope.iter().cloned());
             resolve.extend(manifest.settings.resolve.iter().cloned());
             upstream_ca = upstream_ca.or_else(|| manifest.settings.upstream_ca.clone());
@@ -117,6 +127,7 @@ impl SessionConfig {
             out_dir,
             resume: previous.is_some(),
             scope,
+            templates,
             headless: args.headless,
             profile: args.profile,
             webdriver: args.webdriver,

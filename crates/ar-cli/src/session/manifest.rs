@@ -69,6 +69,9 @@ pub(crate) struct Settings {
     pub(crate) model: Option<String>,
     /// `--provider`.
     pub(crate) provider: Option<Provider>,
+    /// User path templates (`--template`, `--templates`), as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) templates: Vec<String>,
 }
 
 impl Manifest {
@@ -88,6 +91,7 @@ impl Manifest {
             no_llm_doc: config.no_llm_doc,
             model: config.model.clone(),
             provider: config.provider,
+            templates: config.templates.clone(),
         };
         match previous {
             Some(previous) => Self {
@@ -190,6 +194,56 @@ mod tests {
         assert_eq!(loaded.counters, counters);
         let again = Manifest::start(&resumed, Some(loaded), time::OffsetDateTime::UNIX_EPOCH);
         assert_eq!(again.runs, 2);
+    }
+
+    #[test]
+    fn templates_are_kept_and_a_resumed_run_adds_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("templates.txt");
+        std::fs::write(&file, "# downloads\n\napi.shop.test/files/{path*}\n").unwrap();
+        let args = SessionArgs {
+            url: Some("https://shop.test/".into()),
+            out: Some(dir.path().to_path_buf()),
+            template: vec!["/users/{user}/avatar".into()],
+            templates: vec![file],
+            ..SessionArgs::default()
+        };
+        let config = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap();
+        let mut manifest = Manifest::start(&config, None, time::OffsetDateTime::UNIX_EPOCH);
+        manifest
+            .save(
+                dir.path(),
+                Counters::default(),
+                time::OffsetDateTime::UNIX_EPOCH,
+            )
+            .unwrap();
+        let saved = std::fs::read_to_string(dir.path().join(MANIFEST_FILE)).unwrap();
+        assert!(saved.contains("api.shop.test/files/{path*}"), "{saved}");
+
+        let args = SessionArgs {
+            resume: Some(dir.path().to_path_buf()),
+            template: vec!["/v1/{tenant}/items".into()],
+            ..SessionArgs::default()
+        };
+        let resumed = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap();
+        assert_eq!(
+            resumed.templates,
+            [
+                "/v1/{tenant}/items",
+                "/users/{user}/avatar",
+                "api.shop.test/files/{path*}"
+            ]
+        );
+
+        let args = SessionArgs {
+            url: Some("https://shop.test/".into()),
+            template: vec!["/files/{path*}/raw".into()],
+            ..SessionArgs::default()
+        };
+        let error = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap_err();
+        let error = format!("{error:#}");
+        assert!(error.contains("`/files/{path*}/raw`"), "{error}");
+        assert!(error.contains("last segment"), "{error}");
     }
 
     #[test]

@@ -29,7 +29,7 @@ mod core;
 pub(crate) mod driver;
 mod explore;
 mod input;
-mod manifest;
+pub(crate) mod manifest;
 mod run;
 mod status;
 

@@ -242,3 +242,167 @@ fn base_url_sets_the_main_server_and_must_be_absolute() {
         text(&relative.stderr)
     );
 }
+
+/// A HAR of GET requests to `https://files.test` + each path, answered with JSON.
+fn har_of(paths: &[&str]) -> String {
+    let entries: Vec<serde_json::Value> = paths
+        .iter()
+        .map(|path| {
+            serde_json::json!({
+                "startedDateTime": "2025-11-21T04:40:00.000Z",
+                "time": 1,
+                "request": {
+                    "method": "GET", "url": format!("https://files.test{path}"),
+                    "httpVersion": "HTTP/1.1", "headers": [], "queryString": [], "cookies": [],
+                    "headersSize": -1, "bodySize": -1
+                },
+                "response": {
+                    "status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                    "headers": [{"name": "Content-Type", "value": "application/json"}],
+                    "cookies": [], "redirectURL": "", "headersSize": -1, "bodySize": -1,
+                    "content": {"mimeType": "application/json", "size": 12, "text": "{\"size\":12}"}
+                },
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}
+            })
+        })
+        .collect();
+    serde_json::json!({"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": entries}})
+        .to_string()
+}
+
+#[test]
+fn a_template_makes_paths_of_any_depth_one_endpoint() {
+    let out = tempfile::tempdir().unwrap();
+    let har = out.path().join("files.har");
+    std::fs::write(
+        &har,
+        har_of(&[
+            "/api/files/a/b/c.txt",
+            "/api/files/x.txt",
+            "/api/files/docs/readme.md",
+        ]),
+    )
+    .unwrap();
+    let dir = out.path().join("docs");
+    let result = ar(&[
+        "import",
+        har.to_str().unwrap(),
+        "--template",
+        "/api/files/{path*}",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let stdout = text(&result.stdout);
+    assert!(
+        stdout.starts_with("3 flows read, 3 in scope, 1 endpoints"),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("openapi.json")).unwrap()).unwrap();
+    let paths: Vec<&String> = json["paths"].as_object().unwrap().keys().collect();
+    // One endpoint: the server URL takes the shared `/api`.
+    assert_eq!(paths, ["/files/{path}"], "{json}");
+    assert_eq!(json["servers"][0]["url"], "https://files.test/api");
+    let param = &json["paths"]["/files/{path}"]["get"]["parameters"][0];
+    assert_eq!(param["name"], "path");
+    assert_eq!(param["in"], "path");
+    assert_eq!(param["schema"]["type"], "string");
+    assert!(
+        param["description"]
+            .as_str()
+            .unwrap()
+            .contains("spans one or more segments"),
+        "{param}"
+    );
+
+    // The same from a templates file.
+    let file = out.path().join("templates.txt");
+    std::fs::write(&file, "# downloads\n\nfiles.test/api/files/{path*}\n").unwrap();
+    let dir = out.path().join("docs2");
+    let result = ar(&[
+        "import",
+        har.to_str().unwrap(),
+        "--templates",
+        file.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let yaml = std::fs::read_to_string(dir.join("openapi.yaml")).unwrap();
+    assert!(yaml.contains("/files/{path}:"), "{yaml}");
+}
+
+#[test]
+fn a_session_directory_brings_its_templates() {
+    let out = tempfile::tempdir().unwrap();
+    let session = out.path().join("session");
+    std::fs::create_dir_all(&session).unwrap();
+    let har: serde_json::Value =
+        serde_json::from_str(&har_of(&["/api/files/a/b/c.txt", "/api/files/x.txt"])).unwrap();
+    let lines: Vec<String> = har["log"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry.to_string() + "\n")
+        .collect();
+    std::fs::write(session.join("flows.jsonl"), lines.concat()).unwrap();
+    std::fs::write(
+        session.join("session.json"),
+        r#"{"version": 1, "target": "https://files.test/", "created": "", "updated": "",
+            "settings": {"headless": true, "templates": ["/api/files/{path*}"]}}"#,
+    )
+    .unwrap();
+    let dir = out.path().join("docs");
+    let result = ar(&[
+        "import",
+        session.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    let yaml = std::fs::read_to_string(dir.join("openapi.yaml")).unwrap();
+    assert!(yaml.contains("/files/{path}:"), "{yaml}");
+}
+
+#[test]
+fn a_bad_template_fails_naming_it() {
+    let out = tempfile::tempdir().unwrap();
+    let har = out.path().join("files.har");
+    std::fs::write(&har, har_of(&["/api/files/x.txt"])).unwrap();
+    for (pattern, problem) in [
+        ("/api/{path*}/raw", "must be the last segment"),
+        ("/api/{}", "empty parameter name"),
+        ("/api/{path", "unbalanced brace"),
+        ("/api/{id}/{id}", "duplicate parameter name `id`"),
+    ] {
+        let result = ar(&[
+            "import",
+            har.to_str().unwrap(),
+            "--template",
+            pattern,
+            "--out",
+            out.path().join("o").to_str().unwrap(),
+        ]);
+        assert!(!result.status.success(), "{pattern}");
+        let stderr = text(&result.stderr);
+        assert!(stderr.contains(&format!("`{pattern}`")), "{stderr}");
+        assert!(stderr.contains(problem), "{stderr}");
+    }
+    let file = out.path().join("templates.txt");
+    std::fs::write(&file, "/ok/{a}\n# fine\n/bad/{b\n").unwrap();
+    let result = ar(&[
+        "import",
+        har.to_str().unwrap(),
+        "--templates",
+        file.to_str().unwrap(),
+        "--out",
+        out.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(!result.status.success());
+    let stderr = text(&result.stderr);
+    assert!(
+        stderr.contains("templates.txt:3") && stderr.contains("`/bad/{b`"),
+        "{stderr}"
+    );
+}

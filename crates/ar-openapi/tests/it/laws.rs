@@ -44,6 +44,7 @@ fn info() -> EndpointInfo {
         host: "api.shop.test".into(),
         template: "/users/{userId}".into(),
         sources: vec![],
+        rest_param: None,
     }
 }
 

@@ -4,6 +4,7 @@
 mod golden;
 mod laws;
 mod narrowing;
+mod overrides;
 mod roundtrip;
 mod secrets;
 mod suffix;

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use crate::{HARS, everything, import};
 
-fn validator() -> PathBuf {
+pub(crate) fn validator() -> PathBuf {
     let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../.ci/.venv/bin/openapi-spec-validator");
     if venv.exists() {

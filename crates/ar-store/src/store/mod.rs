@@ -59,7 +59,7 @@ use std::collections::{BTreeMap, VecDeque};
 use serde::{Deserialize, Serialize};
 
 use crate::scope::{HostCache, OutReason, Scope, ScopeDecision};
-use crate::template::{Templater, TemplaterConfig};
+use crate::template::{Overrides, Templater, TemplaterConfig};
 
 pub(crate) use crate::flow::media_type;
 pub use analysis::BodySide;
@@ -98,6 +98,9 @@ pub struct StoreConfig {
     pub max_out_of_scope_hosts: usize,
     /// Templater limits.
     pub templater: TemplaterConfig,
+    /// User templates (`--template`): paths matching one are templated by
+    /// it, whatever the learnt rules say.
+    pub template_overrides: Overrides,
 }
 
 impl Default for StoreConfig {
@@ -114,6 +117,7 @@ impl Default for StoreConfig {
             provenance_capacity: 4_096,
             max_out_of_scope_hosts: 1_000,
             templater: TemplaterConfig::default(),
+            template_overrides: Overrides::default(),
         }
     }
 }
@@ -359,7 +363,8 @@ impl EndpointStore {
     /// An empty store filtering with `scope`.
     pub fn new(scope: Scope, config: StoreConfig) -> Self {
         Self {
-            templater: Templater::new(config.templater.clone()),
+            templater: Templater::new(config.templater.clone())
+                .with_overrides(config.template_overrides.clone()),
             values: ValueIndex::new(config.provenance_capacity),
             scan_buffers: ScanBuffers::default(),
             body_memo: bodymemo::BodyMemo::default(),

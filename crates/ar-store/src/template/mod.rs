@@ -69,6 +69,7 @@
 
 mod graphql;
 mod naming;
+mod overrides;
 mod segment;
 mod trie;
 mod view;
@@ -79,6 +80,7 @@ use serde::{Deserialize, Serialize};
 
 pub(crate) use graphql::graphql_operation_split;
 pub use graphql::{GraphQlOperation, OperationKind, graphql_operation};
+pub use overrides::{Overrides, Pattern, PatternError};
 pub use segment::{SegmentKind, classify_segment};
 pub use trie::{Templater, TemplaterConfig};
 
@@ -125,6 +127,12 @@ pub enum Rule {
         /// The parameter name derived from that field (`orderId`).
         name: String,
     },
+    /// A user template (`--template`) matched the path; it beats every
+    /// learnt rule.
+    Override {
+        /// The pattern as the user wrote it (`/api/files/{path*}`).
+        pattern: String,
+    },
 }
 
 impl fmt::Display for Rule {
@@ -152,6 +160,7 @@ impl fmt::Display for Rule {
             Self::Provenance { field_path, .. } => {
                 write!(f, "value seen earlier in a body at {field_path}")
             }
+            Self::Override { pattern } => write!(f, "a user template: {pattern}"),
         }
     }
 }
@@ -184,6 +193,12 @@ pub struct PathParam {
     /// (`.json` in `/t/{topicId}.json`); empty for a whole-segment parameter.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub suffix: String,
+    /// Whether the parameter takes the rest of the path, slashes included
+    /// (`{path*}` in a user template, always the last segment). It renders
+    /// as `{path}` (OpenAPI has no multi-segment syntax); its value is the
+    /// remaining segments joined by `/` (`a/b/c.txt`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rest: bool,
 }
 
 /// One segment of a path template.
@@ -258,6 +273,11 @@ pub enum KeptReason {
     Version,
     /// A user split pinned this position to literals.
     Pinned,
+    /// A user template (`--template`) has this literal here.
+    Override {
+        /// The pattern as the user wrote it.
+        pattern: String,
+    },
     /// No sibling literal has an alike subtree, and too few leaves share a shape.
     OwnShape {
         /// Literal siblings at this position (including this one).
@@ -302,6 +322,7 @@ impl fmt::Display for KeptReason {
         match self {
             Self::Version => f.write_str("a version tag"),
             Self::Pinned => f.write_str("pinned to literals by a split"),
+            Self::Override { pattern } => write!(f, "a user template: {pattern}"),
             Self::OwnShape { siblings } => {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }

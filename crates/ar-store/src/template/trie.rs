@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use super::view::{self, ViewNode};
 use super::{
-    Explanation, PathTemplate, SegmentKind, classify_segment, format_suffix, split_format,
-    split_path,
+    Decision, Explanation, KeptReason, Overrides, PathTemplate, Segment, SegmentKind,
+    classify_segment, format_suffix, split_format, split_path,
 };
 
 /// Limits and thresholds of the templater.
@@ -203,6 +203,10 @@ pub struct Templater {
     hosts: HashMap<String, HostTrie, foldhash::fast::FixedState>,
     /// Reused buffer for the layer-1 key of the observed path.
     layer1: String,
+    /// User templates: a path matching one is templated by it, not learnt.
+    overrides: Overrides,
+    /// Flows observed per override, in its order.
+    override_hits: Vec<u64>,
 }
 
 impl Templater {
@@ -212,7 +216,51 @@ impl Templater {
             config,
             hosts: HashMap::default(),
             layer1: String::new(),
+            overrides: Overrides::default(),
+            override_hits: Vec::new(),
         }
+    }
+
+    /// This templater with user templates (see [`Templater::set_overrides`]).
+    pub fn with_overrides(mut self, overrides: Overrides) -> Self {
+        self.set_overrides(overrides);
+        self
+    }
+
+    /// Sets the user templates: a path matching one of them is templated by
+    /// it whatever the learnt rules say ([`super::overrides`]), and is not
+    /// learnt from. Returns whether templates may have changed (the paths
+    /// held so far are not re-templated: set them before observing).
+    ///
+    /// ```
+    /// use ar_store::template::{Overrides, Templater};
+    /// let mut t = Templater::default();
+    /// assert!(t.set_overrides(Overrides::parse(["/api/files/{path*}"]).unwrap()));
+    /// t.observe("h", "/api/files/a/b.txt", None);
+    /// assert_eq!(t.template("h", "/api/files/a/b.txt").to_string(), "/api/files/{path}");
+    /// ```
+    pub fn set_overrides(&mut self, overrides: Overrides) -> bool {
+        if overrides == self.overrides {
+            return false;
+        }
+        self.override_hits = vec![0; overrides.len()];
+        self.overrides = overrides;
+        true
+    }
+
+    /// The user templates in use.
+    pub fn overrides(&self) -> &Overrides {
+        &self.overrides
+    }
+
+    /// Counts a flow for the override `path` matches, if one does.
+    fn observe_override(&mut self, host: &str, path: &str) -> Option<usize> {
+        let at = self.overrides.find(host, path)?;
+        self.override_hits[at] += 1;
+        if !self.hosts.contains_key(host) {
+            self.hosts.insert(host.to_string(), HostTrie::default());
+        }
+        Some(at)
     }
 
     /// Records one observed path; returns whether templates of `host` may
@@ -230,6 +278,9 @@ impl Templater {
         shape: Option<u64>,
         origins: &[(usize, Origin)],
     ) -> bool {
+        if self.observe_override(host, path).is_some() {
+            return false;
+        }
         let trie = match self.hosts.get_mut(host) {
             Some(t) => t,
             None => self.hosts.entry(host.to_string()).or_default(),
@@ -249,6 +300,12 @@ impl Templater {
         origins: &[(usize, Origin)],
         key: &mut String,
     ) -> bool {
+        // Before the cache: it is keyed by the layer-1 form, which an
+        // override does not follow.
+        if let Some(at) = self.observe_override(host, path) {
+            override_key_into(at, path, key);
+            return false;
+        }
         let trie = match self.hosts.get_mut(host) {
             Some(t) => t,
             None => self.hosts.entry(host.to_string()).or_default(),
@@ -271,6 +328,9 @@ impl Templater {
 
     /// The template of `path` on `host` (an unobserved path gets its layer-1 template).
     pub fn template(&self, host: &str, path: &str) -> PathTemplate {
+        if let Some(at) = self.overrides.find(host, path) {
+            return (self.overrides).template_at(at, path, self.override_hits[at]);
+        }
         let empty = ViewNode::default();
         let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
         view::template(view, path)
@@ -279,6 +339,11 @@ impl Templater {
     /// A compact key of the template shape (`/users/\u{1}/orders`), cheaper
     /// than [`Templater::template`]; equal keys mean equal templates.
     pub(crate) fn shape_key(&self, host: &str, path: &str) -> String {
+        if let Some(at) = self.overrides.find(host, path) {
+            let mut key = String::new();
+            override_key_into(at, path, &mut key);
+            return key;
+        }
         let empty = ViewNode::default();
         let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
         view::shape_key(view, path)
@@ -286,6 +351,30 @@ impl Templater {
 
     /// Every decision behind the template of `path` on `host`.
     pub fn explain(&self, host: &str, path: &str) -> Explanation {
+        if let Some(at) = self.overrides.find(host, path) {
+            let pattern = self.overrides.pattern(at).as_str();
+            let template = (self.overrides).template_at(at, path, self.override_hits[at]);
+            let decisions = (template.segments.iter().enumerate())
+                .map(|(position, segment)| match segment {
+                    Segment::Literal(value) => Decision::Literal {
+                        position,
+                        value: value.clone(),
+                        reason: KeptReason::Override {
+                            pattern: pattern.to_string(),
+                        },
+                    },
+                    Segment::Param(p) => Decision::Param {
+                        position,
+                        name: p.name.clone(),
+                        evidence: p.evidence.clone(),
+                    },
+                })
+                .collect();
+            return Explanation {
+                template: template.to_string(),
+                decisions,
+            };
+        }
         let empty = ViewNode::default();
         let view = self.hosts.get(host).map_or(&empty, |t| &t.view);
         view::explain(view, path)
@@ -357,6 +446,18 @@ impl Templater {
                         .sum::<usize>()
             })
             .sum()
+    }
+}
+
+/// The shape key of a path that override `at` matches: `\u{3}` and the
+/// override's index (no learnt key starts so: they start with `/`), then
+/// `/` when the path ends with one. Paths with equal keys have equal templates.
+fn override_key_into(at: usize, path: &str, key: &mut String) {
+    use std::fmt::Write as _;
+    key.clear();
+    let _ = write!(key, "\u{3}{at}");
+    if split_path(path).1 {
+        key.push('/');
     }
 }
 

@@ -287,6 +287,7 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } => 5,
+        Rule::Override { .. } => 6,
     };
     rules.min_by_key(|r| rank(r))
 }
@@ -659,6 +660,7 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
                 name: names.next().unwrap_or_default(),
                 evidence: evidence(*p, *kind, value),
                 suffix: suffix.unwrap_or_default().to_string(),
+                rest: false,
             }),
         })
         .collect();
