@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_store::Flow;
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
-use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
 /// Eight plural words with a `settings` child fold into `/categories/{category}/settings`
 /// until `/categories/users/42` shows `users` is a collection with its own ids.
@@ -25,23 +25,8 @@ const WORDS: [&str; 8] = [
 /// each endpoint's schema shows whose evidence it holds.
 fn flow(id: u64, path: &str) -> Flow {
     let word = path.split('/').nth(2).unwrap_or("x");
-    let mut response = Response::new(200, HttpVersion::Http11);
-    response.headers.push("content-type", "application/json");
-    response.body = Body::from_decoded(
-        Some("application/json".into()),
-        format!("{{\"{word}_theme\":\"dark\"}}").into_bytes(),
-    );
-    Flow::new(
-        FlowId(id),
-        Timestamp::from_unix_micros(1_700_000_000_000_000 + id as i64),
-        Client::Agent,
-        Request::new(
-            "GET",
-            format!("https://api.test{path}"),
-            HttpVersion::Http11,
-        ),
-    )
-    .with_response(response)
+    let body = format!("{{\"{word}_theme\":\"dark\"}}");
+    crate::json_get(id, &format!("https://api.test{path}"), &body)
 }
 
 /// `copies` flows of each word's settings, in word order.

@@ -3,28 +3,17 @@
 //! and says it spans several segments.
 
 use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_store::Flow;
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::template::Overrides;
-use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
 fn flow(id: u64, path: &str) -> Flow {
-    let mut response = Response::new(200, HttpVersion::Http11);
-    response.body = Body::from_decoded(
-        Some("application/json".into()),
-        br#"{"size":12,"type":"file"}"#.to_vec(),
-    );
-    Flow::new(
-        FlowId(id),
-        Timestamp::from_unix_micros(1_700_000_000_000_000 + id as i64),
-        Client::Agent,
-        Request::new(
-            "GET",
-            format!("https://api.test{path}"),
-            HttpVersion::Http11,
-        ),
+    crate::json_get(
+        id,
+        &format!("https://api.test{path}"),
+        r#"{"size":12,"type":"file"}"#,
     )
-    .with_response(response)
 }
 
 #[test]

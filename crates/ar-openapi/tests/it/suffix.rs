@@ -2,27 +2,16 @@
 //! are declared and described from the value alone.
 
 use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_store::Flow;
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
-use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
 fn flow(id: u64, path: &str) -> Flow {
-    let mut response = Response::new(200, HttpVersion::Http11);
-    response.body = Body::from_decoded(
-        Some("application/json".into()),
-        br#"{"id":1,"title":"Hello"}"#.to_vec(),
-    );
-    Flow::new(
-        FlowId(id),
-        Timestamp::from_unix_micros(1_700_000_000_000_000 + id as i64),
-        Client::Agent,
-        Request::new(
-            "GET",
-            format!("https://forum.test{path}"),
-            HttpVersion::Http11,
-        ),
+    crate::json_get(
+        id,
+        &format!("https://forum.test{path}"),
+        r#"{"id":1,"title":"Hello"}"#,
     )
-    .with_response(response)
 }
 
 #[test]
