@@ -36,7 +36,7 @@
 //!   `{orderId}`).
 //! - **overflow**: a node that reached the cap of distinct literals folds
 //!   them all (memory stays bounded, and so many names are values).
-//! - **weak values** ([`SegmentKind::is_weak`]: `1`, `2015-03-31`, `2.0`)
+//! - **weak values** (short integers, plain dates, dotted versions: `1`, `2015-03-31`, `2.0`)
 //!   are kept in the raw trie with their own subtrees and fold like any
 //!   classified value, except where what follows them says they are names:
 //!   one value that never varies while it leads to several paths is an API

@@ -228,7 +228,7 @@ impl Templater {
     }
 
     /// Sets the user templates: a path matching one of them is templated by
-    /// it whatever the learnt rules say ([`super::overrides`]), and is not
+    /// it whatever the learnt rules say ([`Overrides`]), and is not
     /// learnt from. Returns whether templates may have changed (the paths
     /// held so far are not re-templated: set them before observing).
     ///
