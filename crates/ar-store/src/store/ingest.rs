@@ -113,7 +113,7 @@ impl EndpointStore {
                 if self.templater.observe_shape_key_into(
                     &host,
                     path,
-                    response_shape,
+                    response_shape.filter(|_| !answers_nothing(flow)),
                     &marks,
                     &mut self.shape_buffer,
                 ) {
@@ -300,5 +300,43 @@ pub(super) fn base_key(identity: &Identity, template: &PathTemplate) -> String {
     match &identity.route {
         Route::GraphQl(name) => name.clone(),
         Route::Path(_) => format!("{} {}{}", identity.method, identity.host, template),
+    }
+}
+
+/// Whether a flow's answer holds no structure (no body, `{}`, `[]`): two
+/// such answers say nothing about whether two paths are alike, so the
+/// templater gets no shape for them (`/experiments/delete` and
+/// `/experiments/search-datasets` both answering `{}` are not one thing).
+fn answers_nothing(flow: &Flow) -> bool {
+    flow.response.as_ref().is_none_or(|r| {
+        let body = r.body.bytes.trim_ascii();
+        body.is_empty() || body == b"{}" || body == b"[]"
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answers_nothing;
+    use crate::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    fn answered(body: &[u8]) -> Flow {
+        let mut response = Response::new(200, HttpVersion::Http11);
+        response.body = Body::from_decoded(Some("application/json".into()), body.to_vec());
+        let request = Request::new("POST", "https://api.test/x/delete", HttpVersion::Http11);
+        Flow::new(
+            FlowId(1),
+            Timestamp::from_unix_micros(0),
+            Client::Human,
+            request,
+        )
+        .with_response(response)
+    }
+
+    #[test]
+    fn empty_answers_carry_no_shape_evidence() {
+        for body in [&b""[..], b"{}", b" [] \n"] {
+            assert!(answers_nothing(&answered(body)), "{body:?}");
+        }
+        assert!(!answers_nothing(&answered(br#"{"id":1}"#)));
     }
 }

@@ -31,6 +31,11 @@
 //!   responses share a shape fingerprint fold (`/products/red-shoes`, ...).
 //!   Short closed vocabularies (`/search`, `/settings`) stay literal, and so
 //!   do plural words (`/v1/users`, `/v1/orders` lists share one envelope).
+//!   Below a collection word with no ids of its own, two leaves that
+//!   answered in a shared shape are already its items
+//!   (`/roles/read-only-plus`), unless a sibling collection has the same
+//!   leaf: then it is an operation (`/experiments/search`, `/runs/search`).
+//!   Empty answers (`{}`, no body) are no evidence of a shared shape.
 //! - **provenance**: a literal whose value was seen earlier in a JSON body
 //!   folds even alone, and is named after that field (`$.orders[].id` →
 //!   `{orderId}`).

@@ -679,23 +679,34 @@ mod tests {
     fn leaf_slugs_widen_once_there_are_enough() {
         let mut t = Templater::default();
         let slugs = [
-            "red-shoes",
+            "red-shoe",
             "blue-hat",
             "green-scarf",
             "black-belt",
-            "white-socks",
+            "white-sock",
         ];
+        // Below a word that names no collection, five alike leaves are needed.
         for (i, slug) in slugs.iter().enumerate() {
-            let changed = t.observe("h", &format!("/products/{slug}"), Some(7));
+            let changed = t.observe("h", &format!("/shop/{slug}"), Some(7));
             assert!(changed);
             let expected = if i < 4 {
-                format!("/products/{slug}")
+                format!("/shop/{slug}")
             } else {
-                "/products/{product}".to_string()
+                "/shop/{shop}".to_string()
             };
-            assert_eq!(tpl(&t, &format!("/products/{slug}")), expected);
+            assert_eq!(tpl(&t, &format!("/shop/{slug}")), expected);
         }
-        assert_eq!(tpl(&t, "/products/red-shoes"), "/products/{product}");
+        assert_eq!(tpl(&t, "/shop/red-shoe"), "/shop/{shop}");
+        // Below a collection word they are its items from two on, if they
+        // answered alike.
+        t.observe("h", "/products/teal-cap", Some(7));
+        assert_eq!(tpl(&t, "/products/teal-cap"), "/products/teal-cap");
+        t.observe("h", "/products/navy-coat", Some(7));
+        assert_eq!(tpl(&t, "/products/teal-cap"), "/products/{product}");
+        t.observe("h", "/products/search", Some(8));
+        assert_eq!(tpl(&t, "/products/search"), "/products/search");
+        t.observe("h", "/products/count", None);
+        assert_eq!(tpl(&t, "/products/count"), "/products/count");
     }
 
     #[test]

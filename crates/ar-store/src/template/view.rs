@@ -61,13 +61,20 @@ const MAX_SUFFIXES: usize = 32;
 const MAX_SUFFIX_DEPTH: usize = 6;
 
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
-    build(&[raw], Parent::Root, None, cfg)
+    build(&[raw], Parent::Root, None, &BTreeSet::new(), cfg)
 }
 
+/// Leaf literals that answer alike below a collection word with no ids,
+/// from which on they are its items (see [`build`]).
+const ITEM_LEAVES: usize = 2;
+
+/// Builds the view of the raw nodes `raws` (one position, merged). `verbs`
+/// are the leaf names that the parent's sibling literals have too.
 fn build(
     raws: &[&RawNode],
     parent: Parent,
     parent_name: Option<&str>,
+    verbs: &BTreeSet<&str>,
     cfg: &TemplaterConfig,
 ) -> ViewNode {
     let mut lits: BTreeMap<&str, Vec<&RawNode>> = BTreeMap::new();
@@ -144,13 +151,28 @@ fn build(
             }
         }
         if parent != Parent::Root {
-            let threshold = cfg.cardinality_threshold;
+            // Below a collection word with no ids of its own, the leaves are
+            // its items (`/roles/read-only-plus`): fewer are needed, but
+            // they must have answered alike, and a leaf that sibling
+            // collections have too is an operation (`/experiments/search`
+            // beside `/runs/search`), not an item.
+            let items = !namespace && params.is_empty();
+            let (threshold, open) = if items {
+                let open = candidates
+                    .iter()
+                    .copied()
+                    .filter(|k| !verbs.contains(k))
+                    .collect();
+                (ITEM_LEAVES, open)
+            } else {
+                (cfg.cardinality_threshold, candidates.clone())
+            };
             let sort = Sort {
                 min_rest: threshold,
                 leaves: true,
                 namespace,
             };
-            for group in cardinality_groups(&candidates, &lits, threshold) {
+            for group in cardinality_groups(&open, &lits, threshold, items) {
                 let distinct = group.len();
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(Rule::Cardinality { distinct });
@@ -169,6 +191,7 @@ fn build(
             }
         }
     }
+    let shared_leaves = leaves_under_several(&lits);
     let mut node = ViewNode::default();
     let mut param_raws: Vec<&RawNode> = params.clone();
     for (name, raws) in &lits {
@@ -176,7 +199,7 @@ fn build(
             param_raws.extend(raws.iter().copied());
             continue;
         }
-        let mut child = build(raws, Parent::Literal, Some(name), cfg);
+        let mut child = build(raws, Parent::Literal, Some(name), &shared_leaves, cfg);
         child.kept = Some(if is_version_like(name) {
             KeptReason::Version
         } else if pinned {
@@ -212,7 +235,7 @@ fn build(
         );
         let origin = param_raws.iter().find_map(|r| r.origin.as_deref()).cloned();
         let samples = param_raws.iter().map(|r| r.count).sum();
-        let child = build(&param_raws, Parent::Param, None, cfg);
+        let child = build(&param_raws, Parent::Param, None, &BTreeSet::new(), cfg);
         node.param = Some(Box::new(ViewParam {
             node: child,
             rule,
@@ -224,6 +247,25 @@ fn build(
         }));
     }
     node
+}
+
+/// Names of leaf literals found directly below two or more of `lits`.
+fn leaves_under_several<'a>(lits: &BTreeMap<&'a str, Vec<&'a RawNode>>) -> BTreeSet<&'a str> {
+    let mut seen: BTreeMap<&'a str, usize> = BTreeMap::new();
+    for raws in lits.values() {
+        let below: BTreeSet<&'a str> = (raws.iter())
+            .flat_map(|r| &r.literals)
+            .filter(|(_, child)| child.is_leaf())
+            .map(|(name, _)| &**name)
+            .collect();
+        for name in below {
+            *seen.entry(name).or_default() += 1;
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Paths a constant weak value must lead to before it counts as a literal.
@@ -497,10 +539,14 @@ fn alike_groups<'a>(
         .collect()
 }
 
+/// Leaf literals of `open` that answered in a shared shape, in groups of at
+/// least `threshold`. Leaves with no response to compare group together
+/// unless `need_shapes`.
 fn cardinality_groups<'a>(
     open: &[&'a str],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     threshold: usize,
+    need_shapes: bool,
 ) -> Vec<Vec<&'a str>> {
     let leaves: Vec<&'a str> = open
         .iter()
@@ -519,6 +565,9 @@ fn cardinality_groups<'a>(
             })
             .collect();
         if shapes.is_empty() {
+            if need_shapes {
+                continue;
+            }
             shapes.push(0);
         }
         for shape in shapes {

@@ -184,11 +184,11 @@ fn folded_plural_words_split_apart_once_one_has_its_own_ids() {
 
 #[test]
 fn a_leaf_folded_by_response_shape_splits_when_its_children_differ() {
-    // Five leaves under `/shop/pages` answering the same shape fold by
+    // Five leaves under `/shop/info` (a word that names no collection) answering the same shape fold by
     // cardinality into one parameter.
     let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
     let leaves = ["about", "contact", "privacy", "imprint", "legal"];
-    let paths: Vec<String> = leaves.iter().map(|l| format!("/shop/pages/{l}")).collect();
+    let paths: Vec<String> = leaves.iter().map(|l| format!("/shop/info/{l}")).collect();
     ingest_all(&mut store, &paths, 0);
     let folded: Vec<String> = store
         .endpoints()
@@ -203,8 +203,8 @@ fn a_leaf_folded_by_response_shape_splits_when_its_children_differ() {
     let grew = ingest_all(
         &mut store,
         &[
-            "/shop/pages/about/team".into(),
-            "/shop/pages/about/history".into(),
+            "/shop/info/about/team".into(),
+            "/shop/info/about/history".into(),
         ],
         10,
     );
@@ -230,11 +230,11 @@ fn a_leaf_folded_by_response_shape_splits_when_its_children_differ() {
         .collect();
     let mut want: Vec<(String, u64)> = leaves
         .iter()
-        .map(|l| (format!("GET api.test/shop/pages/{l}"), 1))
+        .map(|l| (format!("GET api.test/shop/info/{l}"), 1))
         .chain(
             ["history", "team"]
                 .iter()
-                .map(|c| (format!("GET api.test/shop/pages/about/{c}"), 1)),
+                .map(|c| (format!("GET api.test/shop/info/about/{c}"), 1)),
         )
         .collect();
     want.sort();
