@@ -270,6 +270,16 @@ fn har_of(paths: &[&str]) -> String {
         .to_string()
 }
 
+/// `ar import INPUT ARGS... --out DIR`, which must succeed; its spec as YAML.
+fn imported_yaml(input: &Path, args: &[&str], dir: &Path) -> String {
+    let mut all = vec!["import", input.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend(["--out", dir.to_str().unwrap()]);
+    let result = ar(&all);
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    std::fs::read_to_string(dir.join("openapi.yaml")).unwrap()
+}
+
 #[test]
 fn a_template_makes_paths_of_any_depth_one_endpoint() {
     let out = tempfile::tempdir().unwrap();
@@ -319,17 +329,8 @@ fn a_template_makes_paths_of_any_depth_one_endpoint() {
     // The same from a templates file.
     let file = out.path().join("templates.txt");
     std::fs::write(&file, "# downloads\n\nfiles.test/api/files/{path*}\n").unwrap();
-    let dir = out.path().join("docs2");
-    let result = ar(&[
-        "import",
-        har.to_str().unwrap(),
-        "--templates",
-        file.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(result.status.success(), "{}", text(&result.stderr));
-    let yaml = std::fs::read_to_string(dir.join("openapi.yaml")).unwrap();
+    let args = ["--templates", file.to_str().unwrap()];
+    let yaml = imported_yaml(&har, &args, &out.path().join("docs2"));
     assert!(yaml.contains("/files/{path}:"), "{yaml}");
 }
 
@@ -353,15 +354,7 @@ fn a_session_directory_brings_its_templates() {
             "settings": {"headless": true, "templates": ["/api/files/{path*}"]}}"#,
     )
     .unwrap();
-    let dir = out.path().join("docs");
-    let result = ar(&[
-        "import",
-        session.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(result.status.success(), "{}", text(&result.stderr));
-    let yaml = std::fs::read_to_string(dir.join("openapi.yaml")).unwrap();
+    let yaml = imported_yaml(&session, &[], &out.path().join("docs"));
     assert!(yaml.contains("/files/{path}:"), "{yaml}");
 }
 
