@@ -138,12 +138,15 @@ fn build(
         // What is left of a group after its collection names needs three
         // literals, as a group alike only by a one-segment suffix does.
         let namespace = is_namespace(parent, parent_name);
+        // What each candidate leads to, read once for the alike and the
+        // beside-a-parameter tests.
+        let below: Vec<Suffixes<'_>> = candidates.iter().map(|k| suffixes(&lits[k])).collect();
         let sort = Sort {
             min_rest: 3,
             leaves: false,
             namespace,
         };
-        for (group, anchor) in alike_groups(&candidates, &lits, parent, parent_name) {
+        for (group, anchor) in alike_groups(&candidates, &below, parent, namespace) {
             for k in sort.group(group, &lits, &mut kept) {
                 fold.entry(k).or_insert(Rule::Alike {
                     anchor: anchor.to_string(),
@@ -181,11 +184,11 @@ fn build(
         }
         if !params.is_empty() && !namespace {
             let beside = Beside::of(&params);
-            for k in &candidates {
+            for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
                     continue;
                 }
-                if let Some(rule) = beside.takes(&lits[k]) {
+                if let Some(rule) = beside.takes(&lits[k], own) {
                     fold.insert(k, rule);
                 }
             }
@@ -466,8 +469,7 @@ impl<'a> Beside<'a> {
     /// The rule that folds a literal into the parameter, if it behaves like
     /// it: at least half of the paths below it are paths below the parameter,
     /// or, for a leaf, it answered in one of the parameter's shapes.
-    fn takes(&self, raws: &[&'a RawNode]) -> Option<Rule> {
-        let own = suffixes(raws);
+    fn takes(&self, raws: &[&RawNode], own: &Suffixes<'_>) -> Option<Rule> {
         if own.is_empty() {
             let shapes: BTreeSet<u64> =
                 raws.iter().flat_map(|r| r.shapes.iter().copied()).collect();
@@ -482,14 +484,14 @@ impl<'a> Beside<'a> {
     }
 }
 
+/// Groups of `open` literals whose paths below (`sufs`, in the same order)
+/// end alike, each with its anchor.
 fn alike_groups<'a>(
     open: &[&'a str],
-    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    sufs: &[Suffixes<'a>],
     parent: Parent,
-    parent_name: Option<&str>,
+    namespace: bool,
 ) -> Vec<(Vec<&'a str>, &'a str)> {
-    let namespace = is_namespace(parent, parent_name);
-    let sufs: Vec<Suffixes<'a>> = open.iter().map(|k| suffixes(&lits[k])).collect();
     let (mut strong, mut all) = (UnionFind::new(open.len()), UnionFind::new(open.len()));
     let mut anchors: BTreeMap<usize, &'a str> = BTreeMap::new();
     for i in 0..open.len() {
