@@ -22,10 +22,15 @@ const WORDS: [&str; 8] = [
 ];
 
 /// A GET whose JSON answer has one field named after the path's word, so
-/// each endpoint's schema shows whose evidence it holds.
+/// each endpoint's schema shows whose evidence it holds; a path ending in
+/// an id answers that id's record instead.
 fn flow(id: u64, path: &str) -> Flow {
     let word = path.split('/').nth(2).unwrap_or("x");
-    let body = format!("{{\"{word}_theme\":\"dark\"}}");
+    let last = path.rsplit('/').next().unwrap_or("");
+    let body = match last.parse::<u64>() {
+        Ok(n) => format!("{{\"id\":{n}}}"),
+        Err(_) => format!("{{\"{word}_theme\":\"dark\"}}"),
+    };
     crate::json_get(id, &format!("https://api.test{path}"), &body)
 }
 

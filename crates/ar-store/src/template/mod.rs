@@ -107,6 +107,10 @@ pub enum Rule {
         /// The shared literal that anchors the alike suffixes (`issues`).
         anchor: String,
     },
+    /// Literal siblings whose subtrees answer alike at the same depth, where
+    /// no shared literal anchors them (`/flags/web/dark-mode` and
+    /// `/flags/mobile/pricing`, both answering as one flag).
+    AnswerAlike,
     /// Many leaf literals whose responses share a shape.
     Cardinality {
         /// How many distinct literals were alike.
@@ -124,6 +128,13 @@ pub enum Rule {
         /// Paths below the literal that are paths below the parameter too
         /// (0 for a leaf that answered in the parameter's shape).
         shared_paths: usize,
+    },
+    /// A word that is a value of a parameter at another position too
+    /// (`hana` in `/user-badges/hana`, a value of `/topics/messages/{}`),
+    /// found beside other values here.
+    KnownValue {
+        /// Where it was a value, parameters as `{}` (`/topics/messages/{}`).
+        elsewhere: String,
     },
     /// The value was seen in an earlier JSON body.
     Provenance {
@@ -148,6 +159,9 @@ impl fmt::Display for Rule {
                 f,
                 "distinct literals whose subtrees end alike at `{anchor}`"
             ),
+            Self::AnswerAlike => {
+                f.write_str("distinct literals whose subtrees answer alike at the same depth")
+            }
             Self::Cardinality { distinct } => write!(
                 f,
                 "{distinct} distinct leaf literals with the same response shape"
@@ -162,6 +176,9 @@ impl fmt::Display for Rule {
                 f,
                 "a literal that leads to the same paths as the values beside it ({shared_paths} shared)"
             ),
+            Self::KnownValue { elsewhere } => {
+                write!(f, "a word that is a value at {elsewhere} too")
+            }
             Self::Provenance { field_path, .. } => {
                 write!(f, "value seen earlier in a body at {field_path}")
             }

@@ -333,12 +333,18 @@ fn is_prefixed_id(b: &[u8]) -> bool {
     };
     let (prefix, tail) = (&b[..us], &b[us + 1..]);
     let numbered = tail.len() >= 3 && tail.iter().all(u8::is_ascii_digit);
+    // A word ending in a number (`oauth2`, `sha256`) names something; a
+    // generated tail mixes digits or capitals in (`9Xh2kQ`).
+    let word_end = tail
+        .iter()
+        .rposition(|c| !c.is_ascii_digit())
+        .map_or(0, |i| i + 1);
     (2..=8).contains(&prefix.len())
         && prefix.iter().all(u8::is_ascii_lowercase)
         && (numbered
             || tail.len() >= 6
                 && tail.iter().all(u8::is_ascii_alphanumeric)
-                && tail
+                && tail[..word_end]
                     .iter()
                     .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase()))
 }
@@ -426,6 +432,8 @@ mod tests {
             "index.json",
             "my-first-post-2023",
             "user_settings",
+            "google_oauth2",
+            "hmac_sha256",
             "api",
             "graphql",
             "Cafe",

@@ -82,6 +82,15 @@ impl RawNode {
                 .all(|(text, child)| format_suffix(text).is_some() && child.is_leaf())
     }
 
+    /// The response shapes of flows that ended here, with or without a
+    /// format suffix (`/u/ann` and `/u/ann.json` both answer for `ann`).
+    pub(crate) fn answer_shapes(&self) -> impl Iterator<Item = u64> + '_ {
+        let suffixed = (self.literals.iter())
+            .filter(|(text, _)| format_suffix(text).is_some())
+            .flat_map(|(_, child)| &child.shapes);
+        self.shapes.iter().chain(suffixed).copied()
+    }
+
     fn heap_bytes(&self) -> usize {
         let own = self.values.iter().map(|v| v.len() + 16).sum::<usize>()
             + self.shapes.capacity() * 8

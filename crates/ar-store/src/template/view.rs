@@ -60,8 +60,84 @@ enum Parent {
 const MAX_SUFFIXES: usize = 32;
 const MAX_SUFFIX_DEPTH: usize = 6;
 
+/// Builds the view of a host's raw trie.
+///
+/// Two passes when the first folded words into parameters: a word that is
+/// a value at one position is a value where it recurs beside other values
+/// (`/u/{user}` and `/user-badges/hana`), which only a second pass, told
+/// the first one's values, can see.
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
-    build(&[raw], Parent::Root, None, &BTreeSet::new(), cfg)
+    let none = BTreeMap::new();
+    let mut first = Ctx::new(cfg, &none);
+    let view = build(&[raw], Parent::Root, None, &BTreeSet::new(), &mut first);
+    if first.learnt.is_empty() {
+        return view;
+    }
+    let known = first.learnt;
+    build(
+        &[raw],
+        Parent::Root,
+        None,
+        &BTreeSet::new(),
+        &mut Ctx::new(cfg, &known),
+    )
+}
+
+/// Words remembered as values for the second pass (memory stays bounded).
+const MAX_KNOWN_VALUES: usize = 4096;
+
+/// What one pass over the raw trie reads and learns across positions.
+struct Ctx<'c> {
+    cfg: &'c TemplaterConfig,
+    /// Words folded into a parameter in the first pass by comparison with
+    /// other values, each with where.
+    known: &'c BTreeMap<String, Known>,
+    /// Words folded so in this pass, each with where.
+    learnt: BTreeMap<String, Known>,
+    /// The path of the position being built, parameters as `{}`.
+    at: String,
+}
+
+impl<'c> Ctx<'c> {
+    fn new(cfg: &'c TemplaterConfig, known: &'c BTreeMap<String, Known>) -> Self {
+        Self {
+            cfg,
+            known,
+            learnt: BTreeMap::new(),
+            at: String::new(),
+        }
+    }
+
+    /// Records `word`, folded here by `rule`, as a value when the rule
+    /// compared it with other values (not its spelling alone).
+    fn learn(&mut self, word: &str, rule: &Rule) {
+        let in_group = match rule {
+            Rule::Alike { .. }
+            | Rule::AnswerAlike
+            | Rule::Cardinality { .. }
+            | Rule::Overflow { .. }
+            | Rule::Provenance { .. } => true,
+            Rule::LikeParam { .. } => false,
+            _ => return,
+        };
+        if self.learnt.len() < MAX_KNOWN_VALUES {
+            let known = self.learnt.entry(word.to_string()).or_insert(Known {
+                at: format!("{}/{{}}", self.at),
+                in_group,
+            });
+            known.in_group |= in_group;
+        }
+    }
+}
+
+/// Where a word was a value in the first pass.
+struct Known {
+    /// The position, parameters as `{}` (`/u/{}`).
+    at: String,
+    /// Whether a group of alike values had it, not one literal alone that
+    /// answered like the values beside it (`/groups/owned` answering as a
+    /// group does): only such a word joins a parameter on its own.
+    in_group: bool,
 }
 
 /// Leaf literals that answer alike below a collection word with no ids,
@@ -75,8 +151,9 @@ fn build(
     parent: Parent,
     parent_name: Option<&str>,
     verbs: &BTreeSet<&str>,
-    cfg: &TemplaterConfig,
+    ctx: &mut Ctx<'_>,
 ) -> ViewNode {
+    let cfg = ctx.cfg;
     let mut lits: BTreeMap<&str, Vec<&RawNode>> = BTreeMap::new();
     let mut params: Vec<&RawNode> = Vec::new();
     let (mut overflowed, mut pinned) = (0u64, false);
@@ -147,10 +224,14 @@ fn build(
             namespace,
         };
         for (group, anchor) in alike_groups(&candidates, &below, parent, namespace) {
-            for k in sort.group(group, &lits, &mut kept) {
-                fold.entry(k).or_insert(Rule::Alike {
+            let rule = match anchor {
+                Some(anchor) => Rule::Alike {
                     anchor: anchor.to_string(),
-                });
+                },
+                None => Rule::AnswerAlike,
+            };
+            for k in sort.group(group, &lits, &mut kept) {
+                fold.entry(k).or_insert(rule.clone());
             }
         }
         if parent != Parent::Root {
@@ -182,15 +263,52 @@ fn build(
                 }
             }
         }
-        if !params.is_empty() && !namespace {
-            let beside = Beside::of(&params);
+        // The parameter's values so far: its own, and the literals folded
+        // above. In a namespace only values that a group rule folded count
+        // (several names alike there are values after all: `/u/{user}`).
+        let grouped = fold
+            .values()
+            .filter(|r| !matches!(r, Rule::Segment { .. }))
+            .count();
+        let mut values: Vec<&RawNode> = params.clone();
+        values.extend(fold.keys().flat_map(|k| lits[k].iter().copied()));
+        if !values.is_empty() && (!namespace || (parent != Parent::Root && grouped >= 2)) {
+            let beside = Beside::of(&values);
             for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
+                    continue;
+                }
+                // In a namespace, names lead to alike paths too
+                // (`/api/user/{id}/details`, `/api/order/{id}/details`):
+                // only a leaf that answers like the values joins them.
+                if namespace && !own.is_empty() {
                     continue;
                 }
                 if let Some(rule) = beside.takes(&lits[k], own) {
                     fold.insert(k, rule);
                 }
+            }
+        }
+        // Words that were values elsewhere are values here too, beside
+        // other values: next to this position's parameter, or two of them.
+        let mut recurring: Vec<(&str, &Known)> = (candidates.iter())
+            .filter(|k| !fold.contains_key(*k) && !kept.contains_key(*k))
+            .filter_map(|k| Some((*k, ctx.known.get(*k)?)))
+            .collect();
+        // Alone, a word must have been a value in a group and sit beside
+        // values here; two or more need one such word among them.
+        let beside_values = !values.is_empty() && (!namespace || grouped >= 2);
+        if recurring.len() < 2 || !recurring.iter().any(|(_, known)| known.in_group) {
+            recurring.retain(|(_, known)| beside_values && known.in_group);
+        }
+        if parent != Parent::Root {
+            for (k, known) in recurring {
+                fold.insert(
+                    k,
+                    Rule::KnownValue {
+                        elsewhere: known.at.clone(),
+                    },
+                );
             }
         }
     }
@@ -202,7 +320,11 @@ fn build(
             param_raws.extend(raws.iter().copied());
             continue;
         }
-        let mut child = build(raws, Parent::Literal, Some(name), &shared_leaves, cfg);
+        let depth = ctx.at.len();
+        ctx.at.push('/');
+        ctx.at.push_str(name);
+        let mut child = build(raws, Parent::Literal, Some(name), &shared_leaves, ctx);
+        ctx.at.truncate(depth);
         child.kept = Some(if is_version_like(name) {
             KeptReason::Version
         } else if pinned {
@@ -238,7 +360,13 @@ fn build(
         );
         let origin = param_raws.iter().find_map(|r| r.origin.as_deref()).cloned();
         let samples = param_raws.iter().map(|r| r.count).sum();
-        let child = build(&param_raws, Parent::Param, None, &BTreeSet::new(), cfg);
+        for (k, rule) in &fold {
+            ctx.learn(k, rule);
+        }
+        let depth = ctx.at.len();
+        ctx.at.push_str("/{}");
+        let child = build(&param_raws, Parent::Param, None, &BTreeSet::new(), ctx);
+        ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
             node: child,
             rule,
@@ -328,10 +456,12 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
     let rank = |r: &Rule| match r {
         Rule::Provenance { .. } => 0,
         Rule::Alike { .. } => 1,
+        Rule::AnswerAlike => 2,
         Rule::Cardinality { .. } => 2,
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } => 5,
+        Rule::KnownValue { .. } => 5,
         Rule::Override { .. } => 6,
     };
     rules.min_by_key(|r| rank(r))
@@ -388,6 +518,10 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
         walk(raw, &mut Vec::new(), &mut out);
     }
     out
+}
+
+fn only_values(path: &[Tok<'_>]) -> bool {
+    path.iter().all(|t| *t == Tok::Param)
 }
 
 /// The literal anchor and length when two suffixes are alike.
@@ -459,10 +593,7 @@ impl<'a> Beside<'a> {
     fn of(params: &[&'a RawNode]) -> Self {
         Self {
             paths: suffixes(params),
-            shapes: params
-                .iter()
-                .flat_map(|p| p.shapes.iter().copied())
-                .collect(),
+            shapes: params.iter().flat_map(|p| p.answer_shapes()).collect(),
         }
     }
 
@@ -471,8 +602,7 @@ impl<'a> Beside<'a> {
     /// or, for a leaf, it answered in one of the parameter's shapes.
     fn takes(&self, raws: &[&RawNode], own: &Suffixes<'_>) -> Option<Rule> {
         if own.is_empty() {
-            let shapes: BTreeSet<u64> =
-                raws.iter().flat_map(|r| r.shapes.iter().copied()).collect();
+            let shapes: BTreeSet<u64> = raws.iter().flat_map(|r| r.answer_shapes()).collect();
             let leaf = raws.iter().all(|r| r.is_leaf());
             return (leaf && !shapes.is_disjoint(&self.shapes))
                 .then_some(Rule::LikeParam { shared_paths: 0 });
@@ -484,40 +614,91 @@ impl<'a> Beside<'a> {
     }
 }
 
+/// How two literals' paths below met: the literal anchoring the best pair
+/// of alike paths (none when they met only by answering alike), its length,
+/// and how many of the first literal's paths met one of the second's.
+struct Meeting<'a> {
+    anchor: Option<&'a str>,
+    len: usize,
+    paths: usize,
+}
+
+/// Whether the paths below two literals (`x`, `y`) meet, and how.
+///
+/// Two paths meet when they end alike ([`alike`]): at the same last token,
+/// anchored by a shared literal. Outside a namespace they also meet when
+/// they have the same length and answered in a shared shape: values of one
+/// parameter lead to one operation however its deeper values vary
+/// (`/flags/web/dark-mode/targets/staging` and
+/// `/flags/mobile/pricing/targets/production`), and names of resources
+/// answer each in its own shape. In a namespace they must answer alike and
+/// be anchored too: names of operations there may lead to alike paths
+/// (`experiments/search`, `runs/search`) but list different things, and
+/// many answer in one bare envelope (`{"request_id": ...}`); only paths of
+/// values alone (`/by-external/github/{id}`, `/by-external/google/{id}`)
+/// meet there by answering alike.
+fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Meeting<'a>> {
+    let answer_alike = |xs: &BTreeSet<u64>, ys: &BTreeSet<u64>| !xs.is_disjoint(ys);
+    let mut best: Option<(Option<&'a str>, usize)> = None;
+    let mut paths = 0;
+    for (xp, xs) in x {
+        let mut met = false;
+        for (yp, ys) in y {
+            let anchored = alike(xp, yp);
+            let m = match anchored {
+                Some((anchor, len))
+                    if !namespace || xs.is_empty() || ys.is_empty() || answer_alike(xs, ys) =>
+                {
+                    Some((Some(anchor), len))
+                }
+                _ if (!namespace || only_values(xp))
+                    && xp.len() == yp.len()
+                    && answer_alike(xs, ys) =>
+                {
+                    Some((None, xp.len()))
+                }
+                _ => None,
+            };
+            let Some(m) = m else { continue };
+            met = true;
+            let key = |(a, len): (Option<&'a str>, usize)| (len, a.is_some(), std::cmp::Reverse(a));
+            if best.is_none_or(|b| key(m) > key(b)) {
+                best = Some(m);
+            }
+        }
+        paths += usize::from(met);
+    }
+    best.map(|(anchor, len)| Meeting { anchor, len, paths })
+}
+
 /// Groups of `open` literals whose paths below (`sufs`, in the same order)
-/// end alike, each with its anchor.
+/// meet ([`meeting`]), each with its anchor (`None` when the group met by
+/// answering alike).
 fn alike_groups<'a>(
     open: &[&'a str],
     sufs: &[Suffixes<'a>],
     parent: Parent,
     namespace: bool,
-) -> Vec<(Vec<&'a str>, &'a str)> {
+) -> Vec<(Vec<&'a str>, Option<&'a str>)> {
     let (mut strong, mut all) = (UnionFind::new(open.len()), UnionFind::new(open.len()));
-    let mut anchors: BTreeMap<usize, &'a str> = BTreeMap::new();
+    let mut anchors: BTreeMap<usize, Option<&'a str>> = BTreeMap::new();
     for i in 0..open.len() {
         for j in i + 1..open.len() {
-            // Values of one parameter answer alike where they lead alike;
-            // names answer each in its own shape (`experiments/search` and
-            // `runs/search` list different things). Below a collection
-            // word or a parameter, words are values by position, and shapes
-            // (which vary with optional fields) are not asked.
-            let answer_alike = |x: &BTreeSet<u64>, y: &BTreeSet<u64>| {
-                !namespace || x.is_empty() || y.is_empty() || !x.is_disjoint(y)
+            let Some(m) = meeting(&sufs[i], &sufs[j], namespace) else {
+                continue;
             };
-            let best = (sufs[i].iter())
-                .flat_map(|(x, xs)| {
-                    (sufs[j].iter())
-                        .filter(move |(_, ys)| answer_alike(xs, ys))
-                        .filter_map(move |(y, _)| alike(x, y))
-                })
-                .max_by_key(|(a, len)| (*len, std::cmp::Reverse(*a)));
-            if let Some((anchor, len)) = best {
-                all.union(i, j);
-                if len >= 2 || parent == Parent::Param {
-                    strong.union(i, j);
+            all.union(i, j);
+            // One alike path one segment long is weak evidence (`/a/items`,
+            // `/b/items`); a longer one, or several, or any below a
+            // parameter, is strong.
+            if m.len >= 2 || m.paths >= 2 || parent == Parent::Param {
+                strong.union(i, j);
+            }
+            for k in [i, j] {
+                let a = anchors.entry(k).or_insert(m.anchor);
+                if a.is_none() {
+                    *a = m.anchor;
                 }
-                anchors.entry(i).or_insert(anchor);
-                anchors.entry(j).or_insert(anchor);
             }
         }
     }
@@ -535,7 +716,7 @@ fn alike_groups<'a>(
     chosen
         .into_iter()
         .map(|g| {
-            let anchor = anchors.get(&g[0]).copied().unwrap_or("");
+            let anchor = g.iter().find_map(|i| anchors.get(i).copied().flatten());
             (g.into_iter().map(|i| open[i]).collect(), anchor)
         })
         .collect()
@@ -558,14 +739,7 @@ fn cardinality_groups<'a>(
     let mut uf = UnionFind::new(leaves.len());
     let mut owner: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, k) in leaves.iter().enumerate() {
-        let mut shapes: Vec<u64> = lits[k]
-            .iter()
-            .flat_map(|r| {
-                // A leaf's flows end at it or at its format suffixes.
-                let suffixed = r.literals.iter().flat_map(|(_, c)| &c.shapes);
-                r.shapes.iter().chain(suffixed).copied()
-            })
-            .collect();
+        let mut shapes: Vec<u64> = lits[k].iter().flat_map(|r| r.answer_shapes()).collect();
         if shapes.is_empty() {
             if need_shapes {
                 continue;
@@ -1295,5 +1469,176 @@ mod tests {
             tpl(&t, "/api/invoice/7/details"),
             "/api/{name}/{id}/details"
         );
+    }
+
+    #[test]
+    fn values_whose_deeper_values_vary_answer_alike_and_fold() {
+        // Project keys, then flag keys, then environment keys: no two paths
+        // share a literal, but each answers as one flag's targets.
+        let mut t = Templater::default();
+        for (project, flag, env) in [
+            ("web-storefront", "dark-mode", "staging"),
+            ("mobile-app", "pricing-v2", "production"),
+            ("internal-tools", "new-checkout", "test"),
+        ] {
+            t.observe(
+                "h",
+                &format!("/flags/{project}/{flag}/targets/{env}"),
+                Some(7),
+            );
+        }
+        assert_eq!(
+            tpl(&t, "/flags/mobile-app/pricing-v2/targets/production"),
+            "/flags/{owner}/{flag}/targets/{target}"
+        );
+        let explained = t
+            .explain("h", "/flags/web-storefront/dark-mode/targets/staging")
+            .to_string();
+        assert!(
+            explained.contains(
+                "[1] {owner}: distinct literals whose subtrees answer alike at the same depth"
+            ),
+            "{explained}"
+        );
+        assert!(
+            explained
+                .contains("[4] {target}: 3 distinct leaf literals with the same response shape"),
+            "{explained}"
+        );
+        // Names below an id that each answer in their own shape stay names.
+        let mut t = Templater::default();
+        for (i, word) in ["orders", "payments"].iter().enumerate() {
+            for id in ["9f48d4b12777f243308796e5", "dec539ca7a1e3927177d2168"] {
+                t.observe(
+                    "h",
+                    &format!("/users/5e8f0a2b9c1d3e4f5a6b7c8d/{word}/{id}"),
+                    Some(i as u64),
+                );
+            }
+        }
+        assert_eq!(
+            tpl(
+                &t,
+                "/users/5e8f0a2b9c1d3e4f5a6b7c8d/orders/9f48d4b12777f243308796e5"
+            ),
+            "/users/{userId}/orders/{orderId}"
+        );
+        // Words below an id followed by ids, answering alike: values.
+        let mut t = Templater::default();
+        for env in ["staging", "production"] {
+            for id in ["9f48d4b12777f243308796e5", "dec539ca7a1e3927177d2168"] {
+                t.observe(
+                    "h",
+                    &format!("/destinations/5e8f0a2b9c1d3e4f5a6b7c8d/{env}/{id}"),
+                    Some(3),
+                );
+            }
+        }
+        assert_eq!(
+            tpl(
+                &t,
+                "/destinations/5e8f0a2b9c1d3e4f5a6b7c8d/staging/9f48d4b12777f243308796e5"
+            ),
+            "/destinations/{destinationId}/{destination}/{destinationId2}"
+        );
+    }
+
+    #[test]
+    fn two_values_leading_to_the_same_several_paths_fold() {
+        let mut t = Templater::default();
+        for source in ["client", "server"] {
+            for tail in ["", "/bysdkversion", "/sdkversions"] {
+                t.observe("h", &format!("/usage/streams/{source}{tail}"), None);
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/usage/streams/server/sdkversions"),
+            "/usage/streams/{stream}/sdkversions"
+        );
+        // One shared path one segment long is not enough for two.
+        let mut t = Templater::default();
+        for source in ["client", "server"] {
+            t.observe("h", &format!("/usage/streams/{source}/bysdkversion"), None);
+        }
+        assert_eq!(
+            tpl(&t, "/usage/streams/server/bysdkversion"),
+            "/usage/streams/server/bysdkversion"
+        );
+    }
+
+    #[test]
+    fn literals_beside_short_integer_ids_that_lead_to_their_paths_fold() {
+        let mut t = Templater::default();
+        for group in ["41", "46", "51", "beta-testers", "moderators"] {
+            t.observe("h", &format!("/groups/{group}/members.json"), None);
+        }
+        assert_eq!(
+            tpl(&t, "/groups/beta-testers/members.json"),
+            "/groups/{groupId}/members.json"
+        );
+        let explained = t
+            .explain("h", "/groups/moderators/members.json")
+            .to_string();
+        assert!(
+            explained.contains("e.g. 41, 46, 51, beta-testers, moderators"),
+            "{explained}"
+        );
+    }
+
+    #[test]
+    fn a_word_that_is_a_value_elsewhere_is_a_value_beside_values() {
+        let mut t = Templater::default();
+        // `/u/{user}`: three users alike by their `emails`, and a fourth
+        // that answers as they do.
+        for user in ["amelia_r", "bkowalski", "fatima_z"] {
+            t.observe("h", &format!("/u/{user}/emails.json"), Some(2));
+            t.observe("h", &format!("/u/{user}.json"), Some(1));
+        }
+        t.observe("h", "/u/discobot.json", Some(1));
+        assert_eq!(tpl(&t, "/u/discobot.json"), "/u/{u}.json");
+        // The same users in a list of their own, each answering in a shape
+        // of its own (optional fields came and went).
+        for (i, user) in ["amelia_r", "bkowalski", "discobot"].iter().enumerate() {
+            t.observe(
+                "h",
+                &format!("/topics/sent/{user}.json"),
+                Some(10 + i as u64),
+            );
+        }
+        assert_eq!(
+            tpl(&t, "/topics/sent/amelia_r.json"),
+            "/topics/sent/{sent}.json"
+        );
+        let explained = t.explain("h", "/topics/sent/bkowalski.json").to_string();
+        assert!(
+            explained.contains("[2] {sent}: a word that is a value at /u/{} too"),
+            "{explained}"
+        );
+        // One such word alone, with no values beside it, stays a name.
+        t.observe("h", "/admin/list/fatima_z.json", Some(20));
+        t.observe("h", "/admin/list/suspended.json", Some(21));
+        assert_eq!(
+            tpl(&t, "/admin/list/fatima_z.json"),
+            "/admin/list/fatima_z.json"
+        );
+    }
+
+    #[test]
+    fn a_word_that_only_answered_like_values_does_not_carry_elsewhere() {
+        // `/groups/owned` answers as a group does, so it joins the groups'
+        // ids; that alone does not make `owned` a value below `/projects`.
+        let mut t = Templater::default();
+        for id in ["2869909", "353571", "4057748", "owned"] {
+            t.observe("h", &format!("/groups/{id}"), Some(1));
+        }
+        for id in ["10633639", "16323981", "owned"] {
+            t.observe(
+                "h",
+                &format!("/projects/{id}"),
+                Some(if id == "owned" { 3 } else { 2 }),
+            );
+        }
+        assert_eq!(tpl(&t, "/groups/owned"), "/groups/{groupId}");
+        assert_eq!(tpl(&t, "/projects/owned"), "/projects/owned");
     }
 }

@@ -38,18 +38,29 @@ fn settings_paths() -> Vec<String> {
     paths
 }
 
+/// Ingests a GET of each path: a path ending in a number answers a user,
+/// any other a settings object.
 fn ingest_all(store: &mut EndpointStore, paths: &[String], first_id: u64) -> Vec<Ingested> {
     paths
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let id = first_id + i as u64;
+            let by_id = p
+                .rsplit('/')
+                .next()
+                .is_some_and(|s| s.parse::<u64>().is_ok());
+            let body = if by_id {
+                format!("{{\"id\":{id},\"login\":\"ann\"}}")
+            } else {
+                format!("{{\"theme\":\"dark\",\"n\":{id}}}")
+            };
             store.ingest(&json_flow(
                 id,
                 "GET",
                 &format!("https://api.test{p}"),
                 200,
-                &format!("{{\"theme\":\"dark\",\"n\":{id}}}"),
+                &body,
             ))
         })
         .collect()
