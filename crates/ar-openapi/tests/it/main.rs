@@ -9,6 +9,7 @@ mod roundtrip;
 mod secrets;
 mod suffix;
 mod validator;
+mod validity;
 mod yaml11;
 
 use std::path::{Path, PathBuf};
