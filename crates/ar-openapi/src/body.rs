@@ -151,19 +151,18 @@ impl BodyStats {
         if body.truncated || body.decode_error.is_some() {
             return false;
         }
-        if self.example.is_some() {
-            // The fast path: infer straight from the bytes, no `Value` built.
-            return self.schema.add_json_slice(&body.bytes).is_ok();
+        // Inferred from the bytes, whose literals decide number types
+        // (`3.1e+38` is a number; a parsed `Value` has lost that).
+        if self.schema.add_json_slice(&body.bytes).is_err() {
+            return false;
         }
-        match serde_json::from_slice::<Value>(&body.bytes) {
-            Ok(mut value) => {
-                self.schema.add_value(&value);
-                redactor.json(&mut value);
-                self.example = Some(prune(value, 0));
-                true
-            }
-            Err(_) => false,
+        if self.example.is_none()
+            && let Ok(mut value) = serde_json::from_slice::<Value>(&body.bytes)
+        {
+            redactor.json(&mut value);
+            self.example = Some(prune(value, 0));
         }
+        true
     }
 
     /// Adds another endpoint's evidence (when the store merges endpoints).
@@ -259,6 +258,20 @@ mod tests {
             Some(serde_json::json!({"id": 1, "token": "REDACTED", "tags": [1, 2]}))
         );
         assert_eq!((stats.count, stats.undecodable), (3, 1));
+    }
+
+    #[test]
+    fn the_first_body_types_numbers_by_their_literals_too() {
+        // Parsed, `3.158e+38` is an integral float beyond 64 bits, which
+        // the value path takes for a long integer; the literal says number.
+        let mut stats = BodyStats::new(BodyKind::Json);
+        assert!(stats.observe(
+            &body("application/json", br#"{"rating":3.158e+38}"#),
+            &Redactor::new()
+        ));
+        let schema = stats.schema.schema().to_openapi();
+        assert_eq!(schema["properties"]["rating"]["type"], "number");
+        assert!(stats.example.is_some());
     }
 
     #[test]

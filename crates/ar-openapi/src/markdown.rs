@@ -397,10 +397,13 @@ fn outline_into(schema: &Value, depth: usize, lines: &mut Vec<String>) {
         if lines.len() > MAX_OUTLINE_LINES {
             return;
         }
+        // Only what the evidence says: a field in every one of enough
+        // answers is required; of any other, too few answers may have
+        // shown it absent to call it optional.
         let flag = if required.contains(&name.as_str()) {
-            ""
+            ", required"
         } else {
-            ", optional"
+            ""
         };
         lines.push(format!(
             "{}- `{name}`: {}{flag}",
@@ -463,7 +466,7 @@ mod tests {
     }
 
     #[test]
-    fn outlines_nest_and_mark_optional_fields() {
+    fn outlines_nest_and_mark_required_fields() {
         let schema = json!({"type": "object", "required": ["id"], "properties": {
             "id": {"type": "integer"},
             "address": {"type": "object", "properties": {"city": {"type": "string"}}}
@@ -471,9 +474,9 @@ mod tests {
         assert_eq!(
             outline(&schema),
             [
-                "- `address`: object, optional",
-                "  - `city`: string, optional",
-                "- `id`: integer",
+                "- `address`: object",
+                "  - `city`: string",
+                "- `id`: integer, required",
             ]
         );
     }

@@ -18,9 +18,11 @@ use crate::schema::Schema;
 /// ```
 /// let mut builder = ar_schema::SchemaBuilder::new();
 /// builder.add_json_stream(b"{\"id\": 1}\n{\"id\": 2, \"tag\": \"x\"}\n")?;
-/// builder.add_value(&serde_json::json!({"id": 3}));
+/// builder.add_reader(&b"{\"id\": 3} {\"id\": 4}"[..])?;
+/// builder.add_value(&serde_json::json!({"id": 5}));
 /// let schema = builder.finish();
-/// assert_eq!(schema.samples(), 3);
+/// assert_eq!(schema.samples(), 5);
+/// // In all five objects: required (see [`crate::limits::REQUIRED_MIN_OBJECTS`]).
 /// assert_eq!(schema.to_json_schema()["required"], serde_json::json!(["id"]));
 /// # Ok::<(), ar_schema::Error>(())
 /// ```

@@ -50,7 +50,7 @@ fn is_annotation(key: &str) -> bool {
 /// ```
 pub fn fingerprint(schema: &Value) -> Fingerprint {
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-    walk(schema, &mut h);
+    walk(schema, &mut h, Keys::Keywords);
     Fingerprint(h.0)
 }
 
@@ -69,7 +69,24 @@ impl Fnv {
     }
 }
 
-fn walk(v: &Value, h: &mut Fnv) {
+/// What the keys of an object are: schema keywords (annotations among them are skipped), or
+/// names (of properties, definitions), every one of which counts: a property named
+/// `description` or `title` is part of the shape.
+#[derive(Clone, Copy)]
+enum Keys {
+    Keywords,
+    Names,
+}
+
+/// Keywords whose value is an object keyed by names, each naming a schema.
+fn holds_names(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+    )
+}
+
+fn walk(v: &Value, h: &mut Fnv, keys: Keys) {
     match v {
         Value::Null => h.tag(0, 0),
         Value::Bool(b) => h.tag(1, usize::from(*b)),
@@ -84,16 +101,23 @@ fn walk(v: &Value, h: &mut Fnv) {
         }
         Value::Array(items) => {
             h.tag(4, items.len());
-            items.iter().for_each(|i| walk(i, h));
+            items.iter().for_each(|i| walk(i, h, Keys::Keywords));
         }
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().filter(|k| !is_annotation(k)).collect();
-            keys.sort();
-            h.tag(5, keys.len());
-            for k in keys {
+            let names = matches!(keys, Keys::Names);
+            let mut kept: Vec<&String> =
+                map.keys().filter(|k| names || !is_annotation(k)).collect();
+            kept.sort();
+            h.tag(5, kept.len());
+            for k in kept {
                 h.tag(3, k.len());
                 h.bytes(k.as_bytes());
-                walk(&map[k.as_str()], h);
+                let inner = if !names && holds_names(k) {
+                    Keys::Names
+                } else {
+                    Keys::Keywords
+                };
+                walk(&map[k.as_str()], h, inner);
             }
         }
     }
@@ -112,6 +136,19 @@ mod tests {
             json!({"properties": {"a": {"type": "string", "description": "x"}}, "type": "object"});
         assert_eq!(fingerprint(&a), fingerprint(&b));
         assert_ne!(fingerprint(&a), fingerprint(&json!({"type": "object"})));
+    }
+
+    #[test]
+    fn properties_named_like_annotations_count() {
+        let with = |description: Value| json!({"type": "object", "properties": {"description": description, "id": {"type": "integer"}}});
+        let plain = with(json!({"type": "string"}));
+        let nullable = with(json!({"type": "string", "nullable": true}));
+        assert_ne!(fingerprint(&plain), fingerprint(&nullable));
+        let without = json!({"type": "object", "properties": {"id": {"type": "integer"}}});
+        assert_ne!(fingerprint(&plain), fingerprint(&without));
+        // The annotation keyword itself is still ignored, inside a property too.
+        let described = with(json!({"type": "string", "description": "what it is"}));
+        assert_eq!(fingerprint(&plain), fingerprint(&described));
     }
 
     #[test]

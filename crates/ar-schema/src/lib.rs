@@ -5,14 +5,17 @@
 //! The schema keeps *counts* (how often each key, type, format and short string value was seen)
 //! rather than sets, so decisions that need evidence are taken from evidence:
 //!
-//! - `required` lists the keys present in every object;
+//! - `required` lists the keys present in every object, once a position has seen
+//!   [`limits::REQUIRED_MIN_OBJECTS`] objects (with fewer, an optional key present every time
+//!   by chance would make a generated client reject the first answer without it);
 //! - integers widen to `number` once a fraction is seen; integer literals of any length stay
 //!   integers (see [`SchemaBuilder`] for the bytes path and the integer policy below);
 //! - `null` makes a field nullable; mixed types become `anyOf`, with one member per JSON type,
 //!   so objects inside a union are merged, not listed once per sample;
 //! - array items merge across all elements of all samples; empty arrays say nothing;
 //! - string formats (`date-time`, `date`, `time`, `uuid`, `email`, `uri`, `ipv4`, `ipv6`, and
-//!   integer-looking strings as `pattern: ^-?[0-9]+$`) survive only while every string agrees;
+//!   integer-looking strings as `pattern: ^-?[0-9]+$`, from
+//!   [`limits::INTEGER_PATTERN_MIN_STRINGS`] strings on) survive only while every string agrees;
 //! - `enum` appears only for a small set seen many times ([`limits::ENUM_MIN_SAMPLES`], ...);
 //! - objects keyed by ids, or with many keys of one value type, become maps
 //!   (`additionalProperties`); objects are never closed with `additionalProperties: false`;
@@ -41,8 +44,7 @@
 //!             "email": {"type": "string", "format": "email"},
 //!             "id": {"type": "integer"},
 //!             "tags": {"type": "array"}
-//!         },
-//!         "required": ["email", "id", "tags"]
+//!         }
 //!     })
 //! );
 //! assert_eq!(schema.shape(&Default::default()), "$ object\n$.email string(email)\n$.id integer\n$.tags array(empty)\n");

@@ -34,5 +34,14 @@ pub const ENUM_MIN_SAMPLES: u64 = 10;
 /// ...and at least this many samples per distinct value on average.
 pub const ENUM_MIN_SAMPLES_PER_VALUE: u64 = 4;
 
+/// Objects a position must have seen before a key present in all of them is `required`: with
+/// fewer, an optional key is too likely to have been present every time by chance, and a
+/// client generated from the spec would reject the first answer without it.
+pub const REQUIRED_MIN_OBJECTS: u64 = 5;
+
+/// Strings a position must have seen, all integer-looking, before they get the integer
+/// pattern: a few short strings are digits by chance as often as by type.
+pub const INTEGER_PATTERN_MIN_STRINGS: u64 = 5;
+
 /// Distinct keys from which an object whose values all share one type becomes a map.
 pub const MAP_MIN_KEYS: usize = 32;

@@ -1,7 +1,7 @@
 //! Writing counts out as JSON Schema 2020-12 or OpenAPI 3.0 schema objects.
 //!
 //! Every decision that needs evidence is taken here, from counts: a key is `required` when every
-//! object had it; a format survives when every string matched it; an enum needs a small set seen
+//! one of enough objects had it; a format survives when every string matched it; an enum needs a small set seen
 //! many times ([`crate::limits`]); an object becomes a map when its keys look like ids or when it
 //! has many keys whose values share one type. Objects are never closed
 //! (`additionalProperties: false` is never written), so a later sample with a new key validates.
@@ -11,7 +11,10 @@
 use serde_json::{Map, Value, json};
 
 use crate::format;
-use crate::limits::{ENUM_MAX_VALUES, ENUM_MIN_SAMPLES, ENUM_MIN_SAMPLES_PER_VALUE, MAP_MIN_KEYS};
+use crate::limits::{
+    ENUM_MAX_VALUES, ENUM_MIN_SAMPLES, ENUM_MIN_SAMPLES_PER_VALUE, INTEGER_PATTERN_MIN_STRINGS,
+    MAP_MIN_KEYS, REQUIRED_MIN_OBJECTS,
+};
 use crate::node::{Node, ObjectStats};
 
 /// Pattern written for strings that all looked like integers (ids sent as strings).
@@ -157,10 +160,10 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Valu
                 .collect();
             m.insert("properties".into(), Value::Object(properties));
         }
-        let all_inspected = node.objects == stats.count;
+        let evidence = node.objects == stats.count && stats.count >= REQUIRED_MIN_OBJECTS;
         let required: Vec<Value> = props
             .iter()
-            .filter(|p| all_inspected && p.present == stats.count)
+            .filter(|p| evidence && p.present == stats.count)
             .map(|p| Value::String(String::from(&*p.name)))
             .collect();
         if !required.is_empty() {
@@ -226,9 +229,10 @@ fn string(node: &Node) -> Map<String, Value> {
     let s = &node.strings;
     let mut m = typed("string");
     match format::name(s.formats) {
-        Some("integer") => {
+        Some("integer") if s.count >= INTEGER_PATTERN_MIN_STRINGS => {
             m.insert("pattern".into(), Value::String(INTEGER_PATTERN.into()));
         }
+        Some("integer") => {}
         Some(name) => {
             m.insert("format".into(), Value::String(name.into()));
         }

@@ -34,7 +34,8 @@ fn merges_json_lines_and_documents_from_files() {
     let lines = dir.path().join("users.jsonl");
     std::fs::write(
         &lines,
-        "{\"id\": 1, \"email\": \"ada@example.com\"}\n{\"id\": 2, \"email\": null}\n",
+        "{\"id\": 1, \"email\": \"ada@example.com\"}\n{\"id\": 2, \"email\": null}\n\
+         {\"id\": 4, \"email\": \"kay@example.com\"}\n{\"id\": 5, \"email\": \"lin@example.com\"}\n",
     )
     .expect("write");
     let doc = dir.path().join("one.json");
@@ -63,6 +64,7 @@ fn merges_json_lines_and_documents_from_files() {
                 "email": {"type": ["string", "null"], "format": "email"},
                 "id": {"type": "number"}
             },
+            // In all five objects: enough evidence to call them required.
             "required": ["email", "id"]
         })
     );

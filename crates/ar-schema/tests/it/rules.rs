@@ -13,16 +13,27 @@ fn golden(name: &str, samples: &[Value]) -> ar_schema::Schema {
 }
 
 #[test]
-fn required_means_present_in_every_object() {
+fn required_means_present_in_every_object_of_enough() {
     let s = golden(
         "required",
         &[
             json!({"id": 1, "name": "a"}),
             json!({"id": 2}),
             json!({"id": 3, "name": "c"}),
+            json!({"id": 4, "name": "d"}),
+            json!({"id": 5, "name": "e"}),
         ],
     );
     assert_eq!(plain(&s)["required"], json!(["id"]));
+    // Four objects with every key are too few to tell a required key from
+    // an optional one that happened to be there: nothing is required.
+    let few = build(&[
+        json!({"id": 1, "name": "a"}),
+        json!({"id": 2, "name": "b"}),
+        json!({"id": 3, "name": "c"}),
+        json!({"id": 4, "name": "d"}),
+    ]);
+    assert_eq!(plain(&few).get("required"), None);
 }
 
 #[test]
@@ -84,12 +95,16 @@ fn union_members_of_one_type_merge_inside_the_union() {
 #[test]
 fn array_items_merge_across_elements_and_samples() {
     let samples = [
-        json!([{"id": 1}, {"id": 2, "x": "y"}]),
-        json!([{"id": 3}]),
+        json!([{"id": 1}, {"id": 2, "x": "y"}, {"id": 4}]),
+        json!([{"id": 3}, {"id": 5}]),
         json!([]),
     ];
     let s = golden("array_items", &samples);
     assert_eq!(plain(&s)["items"]["required"], json!(["id"]));
+    assert_eq!(
+        plain(&s)["items"]["properties"]["x"],
+        json!({"type": "string"})
+    );
 }
 
 #[test]
@@ -118,6 +133,26 @@ fn each_string_format_is_detected() {
         "text": "hello world"
     });
     golden("formats", &[sample]);
+}
+
+#[test]
+fn digits_in_strings_need_several_strings_before_a_pattern() {
+    // A few short strings are digits by chance (`"42"` as a label) as
+    // often as by type: a pattern from them would reject the next label.
+    let few: Vec<Value> = ["7", "42", "1234", "99"]
+        .iter()
+        .map(|n| json!({"ref": n}))
+        .collect();
+    assert_eq!(
+        plain(&build(&few))["properties"]["ref"],
+        json!({"type": "string"})
+    );
+    let mut many = few.clone();
+    many.push(json!({"ref": "5150"}));
+    assert_eq!(
+        plain(&build(&many))["properties"]["ref"]["pattern"],
+        "^-?[0-9]+$"
+    );
 }
 
 #[test]
