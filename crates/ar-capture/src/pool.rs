@@ -224,7 +224,10 @@ impl Pool {
             };
             let (result, lease) = match conn {
                 // HTTP/2 carries the origin in `:authority`; the URI stays absolute.
-                Checked::H2(mut sender) => (sender.try_send_request(req).await, Lease(None)),
+                Checked::H2(mut sender) => {
+                    prepare_h2(&mut req);
+                    (sender.try_send_request(req).await, Lease(None))
+                }
                 Checked::H1(mut sender) => {
                     prepare_h1(&mut req, &uri);
                     let result = sender.try_send_request(req).await;
@@ -242,7 +245,10 @@ impl Pool {
                 Err(mut error) => match error.take_message() {
                     // Never written: safe to send again on another connection.
                     Some(mut unsent) if reused => {
-                        *unsent.uri_mut() = uri.clone();
+                        // Back to absolute form after HTTP/1.1's origin form.
+                        if unsent.uri().authority().is_none() {
+                            *unsent.uri_mut() = uri.clone();
+                        }
                         req = unsent;
                     }
                     _ => return Err(SendError::Http(error.into_error())),
@@ -400,9 +406,33 @@ fn is_fresh(conn: &IdleH1, now: Instant) -> bool {
     now.duration_since(conn.since) < IDLE_TIMEOUT && !conn.sender.is_closed()
 }
 
+/// HTTP/2 to an origin: the authority goes in `:authority` and nowhere
+/// else (RFC 9113 §8.3.1; nginx answers a `Host` beside it with 400, "client
+/// sent duplicate host header"). An HTTP/1.1 client's `Host` is how it named
+/// the origin, so it becomes the URI's authority, which hyper sends as
+/// `:authority`.
+fn prepare_h2(req: &mut Request<ProxyBody>) {
+    let Some(host) = req.headers_mut().remove(header::HOST) else {
+        return;
+    };
+    let Some(authority) = host.to_str().ok().and_then(|h| h.parse::<Authority>().ok()) else {
+        return;
+    };
+    let mut parts = req.uri().clone().into_parts();
+    if parts.scheme.is_some() {
+        parts.authority = Some(authority);
+        if let Ok(uri) = Uri::from_parts(parts) {
+            *req.uri_mut() = uri;
+        }
+    }
+}
+
 /// HTTP/1.1 to an origin: a `Host` header (HTTP/2 clients send `:authority`
-/// instead) and the origin-form target (`/path?query`).
+/// instead), one `Cookie` line where an HTTP/2 client may send several
+/// (RFC 9113 §8.2.3: joined with `; `), and the origin-form target
+/// (`/path?query`).
 fn prepare_h1(req: &mut Request<ProxyBody>, uri: &Uri) {
+    join_cookies(req.headers_mut());
     if !req.headers().contains_key(header::HOST)
         && let Some(authority) = uri.authority()
         && let Ok(value) = HeaderValue::from_str(host_header(uri, authority))
@@ -414,6 +444,20 @@ fn prepare_h1(req: &mut Request<ProxyBody>, uri: &Uri) {
         .map_or("/", http::uri::PathAndQuery::as_str);
     if let Ok(target) = origin_form.parse() {
         *req.uri_mut() = target;
+    }
+}
+
+/// Several `Cookie` fields as the one HTTP/1.1 allows, in their order.
+fn join_cookies(headers: &mut http::HeaderMap) {
+    let mut cookies = headers.get_all(header::COOKIE).iter();
+    if cookies.nth(1).is_none() {
+        return;
+    }
+    let joined: Vec<&[u8]> = (headers.get_all(header::COOKIE).iter())
+        .map(HeaderValue::as_bytes)
+        .collect();
+    if let Ok(value) = HeaderValue::from_bytes(&joined.join(&b"; "[..])) {
+        headers.insert(header::COOKIE, value);
     }
 }
 
@@ -462,6 +506,38 @@ mod tests {
             assert_eq!(req.headers()[header::HOST], host, "{url}");
             assert_eq!(req.uri().to_string(), "/api/items?page=2", "{url}");
         }
+    }
+
+    #[test]
+    fn http2_origins_get_the_clients_host_as_authority_and_no_host_header() {
+        let uri: Uri = "https://shop.test:443/api/items?page=2".parse().unwrap();
+        let mut req = Request::builder()
+            .uri(uri)
+            .header(header::HOST, "shop.test")
+            .body(empty())
+            .unwrap();
+        prepare_h2(&mut req);
+        assert!(!req.headers().contains_key(header::HOST));
+        assert_eq!(req.uri().to_string(), "https://shop.test/api/items?page=2");
+        // An HTTP/2 client's request (no `Host`) goes as it came.
+        let uri: Uri = "https://shop.test:8443/a".parse().unwrap();
+        let mut req = Request::builder().uri(uri.clone()).body(empty()).unwrap();
+        prepare_h2(&mut req);
+        assert_eq!(req.uri(), &uri);
+    }
+
+    #[test]
+    fn cookies_split_over_http2_are_one_line_for_http1_origins() {
+        let uri: Uri = "https://shop.test/a".parse().unwrap();
+        let mut req = Request::builder()
+            .uri(uri.clone())
+            .header(header::COOKIE, "a=1")
+            .header(header::COOKIE, "b=2; c=3")
+            .body(empty())
+            .unwrap();
+        prepare_h1(&mut req, &uri);
+        let cookies: Vec<_> = req.headers().get_all(header::COOKIE).iter().collect();
+        assert_eq!(cookies, ["a=1; b=2; c=3"]);
     }
 
     #[tokio::test(start_paused = true)]

@@ -90,6 +90,10 @@ pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
     if !any && !keep_upgrade {
         return;
     }
+    // `TE: trailers` is the one value HTTP/2 allows (RFC 9113 §8.2.2), and
+    // gRPC needs it end to end.
+    let te_trailers =
+        (map.get(header::TE)).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"trailers"));
     let named: Vec<HeaderName> = map
         .get_all(header::CONNECTION)
         .iter()
@@ -105,6 +109,9 @@ pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
         for name in &HOP_BY_HOP {
             map.remove(name);
         }
+    }
+    if te_trailers {
+        map.insert(header::TE, http::HeaderValue::from_static("trailers"));
     }
     if keep_upgrade {
         map.insert(
@@ -268,6 +275,17 @@ mod tests {
         strip_hop_by_hop(&mut map, false);
         assert_eq!(map.len(), 1);
         assert!(map.contains_key(header::CONTENT_TYPE));
+    }
+
+    #[test]
+    fn te_trailers_alone_survives() {
+        for (te, kept) in [("trailers", true), ("Trailers", true), ("gzip", false)] {
+            let mut map = HeaderMap::new();
+            map.insert(header::TE, HeaderValue::from_static(te));
+            strip_hop_by_hop(&mut map, false);
+            let got = map.get(header::TE).map(|v| v.to_str().unwrap().to_string());
+            assert_eq!(got, kept.then(|| "trailers".to_string()), "{te}");
+        }
     }
 
     #[test]

@@ -5,5 +5,6 @@ mod chromium;
 mod curl;
 mod https;
 mod keepalive;
+mod nginx;
 mod plain;
 mod support;

@@ -58,6 +58,8 @@ pub(crate) fn gzip_bomb() -> Vec<u8> {
 pub(crate) struct TestCa {
     issuer: Issuer<'static, KeyPair>,
     pub(crate) cert: CertificateDer<'static>,
+    /// `cert` as PEM.
+    pem: String,
 }
 
 impl TestCa {
@@ -72,15 +74,12 @@ impl TestCa {
         Self {
             issuer: Issuer::new(params, key),
             cert: cert.der().clone(),
+            pem: cert.pem(),
         }
     }
 
-    /// A TLS server config for `names` with the given ALPN protocols.
-    pub(crate) fn server_config(
-        &self,
-        names: &[&str],
-        alpn: &[&[u8]],
-    ) -> Arc<rustls::ServerConfig> {
+    /// A leaf certificate for `names`, signed by this CA, and its key.
+    fn leaf(&self, names: &[&str]) -> (rcgen::Certificate, KeyPair) {
         let key = KeyPair::generate().unwrap();
         let mut params = CertificateParams::default();
         params.subject_alt_names = names
@@ -91,6 +90,23 @@ impl TestCa {
             })
             .collect();
         let cert = params.signed_by(&key, &self.issuer).unwrap();
+        (cert, key)
+    }
+
+    /// A leaf for `names` as PEM, for servers that read files (nginx): the
+    /// chain (leaf, then this CA) and the private key.
+    pub(crate) fn server_pem(&self, names: &[&str]) -> (String, String) {
+        let (cert, key) = self.leaf(names);
+        (format!("{}{}", cert.pem(), self.pem), key.serialize_pem())
+    }
+
+    /// A TLS server config for `names` with the given ALPN protocols.
+    pub(crate) fn server_config(
+        &self,
+        names: &[&str],
+        alpn: &[&[u8]],
+    ) -> Arc<rustls::ServerConfig> {
+        let (cert, key) = self.leaf(names);
         let der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
