@@ -14,7 +14,7 @@ use ar_store::Flow;
 use ar_store::archive::{ArchiveReader, ArchiveRecord, BodyStore};
 use ar_store::har::{ImportOptions, stream_har};
 
-use crate::pipeline::{Pipeline, PipelineConfig, read_templates};
+use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs};
 use crate::session::manifest::{MANIFEST_FILE, Manifest};
 
 /// Turn captured traffic (HAR files, `flows.jsonl` archives) into an OpenAPI spec and API.md.
@@ -44,14 +44,9 @@ pub(crate) struct Args {
     /// Fail on the first malformed entry instead of skipping it.
     #[arg(long)]
     strict: bool,
-    /// A path template that beats the learnt ones (repeatable): `/api/files/{path*}`;
-    /// `{name}` is one segment, `{name*}` (last) the rest of the path; `HOST/path` for one host.
-    /// A session directory's own templates (session.json) apply too.
-    #[arg(long, value_name = "PATTERN")]
-    template: Vec<String>,
-    /// A file of path templates, one a line (`#` comments and blank lines are skipped).
-    #[arg(long, value_name = "FILE")]
-    templates: Vec<PathBuf>,
+    /// Path templates (a session directory's own, in session.json, apply too).
+    #[command(flatten)]
+    templates: TemplateArgs,
 }
 
 /// The kinds of input `ar import` understands.
@@ -107,7 +102,7 @@ struct Counts {
 
 /// Reads every input through the pipeline and writes the three documents.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let mut patterns = read_templates(&args.template, &args.templates)?;
+    let mut patterns = args.templates.read()?;
     // A session directory keeps the templates its runs used.
     for file in &args.files {
         if file.is_dir()

@@ -73,7 +73,7 @@ impl PipelineConfig {
         self
     }
 
-    /// User templates (`--template`, checked by [`read_templates`]): paths
+    /// User templates (`--template`, checked by [`TemplateArgs::read`]): paths
     /// matching one are templated by it, whatever the learnt rules say.
     pub(crate) fn with_templates(mut self, patterns: &[String]) -> anyhow::Result<Self> {
         self.store.template_overrides =
@@ -86,7 +86,27 @@ impl PipelineConfig {
 /// pattern a line, `#` comments and blank lines skipped), in that order,
 /// each checked: an error names the pattern (and the file and line) and
 /// what is wrong with it.
-pub(crate) fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+/// `--template` and `--templates`, as `ar import`, `ar proxy` and sessions
+/// take them.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(crate) struct TemplateArgs {
+    /// A path template that beats the learnt ones (repeatable): `/api/files/{path*}`;
+    /// `{name}` is one segment, `{name*}` (last) the rest of the path; `HOST/path` for one host.
+    #[arg(long, value_name = "PATTERN")]
+    pub(crate) template: Vec<String>,
+    /// A file of path templates, one a line (`#` comments and blank lines are skipped).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) templates: Vec<PathBuf>,
+}
+
+impl TemplateArgs {
+    /// The patterns given, checked, files read, duplicates dropped.
+    pub(crate) fn read(&self) -> anyhow::Result<Vec<String>> {
+        read_templates(&self.template, &self.templates)
+    }
+}
+
+fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     let mut patterns = Vec::new();
     for text in inline {
         let pattern = Pattern::parse(text).context("--template")?;

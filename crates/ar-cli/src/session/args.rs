@@ -6,6 +6,8 @@
 
 use std::path::PathBuf;
 
+use crate::pipeline::TemplateArgs;
+
 /// The LLM provider the agent would use (issue 8 plugs the agent in).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
@@ -36,13 +38,10 @@ pub(crate) struct SessionArgs {
     /// More hosts whose traffic belongs in the spec (the target's site is always in scope).
     #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
     pub(crate) scope: Vec<String>,
-    /// A path template that beats the learnt ones (repeatable; kept in session.json):
-    /// `/api/files/{path*}`; `{name}` is one segment, `{name*}` (last) the rest; `HOST/path` for one host.
-    #[arg(long, value_name = "PATTERN")]
-    pub(crate) template: Vec<String>,
-    /// A file of path templates, one a line (`#` comments and blank lines are skipped).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) templates: Vec<PathBuf>,
+    /// Path templates (kept in session.json: `--resume` and `ar import` of the
+    /// session apply them).
+    #[command(flatten)]
+    pub(crate) templates: TemplateArgs,
     /// The model the agent uses (needs the agent, see --provider).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,

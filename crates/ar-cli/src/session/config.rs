@@ -9,7 +9,6 @@ use url::Url;
 
 use super::args::{Provider, SessionArgs};
 use super::manifest::Manifest;
-use crate::pipeline::read_templates;
 
 /// Everything a session needs to start, already checked.
 #[derive(Debug, Clone)]
@@ -100,7 +99,7 @@ impl SessionConfig {
         let mut resolve = args.resolve.clone();
         let mut upstream_ca = args.upstream_ca.clone();
         let mut offline = args.offline;
-        let mut templates = read_templates(&args.template, &args.templates)?;
+        let mut templates = args.templates.read()?;
         if let Some(manifest) = &previous {
             for pattern in &manifest.settings.templates {
                 if !templates.contains(pattern) {

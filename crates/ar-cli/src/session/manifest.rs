@@ -151,6 +151,7 @@ fn rfc3339(now: time::OffsetDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::TemplateArgs;
     use crate::session::args::SessionArgs;
 
     fn config(dir: &Path) -> SessionConfig {
@@ -204,8 +205,10 @@ mod tests {
         let args = SessionArgs {
             url: Some("https://shop.test/".into()),
             out: Some(dir.path().to_path_buf()),
-            template: vec!["/users/{user}/avatar".into()],
-            templates: vec![file],
+            templates: TemplateArgs {
+                template: vec!["/users/{user}/avatar".into()],
+                templates: vec![file],
+            },
             ..SessionArgs::default()
         };
         let config = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap();
@@ -222,7 +225,10 @@ mod tests {
 
         let args = SessionArgs {
             resume: Some(dir.path().to_path_buf()),
-            template: vec!["/v1/{tenant}/items".into()],
+            templates: TemplateArgs {
+                template: vec!["/v1/{tenant}/items".into()],
+                ..TemplateArgs::default()
+            },
             ..SessionArgs::default()
         };
         let resumed = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap();
@@ -237,7 +243,10 @@ mod tests {
 
         let args = SessionArgs {
             url: Some("https://shop.test/".into()),
-            template: vec!["/files/{path*}/raw".into()],
+            templates: TemplateArgs {
+                template: vec!["/files/{path*}/raw".into()],
+                ..TemplateArgs::default()
+            },
             ..SessionArgs::default()
         };
         let error = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap_err();

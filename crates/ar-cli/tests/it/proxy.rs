@@ -178,6 +178,48 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
 }
 
 #[test]
+fn ar_proxy_templates_shape_the_live_spec() {
+    let port = origin();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let ca_dir = dir.path().join("ca");
+    let resolve = format!("api.test:{port}:127.0.0.1");
+    let proxy = RunningProxy::start(&[
+        "--out",
+        out.to_str().unwrap(),
+        "--ca-dir",
+        ca_dir.to_str().unwrap(),
+        "--resolve",
+        &resolve,
+        "--offline",
+        "--template",
+        "/files/{path*}",
+    ]);
+    for path in ["/files/a/b/report.txt", "/files/notes.txt"] {
+        let status = Command::new("curl")
+            .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
+            .arg(format!("http://{}", proxy.addr))
+            .arg(format!("http://api.test:{port}{path}"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        proxy.wait_for(path);
+    }
+    let live = crate::settled(
+        Duration::from_secs(10),
+        || std::fs::read_to_string(out.join("openapi.yaml")).unwrap_or_default(),
+        |spec| !spec.contains("/files/{path}"),
+    );
+    let (_, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+    assert!(
+        live.contains("/files/{path}:"),
+        "one endpoint for both: {live}"
+    );
+    assert!(!live.contains("report.txt:"), "{live}");
+}
+
+#[test]
 fn ar_ca_prints_trust_instructions_spki_and_exports() {
     let dir = tempfile::tempdir().unwrap();
     let ca_dir = dir.path().join("ca");

@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
 use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
-use crate::pipeline::{Pipeline, PipelineConfig};
+use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs};
 
 /// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
 /// the capture work before the proxy starts dropping (and counting) them rather
@@ -68,6 +68,9 @@ pub(crate) struct Args {
     /// Bytes of each body kept in the capture (clients always get every byte).
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_BODY_CAP)]
     body_cap: usize,
+    /// Path templates for the live spec (pass them to `ar import` of the archive too).
+    #[command(flatten)]
+    templates: TemplateArgs,
 }
 
 /// What `ar proxy` does with each flow, a slice of flows at a time.
@@ -207,7 +210,11 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let archive = ArchiveDir::open(&args.out)?;
     let (tx, batches) = mpsc::channel::<Vec<Flow>>(BATCH_QUEUE);
-    let spec_pipeline = Pipeline::new(PipelineConfig::default().with_scope_hosts(&args.scope))?;
+    let spec_pipeline = Pipeline::new(
+        PipelineConfig::default()
+            .with_scope_hosts(&args.scope)
+            .with_templates(&args.templates.read()?)?,
+    )?;
     let mut builder = Proxy::builder(Arc::clone(&ca))
         .port(args.port)
         .batch_sink(tx)
