@@ -5,6 +5,6 @@ mod chromium;
 mod curl;
 mod https;
 mod keepalive;
-mod nginx;
+mod origins;
 mod plain;
 mod support;
