@@ -67,6 +67,24 @@ impl RunningProxy {
         proxy
     }
 
+    /// `ar proxy` writing to `dir/out` with its CA in `dir/ca`, sending
+    /// `api.test` to the origin on `port` and nothing anywhere else.
+    fn offline(dir: &std::path::Path, port: u16, args: &[&str]) -> Self {
+        let (out, ca_dir) = (dir.join("out"), dir.join("ca"));
+        let resolve = format!("api.test:{port}:127.0.0.1");
+        let mut all = vec![
+            "--out",
+            out.to_str().unwrap(),
+            "--ca-dir",
+            ca_dir.to_str().unwrap(),
+            "--resolve",
+            &resolve,
+            "--offline",
+        ];
+        all.extend(args);
+        Self::start(&all)
+    }
+
     fn wait_for(&self, needle: &str) -> String {
         loop {
             let line = self
@@ -92,22 +110,9 @@ impl RunningProxy {
 
 #[test]
 fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
-    let port = origin();
-    let dir = tempfile::tempdir().unwrap();
+    let (port, dir) = (origin(), tempfile::tempdir().unwrap());
     let out = dir.path().join("out");
-    let ca_dir = dir.path().join("ca");
-    let resolve = format!("api.test:{port}:127.0.0.1");
-    let proxy = RunningProxy::start(&[
-        "--out",
-        out.to_str().unwrap(),
-        "--ca-dir",
-        ca_dir.to_str().unwrap(),
-        "--resolve",
-        &resolve,
-        "--offline",
-        "--scope",
-        "api.test",
-    ]);
+    let proxy = RunningProxy::offline(dir.path(), port, &["--scope", "api.test"]);
     for path in ["/users/1?token=hunter2", "/users/2"] {
         let url = format!("http://api.test:{port}{path}");
         let output = Command::new("curl")
@@ -179,22 +184,9 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
 
 #[test]
 fn ar_proxy_templates_shape_the_live_spec() {
-    let port = origin();
-    let dir = tempfile::tempdir().unwrap();
+    let (port, dir) = (origin(), tempfile::tempdir().unwrap());
     let out = dir.path().join("out");
-    let ca_dir = dir.path().join("ca");
-    let resolve = format!("api.test:{port}:127.0.0.1");
-    let proxy = RunningProxy::start(&[
-        "--out",
-        out.to_str().unwrap(),
-        "--ca-dir",
-        ca_dir.to_str().unwrap(),
-        "--resolve",
-        &resolve,
-        "--offline",
-        "--template",
-        "/files/{path*}",
-    ]);
+    let proxy = RunningProxy::offline(dir.path(), port, &["--template", "/files/{path*}"]);
     for path in ["/files/a/b/report.txt", "/files/notes.txt"] {
         let status = Command::new("curl")
             .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
