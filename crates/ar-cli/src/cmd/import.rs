@@ -3,6 +3,7 @@
 //! `flows.jsonl` archive) becomes `openapi.yaml`, `openapi.json` and `API.md`.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufReader, IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use std::rc::Rc;
 use anyhow::{Context as _, bail};
 use ar_store::Flow;
 use ar_store::archive::{ArchiveReader, ArchiveRecord, BodyStore};
-use ar_store::har::{ImportOptions, stream_har};
+use ar_store::har::{EntryIssue, ImportOptions, stream_har};
 
 use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs};
 use crate::session::manifest::{MANIFEST_FILE, Manifest};
@@ -96,8 +97,31 @@ pub(crate) fn sniff(head: &[u8]) -> Option<InputKind> {
 #[derive(Debug, Default)]
 struct Counts {
     files: usize,
-    entries_skipped: usize,
+    /// HAR entries repaired or skipped, by why.
+    entry_issues: BTreeMap<EntryIssue, usize>,
+    /// Damaged archive lines skipped.
+    archive_lines_skipped: usize,
     first_errors: Vec<String>,
+}
+
+impl Counts {
+    /// What was not read as written, as summary-line parts: "3 entries
+    /// without a response: request side documented".
+    fn not_as_written(&self) -> Vec<String> {
+        let entries = |n: usize| if n == 1 { "entry" } else { "entries" };
+        let mut parts: Vec<String> = self
+            .entry_issues
+            .iter()
+            .map(|(issue, n)| format!("{n} {} {issue}", entries(*n)))
+            .collect();
+        if self.archive_lines_skipped > 0 {
+            parts.push(format!(
+                "{} malformed entries skipped",
+                self.archive_lines_skipped
+            ));
+        }
+        parts
+    }
 }
 
 /// Reads every input through the pipeline and writes the three documents.
@@ -159,7 +183,9 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 if summary.entries == 0 {
                     eprintln!("ar: note: {}: the HAR has no entries", path.display());
                 }
-                counts.entries_skipped += summary.skipped_count;
+                for (issue, n) in summary.issues {
+                    *counts.entry_issues.entry(issue).or_default() += n;
+                }
                 counts.first_errors.extend(
                     summary
                         .skipped
@@ -173,7 +199,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                     next_id = next_id.max(flow.id.0 + 1);
                     ingest(flow, &mut pipeline);
                 })?;
-                counts.entries_skipped += skipped.0;
+                counts.archive_lines_skipped += skipped.0;
                 counts.first_errors.extend(skipped.1);
             }
         }
@@ -183,9 +209,21 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         }
     }
 
+    for error in &counts.first_errors {
+        eprintln!("ar: warning: skipped {error}");
+    }
+    let not_as_written = counts.not_as_written();
     let summary = pipeline.summary();
     if summary.flows == 0 {
-        bail!("no flows in {}: nothing to document", list(&args.files));
+        let why = if not_as_written.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", not_as_written.join("; "))
+        };
+        bail!(
+            "no flows in {}: nothing to document{why}",
+            list(&args.files)
+        );
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -197,9 +235,6 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let documents = pipeline.documents()?;
     documents.write_to(&args.out)?;
 
-    for error in &counts.first_errors {
-        eprintln!("ar: warning: skipped {error}");
-    }
     let ledger = pipeline.ledger();
     let mut line = format!(
         "{} flows read, {} in scope, {} endpoints",
@@ -213,12 +248,8 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if !skipped.is_empty() {
         let _ = write!(line, "; skipped {}", skipped.join(", "));
     }
-    if counts.entries_skipped > 0 {
-        let _ = write!(
-            line,
-            "; {} malformed entries skipped",
-            counts.entries_skipped
-        );
+    for part in not_as_written {
+        let _ = write!(line, "; {part}");
     }
     if ledger.undecodable_bodies > 0 {
         let _ = write!(line, "; {} undecodable bodies", ledger.undecodable_bodies);

@@ -399,3 +399,186 @@ fn a_bad_template_fails_naming_it() {
         "{stderr}"
     );
 }
+
+/// HAR files as other tools write them, each with what the tool leaves out.
+fn other_exporters() -> [(&'static str, serde_json::Value); 4] {
+    use serde_json::json;
+    let json_response = |status: u16, text: &str| {
+        json!({"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "content": {"size": text.len(), "mimeType": "application/json", "text": text},
+            "redirectURL": "", "headersSize": -1, "bodySize": text.len()})
+    };
+    // Firefox: `cache: {}`, timings cut short, `_securityState`, and a POST
+    // answered as a script (Facebook's `for (;;);` JSON) that is no asset.
+    let firefox = json!({"log": {"version": "1.2", "creator": {"name": "Firefox", "version": "126.0"},
+        "pages": [], "entries": [
+        {"pageref": "page_1", "startedDateTime": "2024-06-01T10:00:00.000+02:00", "time": 12,
+         "request": {"bodySize": 0, "method": "GET", "url": "https://shop.test/api/v1/items?page=2",
+            "httpVersion": "HTTP/2", "headers": [{"name": "Accept", "value": "application/json"}],
+            "cookies": [], "queryString": [{"name": "page", "value": "2"}], "headersSize": 120},
+         "response": json_response(200, r#"[{"id":1,"name":"pen"}]"#),
+         "cache": {}, "timings": {"blocked": -1, "send": 0, "wait": 12},
+         "_securityState": "secure", "serverIPAddress": "203.0.113.7", "connection": "443"},
+        {"startedDateTime": "2024-06-01T10:00:01.000+02:00", "time": 20,
+         "request": {"method": "POST", "url": "https://shop.test/ajax/cart/add?__a=1",
+            "httpVersion": "HTTP/2", "headers": [], "cookies": [], "queryString": [],
+            "postData": {"mimeType": "application/x-www-form-urlencoded",
+                "params": [{"name": "item", "value": "1"}]}},
+         "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/2", "cookies": [],
+            "headers": [{"name": "Content-Type", "value": "application/x-javascript; charset=utf-8"}],
+            "content": {"mimeType": "application/x-javascript; charset=utf-8",
+                "text": "for (;;);{\"payload\":{\"count\":1}}"}},
+         "cache": {}, "timings": {}}
+    ]}});
+    // Fiddler: odd `httpVersion`s, and requests still open when saved have no response.
+    let fiddler = json!({"log": {"version": "1.2",
+        "creator": {"name": "Fiddler", "version": "5.0.20202.18177", "comment": "https://fiddler2.com"},
+        "entries": [
+        {"startedDateTime": "2024-06-01T08:00:00.1234567-07:00", "time": 30,
+         "request": {"method": "GET", "url": "http://api.shop.test/v2/orders/17", "httpVersion": "HTTP/1.1",
+            "headers": [], "cookies": [], "queryString": [], "headersSize": -1, "bodySize": -1},
+         "response": json_response(200, r#"{"id":17,"total":9.5}"#),
+         "cache": {}, "timings": {"send": 0, "wait": 28, "receive": 2, "blocked": 0, "dns": 0, "connect": 0, "ssl": 0}},
+        {"startedDateTime": "2024-06-01T08:00:01.000-07:00", "time": 0,
+         "request": {"method": "PUT", "url": "http://api.shop.test/v2/orders/17", "httpVersion": "unknown",
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "postData": {"mimeType": "application/json", "text": "{\"total\":10}"}}},
+        {"startedDateTime": "2024-06-01T08:00:02.000-07:00",
+         "request": {"method": "DELETE", "url": "http://api.shop.test/v2/orders/18", "httpVersion": ""},
+         "response": null},
+        {"startedDateTime": "2024-06-01T08:00:03.000-07:00",
+         "request": {"method": "GET", "url": "http://api.shop.test/v2/orders/19", "httpVersion": 1.1},
+         "response": {"status": 0, "content": {}}}
+    ]}});
+    // By hand: only what a person would bother to write.
+    let minimal = json!({"log": {"entries": [
+        {"request": {"method": "GET", "url": "https://api.shop.test/ping"}}
+    ]}});
+    // A load-test export (Load Impact, k6): ordered requests, no times, no responses.
+    let load_test = json!({"log": {"entries": [
+        {"index": 0, "checks": [], "variables": {}, "comment": "log in",
+         "request": {"method": "POST", "url": "http://test.loadimpact.test/login",
+            "headers": [{"name": "Content-Type", "value": "application/json"}],
+            "postData": {"mimeType": "application/json", "text": "{\"user\":\"admin\",\"password\":\"123\"}"}}},
+        {"index": 1,
+         "request": {"method": "GET", "url": "http://test.loadimpact.test/my_messages.php",
+            "queryString": [{"name": "page", "value": "1"}]}}
+    ]}});
+    [
+        ("firefox", firefox),
+        ("fiddler", fiddler),
+        ("minimal", minimal),
+        ("load-test", load_test),
+    ]
+}
+
+#[test]
+fn hars_of_other_exporters_import_and_say_what_was_repaired() {
+    let out = tempfile::tempdir().unwrap();
+    let mut lines = Vec::new();
+    for (name, har) in other_exporters() {
+        let file = out.path().join(format!("{name}.har"));
+        std::fs::write(&file, har.to_string()).unwrap();
+        let dir = out.path().join(name);
+        let result = ar(&[
+            "import",
+            file.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(result.status.success(), "{name}: {}", text(&result.stderr));
+        let yaml = std::fs::read_to_string(dir.join("openapi.yaml")).unwrap();
+        assert!(yaml.contains("paths:\n  /"), "{name}: no operation\n{yaml}");
+        crate::validate_if_possible(&dir.join("openapi.yaml"));
+        crate::validate_if_possible(&dir.join("openapi.json"));
+        lines.push((name, text(&result.stdout), yaml));
+    }
+    let [firefox, fiddler, minimal, load_test] = &lines[..] else {
+        unreachable!()
+    };
+    assert!(
+        firefox
+            .1
+            .starts_with("2 flows read, 2 in scope, 2 endpoints →"),
+        "{}",
+        firefox.1
+    );
+    assert!(
+        firefox.2.contains("/ajax/cart/add:"),
+        "a POST answered as a script is documented"
+    );
+    assert!(
+        fiddler
+            .1
+            .contains("; 3 entries without a response: request side documented"),
+        "{}",
+        fiddler.1
+    );
+    assert!(
+        fiddler.2.contains("put:") && fiddler.2.contains("delete:"),
+        "{}",
+        fiddler.2
+    );
+    assert!(
+        fiddler.2.contains("No response was captured"),
+        "{}",
+        fiddler.2
+    );
+    assert!(
+        minimal.1.contains(
+            "1 entry without startedDateTime: time of the previous entry used; \
+             1 entry without a response: request side documented"
+        ),
+        "{}",
+        minimal.1
+    );
+    assert!(
+        load_test.1.contains("; 2 entries without startedDateTime")
+            && load_test.1.contains("; 2 entries without a response"),
+        "{}",
+        load_test.1
+    );
+    assert!(
+        load_test.2.contains("user:"),
+        "the request body is documented"
+    );
+}
+
+#[test]
+fn what_cannot_be_read_is_named_by_entry_and_field() {
+    let out = tempfile::tempdir().unwrap();
+    let [.., (_, load_test)] = other_exporters();
+    let undated = out.path().join("load-test.har");
+    std::fs::write(&undated, load_test.to_string()).unwrap();
+    let broken = out.path().join("broken.har");
+    let entries = r#"[{"request": {"method": "GET", "url": "my_messages.php"}}, {"response": {}}]"#;
+    std::fs::write(&broken, format!(r#"{{"log": {{"entries": {entries}}}}}"#)).unwrap();
+    let import = |file: &Path, strict: bool| {
+        let mut args = vec!["import", file.to_str().unwrap()];
+        args.extend(strict.then_some("--strict"));
+        args.extend(["--out", out.path().to_str().unwrap()]);
+        let result = ar(&args);
+        assert!(!result.status.success());
+        text(&result.stderr)
+    };
+    let stderr = import(&undated, true);
+    assert!(
+        stderr
+            .contains("load-test.har is not a usable HAR file: entry 0: startedDateTime: missing"),
+        "{stderr}"
+    );
+    let stderr = import(&broken, false);
+    assert!(
+        stderr.contains("entry 0: request.url: not absolute"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("entry 1: request: missing"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "nothing to document (1 entry with a malformed request: skipped; \
+             1 entry with a malformed request.url: skipped)"
+        ),
+        "{stderr}"
+    );
+}

@@ -14,6 +14,7 @@ use ar_fixtures::{ENDPOINTS, EndpointKind, METRICS_HOST, SHOP_HOST};
 use serde_json::Value;
 
 use super::shop::{Shop, lines_of, wait_bounded, wait_for};
+use super::validate_if_possible;
 
 /// Runs `command`, sends `script` on stdin, closes it, and waits (bounded).
 fn run_script(mut command: Command, script: &str) -> (ExitStatus, String) {
@@ -128,23 +129,6 @@ fn archive(dir: &Path) -> (BTreeSet<String>, Vec<u64>) {
         ids.push(entry["_ar"]["id"].as_u64().expect("flow id"));
     }
     (hosts, ids)
-}
-
-/// Runs a real OpenAPI validator when one is installed.
-fn validate_if_possible(spec: &Path) {
-    let Ok(status) = Command::new("openapi-spec-validator")
-        .arg(spec)
-        .stdout(Stdio::null())
-        .status()
-    else {
-        eprintln!("openapi-spec-validator not on PATH: structural checks only");
-        return;
-    };
-    assert!(
-        status.success(),
-        "openapi-spec-validator rejected {}",
-        spec.display()
-    );
 }
 
 const PAGES_A: &[&str] = &[

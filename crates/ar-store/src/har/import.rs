@@ -4,13 +4,17 @@
 //! `content.text`, numbers where strings belong, negative timings (`-1` = not
 //! applicable), HTTP/2 pseudo-headers (a relative `url` is rebuilt from
 //! `:scheme` and `:authority`), Chrome's `_error` and `_webSocketMessages`.
-//! Strict about what makes a flow meaningless: a missing method, URL or start
-//! time, a body that claims base64 and is not. Errors name the field.
+//! Strict about what makes a flow meaningless: a missing method or URL, a body
+//! that claims base64 and is not. Errors name the field. What HAR 1.2 requires
+//! but many exporters leave out (a start time, a response with a status) is
+//! refused by a strict read and repaired by a lenient one ([`Leniency`]), which
+//! names each repair as an [`EntryIssue`].
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
+use super::EntryIssue;
 use super::time::parse_iso8601;
 use crate::{
     Body, Client, Direction, Error, ErrorKind, Flow, FlowError, FlowId, Headers, HttpVersion,
@@ -25,6 +29,22 @@ pub(crate) enum Flavor {
     Foreign,
     /// An `ar` archive line: take fields verbatim (`_ar` fills in the rest).
     Archive,
+}
+
+/// What a read does about an entry that lacks what HAR 1.2 requires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Leniency {
+    /// Refuses it, naming the field (a strict import, archive lines).
+    Strict,
+    /// Repairs it, since load-test tools and hand-written files leave out what
+    /// browsers write: an entry without `startedDateTime` starts when the entry
+    /// read before it did (`previous_start`), and one whose response has no
+    /// status keeps its request side.
+    Lenient {
+        /// The start of the entry read before (the epoch for the first), so
+        /// that a repaired time keeps the file's order and never reads a clock.
+        previous_start: Timestamp,
+    },
 }
 
 pub(crate) struct Ctx {
@@ -104,15 +124,28 @@ fn timing(map: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
     number(map?.get(key)).filter(|t| *t >= 0.0 && t.is_finite())
 }
 
+/// Reads an entry strictly: what it lacks is an error.
 pub(crate) fn entry_to_flow(ctx: &Ctx, entry: &Value, flavor: Flavor) -> Result<Flow, Error> {
+    read_entry(ctx, entry, flavor, Leniency::Strict).map(|(flow, _)| flow)
+}
+
+/// Reads an entry into a flow, with what was repaired or left out on the way.
+pub(crate) fn read_entry(
+    ctx: &Ctx,
+    entry: &Value,
+    flavor: Flavor,
+    leniency: Leniency,
+) -> Result<(Flow, Vec<EntryIssue>), Error> {
     let entry = ctx.object(Some(entry), "entry")?;
-    let started_text = ctx.string(entry, "startedDateTime", "startedDateTime")?;
-    let started = parse_iso8601(started_text).ok_or_else(|| {
-        ctx.err(
-            "startedDateTime",
-            format!("not an ISO 8601 date-time: {started_text:?}"),
-        )
-    })?;
+    let mut issues = Vec::new();
+    let started = match (start_time(ctx, entry, leniency)?, leniency) {
+        (Some(started), _) => started,
+        (None, Leniency::Lenient { previous_start }) => {
+            issues.push(EntryIssue::NoStartTime);
+            previous_start
+        }
+        (None, Leniency::Strict) => return Err(ctx.err("startedDateTime", "missing")),
+    };
     let request = parse_request(ctx, ctx.object(entry.get("request"), "request")?, flavor)?;
     let mut flow = Flow::new(
         FlowId(ctx.index as u64 + 1),
@@ -139,51 +172,98 @@ pub(crate) fn entry_to_flow(ctx: &Ctx, entry: &Value, flavor: Flavor) -> Result<
         receive: timing(timings, "receive"),
     };
     flow.server_addr = loose_str(entry.get("serverIPAddress")).filter(|s| !s.is_empty());
-    match entry.get("response") {
-        None | Some(Value::Null) if flavor == Flavor::Foreign => {
-            flow.error = Some(FlowError {
-                kind: ErrorKind::Other,
-                message: "no response recorded".into(),
-            });
-        }
-        value => {
-            let response = ctx.object(value, "response")?;
-            let status = response.get("status");
-            let status = match status.and_then(|s| number(Some(s))) {
-                Some(s) if (0.0..=999.0).contains(&s) && s.fract() == 0.0 => s as u16,
-                Some(_) | None if status.is_some() => {
-                    return Err(ctx.err(
-                        "response.status",
-                        format!(
-                            "not a status code: {}",
-                            status.map_or(String::new(), ToString::to_string)
-                        ),
-                    ));
-                }
-                _ => return Err(ctx.err("response.status", "missing")),
-            };
-            let error_text = loose_str(response.get("_error")).filter(|e| !e.is_empty());
-            if status == 0 && flavor == Flavor::Foreign {
-                let message = error_text.unwrap_or_else(|| "no response (status 0)".into());
-                flow.error = Some(FlowError {
-                    kind: error_kind(&message),
-                    message,
-                });
-            } else {
-                flow.response = Some(parse_response(ctx, response, status)?);
-                if let Some(message) = error_text {
-                    flow.error = Some(FlowError {
-                        kind: error_kind(&message),
-                        message,
-                    });
-                }
-            }
-        }
+    read_outcome(ctx, entry.get("response"), flavor, leniency, &mut flow)?;
+    if flow.response.is_none() {
+        issues.push(EntryIssue::NoResponse);
     }
     if let Some(messages) = entry.get("_webSocketMessages").and_then(Value::as_array) {
         flow.websocket = Some(websocket(ctx, messages)?);
     }
-    Ok(flow)
+    Ok((flow, issues))
+}
+
+/// `startedDateTime`; `None` when it is missing (absent, `null`, or, in a
+/// lenient read, blank, as some generators write it).
+fn start_time(
+    ctx: &Ctx,
+    entry: &Map<String, Value>,
+    leniency: Leniency,
+) -> Result<Option<Timestamp>, Error> {
+    let text = match entry.get("startedDateTime") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(text))
+            if text.trim().is_empty() && matches!(leniency, Leniency::Lenient { .. }) =>
+        {
+            return Ok(None);
+        }
+        Some(_) => ctx.string(entry, "startedDateTime", "startedDateTime")?,
+    };
+    parse_iso8601(text).map(Some).ok_or_else(|| {
+        ctx.err(
+            "startedDateTime",
+            format!("not an ISO 8601 date-time: {text:?}"),
+        )
+    })
+}
+
+/// Sets the flow's response, or the error that stands for its absence: a
+/// foreign entry may have none (a request still pending or failed when the
+/// file was written: no `response`, `null`, or status 0), and a lenient read
+/// takes a response without a status as none too.
+fn read_outcome(
+    ctx: &Ctx,
+    value: Option<&Value>,
+    flavor: Flavor,
+    leniency: Leniency,
+    flow: &mut Flow,
+) -> Result<(), Error> {
+    let missing = match value {
+        None | Some(Value::Null) => flavor == Flavor::Foreign,
+        Some(Value::Object(response)) => {
+            matches!(leniency, Leniency::Lenient { .. })
+                && matches!(response.get("status"), None | Some(Value::Null))
+        }
+        Some(_) => false,
+    };
+    if missing {
+        flow.error = Some(FlowError {
+            kind: ErrorKind::Other,
+            message: "no response recorded".into(),
+        });
+        return Ok(());
+    }
+    let response = ctx.object(value, "response")?;
+    let status = response.get("status");
+    let status = match status.and_then(|s| number(Some(s))) {
+        Some(s) if (0.0..=999.0).contains(&s) && s.fract() == 0.0 => s as u16,
+        Some(_) | None if status.is_some() => {
+            return Err(ctx.err(
+                "response.status",
+                format!(
+                    "not a status code: {}",
+                    status.map_or(String::new(), ToString::to_string)
+                ),
+            ));
+        }
+        _ => return Err(ctx.err("response.status", "missing")),
+    };
+    let error_text = loose_str(response.get("_error")).filter(|e| !e.is_empty());
+    if status == 0 && flavor == Flavor::Foreign {
+        let message = error_text.unwrap_or_else(|| "no response (status 0)".into());
+        flow.error = Some(FlowError {
+            kind: error_kind(&message),
+            message,
+        });
+    } else {
+        flow.response = Some(parse_response(ctx, response, status)?);
+        if let Some(message) = error_text {
+            flow.error = Some(FlowError {
+                kind: error_kind(&message),
+                message,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn parse_request(ctx: &Ctx, map: &Map<String, Value>, flavor: Flavor) -> Result<Request, Error> {
@@ -429,6 +509,98 @@ mod tests {
 
     fn import(entry: Value) -> Result<Flow, Error> {
         entry_to_flow(&Ctx { index: 3 }, &entry, Flavor::Foreign)
+    }
+
+    const PREVIOUS: Timestamp = Timestamp::from_unix_micros(1_700_000_000_000_000);
+
+    fn lenient(entry: Value) -> Result<(Flow, Vec<EntryIssue>), Error> {
+        let leniency = Leniency::Lenient {
+            previous_start: PREVIOUS,
+        };
+        read_entry(&Ctx { index: 3 }, &entry, Flavor::Foreign, leniency)
+    }
+
+    #[test]
+    fn a_lenient_read_dates_an_undated_entry_like_the_one_before() {
+        let request = json!({"method": "GET", "url": "https://x.test/a"});
+        let response = json!({"status": 200});
+        for time in [None, Some(Value::Null), Some(json!("")), Some(json!("  "))] {
+            let mut entry = json!({"request": request, "response": response, "time": 5});
+            if let Some(time) = time {
+                entry["startedDateTime"] = time;
+            }
+            let (flow, issues) = lenient(entry.clone()).unwrap();
+            assert_eq!(flow.started, PREVIOUS, "{entry}");
+            assert_eq!(flow.ended.unwrap().millis_since(PREVIOUS), 5.0);
+            assert_eq!(issues, [EntryIssue::NoStartTime], "{entry}");
+        }
+        let undated = json!({"request": request, "response": response});
+        assert_eq!(
+            import(undated).unwrap_err().to_string(),
+            "entry 3: startedDateTime: missing"
+        );
+        let unreadable =
+            json!({"startedDateTime": "noon", "request": request, "response": response});
+        let e = lenient(unreadable).unwrap_err().to_string();
+        assert!(
+            e.starts_with("entry 3: startedDateTime: not an ISO 8601"),
+            "a time written wrong is no time left out: {e}"
+        );
+    }
+
+    #[test]
+    fn an_entry_without_a_response_keeps_its_request_side() {
+        let entry = |response: Option<Value>| {
+            let mut entry = json!({"startedDateTime": "2024-01-01T00:00:00Z",
+                "request": {"method": "POST", "url": "https://x.test/login",
+                    "postData": {"mimeType": "application/json", "text": "{}"}}});
+            if let Some(response) = response {
+                entry["response"] = response;
+            }
+            entry
+        };
+        for response in [
+            None,
+            Some(Value::Null),
+            Some(json!({})),
+            Some(json!({"status": null, "content": {"size": 0}})),
+            Some(json!({"status": 0})),
+        ] {
+            let (flow, issues) = lenient(entry(response.clone())).unwrap();
+            assert!(flow.response.is_none(), "{response:?}");
+            assert_eq!(flow.request.body.bytes, b"{}");
+            assert_eq!(issues, [EntryIssue::NoResponse], "{response:?}");
+        }
+        assert!(import(entry(None)).unwrap().response.is_none());
+        assert_eq!(
+            import(entry(Some(json!({})))).unwrap_err().to_string(),
+            "entry 3: response.status: missing",
+            "strict: a response without a status is refused"
+        );
+    }
+
+    #[test]
+    fn what_other_exporters_leave_out_takes_defaults() {
+        let (flow, issues) = lenient(json!({
+            "index": 0, "checks": [], "variables": {"x": 1},
+            "startedDateTime": "2024-01-01T00:00:00Z", "cache": {},
+            "request": {"method": "GET", "url": "https://x.test/a", "comment": ""},
+            "response": {"status": 204, "httpVersion": "HTTP/1.1 (fiddler)"},
+            "timings": {"wait": 3}
+        }))
+        .unwrap();
+        assert!(issues.is_empty(), "{issues:?}");
+        assert_eq!(flow.request.http_version, HttpVersion::Http11);
+        assert!(flow.request.headers.is_empty() && flow.request.body.bytes.is_empty());
+        let response = flow.response.unwrap();
+        assert_eq!(response.status, 204);
+        assert_eq!(
+            response.http_version,
+            HttpVersion::Other("HTTP/1.1 (fiddler)".into())
+        );
+        assert!(response.body.bytes.is_empty() && !response.body.truncated);
+        assert_eq!((flow.timings.wait, flow.timings.send), (Some(3.0), None));
+        assert_eq!(flow.ended, None);
     }
 
     #[test]

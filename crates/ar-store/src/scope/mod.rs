@@ -2,13 +2,14 @@
 //!
 //! In scope by default: the target's site (its registrable domain, see
 //! [`registrable_domain`]) and extra hosts. Out, each with a counted
-//! [`OutReason`]: other hosts, static assets (by extension or response
-//! content type), HTML pages, CORS preflights, a default denylist of
-//! analytics/ads/telemetry hosts (including any host whose first label is
-//! `metrics`, `telemetry`, `analytics`, `stats`, `beacon`, `tracking` or
-//! `pixel`), and the user's deny lists of hosts and path globs. Without a
-//! target every host is in scope except trackers. Filtering never touches
-//! the archive: it only decides what reaches the endpoint store.
+//! [`OutReason`]: other hosts, static assets (a `GET` or `HEAD` whose path
+//! extension or response content type says so), HTML pages, CORS
+//! preflights, a default denylist of analytics/ads/telemetry hosts
+//! (including any host whose first label is `metrics`, `telemetry`,
+//! `analytics`, `stats`, `beacon`, `tracking` or `pixel`), and the user's
+//! deny lists of hosts and path globs. Without a target every host is in
+//! scope except trackers. Filtering never touches the archive: it only
+//! decides what reaches the endpoint store.
 //!
 //! ```
 //! use ar_store::scope::{OutReason, Scope, ScopeConfig, ScopeDecision};
@@ -300,7 +301,8 @@ impl Scope {
             return ScopeDecision::Out(OutReason::Preflight);
         }
         let (host, types) = verdict(host, response_type);
-        match self.decide_verdict(host, url.path, types) {
+        let reads = reads(&flow.request.method);
+        match self.decide_verdict(host, url.path, types, reads) {
             ScopeDecision::In(reason) => match browser_load(flow) {
                 Some(OutReason::HtmlPage) if !self.keep_html => {
                     ScopeDecision::Out(OutReason::HtmlPage)
@@ -314,7 +316,8 @@ impl Scope {
         }
     }
 
-    /// Decides from the parts: host (port allowed), path, and the response content type if known.
+    /// Decides from the parts: host (port allowed), path, and the response content type if known,
+    /// for a read (`GET`); [`Scope::decide`] also weighs the method.
     pub fn decide_parts(
         &self,
         host: &str,
@@ -325,8 +328,17 @@ impl Scope {
             self.host_verdict(host),
             path,
             response_content_type.map(TypeFlags::of),
+            true,
         )
     }
+}
+
+/// Whether `method` only reads (`GET`, `HEAD`): only a read loads a page or
+/// an asset. A write (`POST`, `PUT`, `PATCH`, `DELETE`, ...) is an operation
+/// of the site whatever answers it, even `application/x-javascript` (a JSONP
+/// or misconfigured API) or a path ending in `.js`.
+fn reads(method: &str) -> bool {
+    method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")
 }
 
 /// What a browser said it was loading, from `Sec-Fetch-Dest` (Fetch
@@ -337,8 +349,7 @@ impl Scope {
 /// reads: a form the page submits (`POST`, destination `document`) is an
 /// operation of the site, whatever answers it.
 fn browser_load(flow: &Flow) -> Option<OutReason> {
-    let method = &flow.request.method;
-    if !(method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")) {
+    if !reads(&flow.request.method) {
         return None;
     }
     let dest = flow.request.headers.get("sec-fetch-dest")?;
@@ -380,6 +391,49 @@ mod tests {
         Scope::new(config).unwrap()
     }
 
+    /// A `method` request to `url` answered with `status`.
+    fn answered(method: &str, url: &str, status: u16) -> Flow {
+        use crate::{Client, FlowId, HttpVersion, Request, Response, Timestamp};
+        let request = Request::new(method, url, HttpVersion::Http11);
+        Flow::new(
+            FlowId(1),
+            Timestamp::from_unix_micros(0),
+            Client::Human,
+            request,
+        )
+        .with_response(Response::new(status, HttpVersion::Http11))
+    }
+
+    #[test]
+    fn a_write_is_never_a_static_asset() {
+        let flow = |method: &str, path: &str, content_type: &str| {
+            let mut flow = answered(method, &format!("https://app.test{path}"), 200);
+            let response = flow.response.as_mut().unwrap();
+            response.headers.push("content-type", content_type);
+            flow
+        };
+        let s = Scope::everything();
+        let javascript = "application/x-javascript";
+        for method in ["POST", "PUT", "PATCH", "delete"] {
+            for (path, content_type) in [("/add", javascript), ("/bundle.js", "application/json")] {
+                assert_eq!(
+                    s.decide(&flow(method, path, content_type)),
+                    ScopeDecision::In(InReason::AnyHost),
+                    "{method} {path} {content_type}"
+                );
+            }
+        }
+        for method in ["GET", "HEAD"] {
+            for (path, content_type) in [("/add", javascript), ("/bundle.js", "application/json")] {
+                assert_eq!(
+                    s.decide(&flow(method, path, content_type)),
+                    ScopeDecision::Out(OutReason::StaticAsset),
+                    "{method} {path} {content_type}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn target_site_and_extra_hosts() {
         let mut cfg = ScopeConfig::for_target("https://www.shop.test:8443/home");
@@ -414,13 +468,10 @@ mod tests {
 
     #[test]
     fn what_the_browser_loaded_for_itself_is_no_api_call() {
-        use crate::{Flow, FlowId, HttpVersion, Request, Response, Timestamp};
         let flow = |dest: &str, status: u16| {
-            let mut request = Request::new("GET", "https://app.test/", HttpVersion::Http11);
-            request.headers.push("sec-fetch-dest", dest);
-            let at = Timestamp::from_unix_micros(0);
-            Flow::new(FlowId(1), at, crate::Client::Human, request)
-                .with_response(Response::new(status, HttpVersion::Http11))
+            let mut flow = answered("GET", "https://app.test/", status);
+            flow.request.headers.push("sec-fetch-dest", dest);
+            flow
         };
         let s = Scope::everything();
         // A page revalidated from the cache: a 304 with no content type.

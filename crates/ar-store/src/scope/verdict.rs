@@ -118,12 +118,14 @@ impl Scope {
         }
     }
 
-    /// The whole decision from a host verdict, the path and the response content type.
+    /// The whole decision from a host verdict, the path, the response content
+    /// type, and whether the method only reads (only a read can be a static asset).
     pub(crate) fn decide_verdict(
         &self,
         host: HostVerdict,
         path: &str,
         response_type: Option<TypeFlags>,
+        reads: bool,
     ) -> ScopeDecision {
         let path = if path.is_empty() { "/" } else { path };
         if host.empty {
@@ -145,6 +147,7 @@ impl Scope {
             return ScopeDecision::Out(OutReason::NotAllowedPath);
         }
         if !self.keep_static
+            && reads
             && (rules::is_static_path(path) || response_type.is_some_and(|t| t.is_static))
         {
             return ScopeDecision::Out(OutReason::StaticAsset);
@@ -189,7 +192,8 @@ mod tests {
                     Some("image/png"),
                 ] {
                     let flags = ct.map(|ct| cache.type_flags(ct));
-                    let cached = scope.decide_verdict(cache.verdict(&scope, host), path, flags);
+                    let cached =
+                        scope.decide_verdict(cache.verdict(&scope, host), path, flags, true);
                     assert_eq!(
                         cached,
                         scope.decide_parts(host, path, ct),
