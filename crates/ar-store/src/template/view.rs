@@ -70,7 +70,9 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     let none = BTreeMap::new();
     let mut first = Ctx::new(cfg, &none);
     let view = build(&[raw], Parent::Root, None, &BTreeSet::new(), &mut first);
-    if first.learnt.is_empty() {
+    // Only a value that stayed a literal somewhere can change there.
+    let recurs = (first.learnt.keys()).any(|word| first.literals.contains(word.as_str()));
+    if !recurs {
         return view;
     }
     let known = first.learnt;
@@ -87,7 +89,7 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
 const MAX_KNOWN_VALUES: usize = 4096;
 
 /// What one pass over the raw trie reads and learns across positions.
-struct Ctx<'c> {
+struct Ctx<'c, 'r> {
     cfg: &'c TemplaterConfig,
     /// Words folded into a parameter in the first pass by comparison with
     /// other values, each with where.
@@ -96,15 +98,18 @@ struct Ctx<'c> {
     learnt: BTreeMap<String, Known>,
     /// The path of the position being built, parameters as `{}`.
     at: String,
+    /// Every literal the view kept, anywhere.
+    literals: BTreeSet<&'r str>,
 }
 
-impl<'c> Ctx<'c> {
+impl<'c> Ctx<'c, '_> {
     fn new(cfg: &'c TemplaterConfig, known: &'c BTreeMap<String, Known>) -> Self {
         Self {
             cfg,
             known,
             learnt: BTreeMap::new(),
             at: String::new(),
+            literals: BTreeSet::new(),
         }
     }
 
@@ -146,16 +151,16 @@ const ITEM_LEAVES: usize = 2;
 
 /// Builds the view of the raw nodes `raws` (one position, merged). `verbs`
 /// are the leaf names that the parent's sibling literals have too.
-fn build(
-    raws: &[&RawNode],
+fn build<'r>(
+    raws: &[&'r RawNode],
     parent: Parent,
     parent_name: Option<&str>,
     verbs: &BTreeSet<&str>,
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Ctx<'_, 'r>,
 ) -> ViewNode {
     let cfg = ctx.cfg;
-    let mut lits: BTreeMap<&str, Vec<&RawNode>> = BTreeMap::new();
-    let mut params: Vec<&RawNode> = Vec::new();
+    let mut lits: BTreeMap<&'r str, Vec<&'r RawNode>> = BTreeMap::new();
+    let mut params: Vec<&'r RawNode> = Vec::new();
     let (mut overflowed, mut pinned) = (0u64, false);
     for raw in raws {
         for (name, child) in &raw.literals {
@@ -336,6 +341,7 @@ fn build(
                 siblings: candidates.len(),
             }
         });
+        ctx.literals.insert(name);
         node.literals.insert((*name).into(), child);
     }
     if !param_raws.is_empty() {
