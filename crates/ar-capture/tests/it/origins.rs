@@ -1,8 +1,10 @@
 //! Servers from Debian's packages as origins (nginx, Caddy) and clients
-//! nobody here wrote (curl over HTTP/1.1 and HTTP/2, Python's urllib):
+//! nobody here wrote (curl over HTTP/1.1 and HTTP/2; Python's urllib,
+//! requests, and httpx over HTTP/1.1 and HTTP/2):
 //! software that refuses what the hyper test origin lets pass (nginx answers
 //! a `Host` header beside `:authority` on HTTP/2 with 400, "client sent
-//! duplicate host header"). `.ci/run` installs the servers.
+//! duplicate host header"). `.ci/run` installs the servers, and requests and
+//! httpx into `.ci/.venv`.
 
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::PathBuf;
@@ -164,13 +166,48 @@ async fn proxy_to(ca: &TestCa, server: &Server) -> Harness {
 enum ClientKind {
     Curl { http2: bool },
     PythonUrllib,
+    PythonRequests,
+    PythonHttpx { http2: bool },
+}
+
+/// Python scripts that GET `argv[3]` through the proxy `argv[1]`, trusting
+/// the CA file `argv[2]`, and print the body.
+const URLLIB: &str = "import ssl, sys, urllib.request
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+opener = urllib.request.build_opener(
+    urllib.request.ProxyHandler({'https': sys.argv[1]}),
+    urllib.request.HTTPSHandler(context=ctx))
+sys.stdout.write(opener.open(sys.argv[3], timeout=20).read().decode())
+";
+const REQUESTS: &str = "import sys, requests
+r = requests.get(sys.argv[3], proxies={'https': sys.argv[1]}, verify=sys.argv[2], timeout=20)
+r.raise_for_status()
+sys.stdout.write(r.text)
+";
+const HTTPX: &str = "import sys, httpx
+with httpx.Client(proxy=sys.argv[1], verify=sys.argv[2], http2=sys.argv[4] == 'h2', timeout=20) as c:
+    r = c.get(sys.argv[3])
+    r.raise_for_status()
+    assert r.http_version == ('HTTP/2' if sys.argv[4] == 'h2' else 'HTTP/1.1'), r.http_version
+    sys.stdout.write(r.text)
+";
+
+/// The Python the CI installs requests and httpx into (`.ci/run`:
+/// `.ci/.venv`), else `python3` on PATH.
+fn python() -> PathBuf {
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/.venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
 }
 
 impl ClientKind {
     /// What the proxy records as the client's protocol.
     fn version(self) -> HttpVersion {
         match self {
-            Self::Curl { http2: true } => HttpVersion::Http2,
+            Self::Curl { http2: true } | Self::PythonHttpx { http2: true } => HttpVersion::Http2,
             _ => HttpVersion::Http11,
         }
     }
@@ -192,18 +229,18 @@ impl ClientKind {
                     Err(stderr)
                 };
             }
-            Self::PythonUrllib => {
-                let script = "import ssl, sys, urllib.request\n\
-                    ctx = ssl.create_default_context(cafile=sys.argv[2])\n\
-                    opener = urllib.request.build_opener(\n\
-                        urllib.request.ProxyHandler({'https': sys.argv[1]}),\n\
-                        urllib.request.HTTPSHandler(context=ctx))\n\
-                    sys.stdout.write(opener.open(sys.argv[3], timeout=20).read().decode())\n";
-                tokio::process::Command::new("python3")
-                    .args(["-c", script, &proxy, ca, url])
+            Self::PythonUrllib | Self::PythonRequests | Self::PythonHttpx { .. } => {
+                let (script, protocol) = match self {
+                    Self::PythonUrllib => (URLLIB, "h1"),
+                    Self::PythonRequests => (REQUESTS, "h1"),
+                    Self::PythonHttpx { http2: true } => (HTTPX, "h2"),
+                    _ => (HTTPX, "h1"),
+                };
+                tokio::process::Command::new(python())
+                    .args(["-c", script, &proxy, ca, url, protocol])
                     .output()
                     .await
-                    .expect("python3 runs")
+                    .expect("python runs")
             }
         };
         if output.status.success() {
@@ -228,6 +265,9 @@ async fn every_client_reaches_every_server_through_the_proxy() {
         ClientKind::Curl { http2: false },
         ClientKind::Curl { http2: true },
         ClientKind::PythonUrllib,
+        ClientKind::PythonRequests,
+        ClientKind::PythonHttpx { http2: false },
+        ClientKind::PythonHttpx { http2: true },
     ];
     let ca = TestCa::new();
     let mut failures = Vec::new();
