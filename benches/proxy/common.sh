@@ -25,6 +25,17 @@ settle() {
   for _ in $(seq 1 100); do now=$(ticks "$1"); [[ $now == "$last" ]] && return 0; last=$now; sleep 0.1; done
 }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }   # NAME=VALUE from a loadgen line
+# A run with errors (failed requests, non-2xx answers) measured error pages, not the proxy: say so
+# and stop, so no figure of it is kept. no_errors LABEL LOADGEN_LINE
+no_errors() {
+  local e; e=$(field errors "$2")
+  [[ ${e:-0} == 0 ]] && return 0
+  echo "error: $1: $e of $(field requests "$2") requests failed or were not 2xx; a run with errors is not a result" >&2
+  touch "$WORK/not-a-result"
+  exit 1
+}
+# After a measurement taken in a subshell (`< <(measure ...)`), whose exit cannot stop the script.
+stop_if_errors() { [[ ! -e $WORK/not-a-result ]] || exit 1; }
 # Proxies on 127.0.0.1:PORT with the CA in $WORK/ca, trusting the origin's CA ($WORK/origin-ca.pem).
 # Only ever start them in the background (`ar_proxy ... &`): they `exec`, so `$!` is the proxy's
 # own PID (for its /proc figures and its signals). ar_proxy BIN PORT OUT: a build of `ar`

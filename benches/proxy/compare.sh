@@ -64,6 +64,7 @@ run_suite() {
     local before=""
     if [[ -n $pid ]]; then t0=$(ticks "$pid"); before=$(thread_ticks "$pid"); fi
     out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c "$CONNS" -s "$SECS")
+    no_errors "$name $scheme" "$out"
     keep "$name.$scheme.rps" "$(field rps "$out")" high
     if [[ -n $pid ]]; then
       settle "$pid"
@@ -79,9 +80,11 @@ run_suite() {
       fi
     fi
     out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c 1 -s "$LAT_SECS")
+    no_errors "$name $scheme latency" "$out"
     keep "$name.$scheme.p50" "$(field p50_us "$out")" low; keep "$name.$scheme.p99" "$(field p99_us "$out")" low
   done
   out=$("$LOADGEN" "https://localhost:$HTTPS_PORT/big?n=$((BIG_MB * 1000000))" "${pargs[@]}" --ca "$ca" -c 1 -s "$SECS")
+  no_errors "$name big body" "$out"
   keep "$name.mbps" "$(field mb_per_s "$out")" high
   [[ -n $pid ]] && keep "$name.rss" $(( $(peak_kb "$pid") / 1024 )) low
   echo "  $name done" >&2

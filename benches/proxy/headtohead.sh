@@ -64,6 +64,7 @@ measure() {
   local t0 out n
   t0=$(ticks "$1")
   out=$("$BIN/loadgen" "$3" --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
+  no_errors "$3 through port $2" "$out"
   settle "$1"
   n=$(field requests "$out")
   awk -v r="$(field rps "$out")" -v d=$(( $(ticks "$1") - t0 )) -v hz="$HZ" -v n="$n" \
@@ -82,6 +83,7 @@ for conns in $CONNS; do
     # warm both: connections, leaf certificates, the live spec's first endpoint
     read -r _ _ n < <(measure $AR_PID $AR_PORT "$url" "$conns"); RELAYED=$(( RELAYED + n ))
     read -r _ _ n < <(measure $HS_PID $HS_PORT "$url" "$conns"); HS_RELAYED=$(( HS_RELAYED + n ))
+    stop_if_errors
     WINS[$key]=0
     for i in $(seq 1 "$PAIRS"); do
       if (( i % 2 )); then
@@ -91,6 +93,7 @@ for conns in $CONNS; do
         read -r hs_rps hs_cpu hs_n < <(measure $HS_PID $HS_PORT "$url" "$conns")
         read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
       fi
+      stop_if_errors
       RELAYED=$(( RELAYED + n )); HS_RELAYED=$(( HS_RELAYED + hs_n ))
       ratio=$(awk -v a="$ar_rps" -v b="$hs_rps" 'BEGIN{printf "%.3f", a / b}')
       cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
