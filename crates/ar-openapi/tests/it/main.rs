@@ -46,22 +46,33 @@ pub(crate) struct Imported {
 
 pub(crate) fn import(name: &str, scope: ScopeConfig) -> Imported {
     let flows = flows(name);
-    let mut store = EndpointStore::new(
+    let store = EndpointStore::new(
         Scope::new(scope).expect("valid scope"),
         StoreConfig::default(),
     );
-    let mut documenter = Documenter::new(Redactor::new());
-    for flow in &flows {
-        let ingested = store.ingest(flow);
-        documenter.observe_ingested(flow, &ingested, &store);
-    }
-    documenter.sync(&store);
     let options = Options {
         title: format!("{name} API"),
         ..Options::default()
     };
-    let docs = document(&documenter, &Enrichment::new(), &options).expect("assembles");
+    let (store, docs) = document_flows(store, &flows, &options);
     Imported { flows, store, docs }
+}
+
+/// `flows` ingested in order into `store` and documented as the pipeline
+/// does it; the store comes back beside the documentation.
+pub(crate) fn document_flows<'a>(
+    mut store: EndpointStore,
+    flows: impl IntoIterator<Item = &'a Flow>,
+    options: &Options,
+) -> (EndpointStore, Documentation) {
+    let mut documenter = Documenter::new(Redactor::new());
+    for flow in flows {
+        let ingested = store.ingest(flow);
+        documenter.observe_ingested(flow, &ingested, &store);
+    }
+    documenter.sync(&store);
+    let docs = document(&documenter, &Enrichment::new(), options).expect("assembles");
+    (store, docs)
 }
 
 /// A GET of `url` answered 200 with the JSON `body`, at a time set by `id`.

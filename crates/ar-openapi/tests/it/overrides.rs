@@ -2,11 +2,13 @@
 //! under one rest parameter become one endpoint, whose parameter is declared
 //! and says it spans several segments.
 
-use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_openapi::Options;
 use ar_store::Flow;
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::template::Overrides;
+
+use crate::document_flows;
 
 fn flow(id: u64, path: &str) -> Flow {
     crate::json_get(
@@ -20,20 +22,17 @@ fn flow(id: u64, path: &str) -> Flow {
 fn a_rest_parameter_makes_one_documented_endpoint() {
     let mut config = StoreConfig::default();
     config.template_overrides = Overrides::parse(["/api/files/{path*}"]).unwrap();
-    let mut store = EndpointStore::new(Scope::everything(), config);
-    let mut documenter = Documenter::new(Redactor::new());
+    let store = EndpointStore::new(Scope::everything(), config);
     let paths = [
         "/api/files/a/b/c.txt",
         "/api/files/x.txt",
         "/api/files/docs/readme.md",
         "/api/users/42",
     ];
-    for (i, path) in paths.iter().enumerate() {
-        let flow = flow(i as u64, path);
-        let ingested = store.ingest(&flow);
-        documenter.observe_ingested(&flow, &ingested, &store);
-    }
-    documenter.sync(&store);
+    let flows: Vec<Flow> = (paths.iter().enumerate())
+        .map(|(i, path)| flow(i as u64, path))
+        .collect();
+    let (store, docs) = document_flows(store, &flows, &Options::default());
     let keys: Vec<&str> = store
         .endpoints()
         .into_iter()
@@ -58,7 +57,6 @@ fn a_rest_parameter_makes_one_documented_endpoint() {
         "{explained}"
     );
 
-    let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
     let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
     // The server URL takes the shared `/api`.
     assert_eq!(spec["servers"][0]["url"], "https://api.test/api");

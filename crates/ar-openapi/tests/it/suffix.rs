@@ -1,10 +1,12 @@
 //! Parameters that share their segment with a format suffix (`/t/{tId}.json`)
 //! are declared and described from the value alone.
 
-use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_openapi::Options;
 use ar_store::Flow;
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
+
+use crate::document_flows;
 
 fn flow(id: u64, path: &str) -> Flow {
     crate::json_get(
@@ -16,23 +18,17 @@ fn flow(id: u64, path: &str) -> Flow {
 
 #[test]
 fn an_id_before_a_format_suffix_is_a_declared_parameter() {
-    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
-    let mut documenter = Documenter::new(Redactor::new());
-    for (i, path) in [
+    let store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    let paths = [
         "/t/27176.json",
         "/t/35860.json",
         "/t/40452.json",
         "/latest.json",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let flow = flow(i as u64, path);
-        let ingested = store.ingest(&flow);
-        documenter.observe_ingested(&flow, &ingested, &store);
-    }
-    documenter.sync(&store);
-    let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+    ];
+    let flows: Vec<Flow> = (paths.iter().enumerate())
+        .map(|(i, path)| flow(i as u64, path))
+        .collect();
+    let (_, docs) = document_flows(store, &flows, &Options::default());
     let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
     let paths: Vec<&String> = spec["paths"].as_object().unwrap().keys().collect();
     assert_eq!(paths, ["/latest.json", "/t/{tId}.json"]);

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use ar_openapi::{Documentation, Documenter, Enrichment, Options, Redactor, document};
+use ar_openapi::{Documentation, Options};
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
@@ -15,6 +15,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value};
 
+use crate::document_flows;
 use crate::validator::assert_all_valid;
 
 /// Words a path, a query or a body may hold: names, YAML 1.1 booleans and
@@ -173,15 +174,11 @@ fn flow(id: u64, x: &Exchange) -> Flow {
 
 /// The spec of `traffic`, through the real store and documenter.
 fn documented(traffic: &[Exchange]) -> Documentation {
-    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
-    let mut documenter = Documenter::new(Redactor::new());
-    for (id, x) in traffic.iter().enumerate() {
-        let flow = flow(id as u64, x);
-        let ingested = store.ingest(&flow);
-        documenter.observe_ingested(&flow, &ingested, &store);
-    }
-    documenter.sync(&store);
-    document(&documenter, &Enrichment::new(), &Options::default()).expect("assembles")
+    let store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    let flows: Vec<Flow> = (traffic.iter().enumerate())
+        .map(|(id, x)| flow(id as u64, x))
+        .collect();
+    document_flows(store, &flows, &Options::default()).1
 }
 
 /// Every `$ref` in `v`, examples (which are data) left out.
