@@ -95,6 +95,10 @@ pub struct Ledger {
     pub other_hosts: BTreeMap<String, u64>,
     /// Documented flows with a body that could not be decoded as its content type claims.
     pub undecodable_bodies: u64,
+    /// What the input did not hold as written, before it became flows, one
+    /// phrase each ("3 entries without a response: request side documented"):
+    /// a spec that stands on repaired input says so.
+    pub input_notes: Vec<String>,
 }
 
 /// At most this many out-of-scope hosts are listed by name.
@@ -139,6 +143,13 @@ impl Documenter {
             endpoints: BTreeMap::new(),
             ledger: Ledger::default(),
         }
+    }
+
+    /// Records that the input was repaired or partly unreadable before it
+    /// became flows (`note` is a phrase such as "2 entries without
+    /// startedDateTime: time of the previous entry used"), for API.md.
+    pub fn note_input(&mut self, note: impl Into<String>) {
+        self.ledger.input_notes.push(note.into());
     }
 
     /// The redactor in use.

@@ -307,6 +307,13 @@ fn left_out(out: &mut String, ledger: &Ledger) {
         let _ = writeln!(out);
     }
     let _ = writeln!(out, "## What was left out\n");
+    if !ledger.input_notes.is_empty() {
+        let _ = writeln!(out, "The input was not read exactly as written:\n");
+        for note in &ledger.input_notes {
+            let _ = writeln!(out, "- {note}");
+        }
+        let _ = writeln!(out);
+    }
     if ledger.skipped.is_empty() && ledger.undecodable_bodies == 0 {
         let _ = writeln!(out, "Nothing: every flow seen is documented.");
         return;
@@ -478,6 +485,29 @@ mod tests {
                 "  - `city`: string",
                 "- `id`: integer, required",
             ]
+        );
+    }
+
+    #[test]
+    fn the_ledger_says_what_input_was_repaired_before_what_was_left_out() {
+        let mut ledger = Ledger::default();
+        let mut out = String::new();
+        left_out(&mut out, &ledger);
+        assert_eq!(
+            out,
+            "## What was left out\n\nNothing: every flow seen is documented.\n"
+        );
+
+        ledger
+            .input_notes
+            .push("2 entries without a response: request side documented".into());
+        let mut out = String::new();
+        left_out(&mut out, &ledger);
+        assert_eq!(
+            out,
+            "## What was left out\n\nThe input was not read exactly as written:\n\n\
+             - 2 entries without a response: request side documented\n\n\
+             Nothing: every flow seen is documented.\n"
         );
     }
 }

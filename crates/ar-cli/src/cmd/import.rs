@@ -232,6 +232,9 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| pipeline.default_title());
     pipeline.set_title(title);
+    for note in &not_as_written {
+        pipeline.note_input(note.clone());
+    }
     let documents = pipeline.documents()?;
     documents.write_to(&args.out)?;
 

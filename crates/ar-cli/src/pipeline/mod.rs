@@ -333,6 +333,11 @@ impl Pipeline {
         }
     }
 
+    /// Records, for API.md, that the input was repaired or partly unreadable.
+    pub(crate) fn note_input(&mut self, note: String) {
+        self.documenter.note_input(note);
+    }
+
     /// What was left out, and why.
     pub(crate) fn ledger(&self) -> &ar_openapi::Ledger {
         self.documenter.ledger()

@@ -492,7 +492,8 @@ fn hars_of_other_exporters_import_and_say_what_was_repaired() {
         assert!(yaml.contains("paths:\n  /"), "{name}: no operation\n{yaml}");
         crate::validate_if_possible(&dir.join("openapi.yaml"));
         crate::validate_if_possible(&dir.join("openapi.json"));
-        lines.push((name, text(&result.stdout), yaml));
+        let markdown = std::fs::read_to_string(dir.join("API.md")).unwrap();
+        lines.push((name, text(&result.stdout), yaml, markdown));
     }
     let [firefox, fiddler, minimal, load_test] = &lines[..] else {
         unreachable!()
@@ -524,6 +525,18 @@ fn hars_of_other_exporters_import_and_say_what_was_repaired() {
         fiddler.2.contains("No response was captured"),
         "{}",
         fiddler.2
+    );
+    assert!(
+        fiddler
+            .3
+            .contains("- 3 entries without a response: request side documented\n"),
+        "API.md's ledger says what the spec stands on\n{}",
+        fiddler.3
+    );
+    assert!(
+        !firefox.3.contains("not read exactly as written"),
+        "{}",
+        firefox.3
     );
     assert!(
         minimal.1.contains(
