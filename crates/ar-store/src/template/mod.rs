@@ -307,6 +307,10 @@ pub enum KeptReason {
     },
     /// Alike siblings exist, but all are plural collection names (`orgs`, `users`).
     CollectionNames,
+    /// A leaf that follows several of the names or values before it: an
+    /// operation or a part of each (`/jobs/{id}/cancel` after many ids,
+    /// `search` after `experiments` and `runs`), not a value.
+    AfterSeveral,
     /// A value that never varied here while it led to several paths: an API
     /// generation (`/1/...`, `/api/3/...`), not an id.
     Constant {
@@ -349,6 +353,7 @@ impl fmt::Display for KeptReason {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
             Self::CollectionNames => f.write_str("alike siblings are all collection names"),
+            Self::AfterSeveral => f.write_str("a name: it follows several of the values before it"),
             Self::Constant { samples, paths } => write!(
                 f,
                 "a constant: the only value here in {samples} flows, followed by {paths} different paths"

@@ -181,6 +181,9 @@ fn build<'r>(
         .collect();
     let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
     let mut kept: BTreeMap<&str, KeptReason> = BTreeMap::new();
+    // Leaves left out of the items here because they follow several of the
+    // values before them: why they stay literal unless another rule folds them.
+    let mut after_several: BTreeSet<&str> = BTreeSet::new();
     if !weak.is_empty() {
         let names_parent = parent_name.filter(|_| parent == Parent::Literal);
         match weak_values_kept(&weak, &lits, params.is_empty(), parent, names_parent) {
@@ -247,11 +250,12 @@ fn build<'r>(
             // beside `/runs/search`), not an item.
             let items = !namespace && params.is_empty();
             let (threshold, open) = if items {
-                let open = candidates
-                    .iter()
-                    .copied()
-                    .filter(|k| !verbs.contains(k))
-                    .collect();
+                // A word that is a value elsewhere is no operation, wherever
+                // else it recurs (one key in several environments).
+                let value = |k: &str| ctx.known.contains_key(k) || ctx.learnt.contains_key(k);
+                let (open, verbs): (Vec<&str>, Vec<&str>) =
+                    (candidates.iter()).partition(|k| !verbs.contains(*k) || value(k));
+                after_several.extend(verbs);
                 (ITEM_LEAVES, open)
             } else {
                 (cfg.cardinality_threshold, candidates.clone())
@@ -336,6 +340,8 @@ fn build<'r>(
             KeptReason::Pinned
         } else if let Some(reason) = kept.remove(name) {
             reason
+        } else if after_several.contains(name) {
+            KeptReason::AfterSeveral
         } else {
             KeptReason::OwnShape {
                 siblings: candidates.len(),
@@ -369,9 +375,10 @@ fn build<'r>(
         for (k, rule) in &fold {
             ctx.learn(k, rule);
         }
+        let verbs = leaves_of_values(&params, &lits, &fold);
         let depth = ctx.at.len();
         ctx.at.push_str("/{}");
-        let child = build(&param_raws, Parent::Param, None, &BTreeSet::new(), ctx);
+        let child = build(&param_raws, Parent::Param, None, &verbs, ctx);
         ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
             node: child,
@@ -384,6 +391,27 @@ fn build<'r>(
         }));
     }
     node
+}
+
+/// Names of leaf literals below a parameter's values that act on a value
+/// rather than name one (`/jobs/{id}/cancel`, `/jobs/{id}/retry`): those
+/// below two or more of the literals `fold` took, and every leaf below the
+/// values the trie merged in `params`, since which value led there is not
+/// known and an id is followed by its operations far more often than by
+/// ids of its own.
+fn leaves_of_values<'a>(
+    params: &[&'a RawNode],
+    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    fold: &BTreeMap<&str, Rule>,
+) -> BTreeSet<&'a str> {
+    let folded: BTreeMap<&'a str, Vec<&'a RawNode>> = (lits.iter())
+        .filter(|(k, _)| fold.contains_key(*k))
+        .map(|(k, raws)| (*k, raws.clone()))
+        .collect();
+    let mut verbs = leaves_under_several(&folded);
+    let merged = (params.iter()).flat_map(|p| &p.literals);
+    verbs.extend(merged.filter(|(_, c)| c.is_leaf()).map(|(name, _)| &**name));
+    verbs
 }
 
 /// Names of leaf literals found directly below two or more of `lits`.
@@ -1646,5 +1674,61 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/groups/owned"), "/groups/{groupId}");
         assert_eq!(tpl(&t, "/projects/owned"), "/projects/owned");
+    }
+
+    #[test]
+    fn leaves_that_follow_several_values_are_operations_on_them() {
+        // After ids the trie merged, `cancel` and `retry` answer as the job
+        // does: operations on a job, not values of a second parameter.
+        let mut t = Templater::default();
+        for id in [101, 202, 303, 404] {
+            t.observe("h", &format!("/jobs/{id}"), Some(1));
+        }
+        for (id, action) in [
+            (101, "cancel"),
+            (202, "cancel"),
+            (303, "retry"),
+            (404, "retry"),
+        ] {
+            t.observe("h", &format!("/jobs/{id}/{action}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/jobs/101/cancel"), "/jobs/{jobId}/cancel");
+        assert_eq!(tpl(&t, "/jobs/404/retry"), "/jobs/{jobId}/retry");
+        assert_eq!(
+            literal_reason(&t, "/jobs/404/retry", 2),
+            KeptReason::AfterSeveral
+        );
+
+        // After names folded into a parameter: a leaf that follows several
+        // of them is an operation, whatever it answers.
+        let mut t = Templater::default();
+        for f in ["resize-image", "send-mail", "index-docs", "bill-orders"] {
+            t.observe("h", &format!("/functions/{f}"), Some(1));
+            t.observe("h", &format!("/functions/{f}/versions"), Some(2));
+        }
+        for f in ["resize-image", "send-mail", "index-docs"] {
+            t.observe("h", &format!("/functions/{f}/configuration"), Some(3));
+            t.observe("h", &format!("/functions/{f}/code"), Some(3));
+        }
+        assert_eq!(
+            tpl(&t, "/functions/send-mail/configuration"),
+            "/functions/{function}/configuration"
+        );
+        assert_eq!(
+            tpl(&t, "/functions/send-mail/code"),
+            "/functions/{function}/code"
+        );
+
+        // A leaf after one value each is a value itself: `/repos/{owner}/{repo}`.
+        let mut t = Templater::default();
+        for (owner, repo) in [
+            ("alice", "dotfiles"),
+            ("bob", "website"),
+            ("carol", "notebook"),
+            ("dave", "compiler"),
+        ] {
+            t.observe("h", &format!("/repos/{owner}/{repo}"), Some(7));
+        }
+        assert_eq!(tpl(&t, "/repos/bob/website"), "/repos/{owner}/{repo}");
     }
 }
