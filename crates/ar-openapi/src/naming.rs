@@ -80,6 +80,17 @@ pub(crate) fn tag(template: &str) -> String {
 /// `GET /users` → `listUsers`, `GET /users/{userId}` → `getUser`,
 /// `POST /users` → `createUser`, `GET /users/{userId}/orders` → `listUserOrders`.
 pub(crate) fn operation_id(method: &str, template: &str) -> String {
+    if let Some((on, verb)) = custom_method(template) {
+        // The verb names the operation, whatever the method:
+        // `startProjectInstance`, `batchGetProjectInstances`.
+        let segments = segments(on);
+        let literals = resource_literals(&segments);
+        let on_collection = !matches!(segments.last(), Some(Segment::Param(_)));
+        return format!(
+            "{verb}{}",
+            pascal_words(&literals, &segments, on_collection)
+        );
+    }
     let segments = segments(template);
     let literals = resource_literals(&segments);
     let ends_with_param = matches!(segments.last(), Some(Segment::Param(_)));
@@ -110,6 +121,19 @@ pub(crate) fn operation_id(method: &str, template: &str) -> String {
         id.push_str("Root");
     }
     id
+}
+
+/// A custom method ending the template (`/instances/{instance}:start`,
+/// `/instances:batchGet`, as Google's AIP-136 writes them): the template
+/// without it, and the verb.
+fn custom_method(template: &str) -> Option<(&str, &str)> {
+    let colon = template
+        .rfind(':')
+        .filter(|c| !template[*c..].contains('/'))?;
+    let (on, verb) = (&template[..colon], &template[colon + 1..]);
+    let camel = verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+        && verb.bytes().all(|b| b.is_ascii_alphabetic());
+    (camel && !on.ends_with('/')).then_some((on, verb))
 }
 
 /// PascalCase of the resource words; a word followed by a parameter (an item
@@ -304,6 +328,22 @@ mod tests {
             operation_id("GET", "/repos/{owner}/{repo}/issues"),
             "listRepoIssues"
         );
+    }
+
+    #[test]
+    fn custom_methods_name_their_operation() {
+        assert_eq!(
+            operation_id("POST", "/v1/projects/{project}/instances/{instance}:start"),
+            "startProjectInstance"
+        );
+        assert_eq!(
+            operation_id("POST", "/v1/projects/{project}/instances:batchGet"),
+            "batchGetProjectInstances"
+        );
+        // Not a verb: a port, a time, a colon inside a value.
+        assert_eq!(operation_id("GET", "/hosts/{host}:8080"), "getHost");
+        assert_eq!(custom_method("/at/12:30"), None);
+        assert_eq!(custom_method("/a:b/{c}"), None);
     }
 
     #[test]

@@ -479,9 +479,8 @@ impl StatusClass {
     }
 }
 
-/// Response formats that a path may name in a suffix (`/t/27176.json`).
-/// Each marker is the trie's token for the suffix: a NUL never appears in a
-/// raw URL path, so no segment can be mistaken for one.
+/// Response formats that a path may name in a suffix (`/t/27176.json`),
+/// each with its trie token ([`SegmentSuffix::token`]).
 const FORMATS: [(&str, &str); 8] = [
     ("json", "\0.json"),
     ("xml", "\0.xml"),
@@ -493,16 +492,58 @@ const FORMATS: [(&str, &str); 8] = [
     ("rss", "\0.rss"),
 ];
 
-/// Splits a raw segment into its stem and the trie's marker for a format
-/// suffix: `27176.json` is the value `27176` answered as JSON, so the id
-/// is templated alone (`/t/{topicId}.json`). A stem with a dot of its own
-/// (`example.com.json`) or none at all keeps the whole segment.
+/// What the trie keeps apart from a segment's stem, as a child of its own:
+/// a response format (`27176.json`: the value `27176` answered as JSON) or,
+/// in a path's last segment, a custom method (`instances/i1:start`, as
+/// Google's AIP-136 writes them: an operation on `i1`, not another value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SegmentSuffix<'a> {
+    /// One of [`FORMATS`], by its marker.
+    Format(&'static str),
+    /// `:verb`, as written.
+    Method(&'a str),
+}
+
+impl<'a> SegmentSuffix<'a> {
+    /// The trie's token: a NUL, then the suffix as written. A NUL never
+    /// appears in a raw URL path, so no segment can be mistaken for one.
+    pub(crate) fn token(self) -> std::borrow::Cow<'a, str> {
+        match self {
+            Self::Format(marker) => marker.into(),
+            Self::Method(text) => format!("\0{text}").into(),
+        }
+    }
+
+    /// As written in the path: `.json`, `:start`.
+    pub(crate) fn text(self) -> &'a str {
+        match self {
+            Self::Format(marker) => &marker[1..],
+            Self::Method(text) => text,
+        }
+    }
+}
+
+/// Splits a raw segment into its stem and what follows it ([`SegmentSuffix`]).
+/// A stem with a dot of its own (`example.com.json`) or none at all keeps
+/// the whole segment; a custom method is only split off the `last` segment,
+/// and only as `:` and a lowerCamel verb after a stem without a colon.
 ///
 /// ```text
-/// split_format("27176.json") == ("27176", Some("\0.json"))
-/// split_format("a.b.json")   == ("a.b.json", None)
+/// split_suffix("27176.json", false) == ("27176", Some(Format("\0.json")))
+/// split_suffix("a.b.json", false)   == ("a.b.json", None)
+/// split_suffix("i1:start", true)    == ("i1", Some(Method(":start")))
+/// split_suffix("i1:start", false)   == ("i1:start", None)
 /// ```
-pub(crate) fn split_format(segment: &str) -> (&str, Option<&'static str>) {
+pub(crate) fn split_suffix(segment: &str, last: bool) -> (&str, Option<SegmentSuffix<'_>>) {
+    if last && let Some(colon) = memchr::memrchr(b':', segment.as_bytes()) {
+        let (stem, verb) = (&segment[..colon], &segment[colon + 1..]);
+        let camel = verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+            && verb.len() >= 2
+            && verb.bytes().all(|b| b.is_ascii_alphabetic());
+        if camel && !stem.is_empty() && !stem.contains(':') {
+            return (stem, Some(SegmentSuffix::Method(&segment[colon..])));
+        }
+    }
     let Some(dot) = memchr::memrchr(b'.', segment.as_bytes()) else {
         return (segment, None);
     };
@@ -511,14 +552,21 @@ pub(crate) fn split_format(segment: &str) -> (&str, Option<&'static str>) {
         return (segment, None);
     }
     match FORMATS.iter().find(|(e, _)| *e == ext) {
-        Some((_, marker)) => (stem, Some(marker)),
+        Some((_, marker)) => (stem, Some(SegmentSuffix::Format(marker))),
         None => (segment, None),
     }
 }
 
-/// The suffix a format marker stands for (`.json`), or `None` for any other token.
+/// The suffix a trie token stands for (`.json`, `:start`), or `None` for any
+/// other token.
 pub(crate) fn format_suffix(token: &str) -> Option<&str> {
     token.strip_prefix('\0')
+}
+
+/// Whether a trie token is a response format, which says how a path
+/// answers, not where it leads (a custom method does say where).
+pub(crate) fn is_format_token(token: &str) -> bool {
+    token.starts_with("\0.")
 }
 
 /// Splits a URL path into raw segments and whether it had a trailing slash.

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::view::{self, ViewNode};
 use super::{
     Decision, Explanation, KeptReason, Overrides, PathTemplate, Segment, SegmentKind,
-    classify_segment, format_suffix, split_format, split_path,
+    SegmentSuffix, classify_segment, format_suffix, is_format_token, split_path, split_suffix,
 };
 
 /// Limits and thresholds of the templater.
@@ -74,8 +74,9 @@ pub(crate) struct RawNode {
 }
 
 impl RawNode {
-    /// Whether no path goes on below this node: no children, or only format
-    /// suffixes with nothing after them (`/tags/docker.json` ends at `docker`).
+    /// Whether no path goes on below this node: no children, or only
+    /// suffixes with nothing after them (`/tags/docker.json` ends at
+    /// `docker`, `/instances/i1:start` at `i1`).
     pub(crate) fn is_leaf(&self) -> bool {
         self.param.is_none()
             && (self.literals.iter())
@@ -86,7 +87,7 @@ impl RawNode {
     /// format suffix (`/u/ann` and `/u/ann.json` both answer for `ann`).
     pub(crate) fn answer_shapes(&self) -> impl Iterator<Item = u64> + '_ {
         let suffixed = (self.literals.iter())
-            .filter(|(text, _)| format_suffix(text).is_some())
+            .filter(|(text, _)| is_format_token(text))
             .flat_map(|(_, child)| &child.shapes);
         self.shapes.iter().chain(suffixed).copied()
     }
@@ -403,11 +404,16 @@ impl Templater {
         // Pin every raw node that can stand at `position` on the way of this
         // path's template: the literal parent and any parameter parent.
         let mut frontier: Vec<&mut RawNode> = vec![&mut trie.raw];
-        let tokens = segments[..position].iter().flat_map(|segment| {
-            let (stem, format) = split_format(segment);
-            std::iter::once(stem).chain(format)
-        });
+        let last = segments.len() - 1;
+        let tokens = segments[..position]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, segment)| {
+                let (stem, suffix) = split_suffix(segment, i == last);
+                std::iter::once(stem.into()).chain(suffix.map(SegmentSuffix::token))
+            });
         for segment in tokens {
+            let segment: &str = &segment;
             let mut next = Vec::new();
             for node in frontier {
                 let RawNode {
@@ -546,14 +552,18 @@ fn observe_in(
     let mut changed = false;
     let mut node = &mut trie.raw;
     node.count += 1;
-    let (mut segments, trailing) = split_path(path);
+    let (segments, trailing) = split_path(path);
+    let mut segments = segments.peekable();
     layer1.clear();
-    for (position, segment) in segments.by_ref().enumerate().take(cfg.max_depth) {
+    for position in 0..cfg.max_depth {
+        let Some(segment) = segments.next() else {
+            break;
+        };
         let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
-        let (stem, format) = split_format(segment);
+        let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
         node = descend(node, cfg, stem, origin, layer1, &mut changed);
-        if let Some(marker) = format {
-            node = descend(node, cfg, marker, None, layer1, &mut changed);
+        if let Some(suffix) = suffix {
+            node = descend(node, cfg, &suffix.token(), None, layer1, &mut changed);
         }
     }
     for segment in segments {

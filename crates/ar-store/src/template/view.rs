@@ -12,7 +12,8 @@ use super::naming::{NameInput, name_params};
 use super::trie::{Origin, RawNode, TemplaterConfig, kind_bit, kinds_of};
 use super::{
     Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule, Segment,
-    SegmentKind, classify_segment, format_suffix, is_version_like, split_format, split_path,
+    SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token, is_version_like,
+    split_path, split_suffix,
 };
 
 #[derive(Debug, Default)]
@@ -527,7 +528,7 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
             // A format suffix says how a path answers, not where it leads:
             // `/latest.json` and `/search.json` are no more alike than
             // `/latest` and `/search`.
-            if format_suffix(name).is_some() {
+            if is_format_token(name) {
                 end(child, prefix, out);
                 walk(child, prefix, out);
                 continue;
@@ -806,16 +807,17 @@ enum Step<'v, 'p> {
 /// that ends a parameter's segment (`.json` in `/t/27176.json`).
 struct Walk<'v, 'p> {
     steps: Vec<Step<'v, 'p>>,
-    suffixes: Vec<Option<&'static str>>,
+    suffixes: Vec<Option<&'p str>>,
     trailing: bool,
 }
 
 fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
     let (segments, trailing) = split_path(path);
+    let mut segments = segments.peekable();
     let mut node = Some(view);
     let (mut steps, mut suffixes) = (Vec::new(), Vec::new());
-    for segment in segments {
-        let (stem, marker) = split_format(segment);
+    while let Some(segment) = segments.next() {
+        let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
         let kind = classify_segment(stem);
         let here = node.take();
         let step = match (here, kind) {
@@ -844,11 +846,11 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
             },
             (None, None) => Step::Lit(segment, None),
         };
-        if let Some(marker) = marker {
-            node = node.and_then(|n| n.literals.get(marker));
+        if let Some(suffix) = suffix {
+            node = node.and_then(|n| n.literals.get(&*suffix.token()));
         }
         let suffix = match step {
-            Step::Param(..) => marker.and_then(format_suffix),
+            Step::Param(..) => suffix.map(SegmentSuffix::text),
             Step::Lit(..) => None,
         };
         steps.push(step);
@@ -1730,5 +1732,40 @@ mod tests {
             t.observe("h", &format!("/repos/{owner}/{repo}"), Some(7));
         }
         assert_eq!(tpl(&t, "/repos/bob/website"), "/repos/{owner}/{repo}");
+    }
+
+    #[test]
+    fn a_custom_method_after_an_id_is_its_own_operation() {
+        let mut t = Templater::default();
+        for project in ["alpha", "beta", "gamma"] {
+            for instance in ["web-1", "db-2", "cache-3"] {
+                let item = format!("/v1/projects/{project}/instances/{instance}");
+                t.observe("h", &item, Some(1));
+                t.observe("h", &format!("{item}:start"), Some(2));
+                t.observe("h", &format!("{item}:stop"), Some(2));
+            }
+            let batch = format!("/v1/projects/{project}/instances:batchGet");
+            t.observe("h", &batch, Some(3));
+        }
+        let item = "/v1/projects/{project}/instances/{instance}";
+        assert_eq!(tpl(&t, "/v1/projects/beta/instances/db-2"), item);
+        assert_eq!(
+            tpl(&t, "/v1/projects/beta/instances/db-2:start"),
+            format!("{item}:start")
+        );
+        assert_eq!(
+            tpl(&t, "/v1/projects/gamma/instances/web-1:stop"),
+            format!("{item}:stop")
+        );
+        assert_eq!(
+            tpl(&t, "/v1/projects/alpha/instances:batchGet"),
+            "/v1/projects/{project}/instances:batchGet"
+        );
+        // Only the last segment has a method; a colon elsewhere is part of a value.
+        t.observe("h", "/v1/projects/alpha/instances/web-1:9090/logs", Some(4));
+        assert_eq!(
+            tpl(&t, "/v1/projects/alpha/instances/web-1:9090/logs"),
+            "/v1/projects/{project}/instances/web-1:9090/logs"
+        );
     }
 }
