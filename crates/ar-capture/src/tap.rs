@@ -59,6 +59,8 @@ pub(crate) struct TapBody<B> {
     raw: Vec<u8>,
     cap: usize,
     seen: u64,
+    /// The length the body announced (`Content-Length`), if it did.
+    announced: Option<u64>,
     done: Option<Done>,
 }
 
@@ -73,12 +75,13 @@ where
         // A body of known length gets its copy's buffer in one allocation:
         // growing by doubling to a cap of megabytes copied it again at every
         // step, onto fresh pages.
-        let known = inner.size_hint().exact().unwrap_or(0);
+        let announced = inner.size_hint().exact();
         let mut tap = Self {
-            raw: Vec::with_capacity(known.min(cap as u64) as usize),
+            raw: Vec::with_capacity(announced.unwrap_or(0).min(cap as u64) as usize),
             inner,
             cap,
             seen: 0,
+            announced,
             done: Some(Box::new(done)),
         };
         if tap.inner.is_end_stream() {
@@ -152,8 +155,17 @@ impl<B> Drop for TapBody<B> {
     fn drop(&mut self) {
         if self.done.is_some() {
             // Bodies that reached their end finished in `poll_frame` (or in
-            // `new` when empty), so the reader stopped early.
-            self.finish(TapEnd::Dropped);
+            // `new` when empty), so the reader stopped early, unless every
+            // announced byte went through: hyper's HTTP/1.1 writer drops a
+            // body once it has written its `Content-Length`, without waiting
+            // for an HTTP/2 origin's END_STREAM, which nginx sends in a frame
+            // of its own after the data.
+            let end = if self.announced == Some(self.seen) {
+                TapEnd::Complete
+            } else {
+                TapEnd::Dropped
+            };
+            self.finish(end);
         }
     }
 }
@@ -240,6 +252,54 @@ mod tests {
         let tapped = seen.lock().unwrap().take().unwrap();
         assert_eq!(tapped.end, TapEnd::Dropped);
         assert_eq!(tapped.raw, b"abc");
+    }
+
+    /// Announces its length, yields its frames, then never ends (an HTTP/2
+    /// body whose END_STREAM has not come yet).
+    struct AnnouncedOpen {
+        frames: Vec<Bytes>,
+        length: u64,
+    }
+
+    impl Body for AnnouncedOpen {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            if self.frames.is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(Some(Ok(Frame::data(self.frames.remove(0)))))
+            }
+        }
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::with_exact(self.length)
+        }
+    }
+
+    #[tokio::test]
+    async fn dropped_after_every_announced_byte_is_complete() {
+        let frames = vec![Bytes::from_static(b"abc"), Bytes::from_static(b"def")];
+        let (seen, done) = slot();
+        let body = AnnouncedOpen { frames, length: 6 };
+        let mut body = TapBody::new(body, 100, done);
+        body.frame().await.unwrap().unwrap();
+        body.frame().await.unwrap().unwrap();
+        drop(body);
+        let tapped = seen.lock().unwrap().take().unwrap();
+        assert_eq!(
+            (tapped.end, tapped.raw),
+            (TapEnd::Complete, b"abcdef".to_vec())
+        );
+
+        let frames = vec![Bytes::from_static(b"abc")];
+        let (seen, done) = slot();
+        let mut body = TapBody::new(AnnouncedOpen { frames, length: 6 }, 100, done);
+        body.frame().await.unwrap().unwrap();
+        drop(body);
+        assert_eq!(seen.lock().unwrap().take().unwrap().end, TapEnd::Dropped);
     }
 
     #[tokio::test]
