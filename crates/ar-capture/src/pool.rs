@@ -30,6 +30,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::proxy::ProxyBody;
+use crate::server::MAX_HEADER_LIST_SIZE;
 use crate::upstream::{Dialer, UpstreamError, UpstreamInfo};
 
 /// An idle connection is closed after this long (origins time theirs out too).
@@ -344,11 +345,8 @@ impl Pool {
             .map_err(SendError::Dial)?;
         let info = conn.info.clone();
         if conn.h2 {
-            let (sender, connection) = http2::Builder::new(TokioExecutor::new())
-                .timer(TokioTimer::new())
-                .handshake(conn)
-                .await
-                .map_err(SendError::Http)?;
+            let (sender, connection) =
+                h2_client().handshake(conn).await.map_err(SendError::Http)?;
             tokio::spawn(connection);
             let shared = SharedH2 {
                 since: Instant::now(),
@@ -480,6 +478,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The HTTP/2 client for origins.
+fn h2_client() -> http2::Builder<TokioExecutor> {
+    let mut builder = http2::Builder::new(TokioExecutor::new());
+    builder
+        .timer(TokioTimer::new())
+        .max_header_list_size(MAX_HEADER_LIST_SIZE);
+    builder
+}
+
 #[cfg(test)]
 mod tests {
     use http_body_util::BodyExt as _;
@@ -490,6 +497,28 @@ mod tests {
         http_body_util::Empty::new()
             .map_err(Into::into)
             .boxed_unsync()
+    }
+
+    #[tokio::test]
+    async fn an_http2_origin_may_answer_with_a_header_as_big_as_browsers_take() {
+        use hyper_util::rt::TokioIo;
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let service = hyper::service::service_fn(|_req: Request<Incoming>| async {
+            let response = Response::builder()
+                .header("set-cookie", "a".repeat(64 * 1024))
+                .body(http_body_util::Empty::<bytes::Bytes>::new());
+            Ok::<_, http::Error>(response.unwrap())
+        });
+        let server = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+        tokio::spawn(server.serve_connection(TokioIo::new(server_io), service));
+        let (mut sender, connection) = h2_client()
+            .handshake(TokioIo::new(client_io))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let request = Request::get("https://shop.test/").body(empty()).unwrap();
+        let response = sender.send_request(request).await.unwrap();
+        assert_eq!(response.headers()["set-cookie"].len(), 64 * 1024);
     }
 
     #[test]

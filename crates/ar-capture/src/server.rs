@@ -18,6 +18,12 @@ use tokio::net::TcpStream;
 use crate::proxy::{ProxyBody, Shared};
 use crate::{connect, forward, record};
 
+/// The largest header block the proxy takes over HTTP/2, both ways: what
+/// Chromium takes and sends (256 KiB). hyper's default (16 KiB) answered a
+/// 16 KiB cookie with 431 where the origin (and the proxy over HTTP/1.1,
+/// whose limit is hyper's 400 KiB read buffer) took it.
+pub(crate) const MAX_HEADER_LIST_SIZE: u32 = 256 * 1024;
+
 /// Where requests on a connection are going.
 #[derive(Debug, Clone)]
 pub(crate) enum Target {
@@ -125,12 +131,7 @@ where
     });
     let io = TokioIo::new(io);
     let result = if h2 {
-        hyper::server::conn::http2::Builder::new(TokioExecutor::new())
-            .timer(TokioTimer::new())
-            // RFC 8441: browsers open WebSockets on an h2 connection with an extended CONNECT.
-            .enable_connect_protocol()
-            .serve_connection(io, service)
-            .await
+        h2_server().serve_connection(io, service).await
     } else {
         hyper::server::conn::http1::Builder::new()
             .serve_connection(io, service)
@@ -140,6 +141,17 @@ where
     if let Err(error) = result {
         tracing::debug!(%error, "intercepted connection ended with an error");
     }
+}
+
+/// The HTTP/2 server for intercepted connections.
+fn h2_server() -> hyper::server::conn::http2::Builder<TokioExecutor> {
+    let mut builder = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
+    builder
+        .timer(TokioTimer::new())
+        // RFC 8441: browsers open WebSockets on an h2 connection with an extended CONNECT.
+        .enable_connect_protocol()
+        .max_header_list_size(MAX_HEADER_LIST_SIZE);
+    builder
 }
 
 /// Routes one request. Boxed: a tunnel's server calls back into this, and
@@ -203,6 +215,30 @@ mod tests {
         assert_eq!(t("https", "shop.test", 8443), "https://shop.test:8443");
         assert_eq!(t("http", "::1", 80), "http://[::1]");
         assert_eq!(Target::Absolute.origin(), None);
+    }
+
+    #[tokio::test]
+    async fn an_http2_client_may_send_a_header_as_big_as_browsers_do() {
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let service = service_fn(|req: Request<Incoming>| async move {
+            let size = req.headers()["cookie"].len();
+            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from(size.to_string()))))
+        });
+        tokio::spawn(h2_server().serve_connection(TokioIo::new(server_io), service));
+        let (mut sender, connection) =
+            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(client_io))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let cookie = "a".repeat(64 * 1024);
+        let request = Request::get("https://shop.test/")
+            .header("cookie", cookie)
+            .body(http_body_util::Empty::<Bytes>::new())
+            .unwrap();
+        let response = sender.send_request(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(body, "65536");
     }
 
     #[test]
