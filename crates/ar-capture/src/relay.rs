@@ -1,6 +1,7 @@
 //! Byte-level plumbing for tunnels: replaying peeked bytes, and relaying
 //! two sockets both ways while observers watch each direction.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -67,6 +68,13 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Rewind<T> {
 /// Watches the bytes relayed in one direction.
 pub(crate) trait Observer: Send {
     fn observe(&mut self, chunk: &[u8]);
+
+    /// When this direction's sender has finished: what to wait for before
+    /// passing its end on (shutting down the other socket's write half).
+    /// By default nothing: a half-close goes through at once.
+    fn before_end(&mut self) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
+        None
+    }
 }
 
 /// Keeps the first `cap` bytes and counts the rest.
@@ -168,6 +176,9 @@ where
         if let Err(e) = to.write_all(&buf[..n]).await {
             return Err(e.to_string());
         }
+    }
+    if let Some(wait) = observer.before_end() {
+        wait.await;
     }
     let _ = to.shutdown().await;
     Ok(())

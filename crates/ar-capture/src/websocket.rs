@@ -9,6 +9,8 @@
 //! negotiated and recorded payloads are readable; both ends still speak
 //! plain RFC 6455.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use ar_store::{Body, Direction, ErrorKind, Flow, WebSocketFrame, WebSocketLog, WsOpcode};
@@ -17,6 +19,7 @@ use http::{Request, Response, StatusCode, Uri, header};
 use http_body_util::{BodyExt as _, Empty, Full, Limited};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use tokio::sync::Notify;
 
 use crate::forward::Started;
 use crate::proxy::{ProxyBody, Shared};
@@ -201,8 +204,7 @@ async fn relay_handshake(
             log: WebSocketLog::default(),
             max_frames: caps.1,
         }));
-        let mut up = FrameParser::new(Direction::ClientToServer, Arc::clone(&recorder), caps.0);
-        let mut down = FrameParser::new(Direction::ServerToClient, Arc::clone(&recorder), caps.0);
+        let (mut up, mut down) = FrameParser::pair(&recorder, caps.0);
         let end = relay(
             TokioIo::new(client_io),
             TokioIo::new(server_io),
@@ -210,15 +212,19 @@ async fn relay_handshake(
             &mut down,
         )
         .await;
+        let (client_error, server_error) = (
+            after_close(end.client_error, up.closed),
+            after_close(end.server_error, down.closed),
+        );
         drop((up, down));
         flow.websocket = Some(std::mem::take(&mut lock(&recorder).log));
         flow.ended = Some(record::now());
-        if let Some(error) = end.client_error {
+        if let Some(error) = client_error {
             flow = flow.with_error(
                 ErrorKind::ClientAborted,
                 format!("the client's WebSocket connection failed: {error}"),
             );
-        } else if let Some(error) = end.server_error {
+        } else if let Some(error) = server_error {
             flow = flow.with_error(
                 ErrorKind::Reset,
                 format!("the origin's WebSocket connection failed: {error}"),
@@ -230,6 +236,14 @@ async fn relay_handshake(
         parts,
         Empty::new().map_err(|never| match never {}).boxed_unsync(),
     )
+}
+
+/// A side's connection error, unless that side had sent its Close frame:
+/// after it, an endpoint sends nothing more (RFC 6455 §5.5.1), so how its
+/// connection then ends loses nothing. Python's `ssl` and Apache close TCP
+/// without TLS's close_notify, which rustls reports as an unexpected EOF.
+fn after_close(error: Option<String>, closed: bool) -> Option<String> {
+    error.filter(|_| !closed)
 }
 
 /// The origin answered the handshake with something other than 101: pass that answer on.
@@ -279,6 +293,10 @@ struct Recorder {
     max_frames: usize,
 }
 
+/// How long a client's end, after its Close frame, waits for the origin's
+/// Close before it reaches the origin.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// An incremental RFC 6455 frame parser for one direction; it never
 /// changes the bytes, it only watches them.
 struct FrameParser {
@@ -287,6 +305,11 @@ struct FrameParser {
     payload_cap: usize,
     header: Vec<u8>,
     payload: Option<PayloadState>,
+    /// This side sent a whole Close frame.
+    closed: bool,
+    /// Told when the origin's Close frame has come (shared by both
+    /// directions' parsers).
+    origin_closed: Arc<Notify>,
 }
 
 struct PayloadState {
@@ -299,14 +322,34 @@ struct PayloadState {
 }
 
 impl FrameParser {
-    fn new(direction: Direction, recorder: Arc<Mutex<Recorder>>, payload_cap: usize) -> Self {
+    fn new(
+        direction: Direction,
+        recorder: Arc<Mutex<Recorder>>,
+        payload_cap: usize,
+        origin_closed: Arc<Notify>,
+    ) -> Self {
         Self {
             direction,
             recorder,
             payload_cap,
             header: Vec::with_capacity(14),
             payload: None,
+            closed: false,
+            origin_closed,
         }
+    }
+
+    /// The parsers of one connection: client to server, server to client.
+    fn pair(recorder: &Arc<Mutex<Recorder>>, payload_cap: usize) -> (Self, Self) {
+        let origin_closed = Arc::new(Notify::new());
+        let parser = |direction| {
+            let (recorder, closed) = (Arc::clone(recorder), Arc::clone(&origin_closed));
+            Self::new(direction, recorder, payload_cap, closed)
+        };
+        (
+            parser(Direction::ClientToServer),
+            parser(Direction::ServerToClient),
+        )
     }
 
     /// Total header length once the first two bytes are known.
@@ -359,7 +402,13 @@ impl FrameParser {
             0 => WsOpcode::Continuation,
             1 => WsOpcode::Text,
             2 => WsOpcode::Binary,
-            8 => WsOpcode::Close,
+            8 => {
+                self.closed = true;
+                if self.direction == Direction::ServerToClient {
+                    self.origin_closed.notify_one();
+                }
+                WsOpcode::Close
+            }
             9 => WsOpcode::Ping,
             10 => WsOpcode::Pong,
             _ => {
@@ -384,6 +433,22 @@ impl FrameParser {
 }
 
 impl Observer for FrameParser {
+    /// A client that ends its side right after its Close frame (Chromium
+    /// ends its HTTP/2 stream so) would, over HTTP/1.1, wait for the
+    /// origin to close first (RFC 6455 §7.1.1). Passing its end on at once
+    /// made nginx and Caddy drop the connection before their backend's
+    /// Close came back, and the client saw 1006 instead of 1000. So the end
+    /// waits for the origin's Close, for at most [`CLOSE_WAIT`].
+    fn before_end(&mut self) -> Option<Pin<Box<dyn Future<Output = ()> + Send>>> {
+        if self.direction != Direction::ClientToServer || !self.closed {
+            return None;
+        }
+        let origin_closed = Arc::clone(&self.origin_closed);
+        Some(Box::pin(async move {
+            let _ = tokio::time::timeout(CLOSE_WAIT, origin_closed.notified()).await;
+        }))
+    }
+
     fn observe(&mut self, mut chunk: &[u8]) {
         while !chunk.is_empty() {
             if let Some(state) = &mut self.payload {
@@ -452,7 +517,7 @@ mod tests {
             log: WebSocketLog::default(),
             max_frames: 10,
         }));
-        let mut parser = FrameParser::new(Direction::ClientToServer, Arc::clone(&recorder), cap);
+        let (mut parser, _) = FrameParser::pair(&recorder, cap);
         for chunk in bytes.chunks(piece) {
             parser.observe(chunk);
         }
@@ -483,6 +548,58 @@ mod tests {
             assert_eq!(log.frames[1].payload.len(), 300);
             assert_eq!(log.frames[3].payload, [0x03, 0xe8]);
         }
+    }
+
+    #[test]
+    fn an_unclean_end_after_a_close_frame_is_no_failure() {
+        let recorder = Arc::new(Mutex::new(Recorder {
+            log: WebSocketLog::default(),
+            max_frames: 0,
+        }));
+        let (_, mut parser) = FrameParser::pair(&recorder, 100);
+        parser.observe(&frame(1, b"bye", None));
+        assert!(!parser.closed);
+        let eof = || Some("peer closed connection without sending TLS close_notify".to_owned());
+        assert!(after_close(eof(), parser.closed).is_some());
+        // Counted even when the log is full.
+        parser.observe(&frame(8, &[0x03, 0xe8], None));
+        assert!(parser.closed);
+        assert_eq!(after_close(eof(), parser.closed), None);
+    }
+
+    #[tokio::test]
+    async fn a_clients_end_after_its_close_waits_for_the_origins_close() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let (client, client_near) = tokio::io::duplex(1024);
+        let (server_near, server) = tokio::io::duplex(1024);
+        tokio::spawn(async move {
+            let recorder = Arc::new(Mutex::new(Recorder {
+                log: WebSocketLog::default(),
+                max_frames: 10,
+            }));
+            let (mut up, mut down) = FrameParser::pair(&recorder, 100);
+            relay(client_near, server_near, &mut up, &mut down).await
+        });
+        let (mut client_read, mut client_write) = tokio::io::split(client);
+        let (mut server_read, mut server_write) = tokio::io::split(server);
+        let close = frame(8, &[0x03, 0xe8], Some([1, 2, 3, 4]));
+        client_write.write_all(&close).await.unwrap();
+        client_write.shutdown().await.unwrap();
+        let mut got = vec![0u8; close.len()];
+        server_read.read_exact(&mut got).await.unwrap();
+        let mut more = [0u8; 1];
+        let early = tokio::time::timeout(
+            std::time::Duration::from_millis(200),
+            server_read.read(&mut more),
+        );
+        assert!(early.await.is_err(), "the client's end waits");
+        let reply = frame(8, &[0x03, 0xe8], None);
+        server_write.write_all(&reply).await.unwrap();
+        let end = tokio::time::timeout(CLOSE_WAIT / 2, server_read.read(&mut more));
+        assert_eq!(end.await.expect("ends once the origin closed").unwrap(), 0);
+        let mut back = vec![0u8; reply.len()];
+        client_read.read_exact(&mut back).await.unwrap();
+        assert_eq!(back, reply);
     }
 
     #[test]
