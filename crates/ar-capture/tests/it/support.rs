@@ -11,14 +11,18 @@ use std::time::Duration;
 
 use ar_capture::{CertificateAuthority, Proxy, ProxyBuilder, ProxyHandle};
 use ar_store::Flow;
+use base64::Engine as _;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::{Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, SanType};
+use rcgen::{
+    BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair, PublicKeyData as _, SanType,
+};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use sha2::Digest as _;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, mpsc};
@@ -60,6 +64,9 @@ pub(crate) struct TestCa {
     pub(crate) cert: CertificateDer<'static>,
     /// `cert` as PEM.
     pem: String,
+    /// The SHA-256 of its public key, base64 (Chromium's
+    /// `--ignore-certificate-errors-spki-list`).
+    pub(crate) spki_sha256_base64: String,
 }
 
 impl TestCa {
@@ -71,11 +78,18 @@ impl TestCa {
             .distinguished_name
             .push(rcgen::DnType::CommonName, "origin test CA");
         let cert = params.self_signed(&key).unwrap();
+        let spki = sha2::Sha256::digest(key.subject_public_key_info());
         Self {
             issuer: Issuer::new(params, key),
             cert: cert.der().clone(),
             pem: cert.pem(),
+            spki_sha256_base64: base64::engine::general_purpose::STANDARD.encode(spki),
         }
+    }
+
+    /// The CA certificate as PEM, for clients that read a CA file.
+    pub(crate) fn pem(&self) -> &str {
+        &self.pem
     }
 
     /// A leaf certificate for `names`, signed by this CA, and its key.
@@ -510,4 +524,21 @@ pub(crate) async fn curl(args: &[&str]) -> (Vec<u8>, String, bool) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
         output.status.success(),
     )
+}
+
+/// `s` as a JSON string literal, for the JSON the tests write by hand (cases
+/// for the clients, DevTools commands).
+pub(crate) fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
