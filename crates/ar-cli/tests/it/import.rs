@@ -335,6 +335,29 @@ fn a_template_makes_paths_of_any_depth_one_endpoint() {
 }
 
 #[test]
+fn file_paths_of_several_depths_become_one_path_parameter_unasked() {
+    let out = tempfile::tempdir().unwrap();
+    let har = out.path().join("files.har");
+    let files = [
+        "README.md",
+        "src/main.rs",
+        "src/lib/util.rs",
+        "docs/guide/intro.txt",
+    ];
+    let paths: Vec<String> = (files.iter())
+        .map(|f| format!("/api/repos/7/raw/{f}"))
+        .chain(["/api/repos/7".into(), "/api/repos/8".into()])
+        .collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    std::fs::write(&har, har_of(&paths)).unwrap();
+    let dir = out.path().join("docs");
+    let yaml = imported_yaml(&har, &[], &dir);
+    assert!(yaml.contains("\n  /repos/{repoId}/raw/{path}:\n"), "{yaml}");
+    assert!(yaml.contains("spans one or more segments"), "{yaml}");
+    crate::validate_if_possible(&dir.join("openapi.yaml"));
+}
+
+#[test]
 fn a_session_directory_brings_its_templates() {
     let out = tempfile::tempdir().unwrap();
     let session = out.path().join("session");

@@ -143,6 +143,15 @@ pub enum Rule {
         /// The parameter name derived from that field (`orderId`).
         name: String,
     },
+    /// Below a literal, paths of several depths that all end in a file
+    /// name (`/files/a/b/c.txt`, `/files/x.md`): one parameter for the rest
+    /// of the path.
+    FileTree {
+        /// Distinct paths that ended in a file below the literal.
+        files: usize,
+        /// Distinct depths among them.
+        depths: usize,
+    },
     /// A user template (`--template`) matched the path; it beats every
     /// learnt rule.
     Override {
@@ -182,6 +191,10 @@ impl fmt::Display for Rule {
             Self::Provenance { field_path, .. } => {
                 write!(f, "value seen earlier in a body at {field_path}")
             }
+            Self::FileTree { files, depths } => write!(
+                f,
+                "the rest of the path: {files} paths of {depths} depths below here all end in a file name"
+            ),
             Self::Override { pattern } => write!(f, "a user template: {pattern}"),
         }
     }

@@ -20,6 +20,8 @@ use super::{
 pub(crate) struct ViewNode {
     literals: BTreeMap<Box<str>, ViewNode>,
     param: Option<Box<ViewParam>>,
+    /// Set when everything below this node is one multi-segment parameter.
+    rest: Option<Box<ViewRest>>,
     /// Why this node (a literal child) stayed literal.
     kept: Option<KeptReason>,
 }
@@ -36,6 +38,16 @@ struct ViewParam {
     origin: Option<Origin>,
 }
 
+/// The rest of the path as one parameter ([`Rule::FileTree`]).
+#[derive(Debug)]
+struct ViewRest {
+    files: usize,
+    depths: usize,
+    samples: u64,
+    /// Some of the paths seen (sorted, at most eight).
+    values: Vec<String>,
+}
+
 impl ViewNode {
     pub(crate) fn heap_bytes(&self) -> usize {
         let lits: usize = self
@@ -43,11 +55,15 @@ impl ViewNode {
             .iter()
             .map(|(k, c)| k.len() + 48 + std::mem::size_of::<ViewNode>() + c.heap_bytes())
             .sum();
-        lits + self.param.as_ref().map_or(0, |p| {
-            std::mem::size_of::<ViewParam>()
-                + p.node.heap_bytes()
-                + p.values.iter().map(|v| v.len() + 24).sum::<usize>()
-        })
+        let rest = self.rest.as_ref().map_or(0, |r| {
+            std::mem::size_of::<ViewRest>() + r.values.iter().map(|v| v.len() + 24).sum::<usize>()
+        });
+        rest + lits
+            + self.param.as_ref().map_or(0, |p| {
+                std::mem::size_of::<ViewParam>()
+                    + p.node.heap_bytes()
+                    + p.values.iter().map(|v| v.len() + 24).sum::<usize>()
+            })
     }
 }
 
@@ -160,6 +176,14 @@ fn build<'r>(
     ctx: &mut Ctx<'_, 'r>,
 ) -> ViewNode {
     let cfg = ctx.cfg;
+    if parent == Parent::Literal
+        && let Some(rest) = file_tree(raws)
+    {
+        return ViewNode {
+            rest: Some(Box::new(rest)),
+            ..ViewNode::default()
+        };
+    }
     let mut lits: BTreeMap<&'r str, Vec<&'r RawNode>> = BTreeMap::new();
     let mut params: Vec<&'r RawNode> = Vec::new();
     let (mut overflowed, mut pinned) = (0u64, false);
@@ -394,6 +418,106 @@ fn build<'r>(
     node
 }
 
+/// Paths below a literal that make a file tree ([`file_tree`]).
+const FILE_TREE_MIN_FILES: usize = 3;
+/// File extensions that name a response format of an API, not a file:
+/// paths that all end so are operations (`/t/{id}/posts.json`).
+const API_FORMATS: [&str; 2] = ["json", "xml"];
+
+/// Whether the paths below `raws` are a file tree, read as one parameter:
+/// at least [`FILE_TREE_MIN_FILES`] leaves at two or more depths, each
+/// ending in a file name (`stem.ext`), not all in an API's response format.
+/// Directories may answer too (a listing); a leaf without an extension,
+/// or one reached through an id, is an operation, and no tree.
+fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
+    struct Seen {
+        files: BTreeSet<String>,
+        depths: BTreeSet<usize>,
+        other_ext: bool,
+        samples: u64,
+    }
+    /// Visits `node`, reached by `path`; `false` when a leaf is no file.
+    fn visit(node: &RawNode, path: &mut String, depth: usize, seen: &mut Seen) -> bool {
+        seen.samples += node.terminal;
+        if node.is_leaf() {
+            // The leaf's own flows and those with a format suffix on it.
+            let mut ends: Vec<String> = Vec::new();
+            if node.terminal > 0 {
+                ends.push(path.clone());
+            }
+            for (token, child) in &node.literals {
+                seen.samples += child.terminal;
+                let suffix = format_suffix(token).unwrap_or_default();
+                ends.push(format!("{path}{suffix}"));
+            }
+            for end in ends {
+                let name = end.rsplit('/').next().unwrap_or_default();
+                let Some(ext) = file_extension(name) else {
+                    return false;
+                };
+                seen.other_ext |= !API_FORMATS.contains(&ext);
+                seen.depths.insert(depth);
+                seen.files.insert(end);
+            }
+            return true;
+        }
+        if node.param.is_some() {
+            return false;
+        }
+        for (name, child) in &node.literals {
+            if format_suffix(name).is_some() {
+                return false;
+            }
+            let len = path.len();
+            path.push('/');
+            path.push_str(name);
+            let file = visit(child, path, depth + 1, seen);
+            path.truncate(len);
+            if !file {
+                return false;
+            }
+        }
+        true
+    }
+    let mut seen = Seen {
+        files: BTreeSet::new(),
+        depths: BTreeSet::new(),
+        other_ext: false,
+        samples: 0,
+    };
+    for raw in raws {
+        if raw.is_leaf() || raw.pinned || raw.overflowed > 0 {
+            return None;
+        }
+        for (name, child) in &raw.literals {
+            let mut path = name.to_string();
+            if format_suffix(name).is_some() || !visit(child, &mut path, 1, &mut seen) {
+                return None;
+            }
+        }
+        if raw.param.is_some() {
+            return None;
+        }
+    }
+    let tree = seen.files.len() >= FILE_TREE_MIN_FILES && seen.depths.len() >= 2 && seen.other_ext;
+    tree.then(|| ViewRest {
+        files: seen.files.len(),
+        depths: seen.depths.len(),
+        samples: seen.samples,
+        values: seen.files.into_iter().take(8).collect(),
+    })
+}
+
+/// The extension of a file name (`readme.md` → `md`): one to five
+/// alphanumeric characters, a letter among them, after a non-empty stem.
+fn file_extension(name: &str) -> Option<&str> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    let fits = (1..=5).contains(&ext.len())
+        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        && ext.bytes().any(|b| b.is_ascii_alphabetic());
+    (fits && !stem.is_empty()).then_some(ext)
+}
+
 /// Names of leaf literals below a parameter's values that act on a value
 /// rather than name one (`/jobs/{id}/cancel`, `/jobs/{id}/retry`): those
 /// below two or more of the literals `fold` took, and every leaf below the
@@ -497,7 +621,7 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } => 5,
         Rule::KnownValue { .. } => 5,
-        Rule::Override { .. } => 6,
+        Rule::FileTree { .. } | Rule::Override { .. } => 6,
     };
     rules.min_by_key(|r| rank(r))
 }
@@ -801,6 +925,8 @@ enum Step<'v, 'p> {
     Lit(&'p str, Option<&'v KeptReason>),
     /// A parameter, with the value it had (without a format suffix).
     Param(Option<&'v ViewParam>, Option<SegmentKind>, &'p str),
+    /// The rest of the path as one parameter, with its value.
+    Rest(&'v ViewRest, &'p str),
 }
 
 /// The decided steps of `path`, one per segment, with the format suffix
@@ -817,6 +943,14 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
     let mut node = Some(view);
     let (mut steps, mut suffixes) = (Vec::new(), Vec::new());
     while let Some(segment) = segments.next() {
+        if let Some(rest) = node.and_then(|n| n.rest.as_deref()) {
+            // `segment` lies inside `path`: the rest starts where it does.
+            let start = segment.as_ptr() as usize - path.as_ptr() as usize;
+            let tail = &path[start..];
+            steps.push(Step::Rest(rest, tail.strip_suffix('/').unwrap_or(tail)));
+            suffixes.push(None);
+            break;
+        }
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
         let kind = classify_segment(stem);
         let here = node.take();
@@ -851,7 +985,7 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
         }
         let suffix = match step {
             Step::Param(..) => suffix.map(SegmentSuffix::text),
-            Step::Lit(..) => None,
+            Step::Lit(..) | Step::Rest(..) => None,
         };
         steps.push(step);
         suffixes.push(suffix);
@@ -886,6 +1020,10 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
                 };
                 NameInput::Param { kind, hint }
             }
+            Step::Rest(..) => NameInput::Param {
+                kind: None,
+                hint: Some("path"),
+            },
         })
         .collect();
     name_params(&inputs)
@@ -923,6 +1061,20 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
                 suffix: suffix.unwrap_or_default().to_string(),
                 rest: false,
             }),
+            Step::Rest(rest, _) => Segment::Param(PathParam {
+                name: names.next().unwrap_or_default(),
+                evidence: Evidence {
+                    rule: Rule::FileTree {
+                        files: rest.files,
+                        depths: rest.depths,
+                    },
+                    samples: rest.samples,
+                    values: rest.values.clone(),
+                    kinds: Vec::new(),
+                },
+                suffix: String::new(),
+                rest: true,
+            }),
         })
         .collect();
     PathTemplate {
@@ -949,6 +1101,7 @@ pub(crate) fn shape_key_into(view: &ViewNode, path: &str, key: &mut String) {
                 key.push('\u{1}');
                 key.push_str(suffix.unwrap_or_default());
             }
+            Step::Rest(..) => key.push_str("\u{1}*"),
         }
     }
     if walked.trailing || walked.steps.is_empty() {
@@ -970,16 +1123,18 @@ pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
                     .cloned()
                     .unwrap_or(KeptReason::OwnShape { siblings: 1 }),
             },
-            (Step::Param(..), Segment::Param(p)) => Decision::Param {
+            (Step::Param(..) | Step::Rest(..), Segment::Param(p)) => Decision::Param {
                 position,
                 name: p.name.clone(),
                 evidence: p.evidence.clone(),
             },
-            (Step::Param(_, _, value), Segment::Literal(_)) => Decision::Literal {
-                position,
-                value: value.to_string(),
-                reason: KeptReason::OwnShape { siblings: 1 },
-            },
+            (Step::Param(_, _, value) | Step::Rest(_, value), Segment::Literal(_)) => {
+                Decision::Literal {
+                    position,
+                    value: value.to_string(),
+                    reason: KeptReason::OwnShape { siblings: 1 },
+                }
+            }
         })
         .collect();
     Explanation {
@@ -1767,5 +1922,66 @@ mod tests {
             tpl(&t, "/v1/projects/alpha/instances/web-1:9090/logs"),
             "/v1/projects/{project}/instances/web-1:9090/logs"
         );
+    }
+
+    #[test]
+    fn file_paths_of_several_depths_are_one_rest_parameter() {
+        let mut t = Templater::default();
+        for file in [
+            "README.md",
+            "src/main.rs",
+            "src/lib/util.rs",
+            "docs/guide/intro.txt",
+        ] {
+            t.observe("h", &format!("/api/projects/42/raw/{file}"), Some(1));
+        }
+        t.observe("h", "/api/projects/42", Some(2));
+        t.observe("h", "/api/projects/43", Some(2));
+        for path in [
+            "/api/projects/42/raw/src/lib/util.rs",
+            "/api/projects/43/raw/a.txt",
+        ] {
+            assert_eq!(tpl(&t, path), "/api/projects/{projectId}/raw/{path}");
+        }
+        let explained = t.explain("h", "/api/projects/42/raw/src/main.rs");
+        let Some(Decision::Param { name, evidence, .. }) = explained.decisions.last() else {
+            panic!("{explained:?}");
+        };
+        assert_eq!(name, "path");
+        assert_eq!(
+            evidence.rule,
+            Rule::FileTree {
+                files: 4,
+                depths: 3
+            }
+        );
+        assert_eq!(
+            evidence.rule.to_string(),
+            "the rest of the path: 4 paths of 3 depths below here all end in a file name"
+        );
+        assert!(
+            t.template("h", "/api/projects/42/raw/README.md")
+                .params()
+                .any(|p| p.rest)
+        );
+
+        // Paths that all answer in an API's format are operations, not files.
+        let mut t = Templater::default();
+        for path in [
+            "/t/latest.json",
+            "/t/top/weekly.json",
+            "/t/top/monthly.json",
+        ] {
+            t.observe("h", path, Some(1));
+        }
+        assert_eq!(tpl(&t, "/t/latest.json"), "/t/latest.json");
+        // A leaf without an extension is an operation: no tree.
+        let mut t = Templater::default();
+        for path in ["/files/a.txt", "/files/docs/b.md", "/files/docs/c.md"] {
+            t.observe("h", path, Some(1));
+        }
+        t.observe("h", "/files/search", Some(2));
+        assert_eq!(tpl(&t, "/files/search"), "/files/search");
+        assert!(!t.template("h", "/files/docs/b.md").params().any(|p| p.rest));
     }
 }
