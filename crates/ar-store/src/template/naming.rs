@@ -46,6 +46,7 @@ pub(crate) fn name_params(segments: &[NameInput<'_>]) -> Vec<String> {
             (_, Some(SegmentKind::Email)) => "email".to_string(),
             (_, Some(SegmentKind::Date)) => "date".to_string(),
             (_, Some(SegmentKind::Version)) => "version".to_string(),
+            (_, Some(SegmentKind::Locale)) => "locale".to_string(),
             (_, Some(SegmentKind::Ip)) => "address".to_string(),
             (_, Some(SegmentKind::Encoded)) => base.unwrap_or_else(|| "name".to_string()),
             (_, Some(SegmentKind::Timestamp)) => "timestamp".to_string(),

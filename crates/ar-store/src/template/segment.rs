@@ -39,6 +39,9 @@ pub enum SegmentKind {
     /// A dotted version number (`2.0`, `1.4.2`): an API generation when it
     /// never varies or each value leads to its own paths, else a parameter.
     Version,
+    /// A language tag with a region or script (`en-US`, `pt_BR`, `zh-Hant`):
+    /// a site's fixed prefix when it never varies, else a parameter.
+    Locale,
 }
 
 impl SegmentKind {
@@ -58,6 +61,7 @@ impl SegmentKind {
             Self::Version => "version",
             Self::Encoded => "encoded",
             Self::Ip => "ip",
+            Self::Locale => "locale",
         }
     }
 
@@ -70,6 +74,7 @@ impl SegmentKind {
                 | Self::Email
                 | Self::IssueKey
                 | Self::Version
+                | Self::Locale
                 | Self::Encoded
                 | Self::Ip
         )
@@ -85,7 +90,7 @@ impl SegmentKind {
         match self {
             Self::Integer => segment.len() <= 2,
             Self::Date => segment.len() == 10,
-            Self::Version => true,
+            Self::Version | Self::Locale => true,
             _ => false,
         }
     }
@@ -127,6 +132,9 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
     }
     if is_dotted_version(b) {
         return Some(SegmentKind::Version);
+    }
+    if is_locale(b) {
+        return Some(SegmentKind::Locale);
     }
     // Short versions and words with digits (`v1`, `v2.1`, `md5`, `x-2`): a
     // kind below needs 8+ bytes, an uppercase letter, `@`, `%` or `_`.
@@ -170,6 +178,26 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
 fn is_percent_encoded(b: &[u8]) -> bool {
     b.windows(3)
         .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
+
+/// A BCP 47 language tag with a region or a script, as paths write them:
+/// two or three lowercase letters, `-` or `_`, then two uppercase letters
+/// (`en-US`, `pt_BR`) or a titlecase script (`zh-Hant`), and optionally a
+/// region after a script (`zh-Hant-TW`). A bare language (`en`) is as
+/// likely a word (`me`, `id`), so it is none.
+fn is_locale(b: &[u8]) -> bool {
+    let language = b.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    if !(2..=3).contains(&language) || !matches!(b.get(language), Some(b'-' | b'_')) {
+        return false;
+    }
+    let rest = &b[language + 1..];
+    let region = |r: &[u8]| r.len() == 2 && r.iter().all(u8::is_ascii_uppercase);
+    let script = |s: &[u8]| {
+        s.len() == 4 && s[0].is_ascii_uppercase() && s[1..].iter().all(u8::is_ascii_lowercase)
+    };
+    region(rest)
+        || script(rest)
+        || (rest.len() == 7 && script(&rest[..4]) && rest[4] == b'-' && region(&rest[5..]))
 }
 
 /// Version tags (`v1`, `v2.1`, `V3`) are names of an API generation, never values.
@@ -403,6 +431,10 @@ mod tests {
             ("PROJ-123", IssueKey),
             ("2.0", Version),
             ("1.4.2", Version),
+            ("en-US", Locale),
+            ("pt_BR", Locale),
+            ("zh-Hant", Locale),
+            ("zh-Hant-TW", Locale),
             ("blue-harbor%2Fcli", Encoded),
             ("203.0.113.138", Ip),
             ("2001:db8::1", Ip),
@@ -439,6 +471,8 @@ mod tests {
             "Cafe",
             "facade",
             "2fa",
+            "en",
+            "en-us",
         ] {
             assert_eq!(classify_segment(segment), None, "{segment}");
         }

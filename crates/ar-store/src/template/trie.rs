@@ -144,6 +144,7 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
         Ip,
         Encoded,
         Version,
+        Locale,
     ]
     .into_iter()
     .filter(|k| bits & kind_bit(*k) != 0)

@@ -1984,4 +1984,33 @@ mod tests {
         assert_eq!(tpl(&t, "/files/search"), "/files/search");
         assert!(!t.template("h", "/files/docs/b.md").params().any(|p| p.rest));
     }
+
+    #[test]
+    fn locales_vary_as_values_and_a_fixed_one_is_a_prefix() {
+        let mut t = Templater::default();
+        for (id, locale) in [(7, "en-US"), (8, "fr-FR"), (9, "pt_BR")] {
+            t.observe(
+                "h",
+                &format!("/recipients/{id}/disclosure/{locale}"),
+                Some(1),
+            );
+        }
+        assert_eq!(
+            tpl(&t, "/recipients/7/disclosure/de-DE"),
+            "/recipients/{recipientId}/disclosure/{locale}"
+        );
+        let mut t = Templater::default();
+        for path in [
+            "/en-US/api/products",
+            "/en-US/api/cart",
+            "/en-US/api/orders/5",
+        ] {
+            t.observe("h", path, Some(1));
+        }
+        assert_eq!(tpl(&t, "/en-US/api/cart"), "/en-US/api/cart");
+        assert!(matches!(
+            literal_reason(&t, "/en-US/api/cart", 0),
+            KeptReason::Constant { .. }
+        ));
+    }
 }
