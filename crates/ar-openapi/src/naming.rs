@@ -2,6 +2,8 @@
 //! (`listUserOrders`, `getUser`), tags (`users`), and component schema names
 //! (`User`, `Order`). Deterministic and readable; uniqueness is the caller's job.
 
+use ar_store::template::singular;
+
 /// One segment of a path template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Segment<'a> {
@@ -239,65 +241,6 @@ fn is_plural(word: &str) -> bool {
     words(word)
         .last()
         .is_some_and(|last| singular(last) != *last)
-}
-
-/// English singular for the plural forms API paths use.
-pub(crate) fn singular(word: &str) -> String {
-    let lower = word.to_ascii_lowercase();
-    const SAME: &[&str] = &[
-        "news",
-        "status",
-        "series",
-        "species",
-        "data",
-        "analytics",
-        "settings",
-        "access",
-        "address",
-        "business",
-        "class",
-        "process",
-        "canvas",
-        "alias",
-        "bus",
-        "campus",
-        "virus",
-        "corpus",
-        "bonus",
-        "census",
-        "focus",
-        "radius",
-    ];
-    if SAME.contains(&lower.as_str()) || lower.len() < 3 {
-        return word.to_string();
-    }
-    let irregular = [
-        ("people", "person"),
-        ("children", "child"),
-        ("men", "man"),
-        ("women", "woman"),
-        ("indices", "index"),
-        ("matrices", "matrix"),
-        ("criteria", "criterion"),
-    ];
-    if let Some((_, single)) = irregular.iter().find(|(plural, _)| *plural == lower) {
-        return (*single).to_string();
-    }
-    if let Some(stem) = word.strip_suffix("ies").filter(|stem| stem.len() > 1) {
-        return format!("{stem}y");
-    }
-    for suffix in ["sses", "shes", "ches", "xes", "zzes"] {
-        if lower.ends_with(suffix) {
-            return word[..word.len() - 2].to_string();
-        }
-    }
-    if lower.ends_with("ss") || lower.ends_with("us") || lower.ends_with("is") {
-        return word.to_string();
-    }
-    match word.strip_suffix('s') {
-        Some(stem) => stem.to_string(),
-        None => word.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -89,7 +89,8 @@ pub use overrides::{Overrides, Pattern, PatternError};
 pub use segment::{SegmentKind, classify_segment};
 pub use trie::{Templater, TemplaterConfig};
 
-pub(crate) use naming::{is_generic_field, name_from_field, singular};
+pub use naming::singular;
+pub(crate) use naming::{is_generic_field, name_from_field};
 pub(crate) use segment::is_version_like;
 pub(crate) use trie::Origin;
 

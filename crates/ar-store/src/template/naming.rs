@@ -79,44 +79,102 @@ fn is_noise(text: &str) -> bool {
         )
 }
 
-/// English plural to singular for the usual REST collection names.
-pub(crate) fn singular(word: &str) -> String {
+/// The English singular of a plural that names a resource in a path or a
+/// field: `orders` → `order`, `categories` → `category`, `people` →
+/// `person`, `flag-statuses` → `flag-status`. In a compound (`line-items`,
+/// `line_items`, `lineItems`) only the last word changes. Words that are
+/// their own singular (`status`, `news`, `settings`) stay as they are.
+///
+/// ```
+/// use ar_store::template::singular;
+/// assert_eq!(singular("flag-statuses"), "flag-status");
+/// assert_eq!(singular("lineItems"), "lineItem");
+/// assert_eq!(singular("Categories"), "Category");
+/// ```
+pub fn singular(word: &str) -> String {
+    // The last word of a compound: after the last `-`/`_`, or from the
+    // last uppercase letter of a camelCase word.
+    let split = word
+        .rfind(['-', '_'])
+        .map(|i| i + 1)
+        .or_else(|| {
+            let upper = word.rfind(|c: char| c.is_ascii_uppercase())?;
+            word[..upper]
+                .bytes()
+                .any(|b| b.is_ascii_lowercase())
+                .then_some(upper)
+        })
+        .unwrap_or(0);
+    let (head, last) = word.split_at(split);
+    format!("{head}{}", singular_word(last))
+}
+
+/// Words that are their own singular, and singulars ending in `-us` whose
+/// plural is `-uses` (`statuses`), which the rules below would cut wrong.
+const SAME: &[&str] = &[
+    "news",
+    "status",
+    "series",
+    "species",
+    "data",
+    "analytics",
+    "settings",
+    "access",
+    "address",
+    "business",
+    "class",
+    "process",
+    "canvas",
+    "alias",
+    "bus",
+    "campus",
+    "virus",
+    "corpus",
+    "bonus",
+    "census",
+    "focus",
+    "radius",
+    "analysis",
+];
+
+const IRREGULAR: [(&str, &str); 7] = [
+    ("people", "person"),
+    ("children", "child"),
+    ("men", "man"),
+    ("women", "woman"),
+    ("indices", "index"),
+    ("matrices", "matrix"),
+    ("criteria", "criterion"),
+];
+
+fn singular_word(word: &str) -> String {
     let lower = word.to_ascii_lowercase();
-    let irregular = [
-        ("people", "person"),
-        ("children", "child"),
-        ("men", "man"),
-        ("women", "woman"),
-        ("data", "data"),
-        ("news", "news"),
-        ("status", "status"),
-        ("address", "address"),
-        ("addresses", "address"),
-        ("analysis", "analysis"),
-    ];
-    if let Some((_, s)) = irregular.iter().find(|(p, _)| *p == lower) {
-        return keep_prefix_case(word, s);
+    if SAME.contains(&lower.as_str()) || lower.len() < 3 {
+        return word.to_string();
+    }
+    if let Some((_, one)) = IRREGULAR.iter().find(|(plural, _)| *plural == lower) {
+        return keep_prefix_case(word, one);
     }
     let cut = |n: usize, add: &str| format!("{}{add}", &word[..word.len() - n]);
-    if lower.ends_with("ies") && word.len() > 4 {
-        cut(3, "y")
-    } else if lower.ends_with("sses")
-        || lower.ends_with("xes")
-        || lower.ends_with("ches")
-        || lower.ends_with("shes")
-        || lower.ends_with("zes")
+    if lower
+        .strip_suffix("es")
+        .is_some_and(|one| SAME.contains(&one))
     {
-        cut(2, "")
-    } else if lower.ends_with('s')
-        && !lower.ends_with("ss")
-        && !lower.ends_with("us")
-        && !lower.ends_with("is")
-        && word.len() > 3
-    {
-        cut(1, "")
-    } else {
-        word.to_string()
+        return cut(2, "");
     }
+    if lower.ends_with("ies") && word.len() > 4 {
+        return cut(3, "y");
+    }
+    if ["sses", "shes", "ches", "xes", "zzes"]
+        .iter()
+        .any(|s| lower.ends_with(s))
+    {
+        return cut(2, "");
+    }
+    if lower.ends_with('s') && !["ss", "us", "is"].iter().any(|s| lower.ends_with(s)) {
+        return cut(1, "");
+    }
+    word.to_string()
 }
 
 fn keep_prefix_case(original: &str, replacement: &str) -> String {
@@ -203,6 +261,15 @@ mod tests {
             ("addresses", "address"),
             ("me", "me"),
             ("news", "news"),
+            ("statuses", "status"),
+            ("flag-statuses", "flag-status"),
+            ("line_items", "line_item"),
+            ("paymentMethods", "paymentMethod"),
+            ("indices", "index"),
+            ("buses", "bus"),
+            ("classes", "class"),
+            ("analysis", "analysis"),
+            ("settings", "settings"),
         ] {
             assert_eq!(singular(plural), one);
         }
