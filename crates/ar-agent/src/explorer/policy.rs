@@ -7,7 +7,8 @@ use ar_store::template::classify_segment;
 use url::Url;
 
 /// Names of actions that change or end state in ways a user would regret
-/// (deleting, paying, signing out). Matched on the accessible name, case-insensitively.
+/// (deleting, clearing, disabling, paying, signing out, restarting).
+/// Matched on the accessible name, case-insensitively, word by word.
 const DESTRUCTIVE_WORDS: &[&str] = &[
     "delete",
     "remove",
@@ -33,6 +34,17 @@ const DESTRUCTIVE_WORDS: &[&str] = &[
     "transfer",
     "revoke",
     "reset",
+    "clear",
+    "wipe",
+    "purge",
+    "disable",
+    "archive",
+    "terminate",
+    "shut down",
+    "shutdown",
+    "restart",
+    "reboot",
+    "interrupt",
 ];
 
 /// Whether an action named `name` (or a link to `href`) looks destructive.
@@ -169,6 +181,14 @@ mod tests {
             "Pay now",
             "Place order",
             "LOG OUT",
+            "Clear all demo data",
+            "Clear",
+            "Disable",
+            "Archive project",
+            "Terminate instance",
+            "Shut down",
+            "Restart server",
+            "Interrupt",
         ] {
             assert!(is_destructive(name, None), "{name}");
         }
@@ -179,6 +199,8 @@ mod tests {
             "Add to cart",
             "Save address",
             "Reviews",
+            "Archived projects",
+            "Disabled users",
         ] {
             assert!(!is_destructive(name, None), "{name}");
         }
