@@ -21,7 +21,12 @@
 # still a minute or more apart, and this machine's speed moves that much: for
 # the ratio to hudsucker, headtohead.sh (back-to-back pairs) is the one to read.
 #
-# Usage: benches/proxy/compare.sh     (env: CONNS=16 SECS=5 LAT_SECS=3 BIG_MB=64 ROUNDS=1 SKIP_BUILD=1)
+# ORIGIN=nginx measures against nginx over TLS with HTTP/2 (see common.sh): the two columns are
+# then HTTP/1.1 and HTTP/2 inside the CONNECT tunnel's TLS (MODES="https https-h2"); the large body
+# goes over the last mode. Every measurement counts errors: one error stops the run (no_errors).
+#
+# Usage: benches/proxy/compare.sh     (env: CONNS=16 SECS=5 LAT_SECS=3 BIG_MB=64 ROUNDS=1 ORIGIN=rust|nginx
+#                                      MODES= SKIP_BUILD=1)
 # Needs: cargo, curl; mitmdump from benches/.venv (python3 -m venv benches/.venv &&
 #        benches/.venv/bin/pip install mitmproxy), skipped if absent.
 set -euo pipefail
@@ -37,8 +42,11 @@ source "$ROOT/benches/proxy/common.sh"
 AR=$TARGET/release/ar LOADGEN=$TARGET/release/loadgen
 peak_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status"; }
 
-"$TARGET/release/origin" $HTTP_PORT $HTTPS_PORT "$WORK" & PIDS+=($!)
-wait_port $HTTP_PORT; wait_port $HTTPS_PORT
+start_origin $((BIG_MB * 1000000))
+check_origin
+read -r MODE_A MODE_B <<<"$MODES"
+[[ -n $MODE_B ]] || MODE_B=$MODE_A
+BIG_MODE=$MODE_B; [[ $BIG_MODE == http ]] && BIG_MODE=https
 "$AR" ca --ca-dir "$WORK/ca" >/dev/null
 ORIGIN_CA=$WORK/origin-ca.pem
 
@@ -58,12 +66,13 @@ per_k() { awk -v d="$1" -v hz="$HZ" -v n="$2" 'BEGIN{printf "%.3f", d / hz / n *
 run_suite() {
   local name=$1 pid=$2 proxy=$3 ca=$4 out t0 t1 n
   local pargs=(); [[ -n $proxy ]] && pargs=(--proxy "$proxy")
-  for scheme in http https; do
-    local port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
-    local url=$scheme://localhost:$port/small
+  for scheme in $MODE_A $MODE_B; do
+    local url; url=$(url "$scheme" /small)
+    local margs; margs=$(mode_args "$scheme")
     local before=""
     if [[ -n $pid ]]; then t0=$(ticks "$pid"); before=$(thread_ticks "$pid"); fi
-    out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c "$CONNS" -s "$SECS")
+    # shellcheck disable=SC2086 # margs is one word or none
+    out=$("$LOADGEN" "$url" $margs "${pargs[@]}" --ca "$ca" -c "$CONNS" -s "$SECS")
     no_errors "$name $scheme" "$out"
     keep "$name.$scheme.rps" "$(field rps "$out")" high
     if [[ -n $pid ]]; then
@@ -79,12 +88,14 @@ run_suite() {
         R[$name.$scheme.split.total]=$(per_k $((t1 - t0)) "$n")
       fi
     fi
-    out=$("$LOADGEN" "$url" "${pargs[@]}" --ca "$ca" -c 1 -s "$LAT_SECS")
+    # shellcheck disable=SC2086
+    out=$("$LOADGEN" "$url" $margs "${pargs[@]}" --ca "$ca" -c 1 -s "$LAT_SECS")
     no_errors "$name $scheme latency" "$out"
     keep "$name.$scheme.p50" "$(field p50_us "$out")" low; keep "$name.$scheme.p99" "$(field p99_us "$out")" low
   done
-  out=$("$LOADGEN" "https://localhost:$HTTPS_PORT/big?n=$((BIG_MB * 1000000))" "${pargs[@]}" --ca "$ca" -c 1 -s "$SECS")
-  no_errors "$name big body" "$out"
+  # shellcheck disable=SC2046
+  out=$("$LOADGEN" "$(url $BIG_MODE "/big?n=$((BIG_MB * 1000000))")" $(mode_args $BIG_MODE) "${pargs[@]}" --ca "$ca" -c 1 -s "$SECS")
+  no_errors "$name big body ($BIG_MODE)" "$out"
   keep "$name.mbps" "$(field mb_per_s "$out")" high
   [[ -n $pid ]] && keep "$name.rss" $(( $(peak_kb "$pid") / 1024 )) low
   echo "  $name done" >&2
@@ -133,18 +144,19 @@ done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo
-echo "## proxy comparison ($(date -u +%F), $(nproc) cores, loopback, $CONNS keep-alive connections x ${SECS}s; latency: 1 connection x ${LAT_SECS}s; best of $ROUNDS round(s); load average before $LOAD_BEFORE, after $LOAD_AFTER)"
-printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' proxy "http r/s" "https r/s" "cpu/1k h" "cpu/1k s" "+p50 h" "+p99 h" "+p50 s" "+p99 s" "MB/s" "RSS MB"
-printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' direct "${R[direct.http.rps]}" "${R[direct.https.rps]}" - - \
-  "(${R[direct.http.p50]})" "(${R[direct.http.p99]})" "(${R[direct.https.p50]})" "(${R[direct.https.p99]})" "${R[direct.mbps]}" -
+echo "## proxy comparison ($(date -u +%F), $(nproc) cores, loopback, $ORIGIN origin, $CONNS keep-alive connections x ${SECS}s; latency: 1 connection x ${LAT_SECS}s; best of $ROUNDS round(s); load average before $LOAD_BEFORE, after $LOAD_AFTER)"
+a=$MODE_A b=$MODE_B
+printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' proxy "$a r/s" "$b r/s" "cpu/1k A" "cpu/1k B" "+p50 A" "+p99 A" "+p50 B" "+p99 B" "MB/s" "RSS MB"
+printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' direct "${R[direct.$a.rps]}" "${R[direct.$b.rps]}" - - \
+  "(${R[direct.$a.p50]})" "(${R[direct.$a.p99]})" "(${R[direct.$b.p50]})" "(${R[direct.$b.p99]})" "${R[direct.mbps]}" -
 for p in $PEERS; do
-  printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' "$p" "${R[$p.http.rps]}" "${R[$p.https.rps]}" "${R[$p.http.cpu]}s" "${R[$p.https.cpu]}s" \
-    "$(( ${R[$p.http.p50]} - ${R[direct.http.p50]} ))" "$(( ${R[$p.http.p99]} - ${R[direct.http.p99]} ))" \
-    "$(( ${R[$p.https.p50]} - ${R[direct.https.p50]} ))" "$(( ${R[$p.https.p99]} - ${R[direct.https.p99]} ))" "${R[$p.mbps]}" "${R[$p.rss]}"
+  printf '%-10s %10s %10s %9s %9s %9s %9s %9s %9s %8s %8s\n' "$p" "${R[$p.$a.rps]}" "${R[$p.$b.rps]}" "${R[$p.$a.cpu]}s" "${R[$p.$b.cpu]}s" \
+    "$(( ${R[$p.$a.p50]} - ${R[direct.$a.p50]} ))" "$(( ${R[$p.$a.p99]} - ${R[direct.$a.p99]} ))" \
+    "$(( ${R[$p.$b.p50]} - ${R[direct.$b.p50]} ))" "$(( ${R[$p.$b.p99]} - ${R[direct.$b.p99]} ))" "${R[$p.mbps]}" "${R[$p.rss]}"
 done
-echo "(latency columns: microseconds added over the direct run, whose own values are in parentheses; cpu: proxy process CPU seconds per 1,000 requests)"
+echo "(A = $a, B = $b; latency columns: microseconds added over the direct run, whose own values are in parentheses; cpu: proxy process CPU seconds per 1,000 requests; MB/s: large body over $BIG_MODE; errors: none in any run, or the script would have stopped)"
 echo "ar archived ${R[ar.flows]} flows to flows.jsonl during its last round; its exit summary: ${R[ar.summary]}"
-for scheme in http https; do
+for scheme in $MODE_A $MODE_B; do
   split=""
   for thread in tokio-rt-worker ar-capture-low ar-capture ar; do split+=" $thread ${R[ar.$scheme.split.$thread]:-0}s"; done
   echo "ar CPU per 1,000 $scheme requests by thread (last round): total ${R[ar.$scheme.split.total]}s =$split (relay; capture: archive + live spec, low-priority and receiving threads; main thread)"
@@ -152,6 +164,6 @@ done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }
 for pair in "ar hudsucker" "ar-core hudsucker" "ar mitmproxy"; do
   read -r me peer <<<"$pair"
-  [[ -n ${R[$peer.http.rps]:-} ]] || continue
-  echo "$me vs $peer: http r/s $(ratio "${R[$me.http.rps]}" "${R[$peer.http.rps]}"), https r/s $(ratio "${R[$me.https.rps]}" "${R[$peer.https.rps]}"), large-body MB/s $(ratio "${R[$me.mbps]}" "${R[$peer.mbps]}"), CPU per request (theirs/ours) http $(ratio "${R[$peer.http.cpu]}" "${R[$me.http.cpu]}") https $(ratio "${R[$peer.https.cpu]}" "${R[$me.https.cpu]}")"
+  [[ -n ${R[$peer.$a.rps]:-} ]] || continue
+  echo "$me vs $peer: $a r/s $(ratio "${R[$me.$a.rps]}" "${R[$peer.$a.rps]}"), $b r/s $(ratio "${R[$me.$b.rps]}" "${R[$peer.$b.rps]}"), large-body MB/s $(ratio "${R[$me.mbps]}" "${R[$peer.mbps]}"), CPU per request (theirs/ours) $a $(ratio "${R[$peer.$a.cpu]}" "${R[$me.$a.cpu]}") $b $(ratio "${R[$peer.$b.cpu]}" "${R[$me.$b.cpu]}")"
 done

@@ -26,7 +26,15 @@
 # each proxy adds (throughput is bound by round trips), many measure CPU per request (the two
 # cores are saturated, shared by the load generator, the origin and the proxy).
 #
-# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR= SKIP_BUILD=1)
+# ORIGIN=nginx measures against nginx over TLS with HTTP/2 (see common.sh), with two client
+# modes: HTTP/1.1 inside the CONNECT tunnel's TLS (`https`) and HTTP/2 there (`https-h2`).
+# MODES picks the modes ("http https" by default against the bench origin).
+#
+# Every measurement counts errors (failed requests, non-2xx answers): one error stops the run,
+# since it measured error pages (common.sh, no_errors). The summary prints the totals.
+#
+# Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR=
+#                                         ORIGIN=rust|nginx MODES= SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,8 +49,8 @@ HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
 source "$ROOT/benches/proxy/common.sh"
 BIN=$TARGET/release
 
-"$BIN/origin" $HTTP_PORT $HTTPS_PORT "$WORK" >/dev/null & PIDS+=($!)
-wait_port $HTTP_PORT; wait_port $HTTPS_PORT
+start_origin
+check_origin
 "$BIN/ar" ca --ca-dir "$WORK/ca" >/dev/null
 case $SUBJECT in
   ar) ar_proxy "$BIN/ar" $AR_PORT "$WORK/ar-out" >/dev/null & ;;
@@ -58,48 +66,55 @@ fi
 HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT
 
-# measure PID PORT URL CONNS: "requests/s CPU-ms-per-1k-requests requests"; the CPU includes
+# measure PID PORT MODE CONNS: "requests/s CPU-ms-per-1k-requests requests errors retried" (retried:
+# requests the client sent again because their connection closed before they were taken); the CPU includes
 # what the proxy still does after the load stops (see settle).
 measure() {
   local t0 out n
   t0=$(ticks "$1")
-  out=$("$BIN/loadgen" "$3" --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
-  no_errors "$3 through port $2" "$out"
+  # shellcheck disable=SC2046 # mode_args is one word or none
+  out=$("$BIN/loadgen" "$(url "$3" /small)" $(mode_args "$3") --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
+  no_errors "$3, $4 connections, through port $2" "$out"
   settle "$1"
   n=$(field requests "$out")
   awk -v r="$(field rps "$out")" -v d=$(( $(ticks "$1") - t0 )) -v hz="$HZ" -v n="$n" \
-    'BEGIN{printf "%d %.1f %d\n", r, d / hz / n * 1e6, n}'
+    'BEGIN{printf "%d %.1f %d", r, d / hz / n * 1e6, n}'
+  echo " $(field errors "$out") $(field retried "$out")"
 }
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A RATIOS CPU_RATIOS WINS
 RELAYED=0 # requests sent through the subject, warm-ups included: `ar` must archive each one
 HS_RELAYED=0 # and through the other proxy (with HUD_HAR=1 it records each one)
+ERRORS=0 HS_ERRORS=0 # errors seen through each (any one stops the run before this is printed)
+RETRIED=0 HS_RETRIED=0
 for conns in $CONNS; do
-  for scheme in http https; do
-    port=$HTTP_PORT; [[ $scheme == https ]] && port=$HTTPS_PORT
-    url=$scheme://localhost:$port/small
+  for scheme in $MODES; do
     key=$conns.$scheme
     # warm both: connections, leaf certificates, the live spec's first endpoint
-    read -r _ _ n < <(measure $AR_PID $AR_PORT "$url" "$conns"); RELAYED=$(( RELAYED + n ))
-    read -r _ _ n < <(measure $HS_PID $HS_PORT "$url" "$conns"); HS_RELAYED=$(( HS_RELAYED + n ))
+    read -r _ _ n e r < <(measure $AR_PID $AR_PORT "$scheme" "$conns") || stop_if_errors
+    RELAYED=$(( RELAYED + n )); ERRORS=$(( ERRORS + e )); RETRIED=$(( RETRIED + r ))
+    read -r _ _ n e r < <(measure $HS_PID $HS_PORT "$scheme" "$conns") || stop_if_errors
+    HS_RELAYED=$(( HS_RELAYED + n )); HS_ERRORS=$(( HS_ERRORS + e )); HS_RETRIED=$(( HS_RETRIED + r ))
     stop_if_errors
     WINS[$key]=0
     for i in $(seq 1 "$PAIRS"); do
       if (( i % 2 )); then
-        read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
-        read -r hs_rps hs_cpu hs_n < <(measure $HS_PID $HS_PORT "$url" "$conns")
+        read -r ar_rps ar_cpu n e r < <(measure $AR_PID $AR_PORT "$scheme" "$conns") || stop_if_errors
+        read -r hs_rps hs_cpu hs_n hs_e hs_r < <(measure $HS_PID $HS_PORT "$scheme" "$conns") || stop_if_errors
       else
-        read -r hs_rps hs_cpu hs_n < <(measure $HS_PID $HS_PORT "$url" "$conns")
-        read -r ar_rps ar_cpu n < <(measure $AR_PID $AR_PORT "$url" "$conns")
+        read -r hs_rps hs_cpu hs_n hs_e hs_r < <(measure $HS_PID $HS_PORT "$scheme" "$conns") || stop_if_errors
+        read -r ar_rps ar_cpu n e r < <(measure $AR_PID $AR_PORT "$scheme" "$conns") || stop_if_errors
       fi
       stop_if_errors
       RELAYED=$(( RELAYED + n )); HS_RELAYED=$(( HS_RELAYED + hs_n ))
+      ERRORS=$(( ERRORS + e )); HS_ERRORS=$(( HS_ERRORS + hs_e ))
+      RETRIED=$(( RETRIED + r )); HS_RETRIED=$(( HS_RETRIED + hs_r ))
       ratio=$(awk -v a="$ar_rps" -v b="$hs_rps" 'BEGIN{printf "%.3f", a / b}')
       cpu_ratio=$(awk -v a="$hs_cpu" -v b="$ar_cpu" 'BEGIN{printf "%.3f", a / b}')
       RATIOS[$key]+=" $ratio"; CPU_RATIOS[$key]+=" $cpu_ratio"
       awk -v r="$ratio" 'BEGIN{exit !(r >= 1)}' && WINS[$key]=$(( WINS[$key] + 1 ))
-      printf '%3s conns %-5s pair %2d: %s %6d r/s %5.1f ms CPU/1k   %s %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
+      printf '%3s conns %-8s pair %2d: %s %6d r/s %5.1f ms CPU/1k   %s %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
         "$conns" "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$OTHER" "$hs_rps" "$hs_cpu" "$ratio" >&2
     done
   done
@@ -115,13 +130,14 @@ sign_test() {
     t = 2 * (below < above ? below : above); printf "%.2f", (t > 1 ? 1 : t) }'
 }
 echo
-echo "## $SUBJECT vs $OTHER, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $PAIRS pairs of ${SECS}s runs per scheme and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
+echo "## $SUBJECT vs $OTHER, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $ORIGIN origin, $PAIRS pairs of ${SECS}s runs per mode and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
 for conns in $CONNS; do
-  for scheme in http https; do
+  for scheme in $MODES; do
     key=$conns.$scheme
     echo "$conns conns, $scheme: requests/s $SUBJECT/$OTHER $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs (sign test p = $(sign_test "${WINS[$key]}" "$PAIRS")); CPU per request $OTHER/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
   done
 done
+echo "errors (failed requests, non-2xx answers): $SUBJECT $ERRORS beside $RELAYED good requests, $OTHER $HS_ERRORS beside $HS_RELAYED; requests the client sent again (connection closed before they were taken): $SUBJECT $RETRIED, $OTHER $HS_RETRIED"
 if [[ $SUBJECT == ar ]]; then
   sleep 0.2 # the last tick's flows
   archived=$(wc -l <"$WORK/ar-out/flows.jsonl")

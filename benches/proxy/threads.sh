@@ -8,8 +8,11 @@
 # hudsucker's, and `ar-capture` (archiving and documenting) on its own. The proxies run in turn,
 # ROUNDS times, alternating.
 #
+# SCHEME is a mode of common.sh: http, https (HTTP/1.1 inside TLS) or https-h2 (HTTP/2 inside TLS);
+# ORIGIN=nginx puts nginx (HTTP/2 over TLS) behind the TLS modes. A run with errors stops the script.
+#
 # Usage: benches/proxy/threads.sh   (env: PROXIES="ar hudsucker_proxy" SCHEME=http CONNS=4 SECS=5
-#                                     ROUNDS=2 AR_BIN=PATH SKIP_BUILD=1)
+#                                     ROUNDS=2 AR_BIN=PATH ORIGIN=rust|nginx SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,11 +25,11 @@ HTTP_PORT=18680 HTTPS_PORT=18643 PROXY_PORT=18601
 source "$ROOT/benches/proxy/common.sh"
 BIN=$TARGET/release
 AR_BIN=${AR_BIN:-$BIN/ar}
-port=$HTTP_PORT; [[ $SCHEME == https ]] && port=$HTTPS_PORT
-URL=$SCHEME://localhost:$port/small
+MODES=$SCHEME
+URL=$(url "$SCHEME" /small)
 
-"$BIN/origin" $HTTP_PORT $HTTPS_PORT "$WORK" >/dev/null & PIDS+=($!)
-wait_port $HTTP_PORT; wait_port $HTTPS_PORT
+start_origin
+check_origin
 "$BIN/ar" ca --ca-dir "$WORK/ca" >/dev/null
 
 # snapshot PID: "thread-name run-ns wait-ns slices" per thread name, summed over its threads
@@ -36,7 +39,8 @@ snapshot() {
   done | awk '{r[$1]+=$2; w[$1]+=$3; s[$1]+=$4} END {for (k in r) print k, r[k], w[k], s[k]}' | sort
 }
 
-load() { "$BIN/loadgen" "$URL" --proxy "127.0.0.1:$PROXY_PORT" --ca "$WORK/ca/ca.pem" -c "$CONNS" -s "$1"; }
+# shellcheck disable=SC2046 # mode_args is one word or none
+load() { "$BIN/loadgen" "$URL" $(mode_args "$SCHEME") --proxy "127.0.0.1:$PROXY_PORT" --ca "$WORK/ca/ca.pem" -c "$CONNS" -s "$1"; }
 
 for round in $(seq 1 "$ROUNDS"); do
   for proxy in $PROXIES; do
@@ -46,9 +50,11 @@ for round in $(seq 1 "$ROUNDS"); do
     esac
     pid=$!
     wait_port $PROXY_PORT
-    load 1 >/dev/null # warm: connections, leaf certificates, the live spec's first endpoint
+    out=$(load 1) # warm: connections, leaf certificates, the live spec's first endpoint
+    no_errors "$proxy warm-up" "$out"
     before=$(snapshot $pid)
     out=$(load "$SECS" | tail -1)
+    no_errors "$proxy $SCHEME" "$out"
     settle $pid
     after=$(snapshot $pid)
     n=$(field requests "$out")

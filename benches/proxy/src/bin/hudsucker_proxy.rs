@@ -1,6 +1,11 @@
 //! A bench-only MITM proxy built on the `hudsucker` crate, the same CA as
 //! `ar`, ring for crypto, and the origin's CA as its upstream trust root.
 //!
+//! Built with hudsucker's `http2` feature: inside TLS it offers clients h2
+//! and http/1.1, and its upstream client offers an origin both (ALPN), as
+//! `ar proxy` does; hudsucker's pooled client then carries every client
+//! connection's requests to an h2 origin over shared connections.
+//!
 //! By default it runs hudsucker's no-op handler: it relays and records
 //! nothing. With a fourth argument it records, built the way `ar` is (the
 //! recorder in [`record`]): the handler keeps each exchange's parts and
@@ -47,6 +52,7 @@ async fn main() {
         .with_tls_config(client_config)
         .https_or_http()
         .enable_http1()
+        .enable_http2()
         .build();
 
     let builder = Proxy::builder()

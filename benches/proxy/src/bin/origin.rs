@@ -1,6 +1,9 @@
 //! The benchmark origin: HTTP/1.1 on one port and HTTPS (HTTP/1.1 by ALPN, so
 //! every proxy talks to it the same way) on another, with a certificate from a
-//! throwaway CA written to `<dir>/origin-ca.pem` for the proxies to trust.
+//! throwaway CA written to `<dir>/origin-ca.pem` for the proxies to trust. The
+//! certificate (for `localhost` and 127.0.0.1, chain included) and its key are
+//! written to `<dir>/origin.pem` and `<dir>/origin.key`, for another origin
+//! (nginx, `ORIGIN=nginx` in common.sh) the proxies then trust alike.
 //!
 //! Routes: `/small` (a 100-byte JSON document) and `/big?n=BYTES` (generated
 //! bytes, never stored).
@@ -72,6 +75,8 @@ fn tls_config(dir: &std::path::Path) -> Arc<rustls::ServerConfig> {
         SanType::IpAddress("127.0.0.1".parse().unwrap()),
     ];
     let cert = params.signed_by(&key, &issuer).unwrap();
+    std::fs::write(dir.join("origin.pem"), cert.pem() + &ca_cert.pem()).unwrap();
+    std::fs::write(dir.join("origin.key"), key.serialize_pem()).unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
