@@ -23,6 +23,8 @@ use std::time::Duration;
 
 use http::uri::Authority;
 use http::{HeaderValue, Request, Response, Uri, header};
+use http_body::Body as _;
+use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
 use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
@@ -204,7 +206,9 @@ impl Pool {
 
     /// Sends `req` (absolute URI) to its origin over an idle connection or a
     /// new one. A request that an idle connection closed under before it was
-    /// sent goes out again on another.
+    /// sent goes out again on another, and so does one without a body that an
+    /// HTTP/2 origin refused unprocessed ([`unprocessed`]: nginx closes its
+    /// connections after 1,000 requests so).
     pub(crate) async fn send(&self, mut req: Request<ProxyBody>) -> Result<Sent, SendError> {
         let uri = req.uri().clone();
         let (Some(authority), https) =
@@ -216,6 +220,7 @@ impl Pool {
             )));
         };
         let key = Key { https, authority };
+        let mut refused = 0;
         loop {
             let (conn, info, reused) = match self.take_idle(&key).await {
                 Some((conn, info)) => (conn, info, true),
@@ -223,10 +228,16 @@ impl Pool {
                 // future's size, and every request would otherwise carry and move it.
                 None => Box::pin(self.dial_or_share(&key, &uri)).await?,
             };
+            // What sends a bodiless request again, should an HTTP/2 origin
+            // refuse it unprocessed.
+            let mut again = None;
             let (result, lease) = match conn {
                 // HTTP/2 carries the origin in `:authority`; the URI stays absolute.
                 Checked::H2(mut sender) => {
                     prepare_h2(&mut req);
+                    if req.body().is_end_stream() && refused < MAX_REFUSED {
+                        again = Some(head_of(&req, &uri));
+                    }
                     (sender.try_send_request(req).await, Lease(None))
                 }
                 Checked::H1(mut sender) => {
@@ -252,9 +263,30 @@ impl Pool {
                         }
                         req = unsent;
                     }
-                    _ => return Err(SendError::Http(error.into_error())),
+                    _ => {
+                        let error = error.into_error();
+                        match again {
+                            Some(head) if unprocessed(&error) => {
+                                refused += 1;
+                                self.forget_h2(&key, &info);
+                                req = head;
+                            }
+                            _ => return Err(SendError::Http(error)),
+                        }
+                    }
                 },
             }
+        }
+    }
+
+    /// Forgets `key`'s shared HTTP/2 connection if it is the one `info`
+    /// came over: it is going away, and new requests need a new one.
+    fn forget_h2(&self, key: &Key, info: &UpstreamInfo) {
+        let mut idle = lock(&self.idle);
+        if let Some(origin) = idle.origins.get_mut(key)
+            && (origin.h2.as_ref()).is_some_and(|h2| h2.info.same_connection(info))
+        {
+            origin.h2 = None;
         }
     }
 
@@ -487,6 +519,42 @@ fn h2_client() -> http2::Builder<TokioExecutor> {
     builder
 }
 
+/// How often one request is sent again after HTTP/2 origins refused it
+/// unprocessed (each time on a new connection).
+const MAX_REFUSED: u32 = 3;
+
+/// A bodiless copy of `req`'s head, for sending it again (absolute `uri`).
+fn head_of(req: &Request<ProxyBody>, uri: &Uri) -> Request<ProxyBody> {
+    let mut again = Request::new(
+        http_body_util::Empty::new()
+            .map_err(Into::into)
+            .boxed_unsync(),
+    );
+    *again.method_mut() = req.method().clone();
+    *again.uri_mut() = uri.clone();
+    *again.version_mut() = req.version();
+    *again.headers_mut() = req.headers().clone();
+    again
+}
+
+/// Whether an HTTP/2 origin refused the request before processing it: a
+/// GOAWAY that did not cover its stream (a graceful close, `NO_ERROR`) or
+/// `REFUSED_STREAM`. RFC 9113 §8.7: such a request may be sent again.
+fn unprocessed(error: &hyper::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(h2) = cause.downcast_ref::<h2::Error>() {
+            return match h2.reason() {
+                Some(h2::Reason::NO_ERROR) => h2.is_go_away(),
+                Some(h2::Reason::REFUSED_STREAM) => true,
+                _ => false,
+            };
+        }
+        source = cause.source();
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use http_body_util::BodyExt as _;
@@ -519,6 +587,38 @@ mod tests {
         let request = Request::get("https://shop.test/").body(empty()).unwrap();
         let response = sender.send_request(request).await.unwrap();
         assert_eq!(response.headers()["set-cookie"].len(), 64 * 1024);
+    }
+
+    #[tokio::test]
+    async fn a_refused_stream_was_not_processed_a_cancelled_one_may_have_been() {
+        use hyper_util::rt::TokioIo;
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        // Refuses `/refused` unprocessed (RFC 9113 §8.7) and cancels the rest.
+        tokio::spawn(async move {
+            let mut conn = h2::server::handshake(server_io).await.unwrap();
+            while let Some(Ok((request, mut respond))) = conn.accept().await {
+                let reason = match request.uri().path() {
+                    "/refused" => h2::Reason::REFUSED_STREAM,
+                    _ => h2::Reason::CANCEL,
+                };
+                respond.send_reset(reason);
+            }
+        });
+        let (sender, connection) = h2_client()
+            .handshake(TokioIo::new(client_io))
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        let send = |path: &'static str| {
+            let mut sender = sender.clone();
+            async move {
+                let uri = format!("https://shop.test{path}");
+                let request = Request::get(uri).body(empty()).unwrap();
+                sender.send_request(request).await.map(|_| ())
+            }
+        };
+        assert!(unprocessed(&send("/refused").await.unwrap_err()));
+        assert!(!unprocessed(&send("/cancelled").await.unwrap_err()));
     }
 
     #[test]

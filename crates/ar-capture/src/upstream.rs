@@ -60,6 +60,11 @@ pub(crate) struct UpstreamInfo {
 }
 
 impl UpstreamInfo {
+    /// Whether `self` and `other` describe one connection.
+    pub(crate) fn same_connection(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.reported, &other.reported)
+    }
+
     pub(crate) fn new(addr: SocketAddr, connect_ms: f64, tls_ms: Option<f64>) -> Self {
         Self {
             addr,
