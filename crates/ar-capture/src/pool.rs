@@ -617,8 +617,12 @@ mod tests {
                 sender.send_request(request).await.map(|_| ())
             }
         };
-        assert!(unprocessed(&send("/refused").await.unwrap_err()));
+        let refused = send("/refused").await.unwrap_err();
+        assert!(unprocessed(&refused));
         assert!(!unprocessed(&send("/cancelled").await.unwrap_err()));
+        // The flow's message names the cause, not only hyper's "http2 error".
+        let recorded = crate::upstream::classify_hyper(&refused, "shop.test:443").message;
+        assert!(recorded.contains("refused stream"), "{recorded}");
     }
 
     #[test]

@@ -377,9 +377,14 @@ pub(crate) fn classify_hyper(error: &hyper::Error, target: &str) -> UpstreamErro
             format!("{target} sent malformed HTTP: {error}"),
         )
     } else {
-        UpstreamError::new(
-            ErrorKind::Other,
-            format!("request to {target} failed: {error}"),
-        )
+        // hyper's own text is its category ("http2 error"); the cause is below.
+        let mut message = format!("request to {target} failed: {error}");
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            message.push_str(": ");
+            message.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        UpstreamError::new(ErrorKind::Other, message)
     }
 }
