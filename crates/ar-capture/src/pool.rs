@@ -207,8 +207,8 @@ impl Pool {
     /// Sends `req` (absolute URI) to its origin over an idle connection or a
     /// new one. A request that an idle connection closed under before it was
     /// sent goes out again on another, and so does one without a body that an
-    /// HTTP/2 origin refused unprocessed ([`unprocessed`]: nginx closes its
-    /// connections after 1,000 requests so).
+    /// HTTP/2 origin refused unprocessed ([`unprocessed`]: nginx ends its
+    /// connections after 1,000 requests so), up to [`MAX_REFUSED`] times.
     pub(crate) async fn send(&self, mut req: Request<ProxyBody>) -> Result<Sent, SendError> {
         let uri = req.uri().clone();
         let (Some(authority), https) =
@@ -520,8 +520,11 @@ fn h2_client() -> http2::Builder<TokioExecutor> {
 }
 
 /// How often one request is sent again after HTTP/2 origins refused it
-/// unprocessed (each time on a new connection).
-const MAX_REFUSED: u32 = 3;
+/// unprocessed, each time on a new connection: a refused request is always
+/// safe to send again, so this only stops an origin that refuses every
+/// stream (requests racing for a connection nginx ends after a few may be
+/// refused several times).
+const MAX_REFUSED: u32 = 10;
 
 /// A bodiless copy of `req`'s head, for sending it again (absolute `uri`).
 fn head_of(req: &Request<ProxyBody>, uri: &Uri) -> Request<ProxyBody> {

@@ -335,6 +335,36 @@ async fn cookies_an_http2_client_splits_reach_an_http1_origin_joined() {
 }
 
 #[tokio::test]
+async fn requests_an_http2_origin_went_away_before_processing_are_sent_again() {
+    let ca = TestCa::new();
+    // nginx ends an HTTP/2 connection after 5 requests with a GOAWAY
+    // (NO_ERROR); requests the proxy had already sent on it beyond its last
+    // stream were not processed, and must not come back as 502s.
+    let kind = Kind::Nginx { http2: true };
+    let server = Server::start_with(&ca, kind, None, "keepalive_requests 5;");
+    let h = proxy_to(&ca, &[&server]).await;
+    let proxy = format!("http://{}", h.addr());
+    let urls: Vec<String> = (0..60)
+        .map(|i| server.url(&format!("/hello?i={i}")))
+        .collect();
+    let mut args = vec![
+        "--http1.1",
+        "--silent",
+        "--parallel",
+        "--parallel-max",
+        "8",
+        "--proxy",
+        &proxy,
+        "--cacert",
+        h.ca_pem.to_str().unwrap(),
+    ];
+    args.extend(urls.iter().map(String::as_str));
+    let (body, stderr, ok) = curl(&args).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&body), "hello".repeat(60));
+}
+
+#[tokio::test]
 async fn a_body_from_an_http1_client_reaches_an_http2_origin() {
     let ca = TestCa::new();
     let server = Server::start(&ca, Kind::Nginx { http2: true }, None);

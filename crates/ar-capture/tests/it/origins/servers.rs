@@ -89,6 +89,17 @@ pub(crate) fn python() -> PathBuf {
 impl Server {
     /// Starts `kind`; without a `backend`, `/backend/...` answers 502.
     pub(crate) fn start(ca: &TestCa, kind: Kind, backend: Option<&Backend>) -> Self {
+        Self::start_with(ca, kind, backend, "")
+    }
+
+    /// [`Server::start`], with `nginx_http` added to nginx's `http` block
+    /// (`keepalive_requests 3;`); other servers ignore it.
+    pub(crate) fn start_with(
+        ca: &TestCa,
+        kind: Kind,
+        backend: Option<&Backend>,
+        nginx_http: &str,
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let (chain, key) = ca.server_pem(&["shop.test"]);
         std::fs::write(dir.path().join("cert.pem"), chain).unwrap();
@@ -96,7 +107,7 @@ impl Server {
         write_site(&dir.path().join("www"));
         let port = free_port();
         let mut command = match kind {
-            Kind::Nginx { http2 } => nginx(dir.path(), port, http2, backend),
+            Kind::Nginx { http2 } => nginx(dir.path(), port, http2, backend, nginx_http),
             Kind::Caddy => caddy(dir.path(), port, backend),
             Kind::Apache { http2 } => apache(dir.path(), port, http2, backend),
         };
@@ -168,7 +179,7 @@ fn write_site(www: &Path) {
     }
 }
 
-fn nginx(dir: &Path, port: u16, http2: bool, backend: Option<&Backend>) -> Command {
+fn nginx(dir: &Path, port: u16, http2: bool, backend: Option<&Backend>, extra: &str) -> Command {
     let d = dir.display();
     let h2 = if http2 { " http2" } else { "" };
     let (http, ws) = Backend::ports(backend);
@@ -182,7 +193,7 @@ fn nginx(dir: &Path, port: u16, http2: bool, backend: Option<&Backend>) -> Comma
          scgi_temp_path {d}/scgi;\n  client_max_body_size 2m;\n  default_type text/plain;\n  \
          types {{ application/json json; }}\n  \
          gzip on;\n  gzip_types application/json;\n  if_modified_since before;\n  \
-         large_client_header_buffers 4 32k;\n  \
+         large_client_header_buffers 4 32k;\n  {extra}\n  \
          server {{\n    listen 127.0.0.1:{port} ssl{h2};\n    server_name shop.test;\n    \
          ssl_certificate {d}/cert.pem;\n    ssl_certificate_key {d}/key.pem;\n    \
          location = /hello {{ return 200 \"hello\"; }}\n    \
