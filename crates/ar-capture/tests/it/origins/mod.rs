@@ -335,6 +335,40 @@ async fn cookies_an_http2_client_splits_reach_an_http1_origin_joined() {
 }
 
 #[tokio::test]
+async fn plain_http_reaches_nginx_in_the_clear() {
+    let ca = TestCa::new();
+    let server = Server::start(&ca, Kind::NginxPlain, None);
+    let mut h = proxy_to(&ca, &[&server]).await;
+    let proxy = format!("http://{}", h.addr());
+    let get = ["--fail", "--proxy", &proxy, &server.url("/host")];
+    let (body, stderr, ok) = curl(&get).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&body),
+        format!("shop.test:{}", server.port)
+    );
+    let post = [
+        "--fail",
+        "--proxy",
+        &proxy,
+        "--data",
+        r#"{"sku":"A-1"}"#,
+        &server.url("/hello"),
+    ];
+    let (body, stderr, ok) = curl(&post).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&body), "hello");
+    let flow = h.flow_for("/hello").await;
+    assert_eq!(flow.request.method, "POST");
+    assert!(
+        flow.request.url.starts_with("http://shop.test:"),
+        "{}",
+        flow.request.url
+    );
+    assert_eq!(flow.response.as_ref().map(|r| r.status), Some(200));
+}
+
+#[tokio::test]
 async fn requests_an_http2_origin_went_away_before_processing_are_sent_again() {
     let ca = TestCa::new();
     // nginx ends an HTTP/2 connection after 5 requests with a GOAWAY

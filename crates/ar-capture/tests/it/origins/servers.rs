@@ -22,9 +22,15 @@ use crate::support::{TestCa, json_doc};
 /// Which server, and whether it offers HTTP/2 (by ALPN, beside HTTP/1.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    Nginx { http2: bool },
+    Nginx {
+        http2: bool,
+    },
+    /// nginx without TLS: HTTP/1.1 in the clear.
+    NginxPlain,
     Caddy,
-    Apache { http2: bool },
+    Apache {
+        http2: bool,
+    },
 }
 
 impl Kind {
@@ -33,6 +39,7 @@ impl Kind {
         match self {
             Self::Nginx { http2: true } => "nginx h2",
             Self::Nginx { http2: false } => "nginx h1",
+            Self::NginxPlain => "nginx http",
             Self::Caddy => "caddy",
             Self::Apache { http2: true } => "apache h2",
             Self::Apache { http2: false } => "apache h1",
@@ -107,7 +114,11 @@ impl Server {
         write_site(&dir.path().join("www"));
         let port = free_port();
         let mut command = match kind {
-            Kind::Nginx { http2 } => nginx(dir.path(), port, http2, backend, nginx_http),
+            Kind::Nginx { http2 } => {
+                let listen = if http2 { "ssl http2" } else { "ssl" };
+                nginx(dir.path(), port, listen, backend, nginx_http)
+            }
+            Kind::NginxPlain => nginx(dir.path(), port, "", backend, nginx_http),
             Kind::Caddy => caddy(dir.path(), port, backend),
             Kind::Apache { http2 } => apache(dir.path(), port, http2, backend),
         };
@@ -145,7 +156,12 @@ impl Server {
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
-        format!("https://shop.test:{}{path}", self.port)
+        let scheme = if self.kind == Kind::NginxPlain {
+            "http"
+        } else {
+            "https"
+        };
+        format!("{scheme}://shop.test:{}{path}", self.port)
     }
 }
 
@@ -179,9 +195,9 @@ fn write_site(www: &Path) {
     }
 }
 
-fn nginx(dir: &Path, port: u16, http2: bool, backend: Option<&Backend>, extra: &str) -> Command {
+/// nginx listening with `listen` (`ssl http2`, `ssl`, or empty for the clear).
+fn nginx(dir: &Path, port: u16, listen: &str, backend: Option<&Backend>, extra: &str) -> Command {
     let d = dir.display();
-    let h2 = if http2 { " http2" } else { "" };
     let (http, ws) = Backend::ports(backend);
     // `if_modified_since before`: nginx answers 304 only to an exact date by
     // default. 32k header buffers: a 16 KiB header fits (the default is 8k).
@@ -194,7 +210,7 @@ fn nginx(dir: &Path, port: u16, http2: bool, backend: Option<&Backend>, extra: &
          types {{ application/json json; }}\n  \
          gzip on;\n  gzip_types application/json;\n  if_modified_since before;\n  \
          large_client_header_buffers 4 32k;\n  {extra}\n  \
-         server {{\n    listen 127.0.0.1:{port} ssl{h2};\n    server_name shop.test;\n    \
+         server {{\n    listen 127.0.0.1:{port} {listen};\n    server_name shop.test;\n    \
          ssl_certificate {d}/cert.pem;\n    ssl_certificate_key {d}/key.pem;\n    \
          location = /hello {{ return 200 \"hello\"; }}\n    \
          location = /host {{ return 200 \"$http_host\"; }}\n    \
