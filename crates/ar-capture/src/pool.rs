@@ -526,13 +526,15 @@ fn h2_client() -> http2::Builder<TokioExecutor> {
 /// refused several times).
 const MAX_REFUSED: u32 = 10;
 
+fn empty() -> ProxyBody {
+    http_body_util::Empty::new()
+        .map_err(Into::into)
+        .boxed_unsync()
+}
+
 /// A bodiless copy of `req`'s head, for sending it again (absolute `uri`).
 fn head_of(req: &Request<ProxyBody>, uri: &Uri) -> Request<ProxyBody> {
-    let mut again = Request::new(
-        http_body_util::Empty::new()
-            .map_err(Into::into)
-            .boxed_unsync(),
-    );
+    let mut again = Request::new(empty());
     *again.method_mut() = req.method().clone();
     *again.uri_mut() = uri.clone();
     *again.version_mut() = req.version();
@@ -560,15 +562,8 @@ fn unprocessed(error: &hyper::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use http_body_util::BodyExt as _;
 
     use super::*;
-
-    fn empty() -> ProxyBody {
-        http_body_util::Empty::new()
-            .map_err(Into::into)
-            .boxed_unsync()
-    }
 
     #[tokio::test]
     async fn an_http2_origin_may_answer_with_a_header_as_big_as_browsers_take() {

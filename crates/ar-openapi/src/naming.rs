@@ -2,7 +2,7 @@
 //! (`listUserOrders`, `getUser`), tags (`users`), and component schema names
 //! (`User`, `Order`). Deterministic and readable; uniqueness is the caller's job.
 
-use ar_store::template::singular;
+use ar_store::template::{is_method_verb, singular};
 
 /// One segment of a path template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,9 +133,7 @@ fn custom_method(template: &str) -> Option<(&str, &str)> {
         .rfind(':')
         .filter(|c| !template[*c..].contains('/'))?;
     let (on, verb) = (&template[..colon], &template[colon + 1..]);
-    let camel = verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
-        && verb.bytes().all(|b| b.is_ascii_alphabetic());
-    (camel && !on.ends_with('/')).then_some((on, verb))
+    (is_method_verb(verb) && !on.ends_with('/')).then_some((on, verb))
 }
 
 /// PascalCase of the resource words; a word followed by a parameter (an item

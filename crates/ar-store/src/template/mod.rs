@@ -551,10 +551,7 @@ impl<'a> SegmentSuffix<'a> {
 pub(crate) fn split_suffix(segment: &str, last: bool) -> (&str, Option<SegmentSuffix<'_>>) {
     if last && let Some(colon) = memchr::memrchr(b':', segment.as_bytes()) {
         let (stem, verb) = (&segment[..colon], &segment[colon + 1..]);
-        let camel = verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
-            && verb.len() >= 2
-            && verb.bytes().all(|b| b.is_ascii_alphabetic());
-        if camel && !stem.is_empty() && !stem.contains(':') {
+        if is_method_verb(verb) && !stem.is_empty() && !stem.contains(':') {
             return (stem, Some(SegmentSuffix::Method(&segment[colon..])));
         }
     }
@@ -569,6 +566,20 @@ pub(crate) fn split_suffix(segment: &str, last: bool) -> (&str, Option<SegmentSu
         Some((_, marker)) => (stem, Some(SegmentSuffix::Format(marker))),
         None => (segment, None),
     }
+}
+
+/// Whether `verb` (after the `:` ending a path) names a custom method:
+/// lowerCamel letters, two or more (`start`, `batchGet`), where a port or a
+/// time (`:8080`, `:30`) has digits.
+///
+/// ```
+/// use ar_store::template::is_method_verb;
+/// assert!(is_method_verb("batchGet") && !is_method_verb("8080") && !is_method_verb("Start"));
+/// ```
+pub fn is_method_verb(verb: &str) -> bool {
+    verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+        && verb.len() >= 2
+        && verb.bytes().all(|b| b.is_ascii_alphabetic())
 }
 
 /// The suffix a trie token stands for (`.json`, `:start`), or `None` for any

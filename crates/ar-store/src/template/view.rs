@@ -346,7 +346,7 @@ fn build<'r>(
             }
         }
     }
-    let shared_leaves = leaves_under_several(&lits);
+    let shared_leaves = leaves_under_several(lits.values());
     let mut node = ViewNode::default();
     let mut param_raws: Vec<&RawNode> = params.clone();
     for (name, raws) in &lits {
@@ -529,20 +529,22 @@ fn leaves_of_values<'a>(
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     fold: &BTreeMap<&str, Rule>,
 ) -> BTreeSet<&'a str> {
-    let folded: BTreeMap<&'a str, Vec<&'a RawNode>> = (lits.iter())
-        .filter(|(k, _)| fold.contains_key(*k))
-        .map(|(k, raws)| (*k, raws.clone()))
-        .collect();
-    let mut verbs = leaves_under_several(&folded);
+    let folded = (lits.iter()).filter(|(k, _)| fold.contains_key(*k));
+    let mut verbs = leaves_under_several(folded.map(|(_, raws)| raws));
     let merged = (params.iter()).flat_map(|p| &p.literals);
     verbs.extend(merged.filter(|(_, c)| c.is_leaf()).map(|(name, _)| &**name));
     verbs
 }
 
 /// Names of leaf literals found directly below two or more of `lits`.
-fn leaves_under_several<'a>(lits: &BTreeMap<&'a str, Vec<&'a RawNode>>) -> BTreeSet<&'a str> {
+fn leaves_under_several<'a, 'l>(
+    lits: impl Iterator<Item = &'l Vec<&'a RawNode>>,
+) -> BTreeSet<&'a str>
+where
+    'a: 'l,
+{
     let mut seen: BTreeMap<&'a str, usize> = BTreeMap::new();
-    for raws in lits.values() {
+    for raws in lits {
         let below: BTreeSet<&'a str> = (raws.iter())
             .flat_map(|r| &r.literals)
             .filter(|(_, child)| child.is_leaf())
