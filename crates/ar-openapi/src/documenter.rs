@@ -58,6 +58,8 @@ pub enum SkipReason {
     HtmlPage,
     /// The exchange failed or has no response.
     NoResponse,
+    /// Refused by the capture proxy itself: never sent, so no evidence.
+    Refused,
     /// Excluded by a user rule (path glob, deny list).
     UserRule,
     /// A CORS preflight request.
@@ -75,6 +77,7 @@ impl SkipReason {
             Self::StaticAsset => "static asset",
             Self::HtmlPage => "HTML page",
             Self::NoResponse => "no response (error or aborted)",
+            Self::Refused => "refused by the proxy (never sent)",
             Self::UserRule => "excluded by a user rule",
             Self::Preflight => "CORS preflight",
             Self::OverCapacity => "endpoint limit reached",
@@ -99,7 +102,16 @@ pub struct Ledger {
     /// phrase each ("3 entries without a response: request side documented"):
     /// a spec that stands on repaired input says so.
     pub input_notes: Vec<String>,
+    /// Requests the capture proxy refused while the explorer drove, because
+    /// they read as destructive ([`ar_store::destructive`]): never sent.
+    pub refused_destructive: u64,
+    /// The first of them as `METHOD /path` (at most 20 of them), each with
+    /// how many times it was refused.
+    pub refused_destructive_first: Vec<(String, u64)>,
 }
+
+/// At most this many refused requests are listed by name in the ledger.
+const MAX_REFUSED_LISTED: usize = 20;
 
 /// At most this many out-of-scope hosts are listed by name.
 const MAX_OTHER_HOSTS: usize = 500;
@@ -221,6 +233,9 @@ impl Documenter {
     pub fn skip(&mut self, flow: &Flow, reason: SkipReason) {
         self.ledger.flows += 1;
         *self.ledger.skipped.entry(reason).or_default() += 1;
+        if ar_store::destructive::refused_as_destructive(flow) {
+            self.ledger.note_refused(flow);
+        }
         if matches!(reason, SkipReason::OutOfScopeHost | SkipReason::Tracker) {
             let host = host_of(&flow.request.url);
             if self.ledger.other_hosts.len() < MAX_OTHER_HOSTS
@@ -303,6 +318,31 @@ fn is_html_page(flow: &Flow) -> bool {
 }
 
 /// The host (and port) of an absolute URL, without userinfo.
+impl Ledger {
+    /// Counts a request the proxy refused as destructive, by name.
+    fn note_refused(&mut self, flow: &Flow) {
+        self.refused_destructive += 1;
+        let named = format!("{} {}", flow.request.method, path_of(&flow.request.url));
+        let listed = &mut self.refused_destructive_first;
+        if let Some((_, times)) = listed.iter_mut().find(|(n, _)| *n == named) {
+            *times += 1;
+        } else if listed.len() < MAX_REFUSED_LISTED {
+            listed.push((named, 1));
+        }
+    }
+}
+
+/// The path of `url`, without its query: `/api/carts/3`.
+fn path_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    match rest.find(['/', '?', '#']) {
+        Some(at) if rest[at..].starts_with('/') => {
+            rest[at..].split(['?', '#']).next().unwrap_or("/")
+        }
+        _ => "/",
+    }
+}
+
 pub(crate) fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");

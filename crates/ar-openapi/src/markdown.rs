@@ -314,6 +314,7 @@ fn left_out(out: &mut String, ledger: &Ledger) {
         }
         let _ = writeln!(out);
     }
+    refused(out, ledger);
     if ledger.skipped.is_empty() && ledger.undecodable_bodies == 0 {
         let _ = writeln!(out, "Nothing: every flow seen is documented.");
         return;
@@ -329,6 +330,35 @@ fn left_out(out: &mut String, ledger: &Ledger) {
             ledger.undecodable_bodies
         );
     }
+}
+
+/// "3 requests refused while the explorer drove (destructive, never sent):
+/// `DELETE /api/carts/3` (2 times), `POST /api/demo/clear`."
+fn refused(out: &mut String, ledger: &Ledger) {
+    let count = ledger.refused_destructive;
+    if count == 0 {
+        return;
+    }
+    let mut named: Vec<String> = (ledger.refused_destructive_first.iter())
+        .map(|(name, times)| match times {
+            1 => format!("`{name}`"),
+            _ => format!("`{name}` ({times} times)"),
+        })
+        .collect();
+    let listed: u64 = ledger
+        .refused_destructive_first
+        .iter()
+        .map(|(_, n)| n)
+        .sum();
+    if count > listed {
+        named.push(format!("{} more", count - listed));
+    }
+    let _ = writeln!(
+        out,
+        "{count} {} refused while the explorer drove (destructive, never sent): {}.\n",
+        if count == 1 { "request" } else { "requests" },
+        named.join(", ")
+    );
 }
 
 /// A one-phrase type: `integer`, `string (uuid)`, `array of User`, `string | null`.
@@ -485,6 +515,29 @@ mod tests {
                 "  - `city`: string",
                 "- `id`: integer, required",
             ]
+        );
+    }
+
+    #[test]
+    fn the_ledger_names_the_requests_refused_while_the_explorer_drove() {
+        let mut ledger = Ledger {
+            refused_destructive: 4,
+            refused_destructive_first: vec![
+                ("DELETE /api/carts/3".into(), 2),
+                ("POST /api/demo/clear".into(), 1),
+            ],
+            ..Ledger::default()
+        };
+        ledger.skipped.insert(crate::SkipReason::Refused, 4);
+        let mut out = String::new();
+        left_out(&mut out, &ledger);
+        assert_eq!(
+            out,
+            "## What was left out\n\n\
+             4 requests refused while the explorer drove (destructive, never sent): \
+             `DELETE /api/carts/3` (2 times), `POST /api/demo/clear`, 1 more.\n\n\
+             | Reason | Flows |\n|---|---|\n\
+             | refused by the proxy (never sent) | 4 |\n"
         );
     }
 

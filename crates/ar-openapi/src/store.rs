@@ -123,6 +123,7 @@ pub fn skip_reason(reason: OutReason) -> SkipReason {
         OutReason::Tracker => SkipReason::Tracker,
         OutReason::HtmlPage => SkipReason::HtmlPage,
         OutReason::Preflight => SkipReason::Preflight,
+        OutReason::Refused => SkipReason::Refused,
         OutReason::UserDeniedHost | OutReason::UserDeniedPath | OutReason::NotAllowedPath => {
             SkipReason::UserRule
         }
@@ -316,6 +317,54 @@ mod tests {
             store.ingest(&flow);
         }
         store
+    }
+
+    #[test]
+    fn requests_the_proxy_refused_are_listed_in_the_ledger_not_documented() {
+        let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+        let mut store = EndpointStore::new(scope, StoreConfig::default());
+        let mut documenter = Documenter::new(crate::Redactor::new());
+        let flows = [
+            ("DELETE", "https://shop.test/api/carts/3", Client::Explorer),
+            (
+                "DELETE",
+                "https://shop.test/api/carts/3?force=1",
+                Client::Explorer,
+            ),
+            ("POST", "https://shop.test/api/demo/clear", Client::Explorer),
+            ("POST", "https://other.test/api/wipe", Client::Explorer),
+            // Refused for another reason (a loop, --offline): not the lock's doing.
+            ("GET", "https://shop.test/api/cart", Client::Explorer),
+            ("DELETE", "https://shop.test/api/carts/4", Client::Human),
+        ];
+        for (n, (method, url, client)) in flows.into_iter().enumerate() {
+            let request = Request::new(method, url, HttpVersion::Http11);
+            let flow = Flow::new(
+                FlowId(n as u64),
+                Timestamp::from_unix_micros(0),
+                client,
+                request,
+            )
+            .with_error(ar_store::ErrorKind::Refused, "refused");
+            let ingested = store.ingest(&flow);
+            documenter.observe_ingested(&flow, &ingested, &store);
+        }
+        assert!(
+            store.endpoints().is_empty(),
+            "refused flows are no evidence"
+        );
+        let ledger = documenter.ledger();
+        assert_eq!(ledger.skipped.get(&SkipReason::Refused), Some(&5));
+        assert_eq!(ledger.other_hosts.get("other.test"), Some(&1));
+        assert_eq!(ledger.refused_destructive, 4);
+        assert_eq!(
+            ledger.refused_destructive_first,
+            [
+                ("DELETE /api/carts/3".to_string(), 2),
+                ("POST /api/demo/clear".to_string(), 1),
+                ("POST /api/wipe".to_string(), 1),
+            ]
+        );
     }
 
     #[test]

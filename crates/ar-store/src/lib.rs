@@ -12,6 +12,8 @@
 //! - [`scope`]: which flows describe the target's API.
 //! - [`store`]: the [`EndpointStore`](store::EndpointStore) that groups flows
 //!   into endpoints with bounded samples and parameter statistics.
+//! - [`destructive`]: which requests and actions read as destructive (the
+//!   explorer's two locks).
 //!
 //! ```
 //! use ar_store::{Body, Client, Flow, FlowId, Headers, HttpVersion, Request, Response, Timestamp};
@@ -30,6 +32,7 @@
 #![forbid(unsafe_code)]
 
 pub mod archive;
+pub mod destructive;
 mod error;
 mod flow;
 pub mod har;

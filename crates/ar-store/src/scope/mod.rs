@@ -7,8 +7,9 @@
 //! preflights, a default denylist of analytics/ads/telemetry hosts
 //! (including any host whose first label is `metrics`, `telemetry`,
 //! `analytics`, `stats`, `beacon`, `tracking` or `pixel`), and the user's
-//! deny lists of hosts and path globs. Without a target every host is in
-//! scope except trackers. Filtering never touches the archive: it only
+//! deny lists of hosts and path globs, and requests the capture proxy
+//! refused itself (never sent, so no evidence of the API). Without a target
+//! every host is in scope except trackers. Filtering never touches the archive: it only
 //! decides what reaches the endpoint store.
 //!
 //! ```
@@ -102,6 +103,9 @@ pub enum OutReason {
     HtmlPage,
     /// A CORS preflight (`OPTIONS` with `Access-Control-Request-Method`).
     Preflight,
+    /// Refused by the capture proxy itself, never sent: it tells nothing
+    /// about the API (a host outside the scope still counts as that host).
+    Refused,
 }
 
 impl OutReason {
@@ -116,6 +120,7 @@ impl OutReason {
             Self::NotAllowedPath => "not_allowed_path",
             Self::HtmlPage => "html_page",
             Self::Preflight => "preflight",
+            Self::Refused => "refused",
         }
     }
 }
@@ -303,6 +308,7 @@ impl Scope {
         let (host, types) = verdict(host, response_type);
         let reads = reads(&flow.request.method);
         match self.decide_verdict(host, url.path, types, reads) {
+            ScopeDecision::In(_) if is_refused(flow) => ScopeDecision::Out(OutReason::Refused),
             ScopeDecision::In(reason) => match browser_load(flow) {
                 Some(OutReason::HtmlPage) if !self.keep_html => {
                     ScopeDecision::Out(OutReason::HtmlPage)
@@ -339,6 +345,15 @@ impl Scope {
 /// or misconfigured API) or a path ending in `.js`.
 fn reads(method: &str) -> bool {
     method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")
+}
+
+/// Whether the proxy refused `flow` itself (a request that would loop,
+/// a host `--offline` does not dial, the explorer's lock on destructive
+/// requests): the origin never saw it.
+fn is_refused(flow: &Flow) -> bool {
+    flow.error
+        .as_ref()
+        .is_some_and(|e| e.kind == crate::ErrorKind::Refused)
 }
 
 /// What a browser said it was loading, from `Sec-Fetch-Dest` (Fetch
@@ -432,6 +447,41 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_request_the_proxy_refused_is_out_but_its_host_still_counts() {
+        use crate::{Client, ErrorKind, FlowId, HttpVersion, Request, Timestamp};
+        let refused = |url: &str, kind| {
+            let request = Request::new("DELETE", url, HttpVersion::Http11);
+            Flow::new(
+                FlowId(1),
+                Timestamp::from_unix_micros(0),
+                Client::Explorer,
+                request,
+            )
+            .with_error(kind, "refused")
+        };
+        let s = scope(ScopeConfig::for_target("https://shop.test/"));
+        assert_eq!(
+            s.decide(&refused(
+                "https://shop.test/api/cart/items/3",
+                ErrorKind::Refused
+            )),
+            ScopeDecision::Out(OutReason::Refused)
+        );
+        assert_eq!(
+            s.decide(&refused("https://other.test/x", ErrorKind::Refused)),
+            ScopeDecision::Out(OutReason::OutOfScopeHost)
+        );
+        // Sent and failed on the way: still evidence of the request side.
+        assert!(
+            s.decide(&refused(
+                "https://shop.test/api/cart/items/3",
+                ErrorKind::Reset
+            ))
+            .is_in()
+        );
     }
 
     #[test]
