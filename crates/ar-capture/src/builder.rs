@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::CaptureError;
 use crate::ca::CertificateAuthority;
+use crate::lock::Lock;
 use crate::pem::pem_certs;
 use crate::pool::Pool;
 use crate::proxy::{Options, Proxy, Shared, client_code};
@@ -45,6 +46,7 @@ pub struct ProxyBuilder {
     live: Option<mpsc::Sender<Flow>>,
     batches: Option<mpsc::Sender<Vec<Flow>>>,
     client: Client,
+    destructive_lock: bool,
     first_flow_id: u64,
 }
 
@@ -70,6 +72,7 @@ impl ProxyBuilder {
             live: None,
             batches: None,
             client: Client::Human,
+            destructive_lock: false,
             first_flow_id: 1,
         }
     }
@@ -233,6 +236,31 @@ impl ProxyBuilder {
         self
     }
 
+    /// Starts with the lock on destructive requests on (default off): a request
+    /// that reads as destructive ([`ar_store::destructive::path_is_destructive`]:
+    /// `DELETE`, or a write whose path ends in `delete`, `clear`, `logout`, ...)
+    /// is not sent; the client gets a 403 saying why, and the flow is recorded
+    /// with an [`ErrorKind::Refused`](ar_store::ErrorKind::Refused) error.
+    /// Switch it at run time with [`crate::ProxyHandle::set_destructive_lock`];
+    /// [`crate::ProxyHandle::take_refusals`] says what it refused.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ar_capture::CaptureError> {
+    /// let ca = std::sync::Arc::new(ar_capture::CertificateAuthority::ephemeral()?);
+    /// let proxy = ar_capture::Proxy::builder(ca).destructive_lock(true).bind().await?;
+    /// let handle = proxy.spawn();
+    /// // curl -X DELETE --proxy http://{addr} http://shop.test/api/carts/3  → 403, never sent
+    /// handle.set_destructive_lock(false); // the human drives again
+    /// assert_eq!(handle.take_refusals().count, 0);
+    /// handle.shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn destructive_lock(mut self, on: bool) -> Self {
+        self.destructive_lock = on;
+        self
+    }
+
     /// The id of the first flow (default 1); use the next free id when resuming an archive.
     pub fn first_flow_id(mut self, id: u64) -> Self {
         self.first_flow_id = id;
@@ -284,6 +312,7 @@ impl ProxyBuilder {
             sinks: Sinks::new(self.archive, self.live).with_batches(self.batches),
             next_id: AtomicU64::new(self.first_flow_id),
             client: AtomicU8::new(client_code(self.client)),
+            lock: Lock::new(self.destructive_lock),
             tls_configs: Mutex::new(HashMap::new()),
             local_addr,
         });

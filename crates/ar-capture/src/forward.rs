@@ -51,12 +51,24 @@ impl Started {
         kind: ErrorKind,
         message: String,
     ) -> Response<ProxyBody> {
-        let mut flow = Flow::new(self.id, self.at, self.client, self.request)
-            .with_error(kind, message.clone());
+        let response = bad_gateway(kind, &message);
+        self.record_error(shared, request_body, kind, message);
+        response
+    }
+
+    /// Records an exchange that failed, or that the proxy refused, as an error flow.
+    pub(crate) fn record_error(
+        self,
+        shared: &Shared,
+        request_body: Body,
+        kind: ErrorKind,
+        message: String,
+    ) {
+        let mut flow =
+            Flow::new(self.id, self.at, self.client, self.request).with_error(kind, message);
         flow.request.body = request_body;
         flow.ended = Some(record::now());
         shared.sinks.emit(flow);
-        bad_gateway(kind, &message)
     }
 }
 
@@ -96,6 +108,9 @@ pub(crate) async fn handle(
         }
     };
     let started = Started::new(&shared, &req, record::url_text(&uri));
+    if shared.lock.refuses(req.method(), &uri) {
+        return crate::lock::refuse(shared, req, started).await;
+    }
     if req.version() <= http::Version::HTTP_11 && record::is_upgrade(req.headers()) {
         // Boxed here and below: rare, and as large as the rest of a request's future.
         return Box::pin(websocket::handle(shared, req, uri, started)).await;
@@ -167,7 +182,7 @@ pub(crate) async fn handle(
 }
 
 /// Where the request body's tap leaves what it saw.
-enum RequestTap {
+pub(crate) enum RequestTap {
     /// The request had no body (GET, HEAD, ...): nothing to tap or wait for.
     Empty,
     /// Filled in when the body has been relayed, failed or was dropped.
@@ -178,7 +193,7 @@ impl RequestTap {
     /// Taps `body` for upstream. A body that is empty from the start is not
     /// wrapped at all: most requests have none, and this spares each of them
     /// a shared slot, a boxed callback and a boxed body.
-    fn new(body: Incoming, cap: usize) -> (Self, ProxyBody) {
+    pub(crate) fn new(body: Incoming, cap: usize) -> (Self, ProxyBody) {
         if body.is_end_stream() {
             let empty = http_body_util::Empty::new()
                 .map_err(Into::into)
@@ -192,7 +207,7 @@ impl RequestTap {
     }
 
     /// What the tap saw, once the body has ended (`None` while it is still being relayed).
-    fn take(&self) -> Option<Tapped> {
+    pub(crate) fn take(&self) -> Option<Tapped> {
         match self {
             Self::Empty => Some(Tapped::none()),
             Self::Slot(slot) => lock(slot).take(),
@@ -214,7 +229,7 @@ fn authority_of(url: &str) -> String {
 }
 
 /// The request body as far as it was relayed.
-fn request_body(meta: BodyMeta, tapped: Option<Tapped>, shared: &Shared) -> Body {
+pub(crate) fn request_body(meta: BodyMeta, tapped: Option<Tapped>, shared: &Shared) -> Body {
     match tapped {
         Some(tapped) => record::body(meta, tapped, shared.opts.limits),
         // Still being relayed when the exchange ended: nothing complete to show.

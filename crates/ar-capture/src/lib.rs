@@ -6,6 +6,9 @@
 //! - [`Proxy`] (configured with [`ProxyBuilder`]) serves HTTP proxy requests
 //!   and CONNECT tunnels, intercepting TLS (HTTP/1.1 and HTTP/2), WebSocket,
 //!   server-sent events and large downloads without buffering them.
+//! - While its lock on destructive requests is on, the proxy refuses what
+//!   reads as destructive (`DELETE`, `POST …/delete`) with a 403 and records
+//!   it, never sending it ([`ProxyBuilder::destructive_lock`]).
 //! - Flows go to bounded channels; the proxy never waits for them (see
 //!   [`sink`] for the drop policy and [`ProxyStats`] for the counters).
 //!
@@ -34,6 +37,7 @@ mod decode;
 mod error;
 mod files;
 mod forward;
+mod lock;
 mod pem;
 mod pool;
 mod proxy;
@@ -49,5 +53,6 @@ mod websocket;
 pub use builder::{DEFAULT_BODY_CAP, ProxyBuilder};
 pub use ca::{CA_CERT_FILE, CA_KEY_FILE, CertificateAuthority};
 pub use error::CaptureError;
+pub use lock::{Refusal, Refusals};
 pub use proxy::{Proxy, ProxyHandle};
 pub use sink::ProxyStats;

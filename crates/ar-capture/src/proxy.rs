@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 
 use crate::builder::ProxyBuilder;
 use crate::ca::CertificateAuthority;
+use crate::lock::{Lock, Refusals};
 use crate::pool::Pool;
 use crate::record::BodyLimits;
 use crate::server;
@@ -138,6 +139,18 @@ impl ProxyHandle {
             .store(client_code(client), Ordering::Relaxed);
     }
 
+    /// Switches the lock on destructive requests (see
+    /// [`ProxyBuilder::destructive_lock`]) for requests that start from now on.
+    pub fn set_destructive_lock(&self, on: bool) {
+        self.shared.lock.set(on);
+    }
+
+    /// The requests the lock on destructive requests refused since the last
+    /// call (all counted, the first 32 named), and forgets them.
+    pub fn take_refusals(&self) -> Refusals {
+        self.shared.lock.take()
+    }
+
     /// Stops accepting, lets open exchanges finish briefly, waits for the
     /// listener task, and returns the final counters (flows that ended during
     /// the shutdown included; every one of them was handed to the sinks).
@@ -183,6 +196,7 @@ pub(crate) struct Shared {
     pub(crate) sinks: Sinks,
     pub(crate) next_id: AtomicU64,
     pub(crate) client: AtomicU8,
+    pub(crate) lock: Lock,
     pub(crate) tls_configs: Mutex<HashMap<String, Arc<rustls::ServerConfig>>>,
     pub(crate) local_addr: SocketAddr,
 }

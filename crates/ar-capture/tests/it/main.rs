@@ -5,6 +5,7 @@ mod chromium;
 mod curl;
 mod https;
 mod keepalive;
+mod lock;
 mod origins;
 mod plain;
 mod support;

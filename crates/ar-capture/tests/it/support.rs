@@ -139,6 +139,15 @@ impl TestCa {
 pub(crate) struct OriginState {
     /// `/sse` sends its first event, then waits for this before the rest.
     pub(crate) release_sse: Notify,
+    /// Every request the origin received, as `METHOD /path`, in order.
+    pub(crate) received: std::sync::Mutex<Vec<String>>,
+}
+
+impl OriginState {
+    /// The requests received so far (`METHOD /path`).
+    pub(crate) fn received(&self) -> Vec<String> {
+        self.received.lock().unwrap().clone()
+    }
 }
 
 /// A real HTTP origin on loopback: TLS (h2 and/or http/1.1 by ALPN) or plain.
@@ -202,6 +211,7 @@ fn query_u64(req: &Request<Incoming>, key: &str) -> Option<u64> {
 
 async fn route(req: Request<Incoming>, state: Arc<OriginState>) -> Response<TestBody> {
     let version = format!("{:?}", req.version());
+    (state.received.lock().unwrap()).push(format!("{} {}", req.method(), req.uri().path()));
     match req.uri().path() {
         "/hello" => Response::builder()
             .header("content-type", "text/plain")
