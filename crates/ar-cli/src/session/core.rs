@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use ar_agent::browser::{Browser, Wait};
-use ar_capture::{CertificateAuthority, Proxy, ProxyHandle};
+use ar_capture::{CertificateAuthority, Proxy, ProxyHandle, Refusals};
 use ar_store::Client;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -62,6 +62,14 @@ pub(crate) struct TurnOutcome {
     pub(crate) result: anyhow::Result<TurnReport>,
     /// What the turn added.
     pub(crate) added: Counters,
+    /// What the proxy's lock on destructive requests refused during the turn.
+    pub(crate) refused: Refusals,
+}
+
+/// Whether the proxy refuses destructive requests while `explorer` (or
+/// another driver) drives: only for the explorer, unless `--explore-unsafe`.
+fn locks_destructive(config: &SessionConfig, explorer: bool) -> bool {
+    explorer && !config.explore_unsafe
 }
 
 /// The running session.
@@ -128,6 +136,8 @@ impl Session {
             } else {
                 Client::Human
             })
+            // The explorer's first page loads while the session starts.
+            .destructive_lock(locks_destructive(&config, config.explore))
             .first_flow_id(first_id)
             .offline(config.offline);
         for entry in &config.resolve {
@@ -272,18 +282,30 @@ impl Session {
 
     /// Closes the books on the turn that just sent [`Event::TurnEnded`].
     pub(crate) fn end_turn(&mut self, result: anyhow::Result<TurnReport>) -> TurnOutcome {
-        if let Some(proxy) = &self.proxy {
-            proxy.set_client(Client::Human);
-        }
+        self.drive_as(Client::Human);
         let (name, before) = match self.turn.take() {
             Some(turn) => (turn.name, turn.before),
             None => ("driver".to_owned(), self.counters()),
         };
         let added = self.counters().since(before);
+        // Since the last turn ended: the lock is on only while the explorer
+        // drives, from the page `--explore` opens at start-up to here.
+        let refused = (self.proxy.as_ref()).map_or_else(Refusals::default, |p| p.take_refusals());
         TurnOutcome {
             name,
             result,
             added,
+            refused,
+        }
+    }
+
+    /// Tells the proxy who drives from now on: it stamps their flows, and
+    /// locks out destructive requests while the explorer drives (unless
+    /// `--explore-unsafe`).
+    fn drive_as(&self, client: Client) {
+        if let Some(proxy) = &self.proxy {
+            proxy.set_client(client);
+            proxy.set_destructive_lock(locks_destructive(&self.config, client == Client::Explorer));
         }
     }
 
@@ -305,9 +327,7 @@ impl Session {
             writeln!(out, "the browser is not running")?;
             return Ok(false);
         };
-        if let Some(proxy) = &self.proxy {
-            proxy.set_client(driver.client());
-        }
+        self.drive_as(driver.client());
         let cancel = CancellationToken::new();
         let (progress, mut progress_rx) = mpsc::unbounded_channel::<String>();
         let ctx = DriverContext {
@@ -446,9 +466,7 @@ impl Session {
         }
         if self.agent.waiting_for_human() {
             // The agent asked for this: it keeps waiting until /done.
-            if let Some(proxy) = &self.proxy {
-                proxy.set_client(Client::Human);
-            }
+            self.drive_as(Client::Human);
             self.taken = Some(self.counters());
             writeln!(
                 out,
@@ -462,9 +480,7 @@ impl Session {
         if self.stop_turn() {
             writeln!(out, "stopped the {}", self.turn_name().unwrap_or("driver"))?;
         }
-        if let Some(proxy) = &self.proxy {
-            proxy.set_client(Client::Human);
-        }
+        self.drive_as(Client::Human);
         self.taken = Some(self.counters());
         writeln!(
             out,
@@ -479,10 +495,8 @@ impl Session {
     /// `/done`: summarise what the user's browsing added.
     fn done(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
         if let Some(added) = self.agent.human_done(self.counters()) {
-            if self.taken.take().is_some()
-                && let Some(proxy) = &self.proxy
-            {
-                proxy.set_client(Client::Agent);
+            if self.taken.take().is_some() {
+                self.drive_as(Client::Agent);
             }
             writeln!(
                 out,

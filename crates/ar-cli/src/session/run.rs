@@ -186,24 +186,88 @@ fn report(style: Style, outcome: &TurnOutcome) -> String {
         "+{} flows, +{} in scope, +{} endpoints",
         outcome.added.flows, outcome.added.in_scope_flows, outcome.added.endpoints
     );
+    let refused = refused_phrase(outcome.refused.count, &outcome.refused.first);
     match &outcome.result {
         Ok(report) if report.cancelled => {
-            format!("{} stopped: {} ({added})", outcome.name, report.summary)
+            format!(
+                "{} stopped: {}{refused} ({added})",
+                outcome.name, report.summary
+            )
         }
         Ok(report) => format!(
-            "{} {}: {} ({added})",
+            "{} {}: {}{refused} ({added})",
             style.good("done:"),
             outcome.name,
             report.summary
         ),
         Err(error) => format!(
-            "{} {} failed: {error:#} ({added})",
+            "{} {} failed: {error:#}{refused} ({added})",
             style.warn("error:"),
             outcome.name
         ),
     }
 }
 
+/// Distinct requests named in the end-of-turn line; API.md lists more.
+const REFUSED_NAMED: usize = 3;
+
+/// "; the proxy refused 4 destructive requests (DELETE /api/carts/3 3 times,
+/// POST /api/demo/clear; ...)" for `count` refusals, the `first` of them
+/// named; nothing when the lock refused nothing.
+fn refused_phrase(count: u64, first: &[impl std::fmt::Display]) -> String {
+    if count == 0 {
+        return String::new();
+    }
+    let mut distinct: Vec<(String, u64)> = Vec::new();
+    for name in first.iter().map(ToString::to_string) {
+        match distinct.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, times)) => *times += 1,
+            None => distinct.push((name, 1)),
+        }
+    }
+    distinct.truncate(REFUSED_NAMED);
+    let listed: u64 = distinct.iter().map(|(_, times)| times).sum();
+    let mut named: Vec<String> = (distinct.into_iter())
+        .map(|(name, times)| match times {
+            1 => name,
+            _ => format!("{name} {times} times"),
+        })
+        .collect();
+    if count > listed {
+        named.push(format!("{} more", count - listed));
+    }
+    format!(
+        "; the proxy refused {count} destructive {} ({}; --explore-unsafe allows them)",
+        if count == 1 { "request" } else { "requests" },
+        named.join(", ")
+    )
+}
+
 fn take(buffer: &mut Vec<u8>) -> String {
     String::from_utf8_lossy(&std::mem::take(buffer)).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_turn_line_names_the_first_refused_requests() {
+        assert_eq!(refused_phrase(0, &[] as &[&str]), "");
+        assert_eq!(
+            refused_phrase(1, &["DELETE /api/carts/3"]),
+            "; the proxy refused 1 destructive request (DELETE /api/carts/3; --explore-unsafe allows them)"
+        );
+        let first = [
+            "DELETE /a/1",
+            "POST /b/clear",
+            "DELETE /a/1",
+            "DELETE /a/2",
+            "DELETE /a/3",
+        ];
+        assert_eq!(
+            refused_phrase(7, &first),
+            "; the proxy refused 7 destructive requests (DELETE /a/1 2 times, POST /b/clear, DELETE /a/2, 3 more; --explore-unsafe allows them)"
+        );
+    }
 }

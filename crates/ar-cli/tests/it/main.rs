@@ -3,6 +3,7 @@
 mod agent;
 mod archiver;
 mod browser;
+mod explore_lock;
 mod import;
 mod infer_schema;
 mod proxy;

@@ -49,9 +49,14 @@ impl Shop {
     /// `ar <shop> --headless --offline ... extra`: stdin null, output piped,
     /// and no LLM settings inherited from the developer's shell.
     pub(crate) fn ar(&self, extra: &[&str]) -> Command {
+        self.ar_at("/", extra)
+    }
+
+    /// [`Shop::ar`] with the page at `path` as the target.
+    pub(crate) fn ar_at(&self, path: &str, extra: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
         command
-            .arg(self.url("/"))
+            .arg(self.url(path))
             .args(["--headless", "--offline", "--ca-dir"])
             .arg(self.ca_dir.path())
             .arg("--upstream-ca")
