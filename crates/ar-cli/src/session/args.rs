@@ -63,7 +63,8 @@ pub(crate) struct SessionArgs {
     /// Run the built-in explorer (no LLM) right away; without a terminal, exit when it is done.
     #[arg(long)]
     pub(crate) explore: bool,
-    /// Let the explorer click destructive things too (logout, delete, pay).
+    /// Let the explorer click destructive things too (logout, delete, pay), and let the
+    /// proxy send destructive requests while it drives (DELETE, POST .../delete).
     #[arg(long)]
     pub(crate) explore_unsafe: bool,
     /// The explorer's page budget [default: 40].
