@@ -35,7 +35,7 @@ use std::path::Path;
 pub use diff::{DiffLine, SnapshotDiff, diff};
 pub use error::BrowserError;
 pub use snapshot::{ElementInfo, OutlineLine, SelectOption, Snapshot};
-pub use types::{DialogAction, PageInfo, Ref, Scroll, Wait};
+pub use types::{DialogAction, PageInfo, Ref, Scroll, SentRequest, Wait};
 
 /// A web browser driven one action at a time.
 ///
@@ -58,6 +58,9 @@ pub trait Browser: Send + Sync {
     /// Clicks the element (falling back to a script click when something covers it).
     async fn click(&self, target: Ref) -> Result<(), BrowserError>;
 
+    /// Double-clicks the element: how many file lists, tables and trees open an entry.
+    async fn double_click(&self, target: Ref) -> Result<(), BrowserError>;
+
     /// Replaces the field's content with `text`; with `submit`, then submits
     /// (Enter, or the field's form when Enter would not submit it).
     async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError>;
@@ -78,6 +81,10 @@ pub trait Browser: Send + Sync {
 
     /// The current URL and title.
     async fn page(&self) -> Result<PageInfo, BrowserError>;
+
+    /// The requests the page sent since the last call, oldest first: what an
+    /// action made the page ask its servers (the explorer's measure of novelty).
+    async fn take_requests(&self) -> Result<Vec<SentRequest>, BrowserError>;
 
     /// Saves a PNG screenshot of the viewport to `path`.
     async fn screenshot(&self, path: &Path) -> Result<(), BrowserError>;

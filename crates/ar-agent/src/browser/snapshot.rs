@@ -244,6 +244,17 @@ pub struct ElementInfo {
     pub options: Vec<SelectOption>,
     /// Which form of the page (0-based, document order) holds this element.
     pub form: Option<u32>,
+    /// Which open dialog (0-based, document order) holds this element: a
+    /// modal's fields and its footer buttons share it even when the buttons
+    /// sit outside the `<form>`.
+    #[serde(default)]
+    pub dialog: Option<u32>,
+    /// The repeated container this element sits in, numbered per snapshot:
+    /// elements of the same list, table, menu or card grid share it (each in
+    /// its own row, item or card of the same kind), so a driver can try a
+    /// few entries of a list instead of all of them.
+    #[serde(default)]
+    pub group: Option<u32>,
 }
 
 impl ElementInfo {
@@ -264,6 +275,8 @@ impl ElementInfo {
             required: false,
             options: Vec::new(),
             form: None,
+            dialog: None,
+            group: None,
         }
     }
 

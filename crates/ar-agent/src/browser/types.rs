@@ -88,6 +88,39 @@ pub struct PageInfo {
     pub title: String,
 }
 
+/// A request the page sent, as the browser saw it leave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentRequest {
+    /// The HTTP method.
+    pub method: String,
+    /// The absolute URL.
+    pub url: String,
+    /// What the page was loading: `Document`, `Fetch`, `XHR`, `Script`,
+    /// `Image`, `EventSource`, `WebSocket`, ... (Chromium's resource types).
+    pub kind: String,
+}
+
+impl SentRequest {
+    /// Whether the page asked for data (an API call, a page, a stream) rather
+    /// than for a script, style sheet, image or font.
+    ///
+    /// ```
+    /// use ar_agent::browser::SentRequest;
+    ///
+    /// let call = |kind: &str| SentRequest { method: "GET".into(), url: "https://shop.test/x".into(), kind: kind.into() };
+    /// assert!(call("Fetch").is_data());
+    /// assert!(call("XHR").is_data());
+    /// assert!(!call("Image").is_data());
+    /// ```
+    #[must_use]
+    pub fn is_data(&self) -> bool {
+        matches!(
+            self.kind.as_str(),
+            "Document" | "Fetch" | "XHR" | "EventSource" | "WebSocket" | "Other" | "Ping"
+        )
+    }
+}
+
 /// What [`Browser::wait`](super::Browser::wait) waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wait {

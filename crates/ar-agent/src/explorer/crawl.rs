@@ -1,10 +1,12 @@
-//! The exploration loop: a breadth-first walk over pages, and on each page a
-//! queue of actions (clicks, form submissions) planned from its snapshot and
-//! extended with whatever those actions reveal.
+//! The exploration loop: pages taken from a frontier that prefers what is
+//! new, and on each page a queue of actions (clicks, form submissions)
+//! planned from its snapshot and extended with whatever those actions reveal.
 //!
-//! Elements are re-located before every action (by role, name and
-//! occurrence, or a form by its field names), because single-page apps
-//! re-render and old refs go stale.
+//! Every step is measured ([`Novelty`]): what the page asked its site for and
+//! which controls it showed. The measure decides which pages of an
+//! already-visited shape are worth a third visit, when the rest of a list's
+//! entries can be left alone, and when to stop because a run of steps taught
+//! nothing.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
@@ -14,12 +16,18 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use super::fill::{FieldAction, fill};
-use super::policy::{followable, is_destructive, is_in_page_link, site_of, url_shape};
+use super::novelty::{Gain, Novelty};
+use super::plan::{
+    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Planned, Step, find_click, find_form,
+    form_fingerprint, list_key, submit_control,
+};
+use super::policy::{
+    followable, is_destructive, is_dismissal, is_in_page_link, page_key, site_of, url_shape,
+};
 use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, StopReason};
-use crate::browser::{Browser, BrowserError, DialogAction, ElementInfo, Snapshot, Wait};
-
-/// Roles that do something when clicked and are not form fields.
-const CLICKABLE_ROLES: &[&str] = &["button", "tab", "menuitem", "clickable", "switch"];
+use crate::browser::{
+    Browser, BrowserError, DialogAction, ElementInfo, Ref, SentRequest, Snapshot, Wait,
+};
 
 /// After each action: network quiet for 300 ms, at most 5 s.
 const SETTLE: Wait = Wait::NetworkIdle {
@@ -27,10 +35,26 @@ const SETTLE: Wait = Wait::NetworkIdle {
     timeout: Duration::from_secs(5),
 };
 
-/// Explores from `config.start` until a budget runs out, nothing is left, or
-/// `cancel` fires. Progress goes to `on_event`. Only a browser that stopped
-/// working, or an unusable start URL, is an error; failed actions are
-/// counted and skipped.
+/// How long a dialog's form gets to finish its own checks (a name looked up
+/// on the server) before its submit button is pressed again.
+const VALIDATION: Duration = Duration::from_millis(600);
+
+/// Actions on one page in a row that asked the site for nothing new before
+/// the rest of its plan is left (controls alone do not count here: a page
+/// of settings panels would otherwise keep the explorer from every other page).
+pub(crate) const PAGE_PATIENCE: usize = 6;
+
+/// Entries of one list tried in a row with nothing new before the rest are left.
+pub(crate) const DULL_ENTRIES: usize = 2;
+
+/// Controls that one click hid, with nothing shown instead and nothing asked
+/// of the server, for that click to count as hiding the navigation.
+const HIDDEN_TO_UNDO: usize = 3;
+
+/// Explores from `config.start` until a budget runs out, a run of steps finds
+/// nothing new, nothing is left, or `cancel` fires. Progress goes to
+/// `on_event`. Only a browser that stopped working, or an unusable start URL,
+/// is an error; failed actions are counted and skipped.
 pub async fn explore(
     browser: &dyn Browser,
     config: &ExplorerConfig,
@@ -49,37 +73,33 @@ pub async fn explore(
         config,
         cancel,
         on_event,
+        novelty: Novelty::new(&site),
         site,
         deadline: Instant::now() + config.time_budget,
         frontier: VecDeque::from([start.clone()]),
-        queued: HashSet::from([start.to_string()]),
+        queued: HashSet::from([page_key(&start, &[]).to_string()]),
         shapes: HashMap::new(),
         done: HashSet::new(),
-        report: ExplorerReport {
-            pages_visited: 0,
-            actions: 0,
-            forms_submitted: 0,
-            skipped_destructive: Vec::new(),
-            failures: 0,
-            stopped: StopReason::Exhausted,
-        },
+        typed: Vec::new(),
+        since_new: 0,
+        batches: 0,
+        dull: HashMap::new(),
+        carried: Vec::new(),
+        report: ExplorerReport::default(),
     };
+    // What loaded before the exploration (the session's first page) is not the explorer's.
+    crawl.browser.take_requests().await?;
     crawl.report.stopped = crawl.run().await?;
+    crawl.report.request_shapes = crawl.novelty.request_shapes();
+    crawl.report.pages_left = crawl.frontier.len();
     Ok(crawl.report)
 }
 
-/// One planned action, described so it can be found again after a re-render.
-#[derive(Debug, Clone)]
-enum Planned {
-    Click {
-        role: String,
-        name: String,
-        occurrence: usize,
-    },
-    Form {
-        fingerprint: String,
-        label: String,
-    },
+/// Visits of one URL shape, and whether the last one found something new.
+#[derive(Debug, Default, Clone, Copy)]
+struct ShapeVisits {
+    visits: usize,
+    last_was_new: bool,
 }
 
 struct Crawl<'a> {
@@ -90,28 +110,38 @@ struct Crawl<'a> {
     site: String,
     deadline: Instant,
     frontier: VecDeque<Url>,
+    /// Page keys ([`page_key`]) ever queued.
     queued: HashSet<String>,
-    shapes: HashMap<String, usize>,
-    /// Action keys already planned (`shape|role|name`), so each is done once per page shape.
+    shapes: HashMap<String, ShapeVisits>,
+    /// Action keys already planned (`role|name` site-wide, forms per page shape).
     done: HashSet<String>,
+    novelty: Novelty,
+    /// Text typed into fields, so result pages of the explorer's own searches
+    /// are not new pages.
+    typed: Vec<String>,
+    /// Steps (page loads and actions) since the last one that found something new.
+    since_new: usize,
+    /// Plans made so far (a list is known by its plan and group).
+    batches: usize,
+    /// Entries of a list tried in a row that found nothing new.
+    dull: HashMap<(usize, String), usize>,
+    /// Requests taken from the browser mid-action, for the next measure.
+    carried: Vec<SentRequest>,
     report: ExplorerReport,
 }
 
 impl Crawl<'_> {
     async fn run(&mut self) -> Result<StopReason, ExplorerError> {
-        while let Some(url) = self.frontier.pop_front() {
+        loop {
             if let Some(stop) = self.should_stop() {
                 return Ok(stop);
             }
             if self.report.pages_visited >= self.config.max_pages {
                 return Ok(StopReason::PageBudget);
             }
-            let shape = url_shape(&url);
-            let seen = self.shapes.entry(shape.clone()).or_insert(0);
-            if *seen >= self.config.per_shape {
-                continue;
-            }
-            *seen += 1;
+            let Some((url, shape)) = self.next_page() else {
+                return Ok(StopReason::Exhausted);
+            };
             if !self.load(&url).await? {
                 continue;
             }
@@ -119,11 +149,49 @@ impl Crawl<'_> {
             (self.on_event)(ExplorerEvent::Visit {
                 url: url.to_string(),
             });
-            if let Some(stop) = self.explore_page(&url, &shape).await? {
+            let Some(snapshot) = self.snapshot().await? else {
+                continue;
+            };
+            let gain = self.measure(Some(&snapshot)).await?;
+            let visits = self.shapes.entry(shape.clone()).or_default();
+            visits.visits += 1;
+            visits.last_was_new = gain.any();
+            if let Some(stop) = self.explore_page(&url, &shape, snapshot).await? {
                 return Ok(stop);
             }
         }
-        Ok(StopReason::Exhausted)
+    }
+
+    /// The next page to load: one of a shape not visited yet, else a second
+    /// page of a shape (templating wants two), else another of a shape whose
+    /// last page still found something new (up to `per_shape`). Pages that
+    /// can no longer qualify leave the frontier and are counted.
+    fn next_page(&mut self) -> Option<(Url, String)> {
+        let per_shape = self.config.per_shape;
+        let mut best: Option<(usize, usize)> = None;
+        let mut index = 0;
+        while index < self.frontier.len() {
+            let shape = url_shape(&page_key(&self.frontier[index], &self.typed));
+            let visits = self.shapes.get(&shape).copied().unwrap_or_default();
+            let tier = match visits.visits {
+                0 => 0,
+                1 if per_shape > 1 => 1,
+                n if n < per_shape && visits.last_was_new => 2,
+                _ => {
+                    self.frontier.remove(index);
+                    self.report.pages_same_shape += 1;
+                    continue;
+                }
+            };
+            if best.is_none_or(|(_, t)| tier < t) {
+                best = Some((index, tier));
+            }
+            index += 1;
+        }
+        let (index, _) = best?;
+        let url = self.frontier.remove(index)?;
+        let shape = url_shape(&page_key(&url, &self.typed));
+        Some((url, shape))
     }
 
     fn should_stop(&self) -> Option<StopReason> {
@@ -133,9 +201,35 @@ impl Crawl<'_> {
             Some(StopReason::TimeBudget)
         } else if self.report.actions >= self.config.max_actions {
             Some(StopReason::ActionBudget)
+        } else if self.since_new >= self.config.patience {
+            Some(StopReason::NothingNew {
+                steps: self.since_new,
+            })
         } else {
             None
         }
+    }
+
+    /// Records what the page sent since the last look and what it shows now.
+    async fn measure(&mut self, shown: Option<&Snapshot>) -> Result<Gain, ExplorerError> {
+        self.carry().await?;
+        let sent = std::mem::take(&mut self.carried);
+        let gain = self.novelty.record(&sent, shown);
+        if gain.any() {
+            self.since_new = 0;
+        } else {
+            self.since_new += 1;
+        }
+        Ok(gain)
+    }
+
+    /// Takes what the page sent so far into [`Crawl::carried`].
+    async fn carry(&mut self) -> Result<(), ExplorerError> {
+        match self.browser.take_requests().await {
+            Ok(sent) => self.carried.extend(sent),
+            Err(error) => self.failed("read the page's requests".to_owned(), error)?,
+        }
+        Ok(())
     }
 
     /// Navigates and lets the page settle; `false` when the page could not be loaded.
@@ -156,31 +250,32 @@ impl Crawl<'_> {
         &mut self,
         url: &Url,
         shape: &str,
+        snapshot: Snapshot,
     ) -> Result<Option<StopReason>, ExplorerError> {
-        let Some(snapshot) = self.snapshot().await? else {
-            return Ok(None);
-        };
-        let mut plan: VecDeque<Planned> = self.absorb(&snapshot, url, shape).into();
+        let mut plan: VecDeque<Planned> = self.absorb(&snapshot, url, shape, &[]).into();
+        let mut dull_here = 0;
         while let Some(action) = plan.pop_front() {
             if let Some(stop) = self.should_stop() {
                 return Ok(Some(stop));
             }
-            let Some(current) = self.snapshot().await? else {
-                continue;
-            };
-            let acted = match &action {
-                Planned::Click {
-                    role,
-                    name,
-                    occurrence,
-                } => self.click(&current, role, name, *occurrence).await?,
-                Planned::Form { fingerprint, label } => {
-                    self.submit(&current, fingerprint, label).await?
-                }
-            };
-            if !acted {
+            if dull_here >= PAGE_PATIENCE {
+                self.report.actions_left += plan.len() + 1;
+                break;
+            }
+            if let Planned::Click {
+                list: Some(list), ..
+            } = &action
+                && self.dull.get(list).copied().unwrap_or(0) >= DULL_ENTRIES
+            {
+                self.report.entries_left += 1;
                 continue;
             }
+            let Some(before) = self.snapshot().await? else {
+                continue;
+            };
+            let Some((before, acted)) = self.act(before, &action).await? else {
+                continue;
+            };
             self.report.actions += 1;
             self.settle().await?;
             let now = match self.browser.page().await {
@@ -190,60 +285,274 @@ impl Crawl<'_> {
                     continue;
                 }
             };
-            if is_same_page(&now, url) {
-                // Same page: what the action revealed (a menu's items, a tab's
-                // form) is done next, while it is still open.
-                if let Some(after) = self.snapshot().await? {
-                    for revealed in self.absorb(&after, url, shape).into_iter().rev() {
-                        plan.push_front(revealed);
-                    }
-                }
-            } else {
+            let after = self.snapshot().await?;
+            let mut gain = self.measure(after.as_ref()).await?;
+            dull_here = if gain.requests > 0 { 0 } else { dull_here + 1 };
+            if !is_same_page(&now, url) {
                 // The action navigated away: remember the new page, come back for the rest.
-                if let Some(after) = self.snapshot().await? {
-                    self.enqueue_links(&after);
+                if let Some(after) = &after {
+                    self.enqueue_links(after);
                 }
                 self.enqueue(&now);
+                self.note_list(&action, gain);
                 if !self.load(url).await? {
                     return Ok(None);
                 }
+                continue;
+            }
+            let Some(mut after) = after else {
+                continue;
+            };
+            if let Some(entry) = acted
+                .as_ref()
+                .filter(|e| ENTRY_ROLES.contains(&e.role.as_str()))
+                && !gain.any()
+                && revealed(&before, &after) == 0
+                && let Some((page, more, shown)) = self.double_click(entry, url).await?
+            {
+                gain = more;
+                if !is_same_page(&page, url) {
+                    self.enqueue(&page);
+                    self.note_list(&action, gain);
+                    if !self.load(url).await? {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                after = shown;
+            }
+            self.note_list(&action, gain);
+            if let Some(control) = &acted
+                && gain.requests == 0
+                && hid_navigation(&before, &after, control) >= HIDDEN_TO_UNDO
+            {
+                self.undo(control, hid_navigation(&before, &after, control), url)
+                    .await?;
+                continue;
+            }
+            // Same page: what the action revealed (a menu's items, a dialog's
+            // form) is done next, while it is still open.
+            let mut via = action.via().to_vec();
+            if let Planned::Click { role, name, .. } = &action {
+                via.push(Step {
+                    role: role.clone(),
+                    name: name.clone(),
+                });
+            }
+            for revealed in self.absorb(&after, url, shape, &via).into_iter().rev() {
+                plan.push_front(revealed);
             }
         }
         Ok(None)
+    }
+
+    /// Performs a planned action on the page as it is now, reopening what
+    /// revealed it if it is no longer shown. Returns the snapshot it was
+    /// found in and, for a click, the element clicked; `None` when it could
+    /// not be done.
+    async fn act(
+        &mut self,
+        mut current: Snapshot,
+        action: &Planned,
+    ) -> Result<Option<(Snapshot, Option<ElementInfo>)>, ExplorerError> {
+        if !is_shown(&current, action) && !action.via().is_empty() {
+            for step in action.via() {
+                let Some(opener) = find_click(&current, &step.role, &step.name, 0).cloned() else {
+                    break;
+                };
+                if self
+                    .click_element(&opener, &format!("reopen {} \"{}\"", step.role, step.name))
+                    .await?
+                {
+                    self.settle().await?;
+                }
+                let Some(next) = self.snapshot().await? else {
+                    return Ok(None);
+                };
+                current = next;
+            }
+        }
+        match action {
+            Planned::Click {
+                role,
+                name,
+                occurrence,
+                ..
+            } => {
+                let Some(element) = find_click(&current, role, name, *occurrence).cloned() else {
+                    return Ok(None);
+                };
+                if !self
+                    .click_element(&element, &format!("click {role} \"{name}\""))
+                    .await?
+                {
+                    return Ok(None);
+                }
+                (self.on_event)(ExplorerEvent::Click {
+                    role: role.clone(),
+                    name: name.clone(),
+                });
+                Ok(Some((current, Some(element))))
+            }
+            Planned::Form {
+                fingerprint, label, ..
+            } => {
+                let submitted = self.submit(&current, fingerprint, label).await?;
+                Ok(submitted.then_some((current, None)))
+            }
+        }
+    }
+
+    /// Clicks an element; a failure is counted and reported as `what`.
+    async fn click_element(
+        &mut self,
+        element: &ElementInfo,
+        what: &str,
+    ) -> Result<bool, ExplorerError> {
+        match self.browser.click(element.reference).await {
+            Ok(()) => Ok(true),
+            Err(error) => {
+                self.failed(what.to_owned(), error)?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// A list entry that did nothing when clicked: many apps open entries on a
+    /// double-click. Returns where the browser is then, what was new, and the page.
+    async fn double_click(
+        &mut self,
+        entry: &ElementInfo,
+        page: &Url,
+    ) -> Result<Option<(String, Gain, Snapshot)>, ExplorerError> {
+        if let Err(error) = self.browser.double_click(entry.reference).await {
+            self.failed(format!("double-click \"{}\"", entry.name), error)?;
+            return Ok(None);
+        }
+        (self.on_event)(ExplorerEvent::DoubleClick {
+            role: entry.role.clone(),
+            name: entry.name.clone(),
+        });
+        self.settle().await?;
+        let now = match self.browser.page().await {
+            Ok(info) => info.url,
+            Err(error) => {
+                self.failed("read the current page".to_owned(), error)?;
+                page.to_string()
+            }
+        };
+        let Some(shown) = self.snapshot().await? else {
+            return Ok(None);
+        };
+        let gain = self.measure(Some(&shown)).await?;
+        Ok(Some((now, gain, shown)))
+    }
+
+    /// Counts a list entry's outcome: a run of dull entries closes the list.
+    fn note_list(&mut self, action: &Planned, gain: Gain) {
+        if let Planned::Click {
+            list: Some(list), ..
+        } = action
+        {
+            let dull = self.dull.entry(list.clone()).or_insert(0);
+            *dull = if gain.any() { 0 } else { *dull + 1 };
+        }
+    }
+
+    /// Clicks a control again that hid the navigation (a sidebar toggle),
+    /// or reloads the page when that does not bring it back.
+    async fn undo(
+        &mut self,
+        control: &ElementInfo,
+        hidden: usize,
+        page: &Url,
+    ) -> Result<(), ExplorerError> {
+        (self.on_event)(ExplorerEvent::Undo {
+            name: control.name.clone(),
+            hidden,
+        });
+        self.report.undone.push(control.name.clone());
+        let before = self.snapshot().await?;
+        if self
+            .click_element(control, &format!("undo \"{}\"", control.name))
+            .await?
+        {
+            self.settle().await?;
+        }
+        let after = self.snapshot().await?;
+        let back = match (&before, &after) {
+            (Some(before), Some(after)) => revealed(before, after) >= hidden,
+            _ => false,
+        };
+        self.browser.take_requests().await?;
+        if !back {
+            self.load(page).await?;
+        }
+        Ok(())
     }
 
     /// Queues the snapshot's links and plans its not-yet-done actions.
     ///
     /// A click is done once per role and name across the whole site (the
     /// "Account" menu in every page's header is opened once); a form once per
-    /// page shape (the review form of each kind of page).
-    fn absorb(&mut self, snapshot: &Snapshot, url: &Url, shape: &str) -> Vec<Planned> {
+    /// page shape (the review form of each kind of page). A dialog that asks
+    /// to confirm something destructive is cancelled first.
+    fn absorb(
+        &mut self,
+        snapshot: &Snapshot,
+        url: &Url,
+        shape: &str,
+        via: &[Step],
+    ) -> Vec<Planned> {
+        self.batches += 1;
+        let batch = self.batches;
         let mut plan = Vec::new();
         self.enqueue_links(snapshot);
-        let mut occurrences: HashMap<(String, String), usize> = HashMap::new();
-        let mut forms: Vec<u32> = Vec::new();
+        let mut forms = Vec::new();
+        let mut submits: HashSet<Ref> = HashSet::new();
+        for group in FieldGroup::all(snapshot) {
+            let fields = group.members(snapshot);
+            if let Some(submit) = submit_control(snapshot, &fields, |e| {
+                !is_destructive(&e.name, None) || self.config.allow_destructive
+            }) {
+                submits.insert(submit.reference);
+            }
+            forms.push(fields);
+        }
+        let mut occurrences: HashMap<(&str, &str), usize> = HashMap::new();
+        let mut confirmations: Vec<u32> = Vec::new();
         for element in &snapshot.elements {
-            if let Some(form) = element.form {
-                if !forms.contains(&form) {
-                    forms.push(form);
-                }
+            if FieldGroup::of(element).is_some() {
                 continue;
             }
+            let count = occurrences
+                .entry((element.role.as_str(), element.name.as_str()))
+                .or_insert(0);
+            let occurrence = *count;
+            *count += 1;
             let in_page = element
                 .href
                 .as_deref()
                 .is_some_and(|href| is_in_page_link(href, url));
-            if element.disabled || !(in_page || CLICKABLE_ROLES.contains(&element.role.as_str())) {
+            // Closing a dialog teaches nothing; dialogs are closed when done with.
+            if element.disabled
+                || is_dismissal(&element.name)
+                || submits.contains(&element.reference)
+                || !(in_page || CLICKABLE_ROLES.contains(&element.role.as_str()))
+            {
                 continue;
             }
-            let count = occurrences
-                .entry((element.role.clone(), element.name.clone()))
-                .or_insert(0);
-            let occurrence = *count;
-            *count += 1;
             // Repeated controls (one "Add to cart" per row) are tried once.
             if occurrence > 0 {
                 continue;
+            }
+            let destructive = is_destructive(&element.name, element.href.as_deref());
+            if destructive
+                && !self.config.allow_destructive
+                && let Some(dialog) = element.dialog
+                && !confirmations.contains(&dialog)
+            {
+                confirmations.push(dialog);
             }
             if !self.allowed(
                 &element.name,
@@ -256,21 +565,32 @@ impl Crawl<'_> {
                 role: element.role.clone(),
                 name: element.name.clone(),
                 occurrence,
+                list: list_key(snapshot, element).map(|key| (batch, key)),
+                via: via.to_vec(),
             });
         }
-        for form in forms {
-            let fields: Vec<&ElementInfo> = snapshot
-                .elements
-                .iter()
-                .filter(|e| e.form == Some(form))
-                .collect();
+        try_ends_first(&mut plan);
+        for fields in forms {
             let fingerprint = form_fingerprint(&fields);
-            let label =
-                submit_button(&fields).map_or_else(|| fingerprint.clone(), |b| b.name.clone());
+            let label = fields
+                .iter()
+                .find(|e| submits.contains(&e.reference))
+                .copied()
+                .or_else(|| submit_control(snapshot, &fields, |_| true))
+                .map_or_else(|| fingerprint.clone(), |b| b.name.clone());
             if !self.allowed(&label, None, &format!("{shape}|form|{fingerprint}")) {
                 continue;
             }
-            plan.push(Planned::Form { fingerprint, label });
+            plan.push(Planned::Form {
+                fingerprint,
+                label,
+                via: via.to_vec(),
+            });
+        }
+        for dialog in confirmations.into_iter().rev() {
+            if let Some(cancel) = dismissal_in(snapshot, dialog) {
+                plan.insert(0, cancel);
+            }
         }
         plan
     }
@@ -305,110 +625,147 @@ impl Crawl<'_> {
 
     fn enqueue(&mut self, href: &str) {
         if let Some(url) = followable(href, &self.site)
-            && self.queued.insert(url.to_string())
+            && self.queued.insert(page_key(&url, &self.typed).to_string())
         {
             self.frontier.push_back(url);
         }
     }
 
-    async fn click(
-        &mut self,
-        snapshot: &Snapshot,
-        role: &str,
-        name: &str,
-        occurrence: usize,
-    ) -> Result<bool, ExplorerError> {
-        let Some(element) = snapshot
-            .elements
-            .iter()
-            .filter(|e| e.form.is_none() && e.role == role && e.name == name)
-            .nth(occurrence)
-        else {
-            return Ok(false);
-        };
-        match self.browser.click(element.reference).await {
-            Ok(()) => {
-                (self.on_event)(ExplorerEvent::Click {
-                    role: role.to_owned(),
-                    name: name.to_owned(),
-                });
-                Ok(true)
-            }
-            Err(error) => {
-                self.failed(format!("click {role} \"{name}\""), error)?;
-                Ok(false)
-            }
-        }
-    }
-
+    /// Fills a form's fields and submits it. A form in a dialog that is
+    /// still open afterwards (its own checks were still running) is
+    /// submitted once more, then the dialog is closed.
     async fn submit(
         &mut self,
         snapshot: &Snapshot,
         fingerprint: &str,
         label: &str,
     ) -> Result<bool, ExplorerError> {
-        let mut forms: Vec<u32> = snapshot.elements.iter().filter_map(|e| e.form).collect();
-        forms.dedup();
-        let Some(fields) = forms
-            .into_iter()
-            .map(|f| {
-                snapshot
-                    .elements
-                    .iter()
-                    .filter(|e| e.form == Some(f))
-                    .collect::<Vec<_>>()
-            })
-            .find(|fields| form_fingerprint(fields) == fingerprint)
-        else {
-            return Ok(false);
-        };
         let upload = self
             .config
             .upload_file
             .as_ref()
             .map(|p| p.display().to_string());
+        let mut fresh = None;
         let mut filled = 0;
         let mut last_text = None;
-        for field in fields.iter().filter(|e| !is_button(e)) {
-            let result = match fill(field, upload.as_deref()) {
-                FieldAction::Type(text) => {
-                    last_text = Some((field.reference, text.clone()));
-                    self.browser.type_text(field.reference, &text, false).await
-                }
-                FieldAction::Select(value) => self
-                    .browser
-                    .select(field.reference, &value)
-                    .await
-                    .map(|_| ()),
-                FieldAction::Check => self.browser.click(field.reference).await,
-                FieldAction::Leave => continue,
+        // A form still settling (a dialog's opening animation re-renders it)
+        // makes its refs stale at once: then it is found again and filled anew.
+        for attempt in 0..2 {
+            let shown = fresh.as_ref().unwrap_or(snapshot);
+            let Some(fields) = find_form(shown, fingerprint) else {
+                return Ok(false);
             };
-            match result {
-                Ok(()) => filled += 1,
-                Err(error) => {
-                    self.failed(format!("fill \"{}\" in \"{label}\"", field.name), error)?
+            let fields: Vec<ElementInfo> = fields.into_iter().cloned().collect();
+            filled = 0;
+            last_text = None;
+            let mut stale = false;
+            for field in fields.iter().filter(|e| super::plan::is_field(e)) {
+                let result = match fill(field, upload.as_deref()) {
+                    FieldAction::Type(text) => {
+                        last_text = Some((field.reference, text.clone()));
+                        if !self.typed.contains(&text) {
+                            self.typed.push(text.clone());
+                        }
+                        self.browser.type_text(field.reference, &text, false).await
+                    }
+                    FieldAction::Select(value) => self
+                        .browser
+                        .select(field.reference, &value)
+                        .await
+                        .map(|_| ()),
+                    FieldAction::Check => self.browser.click(field.reference).await,
+                    FieldAction::Leave => continue,
+                };
+                match result {
+                    Ok(()) => filled += 1,
+                    Err(BrowserError::StaleRef { .. }) if attempt == 0 && filled == 0 => {
+                        stale = true;
+                        break;
+                    }
+                    Err(error) => {
+                        self.failed(format!("fill \"{}\" in \"{label}\"", field.name), error)?
+                    }
                 }
             }
+            if !stale {
+                break;
+            }
+            let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
+            fresh = self.snapshot().await?;
+            if fresh.is_none() {
+                return Ok(false);
+            }
         }
-        let submitted = match (submit_button(&fields), last_text) {
-            (Some(button), _) => self.browser.click(button.reference).await,
+        let submit = self.ready_submit(fingerprint).await?;
+        let submitted = match (submit, last_text) {
+            (Some((button, _)), _) => self.browser.click(button).await,
             (None, Some((field, text))) => self.browser.type_text(field, &text, true).await,
             (None, None) => return Ok(false),
         };
-        match submitted {
-            Ok(()) => {
-                self.report.forms_submitted += 1;
-                (self.on_event)(ExplorerEvent::Submit {
-                    form: label.to_owned(),
-                    fields: filled,
-                });
-                Ok(true)
+        if let Err(error) = submitted {
+            self.failed(format!("submit \"{label}\""), error)?;
+            return Ok(false);
+        }
+        self.report.forms_submitted += 1;
+        (self.on_event)(ExplorerEvent::Submit {
+            form: label.to_owned(),
+            fields: filled,
+        });
+        if let Some((button, Some(_))) = submit {
+            self.settle().await?;
+            self.carry().await?;
+            let wrote = self
+                .carried
+                .iter()
+                .any(|r| r.is_data() && r.method != "GET");
+            if !wrote && self.still_shown(button).await? {
+                let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
+                if self.browser.click(button).await.is_ok() {
+                    self.settle().await?;
+                }
             }
-            Err(error) => {
-                self.failed(format!("submit \"{label}\""), error)?;
-                Ok(false)
+            if self.still_shown(button).await? {
+                let _ = self.browser.press("Escape").await;
             }
         }
+        Ok(true)
+    }
+
+    /// The form's submit control once its fields are filled: found again in
+    /// a new snapshot, and given a moment if it is still disabled (the form
+    /// enables it after its own checks). Its ref and dialog.
+    async fn ready_submit(
+        &mut self,
+        fingerprint: &str,
+    ) -> Result<Option<(Ref, Option<u32>)>, ExplorerError> {
+        let allow = self.config.allow_destructive;
+        for attempt in 0..2 {
+            if attempt > 0 {
+                let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
+            }
+            let Some(now) = self.snapshot().await? else {
+                return Ok(None);
+            };
+            let Some(fields) = find_form(&now, fingerprint) else {
+                return Ok(None);
+            };
+            let Some(button) =
+                submit_control(&now, &fields, |e| allow || !is_destructive(&e.name, None))
+            else {
+                return Ok(None);
+            };
+            if !button.disabled {
+                return Ok(Some((button.reference, button.dialog)));
+            }
+        }
+        Ok(None)
+    }
+
+    async fn still_shown(&mut self, reference: Ref) -> Result<bool, ExplorerError> {
+        Ok(self
+            .snapshot()
+            .await?
+            .is_some_and(|s| s.element(reference).is_some_and(|e| !e.disabled)))
     }
 
     async fn snapshot(&mut self) -> Result<Option<Snapshot>, ExplorerError> {
@@ -461,45 +818,111 @@ impl Crawl<'_> {
     }
 }
 
+/// Puts each list's last entry right after its first: lists often hold
+/// entries of several kinds in runs (folders, then files), and the entries
+/// tried first decide whether the rest are tried at all.
+fn try_ends_first(plan: &mut Vec<Planned>) {
+    let key = |p: &Planned| match p {
+        Planned::Click { list, .. } => list.clone(),
+        Planned::Form { .. } => None,
+    };
+    let mut lists: Vec<(usize, String)> = Vec::new();
+    for list in plan.iter().filter_map(key) {
+        if !lists.contains(&list) {
+            lists.push(list);
+        }
+    }
+    for list in lists {
+        let at: Vec<usize> = (0..plan.len())
+            .filter(|&i| key(&plan[i]).as_ref() == Some(&list))
+            .collect();
+        if let [_, second, .., last] = at[..] {
+            let entry = plan.remove(last);
+            plan.insert(second, entry);
+        }
+    }
+}
+
+/// Whether the planned action's element is on the page now.
+fn is_shown(snapshot: &Snapshot, action: &Planned) -> bool {
+    match action {
+        Planned::Click {
+            role,
+            name,
+            occurrence,
+            ..
+        } => find_click(snapshot, role, name, *occurrence).is_some(),
+        Planned::Form { fingerprint, .. } => find_form(snapshot, fingerprint).is_some(),
+    }
+}
+
+/// Named controls shown in `after` that `before` did not show.
+fn revealed(before: &Snapshot, after: &Snapshot) -> usize {
+    let shown: HashSet<(&str, &str)> = before
+        .elements
+        .iter()
+        .map(|e| (e.role.as_str(), e.name.as_str()))
+        .collect();
+    after
+        .elements
+        .iter()
+        .filter(|e| !e.name.is_empty() && !shown.contains(&(e.role.as_str(), e.name.as_str())))
+        .count()
+}
+
+/// How many named controls a click on `control` hid without showing
+/// anything named instead, the control itself staying (a toggle): what
+/// collapsing a sidebar does. Tabs, menu items and links switch views by
+/// design and never count.
+fn hid_navigation(before: &Snapshot, after: &Snapshot, control: &ElementInfo) -> usize {
+    if !matches!(control.role.as_str(), "button" | "switch" | "clickable")
+        || after.element(control.reference).is_none()
+        || revealed(before, after) > 0
+    {
+        return 0;
+    }
+    let shown: HashSet<(&str, &str)> = after
+        .elements
+        .iter()
+        .map(|e| (e.role.as_str(), e.name.as_str()))
+        .collect();
+    before
+        .elements
+        .iter()
+        .filter(|e| !e.name.is_empty() && !shown.contains(&(e.role.as_str(), e.name.as_str())))
+        .count()
+}
+
+/// A click on the button that closes `dialog` without doing anything.
+fn dismissal_in(snapshot: &Snapshot, dialog: u32) -> Option<Planned> {
+    let cancel = snapshot
+        .elements
+        .iter()
+        .find(|e| e.dialog == Some(dialog) && e.role == "button" && is_dismissal(&e.name))?;
+    let occurrence = snapshot
+        .elements
+        .iter()
+        .take_while(|e| e.reference != cancel.reference)
+        .filter(|e| FieldGroup::of(e).is_none() && e.role == cancel.role && e.name == cancel.name)
+        .count();
+    Some(Planned::Click {
+        role: cancel.role.clone(),
+        name: cancel.name.clone(),
+        occurrence,
+        list: None,
+        via: Vec::new(),
+    })
+}
+
 /// Whether the browser is still on `page`: an in-page anchor (`#shipping`,
 /// set by a tab) does not count as leaving it.
 fn is_same_page(now: &str, page: &Url) -> bool {
     now == page.as_str() || is_in_page_link(now, page)
 }
 
-fn is_button(element: &ElementInfo) -> bool {
-    element.role == "button"
-        || matches!(
-            element.input_type.as_deref(),
-            Some("submit" | "button" | "image" | "reset")
-        )
-}
-
-/// The form's submit control: the last button in it (usually "Save", "Send").
-fn submit_button<'a>(fields: &[&'a ElementInfo]) -> Option<&'a ElementInfo> {
-    fields
-        .iter()
-        .rev()
-        .find(|e| is_button(e) && !e.disabled && e.input_type.as_deref() != Some("reset"))
-        .copied()
-}
-
-/// A form's identity across re-renders: its field names and button names.
-fn form_fingerprint(fields: &[&ElementInfo]) -> String {
-    fields
-        .iter()
-        .map(|e| {
-            e.field_name
-                .clone()
-                .unwrap_or_else(|| format!("{}:{}", e.role, e.name))
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::fake::{Effect, FakeBrowser, button, field, link, submit};
+    use super::super::fake::{Effect, FakeBrowser, button, element, field, link, submit};
     use super::*;
 
     async fn run(
@@ -812,5 +1235,301 @@ mod tests {
             ["click Edit", "click Save address", "click Add address"]
         );
         assert_eq!(report.forms_submitted, 2);
+    }
+
+    fn clicks(browser: &FakeBrowser) -> Vec<String> {
+        browser
+            .log()
+            .into_iter()
+            .filter(|l| l.starts_with("click ") || l.starts_with("double-click "))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_menu_is_opened_again_for_each_of_its_items() {
+        let menu = button(
+            "Actions",
+            Effect::Reveal(vec![
+                element(
+                    "menuitem",
+                    "Export",
+                    Effect::Navigate("https://shop.test/export".into()),
+                ),
+                element(
+                    "menuitem",
+                    "Usage",
+                    Effect::Navigate("https://shop.test/usage".into()),
+                ),
+            ]),
+        );
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", vec![menu]),
+            ("https://shop.test/export", vec![]),
+            ("https://shop.test/usage", vec![]),
+        ]);
+        run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(
+            clicks(&browser),
+            [
+                "click Actions",
+                "click Export",
+                "click Actions",
+                "click Usage"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_click_that_hides_the_navigation_is_undone() {
+        let nav = ["Runs", "Models", "Settings"];
+        let mut page = vec![button(
+            "Toggle sidebar",
+            Effect::Toggle(nav.iter().map(|n| (*n).to_owned()).collect()),
+        )];
+        for name in nav {
+            page.push(button(name, Effect::Nothing).sending(&format!(
+                "GET https://shop.test/api/{}",
+                name.to_lowercase()
+            )));
+        }
+        let browser = FakeBrowser::new([("https://shop.test/", page)]);
+        let (report, events) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(
+            clicks(&browser),
+            [
+                "click Toggle sidebar",
+                "click Toggle sidebar",
+                "click Runs",
+                "click Models",
+                "click Settings"
+            ]
+        );
+        assert_eq!(report.undone, ["Toggle sidebar"]);
+        assert!(events.contains(&ExplorerEvent::Undo {
+            name: "Toggle sidebar".into(),
+            hidden: 3
+        }));
+    }
+
+    #[tokio::test]
+    async fn list_entries_a_click_only_selects_are_double_clicked() {
+        let rows = vec![
+            element(
+                "row",
+                "report.csv",
+                Effect::OpenOnDoubleClick("https://shop.test/files/1".into()),
+            )
+            .in_list(1),
+        ];
+        let browser = FakeBrowser::new([
+            ("https://shop.test/files", rows),
+            ("https://shop.test/files/1", vec![]),
+        ])
+        .loading(
+            "https://shop.test/files/1",
+            &["GET https://shop.test/api/files/1"],
+        );
+        run(&browser, &ExplorerConfig::new("https://shop.test/files")).await;
+        assert_eq!(
+            clicks(&browser),
+            ["click report.csv", "double-click report.csv"]
+        );
+        assert!(
+            browser
+                .requests()
+                .contains(&"GET https://shop.test/api/files/1".to_owned())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_list_is_left_after_two_entries_bring_nothing_new_but_not_while_they_do() {
+        let mut page = Vec::new();
+        for n in 1..=6 {
+            page.push(button(&format!("Reorder column {n}"), Effect::Nothing).in_list(1));
+        }
+        for topic in ["sales", "stock", "staff", "costs"] {
+            page.push(
+                element("menuitem", &format!("Report on {topic}"), Effect::Nothing)
+                    .in_list(2)
+                    .sending(&format!("GET https://shop.test/api/{topic}")),
+            );
+        }
+        let browser = FakeBrowser::new([("https://shop.test/", page)]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let clicked = clicks(&browser);
+        assert_eq!(
+            clicked.iter().filter(|c| c.contains("Reorder")).count(),
+            2,
+            "{clicked:?}"
+        );
+        assert_eq!(clicked.iter().filter(|c| c.contains("Report")).count(), 4);
+        assert_eq!(report.entries_left, 4);
+        assert!(
+            report
+                .left_out()
+                .iter()
+                .any(|l| l.starts_with("4 list entries"))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_list_is_sampled_at_both_ends() {
+        let mut rows = Vec::new();
+        for name in ["Reports", "Design"] {
+            rows.push(element("row", name, Effect::Nothing).in_list(1));
+        }
+        for name in ["a.csv", "b.csv", "c.csv"] {
+            rows.push(
+                element("row", name, Effect::Nothing)
+                    .in_list(1)
+                    .sending(&format!("GET https://shop.test/api/files/{name}")),
+            );
+        }
+        let browser = FakeBrowser::new([("https://shop.test/files", rows)]);
+        run(&browser, &ExplorerConfig::new("https://shop.test/files")).await;
+        let clicked: Vec<String> = clicks(&browser)
+            .into_iter()
+            .filter(|c| c.starts_with("click "))
+            .collect();
+        assert_eq!(
+            clicked[..2],
+            ["click Reports".to_owned(), "click c.csv".to_owned()]
+        );
+        assert!(
+            browser
+                .requests()
+                .contains(&"GET https://shop.test/api/files/c.csv".to_owned())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_modal_form_is_submitted_by_its_footer_button() {
+        let mut name = field(0, "textbox", "text", "name", "Folder name");
+        name.info.dialog = Some(0);
+        let dialog = vec![
+            name,
+            button("Cancel", Effect::Rerender).in_dialog(0),
+            button("Create folder", Effect::Nothing)
+                .in_dialog(0)
+                .sending("POST https://shop.test/api/folders"),
+        ];
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("New folder", Effect::Reveal(dialog))],
+        )]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let log = browser.log();
+        let typed = log
+            .iter()
+            .position(|l| l.starts_with("type name="))
+            .expect("name typed");
+        let created = log
+            .iter()
+            .position(|l| l == "click Create folder")
+            .expect("submitted");
+        assert!(typed < created, "{log:?}");
+        assert!(!log.contains(&"click Cancel".to_owned()), "{log:?}");
+        assert_eq!(report.forms_submitted, 1);
+        assert_eq!(browser.requests(), ["POST https://shop.test/api/folders"]);
+    }
+
+    #[tokio::test]
+    async fn a_confirmation_of_something_destructive_is_cancelled() {
+        let confirm = vec![
+            button("Cancel", Effect::Rerender).in_dialog(0),
+            button("Delete", Effect::Nothing)
+                .in_dialog(0)
+                .sending("DELETE https://shop.test/api/files/1"),
+        ];
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("Manage file", Effect::Reveal(confirm))],
+        )]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(clicks(&browser), ["click Manage file", "click Cancel"]);
+        assert!(browser.requests().is_empty());
+        assert_eq!(report.skipped_destructive, ["Delete"]);
+    }
+
+    #[tokio::test]
+    async fn links_that_differ_in_where_to_return_lead_to_one_page() {
+        let home = vec![
+            link("Settings", "https://shop.test/#/settings?returnTo=%2Fa"),
+            link(
+                "Settings here",
+                "https://shop.test/#/settings?returnTo=%2Fb",
+            ),
+        ];
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", home),
+            ("https://shop.test/#/settings?returnTo=%2Fa", vec![]),
+            ("https://shop.test/#/settings?returnTo=%2Fb", vec![]),
+        ]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(
+            opened(&browser),
+            [
+                "https://shop.test/",
+                "https://shop.test/#/settings?returnTo=%2Fa",
+            ]
+        );
+        assert_eq!(report.pages_visited, 2);
+    }
+
+    #[tokio::test]
+    async fn pages_of_a_known_shape_are_visited_while_they_bring_something_new() {
+        let mut home = Vec::new();
+        let mut pages = Vec::new();
+        for n in 1..=5 {
+            let url: &'static str =
+                Box::leak(format!("https://shop.test/items/{n}").into_boxed_str());
+            home.push(link(&format!("Item {n}"), url));
+            pages.push((url, vec![]));
+        }
+        pages.push(("https://shop.test/", home));
+        let browser = FakeBrowser::new(pages.clone())
+            .loading(
+                "https://shop.test/items/1",
+                &["GET https://shop.test/api/items/1"],
+            )
+            .loading(
+                "https://shop.test/items/2",
+                &["GET https://shop.test/api/items/2"],
+            );
+        let mut config = ExplorerConfig::new("https://shop.test/");
+        config.per_shape = 5;
+        let (report, _) = run(&browser, &config).await;
+        assert_eq!(report.pages_visited, 3, "{:?}", opened(&browser));
+        assert_eq!(report.pages_same_shape, 3);
+
+        // The second item page asks for something the first did not: keep going.
+        let browser = FakeBrowser::new(pages)
+            .loading(
+                "https://shop.test/items/1",
+                &["GET https://shop.test/api/items/1"],
+            )
+            .loading(
+                "https://shop.test/items/2",
+                &["GET https://shop.test/api/items/2?related"],
+            );
+        let (report, _) = run(&browser, &config).await;
+        assert_eq!(report.pages_visited, 4, "{:?}", opened(&browser));
+    }
+
+    #[tokio::test]
+    async fn exploration_stops_when_a_run_of_steps_brings_nothing_new() {
+        let page: Vec<_> = (1..=10)
+            .map(|n| button(&format!("Option {n}"), Effect::Nothing))
+            .collect();
+        let browser = FakeBrowser::new([("https://shop.test/", page)]);
+        let mut config = ExplorerConfig::new("https://shop.test/");
+        config.patience = 3;
+        let (report, _) = run(&browser, &config).await;
+        assert_eq!(report.stopped, StopReason::NothingNew { steps: 3 });
+        assert_eq!(clicks(&browser).len(), 3);
+        assert_eq!(
+            report.stopped.to_string(),
+            "the last 3 steps found nothing new"
+        );
     }
 }

@@ -1,11 +1,12 @@
 //! A scripted in-memory site behind the [`Browser`] trait, for explorer tests.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
 
 use crate::browser::{
-    Browser, BrowserError, DialogAction, ElementInfo, PageInfo, Ref, Scroll, Snapshot, Wait,
+    Browser, BrowserError, DialogAction, ElementInfo, PageInfo, Ref, Scroll, SentRequest, Snapshot,
+    Wait,
 };
 
 /// What clicking an element does.
@@ -18,12 +19,39 @@ pub(super) enum Effect {
     Anchor(String, Vec<FakeElement>),
     /// The page re-renders: whatever clicks revealed is gone.
     Rerender,
+    /// Hides the elements with these names, or shows them again; the state
+    /// outlives page loads (a sidebar collapsed in local storage).
+    Toggle(Vec<String>),
+    /// A click only selects; a double-click navigates here.
+    OpenOnDoubleClick(String),
 }
 
 #[derive(Debug, Clone)]
 pub(super) struct FakeElement {
     pub(super) info: ElementInfo,
     pub(super) effect: Effect,
+    /// Requests the page sends when it is clicked (`"GET https://…"`).
+    pub(super) sends: Vec<String>,
+}
+
+impl FakeElement {
+    /// The same element, sending `request` when clicked.
+    pub(super) fn sending(mut self, request: &str) -> Self {
+        self.sends.push(request.to_owned());
+        self
+    }
+
+    /// The same element, inside dialog `dialog`.
+    pub(super) fn in_dialog(mut self, dialog: u32) -> Self {
+        self.info.dialog = Some(dialog);
+        self
+    }
+
+    /// The same element, an entry of list `group`.
+    pub(super) fn in_list(mut self, group: u32) -> Self {
+        self.info.group = Some(group);
+        self
+    }
 }
 
 pub(super) fn link(name: &str, href: &str) -> FakeElement {
@@ -32,6 +60,7 @@ pub(super) fn link(name: &str, href: &str) -> FakeElement {
     FakeElement {
         info,
         effect: Effect::Navigate(href.to_owned()),
+        sends: Vec::new(),
     }
 }
 
@@ -39,6 +68,15 @@ pub(super) fn button(name: &str, effect: Effect) -> FakeElement {
     FakeElement {
         info: ElementInfo::new(Ref::new(0), "button", name),
         effect,
+        sends: Vec::new(),
+    }
+}
+
+pub(super) fn element(role: &str, name: &str, effect: Effect) -> FakeElement {
+    FakeElement {
+        info: ElementInfo::new(Ref::new(0), role, name),
+        effect,
+        sends: Vec::new(),
     }
 }
 
@@ -60,6 +98,7 @@ pub(super) fn field(
     FakeElement {
         info,
         effect: Effect::Nothing,
+        sends: Vec::new(),
     }
 }
 
@@ -76,13 +115,29 @@ struct State {
     revealed: Vec<FakeElement>,
     /// What the last snapshot handed out: ref number → element.
     handed_out: HashMap<u32, FakeElement>,
+    /// Names hidden by a toggle.
+    hidden: HashSet<String>,
+    /// Requests sent and not yet taken.
+    sent: Vec<SentRequest>,
     log: Vec<String>,
 }
 
 /// The fake browser: pages by URL, and a log of every action.
 pub(super) struct FakeBrowser {
     pages: HashMap<String, Vec<FakeElement>>,
+    /// Requests each page sends when it loads.
+    loads: HashMap<String, Vec<String>>,
     state: Mutex<State>,
+}
+
+/// `"GET https://…"` as a request the page sent.
+fn request(line: &str) -> SentRequest {
+    let (method, url) = line.split_once(' ').unwrap_or(("GET", line));
+    SentRequest {
+        method: method.to_owned(),
+        url: url.to_owned(),
+        kind: "Fetch".to_owned(),
+    }
 }
 
 impl FakeBrowser {
@@ -93,8 +148,31 @@ impl FakeBrowser {
             .collect();
         Self {
             pages,
+            loads: HashMap::new(),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// The same site, `url` sending `requests` whenever it loads.
+    pub(super) fn loading(mut self, url: &str, requests: &[&str]) -> Self {
+        self.loads.insert(
+            url.to_owned(),
+            requests.iter().map(|r| (*r).to_owned()).collect(),
+        );
+        self
+    }
+
+    /// Every request the site received, in order.
+    pub(super) fn requests(&self) -> Vec<String> {
+        self.log()
+            .into_iter()
+            .filter_map(|l| l.strip_prefix("request ").map(str::to_owned))
+            .collect()
+    }
+
+    fn send(state: &mut State, line: &str) {
+        state.log.push(format!("request {line}"));
+        state.sent.push(request(line));
     }
 
     pub(super) fn log(&self) -> Vec<String> {
@@ -111,6 +189,9 @@ impl FakeBrowser {
         state.current = url.to_owned();
         state.revealed.clear();
         state.log.push(format!("open {url}"));
+        for line in self.loads.get(url).into_iter().flatten() {
+            Self::send(state, line);
+        }
         Ok(PageInfo {
             url: url.to_owned(),
             title: String::new(),
@@ -139,13 +220,24 @@ impl Browser for FakeBrowser {
 
     async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
         let mut state = self.state.lock().unwrap();
-        let mut elements: Vec<FakeElement> =
-            self.pages.get(&state.current).cloned().unwrap_or_default();
-        elements.extend(state.revealed.iter().cloned());
+        // Refs stay the same for the same element: page elements count from
+        // 1, revealed ones from 1001.
+        let page = self.pages.get(&state.current).cloned().unwrap_or_default();
+        let numbered = page.into_iter().enumerate().map(|(n, e)| (n + 1, e));
+        let revealed = state
+            .revealed
+            .clone()
+            .into_iter()
+            .enumerate()
+            .map(|(n, e)| (n + 1001, e));
+        let elements: Vec<(usize, FakeElement)> = numbered
+            .chain(revealed)
+            .filter(|(_, e)| !state.hidden.contains(&e.info.name))
+            .collect();
         state.handed_out.clear();
         let mut infos = Vec::new();
-        for (n, mut element) in elements.into_iter().enumerate() {
-            let reference = Ref::new(u32::try_from(n).unwrap() + 1);
+        for (n, mut element) in elements {
+            let reference = Ref::new(u32::try_from(n).unwrap());
             element.info.reference = reference;
             infos.push(element.info.clone());
             state.handed_out.insert(reference.number(), element);
@@ -163,8 +255,19 @@ impl Browser for FakeBrowser {
         let mut state = self.state.lock().unwrap();
         let element = Self::element(&state, target)?;
         state.log.push(format!("click {}", element.info.name));
+        for line in &element.sends {
+            Self::send(&mut state, line);
+        }
         match element.effect {
-            Effect::Nothing => Ok(()),
+            Effect::Nothing | Effect::OpenOnDoubleClick(_) => Ok(()),
+            Effect::Toggle(names) => {
+                for name in names {
+                    if !state.hidden.remove(&name) {
+                        state.hidden.insert(name);
+                    }
+                }
+                Ok(())
+            }
             Effect::Navigate(url) => self.go(&mut state, &url).map(|_| ()),
             Effect::Reveal(more) => {
                 state.revealed.extend(more);
@@ -180,6 +283,22 @@ impl Browser for FakeBrowser {
                 Ok(())
             }
         }
+    }
+
+    async fn double_click(&self, target: Ref) -> Result<(), BrowserError> {
+        let mut state = self.state.lock().unwrap();
+        let element = Self::element(&state, target)?;
+        state
+            .log
+            .push(format!("double-click {}", element.info.name));
+        match element.effect {
+            Effect::OpenOnDoubleClick(url) => self.go(&mut state, &url).map(|_| ()),
+            _ => Ok(()),
+        }
+    }
+
+    async fn take_requests(&self) -> Result<Vec<SentRequest>, BrowserError> {
+        Ok(std::mem::take(&mut self.state.lock().unwrap().sent))
     }
 
     async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError> {

@@ -2,12 +2,22 @@
 //! fire by using the site the way a curious person would.
 //!
 //! It visits same-site links (a few per URL shape, so `/products/1` and
-//! `/products/2` both appear but not all thousand products), opens menus,
-//! tabs and other buttons, fills forms with plausible values by field type
-//! and name and submits them, and follows what those actions reveal. It
-//! skips destructive actions (delete, pay, sign out) unless told otherwise,
-//! and stops at a page, action or time budget, or when cancelled. The same
-//! site and settings give the same sequence of actions.
+//! `/products/2` both appear but not all thousand products; a return-to
+//! parameter or its own search terms do not make a page new), opens menus
+//! and then their items, tabs, dialogs and other buttons, fills forms with
+//! plausible values by field type and name and submits them (a modal's form
+//! by its footer button), opens list entries (double-clicking those a click
+//! only selects), and follows what those actions reveal. A click that hides
+//! the navigation (a collapsed sidebar) is undone at once.
+//!
+//! It measures every step by what the page asked its site for and which
+//! controls it showed: pages of a shape already seen, and further entries of
+//! a list, are tried only while they still bring something new, and the
+//! exploration stops when a run of steps brought nothing. It skips
+//! destructive actions (delete, clear, pay, sign out) unless told otherwise,
+//! and cancels dialogs that ask to confirm one. It stops at a page, action or
+//! time budget, or when cancelled, and reports what it left and why. The
+//! same site and settings give the same sequence of actions.
 //!
 //! ```no_run
 //! use ar_agent::browser::Browser;
@@ -26,6 +36,8 @@ mod crawl;
 #[cfg(test)]
 mod fake;
 mod fill;
+mod novelty;
+mod plan;
 mod policy;
 
 use std::fmt;
@@ -52,12 +64,16 @@ pub struct ExplorerConfig {
     pub per_shape: usize,
     /// Also perform destructive actions (delete, pay, sign out).
     pub allow_destructive: bool,
+    /// Stop after this many steps (page loads and actions) in a row found
+    /// nothing new: no request of a new shape, no control not seen before.
+    pub patience: usize,
     /// A file to attach to file inputs, if any.
     pub upload_file: Option<PathBuf>,
 }
 
 impl ExplorerConfig {
-    /// Defaults sized for a quick, useful first pass: 40 pages, 250 actions, 3 minutes.
+    /// Defaults sized for a quick, useful first pass: 40 pages, 250 actions,
+    /// 3 minutes, and 40 steps in a row with nothing new.
     pub fn new(start: impl Into<String>) -> Self {
         Self {
             start: start.into(),
@@ -66,6 +82,7 @@ impl ExplorerConfig {
             time_budget: Duration::from_secs(180),
             per_shape: 3,
             allow_destructive: false,
+            patience: 40,
             upload_file: None,
         }
     }
@@ -85,6 +102,20 @@ pub enum ExplorerEvent {
         role: String,
         /// Its accessible name.
         name: String,
+    },
+    /// A list entry that a click only selected was double-clicked.
+    DoubleClick {
+        /// Its role.
+        role: String,
+        /// Its accessible name.
+        name: String,
+    },
+    /// A click hid the navigation (a collapsed sidebar) and was undone.
+    Undo {
+        /// The control clicked twice.
+        name: String,
+        /// How many controls it had hidden.
+        hidden: usize,
     },
     /// A form was filled and submitted.
     Submit {
@@ -112,6 +143,11 @@ impl fmt::Display for ExplorerEvent {
         match self {
             Self::Visit { url } => write!(f, "visit {url}"),
             Self::Click { role, name } => write!(f, "click {role} \"{name}\""),
+            Self::DoubleClick { role, name } => write!(f, "double-click {role} \"{name}\""),
+            Self::Undo { name, hidden } => write!(
+                f,
+                "undo \"{name}\": it hid {hidden} controls of the navigation"
+            ),
             Self::Submit { form, fields } => {
                 write!(f, "submit \"{form}\" ({fields} fields filled)")
             }
@@ -125,9 +161,10 @@ impl fmt::Display for ExplorerEvent {
 }
 
 /// Why the exploration ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StopReason {
     /// Nothing new was left to visit or do.
+    #[default]
     Exhausted,
     /// The page budget ran out.
     PageBudget,
@@ -137,22 +174,30 @@ pub enum StopReason {
     TimeBudget,
     /// The caller cancelled.
     Cancelled,
+    /// The last steps (page loads and actions) found nothing new.
+    NothingNew {
+        /// How many steps in a row.
+        steps: usize,
+    },
 }
 
 impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Exhausted => "nothing left to explore",
-            Self::PageBudget => "page budget reached",
-            Self::ActionBudget => "action budget reached",
-            Self::TimeBudget => "time budget reached",
-            Self::Cancelled => "cancelled",
-        })
+        match self {
+            Self::Exhausted => f.write_str("nothing left to explore"),
+            Self::PageBudget => f.write_str("page budget reached"),
+            Self::ActionBudget => f.write_str("action budget reached"),
+            Self::TimeBudget => f.write_str("time budget reached"),
+            Self::Cancelled => f.write_str("cancelled"),
+            Self::NothingNew { steps } => {
+                write!(f, "the last {steps} steps found nothing new")
+            }
+        }
     }
 }
 
-/// What an exploration did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What an exploration did, and what it saw but left.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExplorerReport {
     /// Pages loaded.
     pub pages_visited: usize,
@@ -164,8 +209,71 @@ pub struct ExplorerReport {
     pub skipped_destructive: Vec<String>,
     /// Actions that failed (the explorer carried on).
     pub failures: usize,
+    /// Distinct requests (method and URL shape) the site was asked.
+    pub request_shapes: usize,
+    /// Controls clicked twice because the first click hid the navigation.
+    pub undone: Vec<String>,
+    /// Pages queued but not visited when it stopped.
+    pub pages_left: usize,
+    /// Pages not visited because pages of their shape had stopped bringing anything new.
+    pub pages_same_shape: usize,
+    /// List entries not tried because the entries before them brought nothing new.
+    pub entries_left: usize,
+    /// Actions planned on a page but left because the page's last ones brought nothing new.
+    pub actions_left: usize,
     /// Why it stopped.
     pub stopped: StopReason,
+}
+
+impl ExplorerReport {
+    /// What it saw but did not do, and why, one line each (empty when it did everything).
+    #[must_use]
+    pub fn left_out(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self.pages_left > 0 {
+            lines.push(format!(
+                "{} pages found but not visited ({})",
+                self.pages_left, self.stopped
+            ));
+        }
+        if self.pages_same_shape > 0 {
+            lines.push(format!(
+                "{} pages like ones already visited (same URL shape, nothing new on the last)",
+                self.pages_same_shape
+            ));
+        }
+        if self.entries_left > 0 {
+            lines.push(format!(
+                "{} list entries after {} in a row brought nothing new",
+                self.entries_left,
+                crawl::DULL_ENTRIES
+            ));
+        }
+        if self.actions_left > 0 {
+            lines.push(format!(
+                "{} actions on pages whose last {} asked the site for nothing new",
+                self.actions_left,
+                crawl::PAGE_PATIENCE
+            ));
+        }
+        if !self.skipped_destructive.is_empty() {
+            let mut names = self.skipped_destructive.clone();
+            names.dedup();
+            let shown: Vec<String> = names.iter().take(8).map(|n| format!("\"{n}\"")).collect();
+            lines.push(format!(
+                "{} destructive actions (--explore-unsafe allows them): {}{}",
+                self.skipped_destructive.len(),
+                shown.join(", "),
+                if names.len() > 8 { ", ..." } else { "" }
+            ));
+        }
+        for name in &self.undone {
+            lines.push(format!(
+                "\"{name}\" hid the navigation, so it was clicked again"
+            ));
+        }
+        lines
+    }
 }
 
 /// Why an exploration could not run or had to stop early.

@@ -6,56 +6,35 @@ use std::collections::BTreeMap;
 use ar_store::template::classify_segment;
 use url::Url;
 
-/// Names of actions that change or end state in ways a user would regret
-/// (deleting, clearing, disabling, paying, signing out, restarting).
-/// Matched on the accessible name, case-insensitively, word by word.
-const DESTRUCTIVE_WORDS: &[&str] = &[
-    "delete",
-    "remove",
-    "destroy",
-    "discard",
-    "erase",
-    "log out",
-    "logout",
-    "log off",
-    "sign out",
-    "signout",
-    "unsubscribe",
-    "deactivate",
+/// Phrases that make an action destructive in a label though they are not
+/// verbs a request path would carry (paying, ordering, sending to people).
+/// The verbs themselves (delete, clear, disable, sign out, ...) are
+/// [`ar_store::destructive`]'s, shared with the proxy's lock.
+const DESTRUCTIVE_PHRASES: &[&str] = &[
     "close account",
-    "cancel order",
-    "cancel subscription",
-    "cancel account",
+    "log off",
     "pay",
     "purchase",
     "place order",
-    "buy now",
+    "buy",
     "confirm order",
     "transfer",
-    "revoke",
-    "reset",
-    "clear",
-    "wipe",
-    "purge",
-    "disable",
-    "archive",
-    "terminate",
-    "shut down",
-    "shutdown",
-    "restart",
-    "reboot",
-    "interrupt",
+    "send",
 ];
 
 /// Whether an action named `name` (or a link to `href`) looks destructive.
+/// A dialog's plain "Cancel" is not: it is how a dialog is left alone.
 pub(crate) fn is_destructive(name: &str, href: Option<&str>) -> bool {
+    if is_dismissal(name) {
+        return false;
+    }
     let name = name.to_lowercase();
     let words: Vec<&str> = name
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
     let joined = words.join(" ");
-    let hit = DESTRUCTIVE_WORDS.iter().any(|w| {
+    let phrase = DESTRUCTIVE_PHRASES.iter().any(|w| {
         if w.contains(' ') {
             joined.contains(w)
         } else {
@@ -68,7 +47,7 @@ pub(crate) fn is_destructive(name: &str, href: Option<&str>) -> bool {
             .iter()
             .any(|w| h.contains(w))
     });
-    hit || href_hit
+    phrase || ar_store::destructive::reads_destructive(&name) || href_hit
 }
 
 /// The site of a host: its registrable domain (`shop.test` for `api.shop.test`).
@@ -124,31 +103,106 @@ pub(crate) fn followable(href: &str, site: &str) -> Option<Url> {
 /// The shape of a URL: id-like path segments (the same classifier the
 /// templater uses: integers, UUIDs, hashes, prefixed ids, ...) become
 /// `{kind}`, other digits `{n}`, query values are dropped and keys sorted.
+/// A hash route (`#/experiments/2?tab=runs`) is shaped the same way.
 /// Visiting a few URLs per shape gives templating its second sample without
 /// crawling every product page.
 pub(crate) fn url_shape(url: &Url) -> String {
-    let path: Vec<String> = url
-        .path()
+    let mut shape = url.host_str().unwrap_or("").to_owned();
+    shape.push_str(&path_shape(url.path(), url.query()));
+    if let Some(fragment) = url.fragment() {
+        shape.push('#');
+        match fragment.strip_prefix('/').or(fragment.strip_prefix("!/")) {
+            Some(route) => {
+                let (path, query) = route
+                    .split_once('?')
+                    .map_or((route, None), |(p, q)| (p, Some(q)));
+                shape.push_str(&path_shape(&format!("/{path}"), query));
+            }
+            None => shape.push_str(&digits_to_n(fragment)),
+        }
+    }
+    shape
+}
+
+/// `/products/{integer}?page&q`: a path's segments classified, a query's keys sorted.
+fn path_shape(path: &str, query: Option<&str>) -> String {
+    let segments: Vec<String> = path
         .split('/')
         .map(|segment| match classify_segment(segment) {
             Some(kind) => format!("{{{}}}", kind.as_str()),
             None => digits_to_n(segment),
         })
         .collect();
-    let mut shape = format!("{}{}", url.host_str().unwrap_or(""), path.join("/"));
-    let keys: BTreeMap<String, ()> = url
-        .query_pairs()
+    let mut shape = segments.join("/");
+    let keys: BTreeMap<String, ()> = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
         .map(|(k, _)| (k.into_owned(), ()))
         .collect();
     if !keys.is_empty() {
         shape.push('?');
         shape.push_str(&keys.into_keys().collect::<Vec<_>>().join("&"));
     }
-    if let Some(fragment) = url.fragment() {
-        shape.push('#');
-        shape.push_str(&digits_to_n(fragment));
-    }
     shape
+}
+
+/// The page a URL shows, for "have I been here?": the URL without the query
+/// parameters that do not change the page, in the query or in a hash route.
+/// Those are parameters whose value is a location (`returnTo=/experiments`,
+/// `next=https://…`), which say where to go afterwards, and parameters
+/// holding text the explorer typed itself (its own search terms).
+pub(crate) fn page_key(url: &Url, typed: &[String]) -> Url {
+    let keep = |value: &str| {
+        let location =
+            value.starts_with('/') || value.starts_with("http://") || value.starts_with("https://");
+        let own = typed
+            .iter()
+            .any(|t| !t.is_empty() && value.contains(t.as_str()));
+        !location && !own
+    };
+    let filter = |query: &str| -> String {
+        let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
+            .filter(|(_, v)| keep(v))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish()
+    };
+    let mut key = url.clone();
+    if let Some(query) = url.query() {
+        let kept = filter(query);
+        key.set_query((!kept.is_empty()).then_some(kept.as_str()));
+    }
+    if let Some((route, query)) = url.fragment().and_then(|f| f.split_once('?')) {
+        let kept = filter(query);
+        let fragment = if kept.is_empty() {
+            route.to_owned()
+        } else {
+            format!("{route}?{kept}")
+        };
+        key.set_fragment(Some(&fragment));
+    }
+    key
+}
+
+/// Whether a button only closes what it sits in (a dialog's "Cancel"): never
+/// the button that submits a form.
+pub(crate) fn is_dismissal(name: &str) -> bool {
+    let name = name.trim().to_lowercase();
+    matches!(
+        name.as_str(),
+        "cancel"
+            | "close"
+            | "dismiss"
+            | "back"
+            | "no"
+            | "not now"
+            | "skip"
+            | "×"
+            | "x"
+            | "✕"
+            | "close dialog"
+            | "close modal"
+    )
 }
 
 fn digits_to_n(text: &str) -> String {
@@ -189,6 +243,10 @@ mod tests {
             "Shut down",
             "Restart server",
             "Interrupt",
+            "Cancel order",
+            "Send message",
+            "Buy now",
+            "Revoke token",
         ] {
             assert!(is_destructive(name, None), "{name}");
         }
@@ -201,6 +259,8 @@ mod tests {
             "Reviews",
             "Archived projects",
             "Disabled users",
+            "Cancel",
+            "Close",
         ] {
             assert!(!is_destructive(name, None), "{name}");
         }
@@ -238,6 +298,59 @@ mod tests {
             url_shape(&slug),
             url_shape(&Url::parse("https://shop.test/projects/globex").unwrap())
         );
+    }
+
+    #[test]
+    fn hash_routes_are_shaped_like_paths() {
+        let shape = |u: &str| url_shape(&Url::parse(u).unwrap());
+        assert_eq!(
+            shape("https://ml.test/#/experiments/2/traces?workflowType=genai&b=1"),
+            "ml.test/#/experiments/{integer}/traces?b&workflowType"
+        );
+        assert_eq!(
+            shape("https://ml.test/#/experiments/7/traces?workflowType=classic"),
+            shape("https://ml.test/#/experiments/2/traces?workflowType=genai")
+        );
+        assert_eq!(
+            shape("https://shop.test/p/1#reviews"),
+            "shop.test/p/{integer}#reviews"
+        );
+    }
+
+    #[test]
+    fn return_to_urls_and_own_search_terms_do_not_make_a_new_page() {
+        let key = |u: &str| page_key(&Url::parse(u).unwrap(), &["lamp".to_owned()]).to_string();
+        assert_eq!(
+            key("https://ml.test/#/settings/general?returnTo=%2Fexperiments%3Fq%3D1"),
+            "https://ml.test/#/settings/general"
+        );
+        assert_eq!(
+            key("https://ml.test/#/settings/general?returnTo=%2Fprompts"),
+            key("https://ml.test/#/settings/general?returnTo=%2Fgateway")
+        );
+        assert_eq!(
+            key("https://ml.test/#/experiments?experimentSearchFilter=lamp"),
+            "https://ml.test/#/experiments"
+        );
+        assert_eq!(
+            key("https://shop.test/login?next=https%3A%2F%2Fshop.test%2Fcart&plan=pro"),
+            "https://shop.test/login?plan=pro"
+        );
+        assert_eq!(
+            key("https://shop.test/products?category=kitchen"),
+            "https://shop.test/products?category=kitchen",
+            "a filter the page offers is a page of its own"
+        );
+    }
+
+    #[test]
+    fn dismissals_are_not_submit_buttons() {
+        for name in ["Cancel", "Close", " back ", "×"] {
+            assert!(is_dismissal(name), "{name}");
+        }
+        for name in ["Create", "Cancel order", "Save", "Close account"] {
+            assert!(!is_dismissal(name), "{name}");
+        }
     }
 
     #[test]

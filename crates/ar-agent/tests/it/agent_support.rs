@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use ar_agent::agent::{AgentConfig, MemoryWorkspace};
 use ar_agent::browser::{
-    Browser, BrowserError, DialogAction, ElementInfo, OutlineLine, PageInfo, Ref, Scroll, Snapshot,
-    Wait,
+    Browser, BrowserError, DialogAction, ElementInfo, OutlineLine, PageInfo, Ref, Scroll,
+    SentRequest, Snapshot, Wait,
 };
 use ar_store::scope::{Scope, ScopeConfig};
 use ar_store::store::{EndpointStore, StoreConfig};
@@ -265,6 +265,10 @@ impl Browser for FakeShop {
         Ok(())
     }
 
+    async fn double_click(&self, target: Ref) -> Result<(), BrowserError> {
+        self.click(target).await
+    }
+
     async fn type_text(&self, target: Ref, _text: &str, _submit: bool) -> Result<(), BrowserError> {
         Err(BrowserError::NotInteractable {
             reference: target,
@@ -297,6 +301,11 @@ impl Browser for FakeShop {
             url: state.url.clone(),
             title: "Shop".into(),
         })
+    }
+
+    /// The agent reads what the page sent from the captured flows, not from here.
+    async fn take_requests(&self) -> Result<Vec<SentRequest>, BrowserError> {
+        Ok(Vec::new())
     }
 
     async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {

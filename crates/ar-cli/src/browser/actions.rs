@@ -3,9 +3,11 @@
 use std::path::Path;
 
 use ar_agent::browser::{
-    Browser, BrowserError, DialogAction, PageInfo, Ref, Scroll, Snapshot, Wait,
+    Browser, BrowserError, DialogAction, PageInfo, Ref, Scroll, SentRequest, Snapshot, Wait,
 };
-use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
+use fantoccini::actions::{
+    InputSource as _, KeyAction, KeyActions, MOUSE_BUTTON_LEFT, MouseActions, PointerAction,
+};
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
 use serde_json::{Value, json};
@@ -111,6 +113,32 @@ impl Browser for ChromeBrowser {
             Err(BrowserError::NotInteractable { .. }) => self.script_click(target, arg).await?,
             other => other?,
         }
+        self.follow_new_tab(&tabs).await
+    }
+
+    async fn double_click(&self, target: Ref) -> Result<(), BrowserError> {
+        let (element, _) = self.element_arg(target)?;
+        let tabs = self
+            .run("listing tabs", None, self.client.windows())
+            .await?;
+        let left = MOUSE_BUTTON_LEFT;
+        let pointer = MouseActions::new("mouse".to_owned())
+            .then(PointerAction::MoveToElement {
+                element,
+                duration: None,
+                x: 0.0,
+                y: 0.0,
+            })
+            .then(PointerAction::Down { button: left })
+            .then(PointerAction::Up { button: left })
+            .then(PointerAction::Down { button: left })
+            .then(PointerAction::Up { button: left });
+        self.run(
+            "double-click",
+            Some(target),
+            self.client.perform_actions(pointer),
+        )
+        .await?;
         self.follow_new_tab(&tabs).await
     }
 
@@ -280,6 +308,11 @@ impl Browser for ChromeBrowser {
             url: url.to_string(),
             title,
         })
+    }
+
+    async fn take_requests(&self) -> Result<Vec<SentRequest>, BrowserError> {
+        self.drain_network().await?;
+        Ok(self.network.lock().await.take_sent())
     }
 
     async fn screenshot(&self, path: &Path) -> Result<(), BrowserError> {

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use ar_agent::browser::SentRequest;
 use serde_json::{Value, json};
 
 /// Requests pending longer than this are streams or long polls, not "loading".
@@ -54,6 +55,10 @@ pub(crate) struct NetworkTracker {
     /// `(url, net error)`. Chromium shows an error page for these and
     /// WebDriver reports success, so this is how a failed navigation is seen.
     document_failures: Vec<(String, String)>,
+    /// Requests sent since the last [`NetworkTracker::take_sent`], at most
+    /// [`MAX_TRACKED`] (what a page sends beyond that between two looks is
+    /// not worth keeping).
+    sent: Vec<SentRequest>,
 }
 
 impl NetworkTracker {
@@ -87,6 +92,15 @@ impl NetworkTracker {
                     if kind == "Document" && self.documents.len() < MAX_TRACKED {
                         self.documents.insert(id.to_owned(), url.to_owned());
                     }
+                    let redirected = params.get("redirectResponse").is_some();
+                    if url.starts_with("http") && !redirected && self.sent.len() < MAX_TRACKED {
+                        let method = params.pointer("/request/method").and_then(Value::as_str);
+                        self.sent.push(SentRequest {
+                            method: method.unwrap_or("GET").to_owned(),
+                            url: url.to_owned(),
+                            kind: kind.to_owned(),
+                        });
+                    }
                     let counted = url.starts_with("http") && kind != "EventSource";
                     if counted && self.in_flight.len() < MAX_TRACKED {
                         // A redirect re-sends the same id: keep the first start time.
@@ -119,6 +133,11 @@ impl NetworkTracker {
     pub(crate) fn take_document_failures(&mut self) -> Vec<(String, String)> {
         self.documents.clear();
         std::mem::take(&mut self.document_failures)
+    }
+
+    /// Requests sent since the last call, oldest first.
+    pub(crate) fn take_sent(&mut self) -> Vec<SentRequest> {
+        std::mem::take(&mut self.sent)
     }
 
     /// URLs (without query strings, which may hold tokens) still loading.
@@ -169,6 +188,14 @@ mod tests {
             now,
         );
         assert_eq!(tracker.pending(now), ["https://shop.test/api/items"]);
+        let sent: Vec<(String, String)> = tracker
+            .take_sent()
+            .into_iter()
+            .map(|r| (r.kind, r.url))
+            .collect();
+        assert_eq!(sent.len(), 3, "{sent:?}");
+        assert_eq!(sent[1], ("XHR".into(), "https://shop.test/api/cart".into()));
+        assert!(tracker.take_sent().is_empty(), "taken once");
         tracker.ingest(
             &json!([entry("Network.loadingFinished", &json!({"requestId": "1"}))]),
             now,

@@ -112,10 +112,14 @@ fn decode_info(info: &Value, reference: Ref) -> ElementInfo {
         .get("required")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    element.form = info
-        .get("form")
-        .and_then(Value::as_u64)
-        .and_then(|f| u32::try_from(f).ok());
+    let index = |key: &str| {
+        info.get(key)
+            .and_then(Value::as_u64)
+            .and_then(|i| u32::try_from(i).ok())
+    };
+    element.form = index("form");
+    element.dialog = index("dialog");
+    element.group = index("group");
     element.options = info
         .get("options")
         .and_then(Value::as_array)

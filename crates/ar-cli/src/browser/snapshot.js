@@ -30,13 +30,14 @@ let quiet = 0;
 const INTERACTIVE = new Set(['link', 'button', 'checkbox', 'radio', 'textbox', 'searchbox',
   'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem',
   'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'clickable']);
+const OPENABLE = new Set(['row', 'listitem', 'treeitem', 'gridcell', 'article']);
 const CONTAINERS = new Set(['navigation', 'main', 'banner', 'contentinfo', 'complementary',
   'form', 'dialog', 'alertdialog', 'list', 'listitem', 'table', 'row', 'menu', 'menubar',
   'tablist', 'tabpanel', 'region', 'article', 'alert', 'status', 'search', 'group',
   'radiogroup', 'tree', 'grid', 'toolbar']);
 const NAME_FROM_CONTENT = new Set(['link', 'button', 'heading', 'tab', 'menuitem',
   'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem', 'clickable', 'switch',
-  'checkbox', 'radio']);
+  'checkbox', 'radio', 'row', 'listitem', 'gridcell', 'article']);
 const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'META', 'LINK',
   'svg', 'SVG', 'CANVAS', 'VIDEO', 'AUDIO', 'OBJECT', 'EMBED']);
 const FIELD_TAGS = new Set(['INPUT', 'SELECT', 'TEXTAREA']);
@@ -103,7 +104,26 @@ function textExcluding(node, skip) {
   return s;
 }
 
+// Text of a subtree without its links, buttons and fields: what a row says
+// about itself ("report.csv 47 KB"), not the "Delete" button in its last cell.
+function ownText(node) {
+  let s = '';
+  for (const c of node.childNodes) {
+    if (c.nodeType === 3) s += c.data;
+    else if (c.nodeType === 1 && !SKIP_TAGS.has(c.tagName) && !c.matches(CLICKABLE_INSIDE)) {
+      s += ' ' + ownText(c) + ' ';
+    }
+  }
+  return s;
+}
+
 function contentName(el) {
+  if (OPENABLE.has(el.getAttribute('role') || implicitRole(el, el.tagName) || '')) {
+    return squash(ownText(el));
+  }
+  // A menu item's submenu, nested inside it, is not part of its name.
+  const nested = el.querySelector('[role=menu],[role=listbox]');
+  if (nested) return squash(textExcluding(el, nested));
   let text = squash(el.innerText !== undefined ? el.innerText : el.textContent);
   if (text) return text;
   const inner = el.querySelector('img[alt],[aria-label],svg title');
@@ -150,6 +170,38 @@ function accessibleName(el, role, tag) {
   return '';
 }
 
+// The open dialog holding an element (a modal's footer buttons sit outside
+// its <form>), numbered in document order.
+const dialogs = [];
+function dialogOf(el) {
+  const d = el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');
+  if (!d) return null;
+  let i = dialogs.indexOf(d);
+  if (i < 0) { i = dialogs.length; dialogs.push(d); }
+  return i;
+}
+
+// The repeated container of an element: the nearest ancestor-or-self that
+// has a sibling of the same kind (tag and class), i.e. a row, item or card of
+// a list. Elements in rows of one list share the list's number.
+const groups = new Map();
+const kindOf = (e) => e.tagName + '.' + (typeof e.className === 'string' ? e.className : '');
+function groupOf(el) {
+  let node = el;
+  for (let up = 0; node && node.parentElement && up < 8; up++, node = node.parentElement) {
+    const parent = node.parentElement;
+    if (parent.children.length < 2) continue;
+    const kind = kindOf(node);
+    let same = 0;
+    for (const sibling of parent.children) if (kindOf(sibling) === kind && ++same > 1) break;
+    if (same > 1) {
+      if (!groups.has(parent)) groups.set(parent, groups.size);
+      return groups.get(parent);
+    }
+  }
+  return null;
+}
+
 // Same document: "#frag"; same directory: relative; same site: absolute path;
 // elsewhere: the full URL. (The full URL is always in the element info.)
 const here = new URL(location.href);
@@ -172,13 +224,17 @@ function describe(el, role, tag, name) {
   const attrs = [];
   let value = null;
   const info = { role, name, tag: tag.toLowerCase(), href: null, type: null, fieldName: null,
-    value: null, checked: null, disabled: false, required: false, options: [], form: null };
+    value: null, checked: null, disabled: false, required: false, options: [], form: null,
+    dialog: dialogOf(el), group: groupOf(el) };
   if (tag === 'A' || tag === 'AREA') {
     info.href = el.href || null;
     const u = shortUrl(el.href);
     if (u) attrs.push(['url', cut(u, 120)]);
   }
   if (FIELD_TAGS.has(tag) || tag === 'BUTTON') {
+    // A button's type says whether it submits its form (`submit`) or only
+    // does something in the page (`button`).
+    if (tag === 'BUTTON') info.type = el.type || 'submit';
     info.fieldName = el.getAttribute('name');
     info.disabled = !!el.disabled;
     info.required = !!el.required;
@@ -342,7 +398,8 @@ function walk(node, depth) {
         infos.push({ role, name, tag: 'label', href: null, type: control.type || null,
           fieldName: control.getAttribute('name'), value: control.value, checked: !!control.checked,
           disabled: !!control.disabled, required: !!control.required, options: [],
-          form: control.form ? forms.indexOf(control.form) : null });
+          form: control.form ? forms.indexOf(control.form) : null,
+          dialog: dialogOf(el), group: groupOf(el) });
       }
       return;
     }
@@ -354,6 +411,17 @@ function walk(node, depth) {
     return;
   }
 
+  // A row, list item or tree item that reacts to the pointer (a file list
+  // whose rows open on click or double-click) is something to act on, even
+  // with buttons of its own inside.
+  if (role && OPENABLE.has(role) && !invisible && style.cursor === 'pointer' &&
+      !(el.parentElement && getComputedStyle(el.parentElement).cursor === 'pointer')) {
+    flush();
+    emitElement(el, role, tag, depth);
+    walkChildren(el, depth + 1);
+    flush();
+    return;
+  }
   if (role && INTERACTIVE.has(role) && !invisible) {
     flush();
     emitElement(el, role, tag, depth);

@@ -51,14 +51,20 @@ impl Driver for Explorer {
         };
         let report = explore(&*ctx.browser, &self.config, &ctx.cancel, &mut on_event).await?;
         let mut summary = format!(
-            "{} pages, {} actions, {} forms submitted; {}",
-            report.pages_visited, report.actions, report.forms_submitted, report.stopped
+            "{} pages, {} actions, {} forms submitted, {} distinct requests; {}",
+            report.pages_visited,
+            report.actions,
+            report.forms_submitted,
+            report.request_shapes,
+            report.stopped
         );
-        if !report.skipped_destructive.is_empty() {
-            summary.push_str(&format!(
-                "; left alone {} destructive actions (--explore-unsafe allows them)",
-                report.skipped_destructive.len()
-            ));
+        let left = report.left_out();
+        if !left.is_empty() {
+            summary.push_str("\nleft alone:");
+            for line in left {
+                summary.push_str("\n  ");
+                summary.push_str(&line);
+            }
         }
         Ok(TurnReport {
             summary,

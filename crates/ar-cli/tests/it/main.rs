@@ -4,6 +4,7 @@ mod agent;
 mod archiver;
 mod browser;
 mod explore_lock;
+mod explore_workspace;
 mod import;
 mod infer_schema;
 mod proxy;

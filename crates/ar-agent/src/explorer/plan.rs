@@ -1,0 +1,336 @@
+//! Reading a snapshot into things to do: which controls to click, which
+//! forms to fill, and what submits each form.
+//!
+//! Elements are described so they can be found again after a re-render (by
+//! role, name and occurrence; a form by its field names), because
+//! single-page apps re-render and old refs go stale.
+
+use crate::browser::{ElementInfo, Snapshot};
+
+use super::policy::is_dismissal;
+
+/// Roles that do something when clicked and are not form fields.
+pub(crate) const CLICKABLE_ROLES: &[&str] = &[
+    "button",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "clickable",
+    "switch",
+    "treeitem",
+    "option",
+    "row",
+    "gridcell",
+    "listitem",
+    "article",
+];
+
+/// Roles of list entries that some apps open only on a double-click.
+pub(crate) const ENTRY_ROLES: &[&str] = &[
+    "clickable",
+    "row",
+    "gridcell",
+    "treeitem",
+    "option",
+    "listitem",
+    "article",
+];
+
+/// A click that revealed what is planned next (a menu opened for its items);
+/// it is clicked again when the item is no longer shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub(crate) role: String,
+    pub(crate) name: String,
+}
+
+/// One planned action, described so it can be found again after a re-render.
+#[derive(Debug, Clone)]
+pub(crate) enum Planned {
+    Click {
+        role: String,
+        name: String,
+        occurrence: usize,
+        /// The list this entry belongs to (its plan batch and list key), if any.
+        list: Option<(usize, String)>,
+        /// The clicks that revealed it, outermost first.
+        via: Vec<Step>,
+    },
+    Form {
+        fingerprint: String,
+        label: String,
+        via: Vec<Step>,
+    },
+}
+
+impl Planned {
+    pub(crate) fn via(&self) -> &[Step] {
+        match self {
+            Self::Click { via, .. } | Self::Form { via, .. } => via,
+        }
+    }
+}
+
+/// Fields that are filled and submitted together: a `<form>`, or the fields
+/// of a dialog that has no form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldGroup {
+    Form(u32),
+    Dialog(u32),
+}
+
+impl FieldGroup {
+    /// The group an element belongs to as a field, if any.
+    pub(crate) fn of(element: &ElementInfo) -> Option<Self> {
+        match (element.form, element.dialog) {
+            (Some(form), _) => Some(Self::Form(form)),
+            (None, Some(dialog)) if is_field(element) => Some(Self::Dialog(dialog)),
+            _ => None,
+        }
+    }
+
+    /// The groups of a snapshot, in document order.
+    pub(crate) fn all(snapshot: &Snapshot) -> Vec<Self> {
+        let mut groups = Vec::new();
+        for group in snapshot.elements.iter().filter_map(Self::of) {
+            if !groups.contains(&group) {
+                groups.push(group);
+            }
+        }
+        groups
+    }
+
+    /// The group's members.
+    pub(crate) fn members(self, snapshot: &Snapshot) -> Vec<&ElementInfo> {
+        snapshot
+            .elements
+            .iter()
+            .filter(|e| Self::of(e) == Some(self))
+            .collect()
+    }
+}
+
+/// Whether the element takes input (not a button).
+pub(crate) fn is_field(element: &ElementInfo) -> bool {
+    !is_button(element)
+        && (matches!(element.tag.as_str(), "input" | "select" | "textarea")
+            || element.is_text_field()
+            || matches!(
+                element.role.as_str(),
+                "checkbox" | "radio" | "switch" | "combobox" | "listbox"
+            ))
+}
+
+pub(crate) fn is_button(element: &ElementInfo) -> bool {
+    element.role == "button"
+        || matches!(
+            element.input_type.as_deref(),
+            Some("submit" | "button" | "image" | "reset")
+        )
+}
+
+/// What submits a group of fields: a submit button in the form; else, for
+/// a form in a dialog whose buttons sit outside the form (a modal's footer),
+/// the dialog's last button that does not just close it; else the form's
+/// last such button. `None`: press Enter in the last text field. The button
+/// may be disabled still: many forms enable it once their fields are filled.
+pub(crate) fn submit_control<'a>(
+    snapshot: &'a Snapshot,
+    fields: &[&'a ElementInfo],
+    usable: impl Fn(&ElementInfo) -> bool,
+) -> Option<&'a ElementInfo> {
+    let candidate = |e: &&ElementInfo| {
+        is_button(e)
+            && e.input_type.as_deref() != Some("reset")
+            && !is_dismissal(&e.name)
+            && usable(e)
+    };
+    if let Some(submit) = fields
+        .iter()
+        .find(|e| candidate(e) && e.input_type.as_deref() == Some("submit"))
+    {
+        return Some(submit);
+    }
+    let footer = fields.iter().find_map(|e| e.dialog).and_then(|dialog| {
+        snapshot
+            .elements
+            .iter()
+            .rev()
+            .filter(|e| e.dialog == Some(dialog) && e.form.is_none())
+            .find(|e| candidate(e))
+    });
+    footer.or_else(|| fields.iter().rev().find(|e| candidate(e)).copied())
+}
+
+/// The list an element is an entry of, if it is one: an entry role (a row,
+/// a tree item, a clickable card) in a repeated container, or a control
+/// named like others of its container (`Reorder Trace ID column`, `Reorder
+/// Time column`). Distinct controls side by side (`GenAI`, `Model training`)
+/// are not a list: each does its own thing.
+pub(crate) fn list_key(snapshot: &Snapshot, element: &ElementInfo) -> Option<String> {
+    let group = element.group?;
+    if ENTRY_ROLES.contains(&element.role.as_str()) {
+        return Some(format!("{group}"));
+    }
+    let template = name_template(&element.name)?;
+    let alike = snapshot
+        .elements
+        .iter()
+        .filter(|e| e.group == Some(group) && e.role == element.role)
+        .filter(|e| name_template(&e.name).as_deref() == Some(template.as_str()))
+        .count();
+    (alike > 1).then(|| format!("{group}|{template}"))
+}
+
+/// What names of one kind share: the first and last word of a name of three
+/// or more words, or the name with its numbers masked (`Page 2`).
+fn name_template(name: &str) -> Option<String> {
+    let mut masked = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '0'..='9' if masked.ends_with('#') => {}
+            '0'..='9' => masked.push('#'),
+            c => masked.push(c),
+        }
+    }
+    let words: Vec<&str> = masked.split_whitespace().collect();
+    if words.len() >= 3 {
+        return Some(format!("{} … {}", words[0], words[words.len() - 1]));
+    }
+    (masked != name).then_some(masked)
+}
+
+/// A form's identity across re-renders: its field names and button names.
+pub(crate) fn form_fingerprint(fields: &[&ElementInfo]) -> String {
+    fields
+        .iter()
+        .map(|e| {
+            e.field_name
+                .clone()
+                .unwrap_or_else(|| format!("{}:{}", e.role, e.name))
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The element a planned click means, in a new snapshot.
+pub(crate) fn find_click<'a>(
+    snapshot: &'a Snapshot,
+    role: &str,
+    name: &str,
+    occurrence: usize,
+) -> Option<&'a ElementInfo> {
+    snapshot
+        .elements
+        .iter()
+        .filter(|e| FieldGroup::of(e).is_none() && e.role == role && e.name == name)
+        .nth(occurrence)
+}
+
+/// The fields of the group a planned form means, in a new snapshot.
+pub(crate) fn find_form<'a>(
+    snapshot: &'a Snapshot,
+    fingerprint: &str,
+) -> Option<Vec<&'a ElementInfo>> {
+    FieldGroup::all(snapshot)
+        .into_iter()
+        .map(|group| group.members(snapshot))
+        .find(|fields| form_fingerprint(fields) == fingerprint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::Ref;
+
+    fn element(n: u32, role: &str, name: &str) -> ElementInfo {
+        ElementInfo::new(Ref::new(n), role, name)
+    }
+
+    #[test]
+    fn a_modal_form_is_submitted_by_its_footer_button_not_cancel() {
+        let mut name = element(1, "textbox", "Experiment name");
+        name.tag = "input".into();
+        name.form = Some(0);
+        name.dialog = Some(0);
+        let mut cancel = element(2, "button", "Cancel");
+        cancel.dialog = Some(0);
+        let mut create = element(3, "button", "Create");
+        create.dialog = Some(0);
+        let mut advanced = element(5, "button", "Advanced settings");
+        advanced.input_type = Some("button".into());
+        advanced.form = Some(0);
+        advanced.dialog = Some(0);
+        let mut close = element(4, "button", "Close");
+        close.dialog = Some(0);
+        let snapshot = Snapshot {
+            elements: vec![name.clone(), advanced, cancel, create, close],
+            ..Snapshot::default()
+        };
+        let fields = vec![&snapshot.elements[0], &snapshot.elements[1]];
+        let submit = submit_control(&snapshot, &fields, |_| true).unwrap();
+        assert_eq!(submit.name, "Create");
+        let without_create = submit_control(&snapshot, &fields, |e| e.name != "Create");
+        assert_eq!(without_create.unwrap().name, "Advanced settings");
+    }
+
+    #[test]
+    fn rows_and_alike_controls_are_lists_distinct_controls_are_not() {
+        let in_group = |n: u32, role: &str, name: &str| {
+            let mut e = element(n, role, name);
+            e.group = Some(4);
+            e
+        };
+        let snapshot = Snapshot {
+            elements: vec![
+                in_group(1, "button", "GenAI"),
+                in_group(2, "button", "Model training"),
+                in_group(3, "button", "Reorder Trace ID column"),
+                in_group(4, "button", "Reorder Time column"),
+                in_group(5, "row", "report.csv"),
+                in_group(6, "button", "Page 2"),
+                in_group(7, "button", "Page 3"),
+            ],
+            ..Snapshot::default()
+        };
+        let key = |n: usize| list_key(&snapshot, &snapshot.elements[n]);
+        assert_eq!(key(0), None);
+        assert_eq!(key(1), None);
+        assert_eq!(key(2), key(3));
+        assert!(key(2).is_some());
+        assert_eq!(key(4).as_deref(), Some("4"));
+        assert_eq!(key(5), key(6));
+        assert!(key(5).is_some());
+    }
+
+    #[test]
+    fn dialog_fields_without_a_form_are_one_group() {
+        let mut a = element(1, "textbox", "Name");
+        a.tag = "input".into();
+        a.dialog = Some(1);
+        let mut b = element(2, "combobox", "Provider");
+        b.dialog = Some(1);
+        let mut ok = element(3, "button", "Save");
+        ok.dialog = Some(1);
+        let snapshot = Snapshot {
+            elements: vec![a, b, ok],
+            ..Snapshot::default()
+        };
+        assert_eq!(FieldGroup::all(&snapshot), [FieldGroup::Dialog(1)]);
+        let fields = FieldGroup::Dialog(1).members(&snapshot);
+        assert_eq!(fields.len(), 2);
+        assert_eq!(
+            find_form(&snapshot, &form_fingerprint(&fields))
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            find_click(&snapshot, "button", "Save", 0)
+                .unwrap()
+                .reference,
+            Ref::new(3)
+        );
+    }
+}

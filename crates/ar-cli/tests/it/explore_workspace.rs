@@ -1,0 +1,110 @@
+//! The explorer on the fixture's workspace (issue #26), end to end in real
+//! Chromium: each UI pattern that stopped it on real single-page apps, and
+//! what the shop's server saw because of it.
+//!
+//! - a "Toggle sidebar" button, first on the page, that hides the workspace's
+//!   own navigation and remembers it: the explorer undoes it, and still
+//!   reaches every view the sidebar links to;
+//! - an "Actions" menu with a nested "Export" submenu: each item is reached,
+//!   the menu reopened for each;
+//! - file rows a click only selects: a double-click opens one;
+//! - a "New folder" dialog whose "Create folder" button sits outside its
+//!   form and checks the name first: the folder is created, then viewed;
+//! - settings linked from several places with a different `?returnTo=`
+//!   inside a hash route: one page, visited once;
+//! - "Clear all data" and "Delete" behind confirmations: never sent.
+
+use std::process::Output;
+use std::time::Duration;
+
+use crate::shop::{Shop, wait_bounded};
+
+#[test]
+fn the_explorer_reaches_what_a_person_reaches_in_the_workspace_and_breaks_nothing() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let mut child = shop
+        .ar_at(
+            "/workspace",
+            &[
+                "--out",
+                out.path().to_str().unwrap(),
+                "--explore",
+                "--explore-pages",
+                "14",
+                "--explore-time",
+                "120",
+                "--no-llm-doc",
+            ],
+        )
+        .spawn()
+        .expect("ar starts");
+    let status = wait_bounded(&mut child, Duration::from_secs(240));
+    let Output { stdout, stderr, .. } = child.wait_with_output().unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&stdout),
+        String::from_utf8_lossy(&stderr)
+    );
+    assert!(status.success(), "{log}");
+
+    let hits = shop.site.hits();
+    let hit = |method: &str, prefix: &str| {
+        hits.iter()
+            .any(|h| h.method == method && h.path.starts_with(prefix))
+    };
+    let views = [
+        "/api/workspace/activity",
+        "/api/workspace/shared",
+        "/api/workspace/trash",
+    ];
+    for view in views {
+        assert!(
+            hit("GET", view),
+            "the sidebar's {view} view was not reached:\n{log}"
+        );
+    }
+    assert!(
+        log.contains("undo \"Toggle sidebar\""),
+        "the collapsed sidebar was not undone:\n{log}"
+    );
+    assert!(hit("GET", "/api/workspace/usage"), "menu item:\n{log}");
+    assert!(
+        hits.iter()
+            .any(|h| h.method == "GET" && h.path.starts_with("/api/workspace/export")),
+        "the nested submenu's export:\n{log}"
+    );
+    assert!(
+        hits.iter().any(|h| h.method == "GET"
+            && h.path.starts_with("/api/workspace/files/")
+            && h.path.len() > "/api/workspace/files/".len()),
+        "no file was opened by double-click:\n{log}"
+    );
+    assert!(log.contains("double-click"), "{log}");
+    let created = hits
+        .iter()
+        .position(|h| h.method == "POST" && h.path == "/api/workspace/folders")
+        .unwrap_or_else(|| panic!("the dialog's folder was not created:\n{log}"));
+    assert!(
+        hits[created..]
+            .iter()
+            .any(|h| h.method == "GET" && h.path.starts_with("/api/workspace/folders/")),
+        "the created folder was not viewed:\n{log}"
+    );
+    assert!(hit("GET", "/api/workspace/settings"), "{log}");
+    let settings_visits = log
+        .lines()
+        .filter(|l| l.trim_start().starts_with("visit ") && l.contains("#/settings"))
+        .count();
+    assert!(
+        settings_visits <= 1,
+        "settings visited once per returnTo ({settings_visits} times):\n{log}"
+    );
+    assert!(
+        !hit("POST", "/api/workspace/clear"),
+        "cleared all data:\n{log}"
+    );
+    assert!(!hit("DELETE", "/api/workspace/"), "deleted a file:\n{log}");
+    assert!(log.contains("left alone:"), "{log}");
+    assert!(log.contains("\"Clear all data\""), "{log}");
+}
