@@ -22,7 +22,8 @@ use super::plan::{
     form_fingerprint, list_key, submit_control,
 };
 use super::policy::{
-    followable, is_destructive, is_dismissal, is_in_page_link, page_key, site_of, url_shape,
+    followable, is_destructive, is_dismissal, is_in_page_link, page_key, page_place, site_of,
+    url_shape,
 };
 use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, StopReason};
 use crate::browser::{
@@ -76,7 +77,8 @@ pub async fn explore(
         novelty: Novelty::new(&site),
         site,
         deadline: Instant::now() + config.time_budget,
-        frontier: VecDeque::from([start.clone()]),
+        frontier: VecDeque::from([(start.clone(), 0)]),
+        depth: 0,
         queued: HashSet::from([page_key(&start, &[]).to_string()]),
         shapes: HashMap::new(),
         done: HashSet::new(),
@@ -95,10 +97,11 @@ pub async fn explore(
     Ok(crawl.report)
 }
 
-/// Visits of one URL shape, and whether the last one found something new.
-#[derive(Debug, Default, Clone, Copy)]
+/// Visits of one URL shape: the places visited, and whether the last one
+/// found something new.
+#[derive(Debug, Default, Clone)]
 struct ShapeVisits {
-    visits: usize,
+    places: HashSet<String>,
     last_was_new: bool,
 }
 
@@ -109,7 +112,10 @@ struct Crawl<'a> {
     on_event: &'a mut (dyn FnMut(ExplorerEvent) + Send),
     site: String,
     deadline: Instant,
-    frontier: VecDeque<Url>,
+    /// Pages to visit, each with its depth (links followed from the start).
+    frontier: VecDeque<(Url, usize)>,
+    /// The depth of the page being explored.
+    depth: usize,
     /// Page keys ([`page_key`]) ever queued.
     queued: HashSet<String>,
     shapes: HashMap<String, ShapeVisits>,
@@ -139,9 +145,10 @@ impl Crawl<'_> {
             if self.report.pages_visited >= self.config.max_pages {
                 return Ok(StopReason::PageBudget);
             }
-            let Some((url, shape)) = self.next_page() else {
+            let Some((url, shape, depth)) = self.next_page() else {
                 return Ok(StopReason::Exhausted);
             };
+            self.depth = depth;
             if !self.load(&url).await? {
                 continue;
             }
@@ -154,7 +161,7 @@ impl Crawl<'_> {
             };
             let gain = self.measure(Some(&snapshot)).await?;
             let visits = self.shapes.entry(shape.clone()).or_default();
-            visits.visits += 1;
+            visits.places.insert(page_place(&url).to_string());
             visits.last_was_new = gain.any();
             if let Some(stop) = self.explore_page(&url, &shape, snapshot).await? {
                 return Ok(stop);
@@ -162,36 +169,45 @@ impl Crawl<'_> {
         }
     }
 
-    /// The next page to load: one of a shape not visited yet, else a second
-    /// page of a shape (templating wants two), else another of a shape whose
-    /// last page still found something new (up to `per_shape`). Pages that
-    /// can no longer qualify leave the frontier and are counted.
-    fn next_page(&mut self) -> Option<(Url, String)> {
+    /// The next page to load. A page of a shape not visited yet comes
+    /// first, then a second place of a visited shape (templating wants two
+    /// values), then more places of a shape whose last page still found
+    /// something new (up to `per_shape`); a shallower page beats a deeper one
+    /// of the same rank, so one item's every tab does not crowd out the next
+    /// item. The same place sorted or filtered otherwise is not visited
+    /// again. Pages that can no longer qualify leave the frontier and are counted.
+    fn next_page(&mut self) -> Option<(Url, String, usize)> {
         let per_shape = self.config.per_shape;
         let mut best: Option<(usize, usize)> = None;
         let mut index = 0;
         while index < self.frontier.len() {
-            let shape = url_shape(&page_key(&self.frontier[index], &self.typed));
-            let visits = self.shapes.get(&shape).copied().unwrap_or_default();
-            let tier = match visits.visits {
-                0 => 0,
-                1 if per_shape > 1 => 1,
-                n if n < per_shape && visits.last_was_new => 2,
-                _ => {
-                    self.frontier.remove(index);
-                    self.report.pages_same_shape += 1;
-                    continue;
-                }
+            let (url, depth) = &self.frontier[index];
+            let shape = page_shape(url, &self.typed);
+            let place = page_place(url).to_string();
+            let visits = self.shapes.get(&shape);
+            let seen = visits.map_or(0, |v| v.places.len());
+            let rank = match visits {
+                None => Some(0),
+                Some(v) if v.places.contains(&place) => None,
+                Some(_) if seen == 1 && per_shape > 1 => Some(1),
+                Some(v) if seen < per_shape && v.last_was_new => Some(2),
+                Some(_) => None,
             };
-            if best.is_none_or(|(_, t)| tier < t) {
-                best = Some((index, tier));
+            let Some(rank) = rank else {
+                self.frontier.remove(index);
+                self.report.pages_same_shape += 1;
+                continue;
+            };
+            let score = rank + depth;
+            if best.is_none_or(|(_, s)| score < s) {
+                best = Some((index, score));
             }
             index += 1;
         }
         let (index, _) = best?;
-        let url = self.frontier.remove(index)?;
-        let shape = url_shape(&page_key(&url, &self.typed));
-        Some((url, shape))
+        let (url, depth) = self.frontier.remove(index)?;
+        let shape = page_shape(&url, &self.typed);
+        Some((url, shape, depth))
     }
 
     fn should_stop(&self) -> Option<StopReason> {
@@ -627,7 +643,7 @@ impl Crawl<'_> {
         if let Some(url) = followable(href, &self.site)
             && self.queued.insert(page_key(&url, &self.typed).to_string())
         {
-            self.frontier.push_back(url);
+            self.frontier.push_back((url, self.depth + 1));
         }
     }
 
@@ -841,6 +857,11 @@ fn try_ends_first(plan: &mut Vec<Planned>) {
             plan.insert(second, entry);
         }
     }
+}
+
+/// The shape of the place a page is ([`page_place`]), for counting visits.
+fn page_shape(url: &Url, typed: &[String]) -> String {
+    url_shape(&page_place(&page_key(url, typed)))
 }
 
 /// Whether the planned action's element is on the page now.

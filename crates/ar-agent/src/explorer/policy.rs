@@ -184,6 +184,18 @@ pub(crate) fn page_key(url: &Url, typed: &[String]) -> Url {
     key
 }
 
+/// A page's place without its query, in the URL and in a hash route: the
+/// same list sorted or filtered another way is the same place.
+pub(crate) fn page_place(url: &Url) -> Url {
+    let mut place = url.clone();
+    place.set_query(None);
+    if let Some((route, _)) = url.fragment().and_then(|f| f.split_once('?')) {
+        let route = route.to_owned();
+        place.set_fragment(Some(&route));
+    }
+    place
+}
+
 /// Whether a button only closes what it sits in (a dialog's "Cancel"): never
 /// the button that submits a form.
 pub(crate) fn is_dismissal(name: &str) -> bool {
@@ -340,6 +352,19 @@ mod tests {
             key("https://shop.test/products?category=kitchen"),
             "https://shop.test/products?category=kitchen",
             "a filter the page offers is a page of its own"
+        );
+    }
+
+    #[test]
+    fn a_place_is_a_page_without_its_sorting_and_filters() {
+        let place = |u: &str| page_place(&Url::parse(u).unwrap()).to_string();
+        assert_eq!(
+            place("https://ml.test/#/experiments/4/runs?orderByKey=start&startTime=ALL"),
+            "https://ml.test/#/experiments/4/runs"
+        );
+        assert_eq!(
+            place("https://shop.test/products?page=2#reviews"),
+            "https://shop.test/products#reviews"
         );
     }
 
