@@ -90,7 +90,7 @@ pub async fn explore(
         report: ExplorerReport::default(),
     };
     // What loaded before the exploration (the session's first page) is not the explorer's.
-    crawl.browser.take_requests().await?;
+    crawl.forget_requests().await?;
     crawl.report.stopped = crawl.run().await?;
     crawl.report.request_shapes = crawl.novelty.request_shapes();
     crawl.report.pages_left = crawl.frontier.len();
@@ -248,6 +248,13 @@ impl Crawl<'_> {
         Ok(())
     }
 
+    /// Drops what the page sent so far: requests that are not an action's.
+    async fn forget_requests(&mut self) -> Result<(), ExplorerError> {
+        self.carry().await?;
+        self.carried.clear();
+        Ok(())
+    }
+
     /// Navigates and lets the page settle; `false` when the page could not be loaded.
     async fn load(&mut self, url: &Url) -> Result<bool, ExplorerError> {
         match self.browser.navigate(url.as_str()).await {
@@ -340,11 +347,12 @@ impl Crawl<'_> {
             self.note_list(&action, gain);
             if let Some(control) = &acted
                 && gain.requests == 0
-                && hid_navigation(&before, &after, control) >= HIDDEN_TO_UNDO
             {
-                self.undo(control, hid_navigation(&before, &after, control), url)
-                    .await?;
-                continue;
+                let hidden = hid_navigation(&before, &after, control);
+                if hidden >= HIDDEN_TO_UNDO {
+                    self.undo(control, hidden, &after, url).await?;
+                    continue;
+                }
             }
             // Same page: what the action revealed (a menu's items, a dialog's
             // form) is done next, while it is still open.
@@ -477,10 +485,12 @@ impl Crawl<'_> {
 
     /// Clicks a control again that hid the navigation (a sidebar toggle),
     /// or reloads the page when that does not bring it back.
+    /// `collapsed` is the page as the first click left it.
     async fn undo(
         &mut self,
         control: &ElementInfo,
         hidden: usize,
+        collapsed: &Snapshot,
         page: &Url,
     ) -> Result<(), ExplorerError> {
         (self.on_event)(ExplorerEvent::Undo {
@@ -488,19 +498,17 @@ impl Crawl<'_> {
             hidden,
         });
         self.report.undone.push(control.name.clone());
-        let before = self.snapshot().await?;
         if self
             .click_element(control, &format!("undo \"{}\"", control.name))
             .await?
         {
             self.settle().await?;
         }
-        let after = self.snapshot().await?;
-        let back = match (&before, &after) {
-            (Some(before), Some(after)) => revealed(before, after) >= hidden,
-            _ => false,
-        };
-        self.browser.take_requests().await?;
+        let back = self
+            .snapshot()
+            .await?
+            .is_some_and(|restored| revealed(collapsed, &restored) >= hidden);
+        self.forget_requests().await?;
         if !back {
             self.load(page).await?;
         }
@@ -734,13 +742,15 @@ impl Crawl<'_> {
                 .carried
                 .iter()
                 .any(|r| r.is_data() && r.method != "GET");
-            if !wrote && self.still_shown(button).await? {
+            let mut open = self.still_shown(button).await?;
+            if !wrote && open {
                 let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
                 if self.browser.click(button).await.is_ok() {
                     self.settle().await?;
                 }
+                open = self.still_shown(button).await?;
             }
-            if self.still_shown(button).await? {
+            if open {
                 let _ = self.browser.press("Escape").await;
             }
         }

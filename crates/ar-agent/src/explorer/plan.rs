@@ -7,7 +7,7 @@
 
 use crate::browser::{ElementInfo, Snapshot};
 
-use super::policy::is_dismissal;
+use super::policy::{digits_to_n, is_dismissal};
 
 /// Roles that do something when clicked and are not form fields.
 pub(crate) const CLICKABLE_ROLES: &[&str] = &[
@@ -186,14 +186,7 @@ pub(crate) fn list_key(snapshot: &Snapshot, element: &ElementInfo) -> Option<Str
 /// What names of one kind share: the first and last word of a name of three
 /// or more words, or the name with its numbers masked (`Page 2`).
 fn name_template(name: &str) -> Option<String> {
-    let mut masked = String::with_capacity(name.len());
-    for c in name.chars() {
-        match c {
-            '0'..='9' if masked.ends_with('#') => {}
-            '0'..='9' => masked.push('#'),
-            c => masked.push(c),
-        }
-    }
+    let masked = digits_to_n(name);
     let words: Vec<&str> = masked.split_whitespace().collect();
     if words.len() >= 3 {
         return Some(format!("{} … {}", words[0], words[words.len() - 1]));

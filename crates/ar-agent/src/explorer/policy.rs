@@ -217,7 +217,8 @@ pub(crate) fn is_dismissal(name: &str) -> bool {
     )
 }
 
-fn digits_to_n(text: &str) -> String {
+/// `text` with each run of digits as `{n}`.
+pub(crate) fn digits_to_n(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_digits = false;
     for c in text.chars() {
