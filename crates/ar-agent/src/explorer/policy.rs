@@ -148,7 +148,9 @@ fn path_shape(path: &str, query: Option<&str>) -> String {
 /// parameters that do not change the page, in the query or in a hash route.
 /// Those are parameters whose value is a location (`returnTo=/experiments`,
 /// `next=https://…`), which say where to go afterwards, and parameters
-/// holding text the explorer typed itself (its own search terms).
+/// holding text the explorer typed itself (its own search terms). An empty
+/// hash route (`/#/`) is the page without one: a hash-routed app sends `/`
+/// there, and its links point back to `#/`.
 pub(crate) fn page_key(url: &Url, typed: &[String]) -> Url {
     let keep = |value: &str| {
         let location =
@@ -180,6 +182,9 @@ pub(crate) fn page_key(url: &Url, typed: &[String]) -> Url {
             format!("{route}?{kept}")
         };
         key.set_fragment(Some(&fragment));
+    }
+    if matches!(key.fragment(), Some("" | "/" | "!/")) {
+        key.set_fragment(None);
     }
     key
 }
@@ -349,6 +354,9 @@ mod tests {
             key("https://shop.test/login?next=https%3A%2F%2Fshop.test%2Fcart&plan=pro"),
             "https://shop.test/login?plan=pro"
         );
+        assert_eq!(key("https://ml.test/#/"), key("https://ml.test/"));
+        assert_eq!(key("https://ml.test/app#!/"), "https://ml.test/app");
+        assert_ne!(key("https://ml.test/#/models"), key("https://ml.test/"));
         assert_eq!(
             key("https://shop.test/products?category=kitchen"),
             "https://shop.test/products?category=kitchen",

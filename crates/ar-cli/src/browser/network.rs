@@ -9,6 +9,15 @@
 //! stops at 250 entries), without wrapping `fetch`/XHR in the page. Streams
 //! never finish, so EventSource requests are not counted and anything in
 //! flight longer than [`LONG_LIVED`] is treated as a long poll.
+//!
+//! Some requests never finish *for the page*, and counting them held every
+//! wait on such a page for [`LONG_LIVED`]:
+//! - a worker's script is requested from the page's target (its
+//!   `documentURL` is its own URL, as a frame's document's is), but its end is
+//!   reported to the worker's own target, which this log does not follow; it
+//!   is not counted;
+//! - a response streamed by `fetch` sends its head and then data now and then;
+//!   a request answered that shows no progress for [`STALLED`] is not counted.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -18,6 +27,10 @@ use serde_json::{Value, json};
 
 /// Requests pending longer than this are streams or long polls, not "loading".
 pub(crate) const LONG_LIVED: Duration = Duration::from_secs(15);
+/// An answered request with no progress for this long is a stream or a
+/// worker's script, not loading (bodies arrive in `dataReceived` steps far
+/// closer together than this).
+pub(crate) const STALLED: Duration = Duration::from_secs(1);
 /// Bound on tracked requests (a page that leaks requests must not grow `ar`).
 const MAX_TRACKED: usize = 2_000;
 
@@ -45,10 +58,30 @@ impl fantoccini::wd::WebDriverCompatibleCommand for DrainPerformanceLog {
     }
 }
 
+/// One request still in flight.
+#[derive(Debug)]
+struct InFlight {
+    /// Without its query (which may hold tokens): what a timeout names.
+    url: String,
+    since: Instant,
+    /// When its response head or body last arrived; `None` until answered.
+    progress: Option<Instant>,
+}
+
+impl InFlight {
+    /// Whether the page may still be waiting on it at `now`.
+    fn loading(&self, now: Instant) -> bool {
+        now.duration_since(self.since) < LONG_LIVED
+            && self
+                .progress
+                .is_none_or(|at| now.duration_since(at) < STALLED)
+    }
+}
+
 /// Requests in flight, fed from drained log entries.
 #[derive(Debug, Default)]
 pub(crate) struct NetworkTracker {
-    in_flight: HashMap<String, (String, Instant)>,
+    in_flight: HashMap<String, InFlight>,
     /// URLs of document requests by id (to name a failed navigation).
     documents: HashMap<String, String>,
     /// Document loads that failed since the last [`NetworkTracker::take_document_failures`]:
@@ -101,12 +134,28 @@ impl NetworkTracker {
                             kind: kind.to_owned(),
                         });
                     }
-                    let counted = url.starts_with("http") && kind != "EventSource";
+                    let worker_script = kind != "Document"
+                        && params.get("documentURL").and_then(Value::as_str) == Some(url);
+                    let counted =
+                        url.starts_with("http") && kind != "EventSource" && !worker_script;
                     if counted && self.in_flight.len() < MAX_TRACKED {
                         // A redirect re-sends the same id: keep the first start time.
                         self.in_flight
                             .entry(id.to_owned())
-                            .or_insert_with(|| (url.to_owned(), now));
+                            .or_insert_with(|| InFlight {
+                                url: url.split(['?', '#']).next().unwrap_or_default().to_owned(),
+                                since: now,
+                                progress: None,
+                            });
+                    }
+                }
+                Some(
+                    "Network.responseReceived"
+                    | "Network.responseReceivedExtraInfo"
+                    | "Network.dataReceived",
+                ) => {
+                    if let Some(request) = self.in_flight.get_mut(id) {
+                        request.progress = Some(now);
                     }
                 }
                 Some("Network.loadingFinished") => {
@@ -126,7 +175,7 @@ impl NetworkTracker {
             }
         }
         self.in_flight
-            .retain(|_, (_, since)| now.duration_since(*since) < LONG_LIVED * 4);
+            .retain(|_, request| now.duration_since(request.since) < LONG_LIVED * 4);
     }
 
     /// Document loads that failed since the last call, oldest first.
@@ -145,8 +194,8 @@ impl NetworkTracker {
         let mut urls: Vec<String> = self
             .in_flight
             .values()
-            .filter(|(_, since)| now.duration_since(*since) < LONG_LIVED)
-            .map(|(url, _)| url.split(['?', '#']).next().unwrap_or_default().to_owned())
+            .filter(|request| request.loading(now))
+            .map(|request| request.url.clone())
             .collect();
         urls.sort();
         urls
@@ -256,5 +305,74 @@ mod tests {
         );
         assert_eq!(tracker.pending(start).len(), 1);
         assert!(tracker.pending(start + LONG_LIVED).is_empty());
+    }
+
+    /// A dedicated worker's script: the page's log sees the request (and at
+    /// most its response head), never its end: that goes to the worker's target.
+    #[test]
+    fn a_workers_script_is_not_waited_for() {
+        let now = Instant::now();
+        let mut tracker = NetworkTracker::default();
+        let script = "https://shop.test/static/telemetry.worker.js";
+        tracker.ingest(
+            &json!([
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "W1", "type": "Script", "documentURL": script,
+                    "request": {"url": script}})
+                ),
+                entry(
+                    "Network.requestWillBeSent",
+                    &json!({"requestId": "2", "type": "Script",
+                    "documentURL": "https://shop.test/", "request": {"url": "https://shop.test/app.js"}})
+                ),
+            ]),
+            now,
+        );
+        assert_eq!(tracker.pending(now), ["https://shop.test/app.js"]);
+        assert_eq!(tracker.take_sent().len(), 2, "both were still sent");
+    }
+
+    /// A streamed `fetch` response: the head, then data now and then.
+    #[test]
+    fn an_answered_request_that_stalls_stops_counting() {
+        let start = Instant::now();
+        let mut tracker = NetworkTracker::default();
+        let sent = |id: &str, url: &str| {
+            entry(
+                "Network.requestWillBeSent",
+                &json!({"requestId": id, "type": "Script", "request": {"url": url}}),
+            )
+        };
+        tracker.ingest(
+            &json!([
+                sent("w", "https://shop.test/telemetry.worker.js"),
+                sent("slow", "https://shop.test/api/report"),
+                entry(
+                    "Network.responseReceivedExtraInfo",
+                    &json!({"requestId": "w"})
+                ),
+            ]),
+            start,
+        );
+        let later = start + STALLED / 2;
+        tracker.ingest(
+            &json!([entry("Network.dataReceived", &json!({"requestId": "slow"}))]),
+            later,
+        );
+        assert_eq!(tracker.pending(later).len(), 2, "both just made progress");
+        let stalled = start + STALLED;
+        assert_eq!(
+            tracker.pending(stalled),
+            ["https://shop.test/api/report"],
+            "the stream stalled after its head; the slow body is still arriving"
+        );
+        // Unanswered requests count until LONG_LIVED, however quiet.
+        tracker.ingest(&json!([sent("q", "https://shop.test/api/slow")]), start);
+        assert!(
+            tracker
+                .pending(start + STALLED * 3)
+                .contains(&"https://shop.test/api/slow".to_owned())
+        );
     }
 }

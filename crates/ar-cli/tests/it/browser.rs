@@ -51,7 +51,10 @@ const HOME: &str = r#"<!doctype html>
 <button onclick="alert('Are you sure?'); document.title = 'Warned'">Warn me</button>
 <button onclick="fetch('/api/slow').then(r => r.text()).then(t => { document.getElementById('out').textContent = t })">Load more</button>
 <button onclick="fetch('/api/hang')">Hang</button>
+<button onclick="new Worker('/worker.js').onmessage = (m) => { document.getElementById('bg').textContent = m.data }">Start worker</button>
+<button onclick="fetch('/api/stream').then(r => r.body.getReader().read()).then(() => { document.getElementById('bg').textContent = 'First chunk' })">Stream</button>
 <div id="out"></div>
+<div id="bg"></div>
 <div style="cursor:pointer" onclick="this.textContent = 'Added!'">Add to cart</div>
 <div style="position:relative"><button onclick="document.title = 'Covered clicked'">Covered</button>
 <div style="position:absolute; inset:0; background:rgba(0,0,0,0.1)"></div></div>
@@ -135,8 +138,21 @@ async fn serve() -> (String, Seen) {
                 } else {
                     ""
                 };
+                if path == "/api/stream" {
+                    // A head and one chunk, then nothing for longer than any wait.
+                    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n";
+                    let _ = stream.write_all(head.as_bytes()).await;
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    return;
+                }
+                let content_type = if path.ends_with(".js") {
+                    "text/javascript"
+                } else {
+                    "text/html; charset=utf-8"
+                };
                 let page = match path {
                     "/" => HOME.to_owned(),
+                    "/worker.js" => "postMessage('Worker ready');".to_owned(),
                     "/api/slow" => {
                         tokio::time::sleep(Duration::from_millis(800)).await;
                         "Loaded 3 items".to_owned()
@@ -155,7 +171,7 @@ async fn serve() -> (String, Seen) {
                     ),
                 };
                 let response = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n{set_cookie}content-length: {}\r\nconnection: close\r\n\r\n{page}",
+                    "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\n{set_cookie}content-length: {}\r\nconnection: close\r\n\r\n{page}",
                     page.len()
                 );
                 let _ = stream.write_all(response.as_bytes()).await;
@@ -486,6 +502,24 @@ async fn stale_refs_dialogs_and_network_waits_fail_loudly() {
         "no_dialog"
     );
     assert_eq!(browser.snapshot().await.unwrap().title, "Warned");
+
+    // A worker's script and a stream that went quiet after its first chunk
+    // are not "loading": Chromium never reports their end to the page.
+    for (button, shown) in [("Start worker", "Worker ready"), ("Stream", "First chunk")] {
+        browser
+            .click(find(&snapshot, "button", button).reference)
+            .await
+            .unwrap();
+        browser
+            .wait(Wait::NetworkIdle {
+                quiet: Duration::from_millis(300),
+                timeout: Duration::from_secs(5),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("after {button:?}: {e}"));
+        let outline = browser.snapshot().await.unwrap().outline();
+        assert!(outline.contains(&format!("- text: {shown}")), "{outline}");
+    }
 
     // Waiting for network quiet waits for the slow fetch; a hung request times out by name.
     browser
