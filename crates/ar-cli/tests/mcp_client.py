@@ -161,6 +161,13 @@ async def run(config):
             check(not asked.is_error and "gave it back" in answer, "ask_human returns once the user confirms", answer)
             check(elicited and "log in as ada" in elicited[0], "the user was shown the reason", elicited)
 
+            # The built-in explorer, for a short budget; it reports what it did.
+            explored, explored_text = await call("explore", {"site": site, "pages": 2, "seconds": 60})
+            check(not explored.is_error and "explorer" in explored_text and "pages" in explored_text, "explore runs the explorer and reports", explored_text)
+            report["explored"] = explored_text
+            after_explore, _ = await call("browser_snapshot", {"site": site})
+            check(not after_explore.is_error, "the browser is the client's again after explore", _)
+
             saved, saved_text = await call("site_save", {"site": site})
             check(not saved.is_error and "capture.har" in saved_text, "site_save writes the files", saved_text)
             closed, closed_text = await call("site_close", {"site": site})

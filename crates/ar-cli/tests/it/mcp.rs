@@ -171,6 +171,10 @@ fn the_official_python_sdk_drives_ar_mcp_over_stdio_and_reads_the_growing_spec()
         .filter(|l| l.starts_with(r#"{"_ar":{"client":"agent""#) && l.contains("/api/products/"))
         .count();
     assert!(by_agent >= 1, "no product flow stamped as the agent's");
+    assert!(
+        archive.contains(r#"{"_ar":{"client":"explorer""#),
+        "explore's flows are the explorer's"
+    );
     // Stdout stayed the protocol's: the logs went to stderr.
     let log = std::fs::read_to_string(&stderr).unwrap_or_default();
     assert!(log.contains("serving MCP on stdio"), "{log}");

@@ -94,7 +94,8 @@ impl ArMcp {
         match entry {
             Entry::Registry(spec) => {
                 let site = site()?;
-                if spec.kind == ToolKind::Browser
+                // The explorer or the user has the browser: no second driver.
+                if matches!(spec.kind, ToolKind::Browser | ToolKind::Human)
                     && let Some(busy) = site.busy().await
                 {
                     return Err(busy);
