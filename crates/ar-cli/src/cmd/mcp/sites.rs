@@ -148,10 +148,7 @@ impl Site {
         }
         let guard = self.session.lock().await;
         match guard.as_ref() {
-            None => Some(tool_error(
-                "site_closed",
-                "this site was closed: open it again",
-            )),
+            None => Some(closed()),
             Some(session) if session.turn_running() => Some(tool_error(
                 "busy",
                 "the explorer is driving this site's browser: wait for explore to return",
