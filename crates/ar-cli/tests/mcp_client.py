@@ -38,11 +38,14 @@ def check(condition, what, detail=""):
 
 async def run(config):
     updated = []
+    list_changes = []
     elicited = []
 
     async def on_message(message):
         if isinstance(message, types.ResourceUpdatedNotification):
             updated.append(message.params.uri)
+        elif isinstance(message, types.ResourceListChangedNotification):
+            list_changes.append(message.method)
 
     async def on_elicit(context, params):
         # The person at this client did what was asked and confirms.
@@ -92,6 +95,7 @@ async def run(config):
             site = re.search(r'site "([^"]+)" is open', said).group(1)
             report["site"] = site
 
+            check(list_changes, "opening a site changes the resource list, and the client is told", list_changes)
             resources = (await session.list_resources()).resources
             uris = [str(r.uri) for r in resources]
             spec_uri = f"ar://{site}/openapi.yaml"
