@@ -34,6 +34,8 @@ enum Command {
     InferSchema(cmd::infer_schema::Args),
     /// HAR files / flows.jsonl archives → openapi.yaml, openapi.json and API.md.
     Import(cmd::import::Args),
+    /// Serve ar's browser, capture and growing spec to other agents over MCP (stdio, or --http PORT).
+    Mcp(cmd::mcp::Args),
     /// Explore a built-in demo shop end to end, headless (no network, no API key).
     #[cfg(feature = "demo")]
     Demo(cmd::demo::Args),
@@ -74,6 +76,11 @@ impl Cli {
             }
             Some(Command::Ca(args)) => cmd::ca::run(args, &mut stdout),
             Some(Command::Import(args)) => cmd::import::run(args, &mut stdout),
+            Some(Command::Mcp(args)) => {
+                // Stdout is the protocol's from here on.
+                drop(stdout);
+                cmd::mcp::run(args)
+            }
             #[cfg(feature = "demo")]
             Some(Command::Demo(args)) => {
                 drop(stdout);

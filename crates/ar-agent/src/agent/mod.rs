@@ -39,7 +39,7 @@ mod flows;
 mod guard;
 mod history;
 mod prompt;
-mod schema;
+mod registry;
 mod tools;
 mod workspace;
 
@@ -51,8 +51,8 @@ use ar_openapi::Redactor;
 use tokio_util::sync::CancellationToken;
 
 pub use prompt::{COVERED_MARKER, system_prompt};
-pub use schema::tool_definitions;
-pub use tools::ToolError;
+pub use registry::{ToolKind, ToolSpec, find, registry, tool_definitions};
+pub use tools::{ToolBox, ToolError};
 pub use workspace::{MemoryWorkspace, StoreFn, Workspace, WorkspaceError, query};
 
 use crate::browser::{Browser, Wait};
@@ -205,13 +205,11 @@ pub struct TurnSummary {
 /// The conversational agent (see the [module docs](self)).
 pub struct Agent {
     provider: Arc<dyn Provider>,
-    browser: Arc<dyn Browser>,
-    workspace: Arc<dyn Workspace>,
+    tools: ToolBox,
     redactor: Redactor,
     config: AgentConfig,
     system: String,
     messages: Vec<Message>,
-    state: tools::ToolState,
     detector: guard::LoopDetector,
     total: Usage,
 }
@@ -236,13 +234,11 @@ impl Agent {
     ) -> Self {
         Self {
             provider,
-            browser,
-            workspace,
+            tools: ToolBox::new(browser, workspace, config.settle),
             redactor: Redactor::new(),
             config,
             system: system_prompt(),
             messages: Vec::new(),
-            state: tools::ToolState::default(),
             detector: guard::LoopDetector::default(),
             total: Usage::default(),
         }
@@ -367,12 +363,6 @@ impl Agent {
         on_event: &mut (dyn FnMut(AgentEvent) + Send),
         summary: &mut TurnSummary,
     ) -> (Message, Option<TurnEnd>) {
-        let ctx = tools::ToolContext {
-            browser: &self.browser,
-            workspace: &self.workspace,
-            redactor: &self.redactor,
-            settle: self.config.settle,
-        };
         let mut content = Vec::with_capacity(calls.len());
         let mut nudges = Vec::new();
         let mut fatal = None;
@@ -407,7 +397,7 @@ impl Agent {
                                 code: "cancelled".into(),
                                 message: "the user stopped the turn".into(),
                             }),
-                            result = tools::run(&ctx, &mut self.state, &call.name, args) => result,
+                            result = self.tools.call(&call.name, args) => result,
                         }
                     }
                 }
@@ -417,8 +407,9 @@ impl Agent {
             {
                 fatal = Some(TurnEnd::BrowserGone(error.message.clone()));
             }
+            // The tool box redacted its answers; errors made here are redacted too.
             let result = match outcome {
-                Ok(text) => ToolResult::ok(&call.id, self.redactor.text(&text).into_owned()),
+                Ok(text) => ToolResult::ok(&call.id, text),
                 Err(error) => {
                     ToolResult::error(&call.id, self.redactor.text(&error.to_json()).into_owned())
                 }

@@ -1,7 +1,10 @@
 //! Running one tool call: argument parsing, the browser and workspace call,
-//! and the text the model gets back (a snapshot diff after actions, the new
+//! and the text the caller gets back (a snapshot diff after actions, the new
 //! endpoints the action made fire). Failures become [`ToolError`]s with a
 //! stable code and a message that says what to do next.
+//!
+//! The functions here are the registry's handlers (`registry.rs` names them);
+//! [`ToolBox`] runs them for one browser and one workspace.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -11,8 +14,10 @@ use ar_openapi::{Annotation, Redactor};
 use serde_json::Value;
 
 use super::flows;
+use super::registry::find;
 use super::workspace::{Workspace, WorkspaceError, query};
 use crate::browser::{Browser, BrowserError, Ref, Scroll, Snapshot, Wait, diff};
+use crate::llm::BoxFuture;
 
 /// Default byte budget of a `flows_get` answer.
 const FLOWS_GET_BUDGET: usize = 6_000;
@@ -27,7 +32,7 @@ pub struct ToolError {
 }
 
 impl ToolError {
-    fn new(code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
         Self {
             code: code.to_owned(),
             message: message.into(),
@@ -70,178 +75,305 @@ pub(crate) struct ToolState {
 }
 
 /// Everything a tool call may touch.
-pub(crate) struct ToolContext<'a> {
-    pub(crate) browser: &'a Arc<dyn Browser>,
-    pub(crate) workspace: &'a Arc<dyn Workspace>,
-    pub(crate) redactor: &'a Redactor,
+pub(crate) struct ToolContext {
+    pub(crate) browser: Arc<dyn Browser>,
+    pub(crate) workspace: Arc<dyn Workspace>,
+    pub(crate) redactor: Redactor,
     pub(crate) settle: Wait,
 }
 
-/// Runs the tool `name` with `args`.
-pub(crate) async fn run(
-    ctx: &ToolContext<'_>,
-    state: &mut ToolState,
-    name: &str,
-    args: &Value,
-) -> Result<String, ToolError> {
-    match name {
-        "browser_snapshot" => {
-            let snapshot = ctx.browser.snapshot().await?;
-            let text = snapshot.to_string();
-            state.last_snapshot = Some(snapshot);
-            Ok(text)
-        }
-        "browser_navigate" => {
-            let url = string(args, "url")?;
-            let url = match &state.last_snapshot {
-                Some(s) => url::Url::parse(&s.url)
-                    .and_then(|base| base.join(&url))
-                    .map_or(url, |u| u.to_string()),
-                None => url,
-            };
-            let before = known(ctx).await?;
-            ctx.browser.navigate(&url).await?;
-            after_action(ctx, state, before, true).await
-        }
-        "browser_back" => {
-            let before = known(ctx).await?;
-            ctx.browser.back().await?;
-            after_action(ctx, state, before, true).await
-        }
-        "browser_click" => {
-            let before = known(ctx).await?;
-            ctx.browser.click(reference(args)?).await?;
-            after_action(ctx, state, before, false).await
-        }
-        "browser_type" => {
-            let submit = args.get("submit").and_then(Value::as_bool).unwrap_or(false);
-            let before = known(ctx).await?;
-            ctx.browser
-                .type_text(reference(args)?, &string(args, "text")?, submit)
-                .await?;
-            after_action(ctx, state, before, false).await
-        }
-        "browser_select" => {
-            let before = known(ctx).await?;
-            let chosen = ctx
-                .browser
-                .select(reference(args)?, &string(args, "option")?)
-                .await?;
-            let rest = after_action(ctx, state, before, false).await?;
-            Ok(format!("selected {chosen:?}\n{rest}"))
-        }
-        "browser_press" => {
-            let before = known(ctx).await?;
-            ctx.browser.press(&string(args, "key")?).await?;
-            after_action(ctx, state, before, false).await
-        }
-        "browser_scroll" => {
-            let scroll = match (
-                args.get("ref"),
-                args.get("direction").and_then(Value::as_str),
-            ) {
-                (Some(_), _) => Scroll::IntoView(reference(args)?),
-                (None, Some("up")) => Scroll::Up,
-                (None, Some("top")) => Scroll::Top,
-                (None, Some("bottom")) => Scroll::Bottom,
-                (None, Some("down") | None) => Scroll::Down,
-                (None, Some(other)) => {
-                    return Err(ToolError::new(
-                        "invalid_arguments",
-                        format!("direction {other:?}: use down, up, top or bottom, or give a ref"),
-                    ));
-                }
-            };
-            let before = known(ctx).await?;
-            ctx.browser.scroll(scroll).await?;
-            after_action(ctx, state, before, false).await
-        }
-        "browser_wait" => {
-            let wait = match args.get("ms").and_then(Value::as_u64) {
-                Some(ms) => Wait::Time(Duration::from_millis(ms.min(30_000))),
-                None => Wait::network_idle(),
-            };
-            let before = known(ctx).await?;
-            ctx.browser.wait(wait).await?;
-            after_action(ctx, state, before, false).await
-        }
-        "flows_search" => {
-            let text = args
-                .get("query")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .filter(|q| !q.trim().is_empty());
-            Ok(query(&**ctx.workspace, move |s| flows::search(s, text.as_deref())).await?)
-        }
-        "flows_get" => {
-            let key = string(args, "key")?;
-            let budget = args
-                .get("max_bytes")
-                .and_then(Value::as_u64)
-                .map_or(FLOWS_GET_BUDGET, |b| b.clamp(500, 20_000) as usize);
-            let redactor = ctx.redactor.clone();
-            let answer = query(&**ctx.workspace, move |s| {
-                flows::get(s, &key, budget, &redactor)
-            })
-            .await?;
-            answer.map_err(|missing| {
-                ToolError::new(
-                    "key_not_found",
-                    format!(
-                        "no endpoint has the key {:?}; available keys: {}",
-                        missing.key,
-                        if missing.available.is_empty() {
-                            "none yet".to_owned()
-                        } else {
-                            missing.available.join(", ")
-                        }
-                    ),
-                )
-            })
-        }
-        "flows_stats" => Ok(query(&**ctx.workspace, flows::stats).await?),
-        "doc_status" => {
-            let seen = state.seen_keys.clone();
-            let annotated = state.annotated.clone();
-            let (text, keys) = query(&**ctx.workspace, move |s| {
-                flows::doc_status(s, &seen, &annotated)
-            })
-            .await?;
-            state.seen_keys = keys;
-            Ok(text)
-        }
-        "doc_annotate" => annotate(ctx, state, args).await,
-        "scope_add" | "scope_remove" => {
-            let host = string(args, "host")?;
-            Ok(ctx
-                .workspace
-                .change_scope(host, name == "scope_add")
-                .await?)
-        }
-        "ask_human" => {
-            let reason = string(args, "reason")?;
-            let summary = ctx.workspace.ask_human(reason).await?;
-            // The human moved around: the old snapshot says nothing now.
-            state.last_snapshot = None;
-            Ok(format!(
-                "{summary}\nthe browser is yours again: take a snapshot first"
-            ))
-        }
-        other => Err(ToolError::new(
-            "unknown_tool",
-            format!("there is no tool {other:?}; use one of the tools listed"),
-        )),
+/// How the registry runs a tool: one function per entry.
+pub(crate) type Handler = for<'a> fn(
+    &'a ToolContext,
+    &'a mut ToolState,
+    &'a Value,
+) -> BoxFuture<'a, Result<String, ToolError>>;
+
+/// The registry's tools bound to one browser and one workspace: what the
+/// agent loop calls, and what `ar mcp` calls for each site it has open.
+///
+/// Calls run one at a time (a diff is taken against the snapshot the caller
+/// saw last). Every answer, error or not, has passed through the
+/// [`Redactor`]: headers, cookies, URL tokens and JWTs never leave.
+pub struct ToolBox {
+    ctx: ToolContext,
+    state: tokio::sync::Mutex<ToolState>,
+}
+
+impl std::fmt::Debug for ToolBox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolBox").finish_non_exhaustive()
     }
 }
 
-async fn annotate(
-    ctx: &ToolContext<'_>,
+impl ToolBox {
+    /// The tools for `browser` and `workspace`; after an action the page is
+    /// let settle by `settle` before it is shown.
+    #[must_use]
+    pub fn new(browser: Arc<dyn Browser>, workspace: Arc<dyn Workspace>, settle: Wait) -> Self {
+        Self {
+            ctx: ToolContext {
+                browser,
+                workspace,
+                redactor: Redactor::new(),
+                settle,
+            },
+            state: tokio::sync::Mutex::new(ToolState::default()),
+        }
+    }
+
+    /// Runs the registry's tool `name` with `args`; the text is redacted.
+    ///
+    /// # Errors
+    /// A [`ToolError`] (redacted) with a stable code: `unknown_tool`,
+    /// `invalid_arguments`, a browser error's code (`stale_ref`,
+    /// `dialog_open`, `timeout`, ...), `key_not_found`, `workspace_gone`.
+    pub async fn call(&self, name: &str, args: &Value) -> Result<String, ToolError> {
+        let Some(spec) = find(name) else {
+            return Err(ToolError::new(
+                "unknown_tool",
+                format!("there is no tool {name:?}; use one of the tools listed"),
+            ));
+        };
+        let mut state = self.state.lock().await;
+        let redactor = &self.ctx.redactor;
+        match (spec.run)(&self.ctx, &mut state, args).await {
+            Ok(text) => Ok(redactor.text(&text).into_owned()),
+            Err(error) => Err(ToolError {
+                code: error.code,
+                message: redactor.text(&error.message).into_owned(),
+            }),
+        }
+    }
+
+    /// The redactor every answer goes through (for text the caller adds).
+    #[must_use]
+    pub fn redactor(&self) -> &Redactor {
+        &self.ctx.redactor
+    }
+}
+
+pub(crate) async fn snapshot(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    _args: &Value,
+) -> Result<String, ToolError> {
+    let snapshot = ctx.browser.snapshot().await?;
+    let text = snapshot.to_string();
+    state.last_snapshot = Some(snapshot);
+    Ok(text)
+}
+
+pub(crate) async fn navigate(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let url = string(args, "url")?;
+    let url = match &state.last_snapshot {
+        Some(s) => url::Url::parse(&s.url)
+            .and_then(|base| base.join(&url))
+            .map_or(url, |u| u.to_string()),
+        None => url,
+    };
+    let before = known(ctx).await?;
+    ctx.browser.navigate(&url).await?;
+    after_action(ctx, state, before, true).await
+}
+
+pub(crate) async fn back(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    _args: &Value,
+) -> Result<String, ToolError> {
+    let before = known(ctx).await?;
+    ctx.browser.back().await?;
+    after_action(ctx, state, before, true).await
+}
+
+pub(crate) async fn click(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let target = reference(args)?;
+    let before = known(ctx).await?;
+    ctx.browser.click(target).await?;
+    after_action(ctx, state, before, false).await
+}
+
+pub(crate) async fn type_text(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let submit = args.get("submit").and_then(Value::as_bool).unwrap_or(false);
+    let (target, text) = (reference(args)?, string(args, "text")?);
+    let before = known(ctx).await?;
+    ctx.browser.type_text(target, &text, submit).await?;
+    after_action(ctx, state, before, false).await
+}
+
+pub(crate) async fn select(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let (target, option) = (reference(args)?, string(args, "option")?);
+    let before = known(ctx).await?;
+    let chosen = ctx.browser.select(target, &option).await?;
+    let rest = after_action(ctx, state, before, false).await?;
+    Ok(format!("selected {chosen:?}\n{rest}"))
+}
+
+pub(crate) async fn press(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let key = string(args, "key")?;
+    let before = known(ctx).await?;
+    ctx.browser.press(&key).await?;
+    after_action(ctx, state, before, false).await
+}
+
+pub(crate) async fn scroll(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let scroll = match (
+        args.get("ref"),
+        args.get("direction").and_then(Value::as_str),
+    ) {
+        (Some(_), _) => Scroll::IntoView(reference(args)?),
+        (None, Some("up")) => Scroll::Up,
+        (None, Some("top")) => Scroll::Top,
+        (None, Some("bottom")) => Scroll::Bottom,
+        (None, Some("down") | None) => Scroll::Down,
+        (None, Some(other)) => {
+            return Err(ToolError::new(
+                "invalid_arguments",
+                format!("direction {other:?}: use down, up, top or bottom, or give a ref"),
+            ));
+        }
+    };
+    let before = known(ctx).await?;
+    ctx.browser.scroll(scroll).await?;
+    after_action(ctx, state, before, false).await
+}
+
+pub(crate) async fn wait(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let wait = match args.get("ms").and_then(Value::as_u64) {
+        Some(ms) => Wait::Time(Duration::from_millis(ms.min(30_000))),
+        None => Wait::network_idle(),
+    };
+    let before = known(ctx).await?;
+    ctx.browser.wait(wait).await?;
+    after_action(ctx, state, before, false).await
+}
+
+pub(crate) async fn flows_search(
+    ctx: &ToolContext,
+    _state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let text = args
+        .get("query")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .filter(|q| !q.trim().is_empty());
+    Ok(query(&*ctx.workspace, move |s| flows::search(s, text.as_deref())).await?)
+}
+
+pub(crate) async fn flows_get(
+    ctx: &ToolContext,
+    _state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let key = string(args, "key")?;
+    let budget = args
+        .get("max_bytes")
+        .and_then(Value::as_u64)
+        .map_or(FLOWS_GET_BUDGET, |b| b.clamp(500, 20_000) as usize);
+    let redactor = ctx.redactor.clone();
+    let answer = query(&*ctx.workspace, move |s| {
+        flows::get(s, &key, budget, &redactor)
+    })
+    .await?;
+    answer.map_err(|missing| {
+        ToolError::new(
+            "key_not_found",
+            format!(
+                "no endpoint has the key {:?}; available keys: {}",
+                missing.key,
+                if missing.available.is_empty() {
+                    "none yet".to_owned()
+                } else {
+                    missing.available.join(", ")
+                }
+            ),
+        )
+    })
+}
+
+pub(crate) async fn flows_stats(
+    ctx: &ToolContext,
+    _state: &mut ToolState,
+    _args: &Value,
+) -> Result<String, ToolError> {
+    Ok(query(&*ctx.workspace, flows::stats).await?)
+}
+
+pub(crate) async fn doc_status(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    _args: &Value,
+) -> Result<String, ToolError> {
+    let seen = state.seen_keys.clone();
+    let annotated = state.annotated.clone();
+    let (text, keys) = query(&*ctx.workspace, move |s| {
+        flows::doc_status(s, &seen, &annotated)
+    })
+    .await?;
+    state.seen_keys = keys;
+    Ok(text)
+}
+
+pub(crate) async fn scope(
+    ctx: &ToolContext,
+    _state: &mut ToolState,
+    args: &Value,
+    add: bool,
+) -> Result<String, ToolError> {
+    let host = string(args, "host")?;
+    Ok(ctx.workspace.change_scope(host, add).await?)
+}
+
+pub(crate) async fn ask_human(
+    ctx: &ToolContext,
+    state: &mut ToolState,
+    args: &Value,
+) -> Result<String, ToolError> {
+    let reason = string(args, "reason")?;
+    let summary = ctx.workspace.ask_human(reason).await?;
+    // The human moved around: the old snapshot says nothing now.
+    state.last_snapshot = None;
+    Ok(summary)
+}
+
+pub(crate) async fn annotate(
+    ctx: &ToolContext,
     state: &mut ToolState,
     args: &Value,
 ) -> Result<String, ToolError> {
     let key = string(args, "key")?;
     let lookup = key.clone();
-    let resolved = query(&**ctx.workspace, move |s| {
+    let resolved = query(&*ctx.workspace, move |s| {
         s.resolve_key(&lookup).map(|e| e.key().to_string())
     })
     .await?;
@@ -273,7 +405,7 @@ async fn annotate(
 /// endpoints appeared. A new page (navigation) is shown whole; otherwise a
 /// diff against the last snapshot.
 async fn after_action(
-    ctx: &ToolContext<'_>,
+    ctx: &ToolContext,
     state: &mut ToolState,
     before: BTreeSet<String>,
     new_page: bool,
@@ -310,8 +442,8 @@ async fn after_action(
 }
 
 /// The endpoint keys known now.
-async fn known(ctx: &ToolContext<'_>) -> Result<BTreeSet<String>, ToolError> {
-    Ok(query(&**ctx.workspace, keys).await?)
+async fn known(ctx: &ToolContext) -> Result<BTreeSet<String>, ToolError> {
+    Ok(query(&*ctx.workspace, keys).await?)
 }
 
 fn keys(store: &ar_store::store::EndpointStore) -> BTreeSet<String> {

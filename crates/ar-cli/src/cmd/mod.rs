@@ -5,4 +5,5 @@ pub(crate) mod ca;
 pub(crate) mod demo;
 pub(crate) mod import;
 pub(crate) mod infer_schema;
+pub(crate) mod mcp;
 pub(crate) mod proxy;

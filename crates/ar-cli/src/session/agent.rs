@@ -80,7 +80,7 @@ impl AgentSlot {
         config: &SessionConfig,
         runner: Runner,
         events: &mpsc::UnboundedSender<Event>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<Self> {
         let provider = provider_for(config).map_err(|e| e.to_string());
         let mut enrich = None;
@@ -169,7 +169,7 @@ impl AgentSlot {
     }
 
     /// Stops enrichment and prints the session's token totals.
-    pub(crate) async fn shutdown(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+    pub(crate) async fn shutdown(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         let naming = match self.enrich.take() {
             Some(worker) => worker.stop().await,
             None => Usage::default(),
@@ -190,7 +190,7 @@ impl AgentSlot {
 /// What the agent is told when the user gives the browser back.
 pub(crate) fn summary_for_agent(added: Counters) -> String {
     format!(
-        "The user used the browser and gave it back: their browsing added {} flows ({} in scope) and {} new endpoints (doc_status lists them).",
+        "The user used the browser and gave it back: their browsing added {} flows ({} in scope) and {} new endpoints (doc_status lists them). The page may have changed: take a snapshot first.",
         added.flows, added.in_scope_flows, added.endpoints
     )
 }
@@ -208,7 +208,7 @@ fn usage(u: &Usage) -> String {
 pub(crate) fn intent(
     session: &mut Session,
     text: String,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
 ) -> anyhow::Result<()> {
     let provider = match &session.agent_slot().provider {
         Ok(provider) => Arc::clone(provider),
@@ -250,20 +250,13 @@ pub(crate) fn start_turn(
     session: &mut Session,
     provider: Arc<dyn Provider>,
     text: String,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
 ) -> anyhow::Result<()> {
     let Some(browser) = session.browser() else {
         writeln!(out, "the browser is not running")?;
         return Ok(());
     };
-    let workspace = Arc::new(SessionWorkspace {
-        run: session.runner(),
-        scoper: session.scoper(),
-        counters: session.counters_watch(),
-        events: session.events(),
-        human: Arc::clone(&session.agent_slot().human),
-        human_present: session.agent_slot().human_present,
-    });
+    let workspace = session_workspace(session, None);
     let slot = session.agent_slot_mut();
     let agent = match &slot.agent {
         Some(agent) => Arc::clone(agent),
@@ -299,7 +292,7 @@ pub(crate) fn start_turn(
 pub(crate) fn resume_after_take(
     session: &mut Session,
     added: Counters,
-    out: &mut dyn Write,
+    out: &mut (dyn Write + Send),
 ) -> anyhow::Result<()> {
     let Ok(provider) = session.agent_slot().provider.clone() else {
         return Ok(());
@@ -416,8 +409,27 @@ impl Driver for AgentDriver {
     }
 }
 
+/// Another way to reach the person at the keyboard than the REPL (`ar mcp`
+/// asks through its client): takes the reason, answers what the agent is told.
+pub(crate) type AskHuman =
+    Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, WorkspaceError>> + Send + Sync>;
+
+/// The workspace of `session`'s tools: the store, docs and scope through its
+/// capture task; `ask_human` through `ask`, else through the REPL.
+pub(crate) fn session_workspace(session: &Session, ask: Option<AskHuman>) -> Arc<dyn Workspace> {
+    Arc::new(SessionWorkspace {
+        run: session.runner(),
+        scoper: session.scoper(),
+        counters: session.counters_watch(),
+        events: session.events(),
+        human: Arc::clone(&session.agent_slot().human),
+        human_present: session.agent_slot().human_present,
+        ask,
+    })
+}
+
 /// The agent's workspace in a session: closures run by the capture task,
-/// `ask_human` through the REPL.
+/// `ask_human` through the REPL (or `ask`).
 struct SessionWorkspace {
     run: Runner,
     scoper: super::capture::Scoper,
@@ -425,6 +437,7 @@ struct SessionWorkspace {
     events: mpsc::UnboundedSender<Event>,
     human: Arc<Mutex<Option<Waiter>>>,
     human_present: bool,
+    ask: Option<AskHuman>,
 }
 
 impl SessionWorkspace {
@@ -490,6 +503,9 @@ impl Workspace for SessionWorkspace {
 
     fn ask_human(&self, reason: String) -> BoxFuture<'_, Result<String, WorkspaceError>> {
         Box::pin(async move {
+            if let Some(ask) = &self.ask {
+                return ask(reason).await;
+            }
             if !self.human_present {
                 let _ = self.events.send(Event::Message(format!(
                     "the agent asked for a human ({reason}), but ar runs without a REPL"

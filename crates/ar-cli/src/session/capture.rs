@@ -78,6 +78,7 @@ pub(crate) type Scoper = std::sync::Arc<
 pub(crate) struct Capture {
     requests: mpsc::UnboundedSender<Request>,
     counters: watch::Receiver<Counters>,
+    written: watch::Receiver<u64>,
     scope: watch::Receiver<ScopeHosts>,
     next_flow_id: u64,
     task: tokio::task::JoinHandle<anyhow::Result<Written>>,
@@ -90,7 +91,7 @@ impl Capture {
         config: &SessionConfig,
         flows: mpsc::Receiver<Flow>,
         events: mpsc::UnboundedSender<Event>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<Self> {
         let dir = config.out_dir.clone();
         let archive_path = dir.join(FLOWS_FILE);
@@ -142,6 +143,7 @@ impl Capture {
         let (requests, requests_rx) = mpsc::unbounded_channel();
         let (counters_tx, counters_rx) = watch::channel(counters);
         let (scope_tx, scope_rx) = watch::channel(hosts);
+        let (written_tx, written_rx) = watch::channel(0);
         let target = config.target.to_string();
         let task = tokio::task::spawn_blocking(move || {
             let runtime = tokio::runtime::Handle::current();
@@ -152,6 +154,7 @@ impl Capture {
                 target,
                 scope: scope_tx,
                 counters: counters_tx,
+                written: written_tx,
                 events,
                 debounce: Debounce::new(WRITE_EVERY),
             };
@@ -160,6 +163,7 @@ impl Capture {
         Ok(Self {
             requests,
             counters: counters_rx,
+            written: written_rx,
             scope: scope_rx,
             next_flow_id,
             task,
@@ -179,6 +183,13 @@ impl Capture {
     /// The counters as a watch (for tasks that summarise what changed).
     pub(crate) fn counters_watch(&self) -> watch::Receiver<Counters> {
         self.counters.clone()
+    }
+
+    /// How many times the documents were written: changes each time
+    /// `openapi.yaml`, `openapi.json` and `API.md` are rewritten (`ar mcp`
+    /// tells its clients that their resources changed).
+    pub(crate) fn written_watch(&self) -> watch::Receiver<u64> {
+        self.written.clone()
     }
 
     /// A way for other tasks to run closures on the pipeline.
@@ -216,7 +227,7 @@ impl Capture {
     pub(crate) async fn list_endpoints(
         &self,
         query: Option<&str>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<()> {
         let (tx, rx) = oneshot::channel();
         self.send(Request::Endpoints(query.map(str::to_owned), tx))?;
@@ -234,7 +245,7 @@ impl Capture {
     }
 
     /// `/spec`: where the spec is and what it holds.
-    pub(crate) async fn describe_spec(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+    pub(crate) async fn describe_spec(&self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         let (tx, rx) = oneshot::channel();
         self.send(Request::Spec(tx))?;
         writeln!(out, "{}", rx.await.context("the capture task stopped")?)?;
@@ -332,6 +343,8 @@ struct Task {
     target: String,
     scope: watch::Sender<ScopeHosts>,
     counters: watch::Sender<Counters>,
+    /// Bumped after every write of the documents.
+    written: watch::Sender<u64>,
     events: mpsc::UnboundedSender<Event>,
     debounce: Debounce,
 }
@@ -472,7 +485,9 @@ impl Task {
     }
 
     fn write_documents(&mut self) -> anyhow::Result<()> {
-        self.pipeline.documents()?.write_to(&self.dir)
+        self.pipeline.documents()?.write_to(&self.dir)?;
+        self.written.send_modify(|n| *n += 1);
+        Ok(())
     }
 
     /// Documents now, then `capture.har` from the archive.

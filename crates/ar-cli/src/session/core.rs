@@ -98,7 +98,7 @@ impl Session {
     pub(crate) async fn start(
         config: SessionConfig,
         style: Style,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<(Self, mpsc::UnboundedReceiver<Event>)> {
         std::fs::create_dir_all(&config.out_dir).with_context(|| {
             format!(
@@ -252,6 +252,11 @@ impl Session {
         self.capture.counters_watch()
     }
 
+    /// Bumped each time the documents are rewritten.
+    pub(crate) fn written_watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.capture.written_watch()
+    }
+
     /// Where lines for the user go.
     pub(crate) fn events(&self) -> mpsc::UnboundedSender<Event> {
         self.events.clone()
@@ -302,7 +307,7 @@ impl Session {
     /// Tells the proxy who drives from now on: it stamps their flows, and
     /// locks out destructive requests while the explorer drives (unless
     /// `--explore-unsafe`).
-    fn drive_as(&self, client: Client) {
+    pub(crate) fn drive_as(&self, client: Client) {
         if let Some(proxy) = &self.proxy {
             proxy.set_client(client);
             proxy.set_destructive_lock(locks_destructive(&self.config, client == Client::Explorer));
@@ -313,7 +318,7 @@ impl Session {
     pub(crate) fn start_turn(
         &mut self,
         mut driver: Box<dyn Driver>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<bool> {
         if let Some(turn) = &self.turn {
             writeln!(out, "the {} is still running: /stop it first", turn.name)?;
@@ -365,7 +370,7 @@ impl Session {
     fn visit_beside_turn(
         &mut self,
         mut visits: Box<dyn Driver>,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<()> {
         let Some(browser) = &self.browser else {
             writeln!(out, "the browser is not running")?;
@@ -413,7 +418,7 @@ impl Session {
     pub(crate) async fn handle(
         &mut self,
         command: Command,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<Next> {
         match command {
             Command::Quit => return Ok(Next::Quit),
@@ -459,7 +464,7 @@ impl Session {
     }
 
     /// `/take`: stop any driver, stamp flows as human, remember the counters.
-    fn take(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+    fn take(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         if self.taken.is_some() {
             writeln!(out, "you already have the browser: /done gives it back")?;
             return Ok(());
@@ -493,7 +498,7 @@ impl Session {
     }
 
     /// `/done`: summarise what the user's browsing added.
-    fn done(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+    fn done(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         if let Some(added) = self.agent.human_done(self.counters()) {
             if self.taken.take().is_some() {
                 self.drive_as(Client::Agent);
@@ -543,7 +548,7 @@ impl Session {
         &mut self,
         host: &str,
         add: bool,
-        out: &mut dyn Write,
+        out: &mut (dyn Write + Send),
     ) -> anyhow::Result<()> {
         match self.capture.change_scope(host, add).await {
             Ok(line) => {
@@ -561,7 +566,7 @@ impl Session {
     }
 
     /// `/save`: spec and docs, `capture.har`, `session.json`.
-    pub(crate) async fn save(&mut self, out: &mut dyn Write) -> anyhow::Result<()> {
+    pub(crate) async fn save(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         let report = self.capture.save().await?;
         self.record_scope(self.capture.scope_hosts());
         self.manifest.save(
@@ -579,7 +584,10 @@ impl Session {
 
     /// Stops the driver, the browser and the proxy, drains every captured
     /// flow into the archive and the spec, writes everything, and reports.
-    pub(crate) async fn shutdown(mut self, out: &mut dyn Write) -> anyhow::Result<Counters> {
+    pub(crate) async fn shutdown(
+        mut self,
+        out: &mut (dyn Write + Send),
+    ) -> anyhow::Result<Counters> {
         if let Some(turn) = self.turn.take() {
             turn.cancel.cancel();
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), turn.task).await;

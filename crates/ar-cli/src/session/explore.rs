@@ -32,6 +32,15 @@ impl Explorer {
         }
         Self { config }
     }
+
+    /// The same explorer with a budget of `pages` pages and, when given, `time`.
+    pub(crate) fn with_budget(mut self, pages: usize, time: Option<std::time::Duration>) -> Self {
+        self.config.max_pages = pages.max(1);
+        if let Some(time) = time {
+            self.config.time_budget = time;
+        }
+        self
+    }
 }
 
 #[async_trait::async_trait]
@@ -74,7 +83,7 @@ impl Driver for Explorer {
 }
 
 /// Starts the explorer's turn on the session's target.
-pub(crate) fn start(session: &mut Session, out: &mut dyn Write) -> anyhow::Result<()> {
+pub(crate) fn start(session: &mut Session, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
     let explorer = Explorer::for_session(session.config());
     if session.start_turn(Box::new(explorer), out)? {
         writeln!(

@@ -33,5 +33,10 @@ pub(crate) mod manifest;
 mod run;
 mod status;
 
+pub(crate) use agent::{AskHuman, session_workspace, summary_for_agent};
 pub(crate) use args::SessionArgs;
-pub(crate) use run::{run, run_in_runtime};
+pub(crate) use config::SessionConfig;
+pub(crate) use core::{Event, Session, TurnOutcome};
+pub(crate) use explore::Explorer;
+pub(crate) use run::{report, run, run_in_runtime};
+pub(crate) use status::{Counters, Style};

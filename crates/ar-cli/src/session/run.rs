@@ -181,7 +181,7 @@ fn interrupt(session: &mut Session, armed: &mut bool, printer: &mut Printer) -> 
 }
 
 /// The message at the end of a turn.
-fn report(style: Style, outcome: &TurnOutcome) -> String {
+pub(crate) fn report(style: Style, outcome: &TurnOutcome) -> String {
     let added = format!(
         "+{} flows, +{} in scope, +{} endpoints",
         outcome.added.flows, outcome.added.in_scope_flows, outcome.added.endpoints

@@ -7,6 +7,7 @@ mod explore_lock;
 mod explore_workspace;
 mod import;
 mod infer_schema;
+mod mcp;
 mod proxy;
 mod scope;
 mod session;

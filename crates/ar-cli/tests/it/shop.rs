@@ -42,6 +42,18 @@ impl Shop {
         self.site.addr().port()
     }
 
+    /// The shop's CA certificate (PEM), for `--upstream-ca`.
+    pub(crate) fn ca_file(&self) -> &Path {
+        self.ca_file.path()
+    }
+
+    /// `--resolve` entries that send the shop's hosts to its loopback address.
+    pub(crate) fn resolve_entries(&self) -> Vec<String> {
+        (self.site.host_mappings().into_iter())
+            .map(|(host, addr)| format!("{host}:{}:{}", self.port(), addr.ip()))
+            .collect()
+    }
+
     pub(crate) fn url(&self, path: &str) -> String {
         format!("https://{SHOP_HOST}:{}{path}", self.port())
     }
@@ -61,10 +73,8 @@ impl Shop {
             .arg(self.ca_dir.path())
             .arg("--upstream-ca")
             .arg(self.ca_file.path());
-        for (host, addr) in self.site.host_mappings() {
-            command
-                .arg("--resolve")
-                .arg(format!("{host}:{}:{}", self.port(), addr.ip()));
+        for entry in self.resolve_entries() {
+            command.arg("--resolve").arg(entry);
         }
         command
             .args(extra)
