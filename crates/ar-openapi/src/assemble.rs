@@ -70,7 +70,12 @@ pub fn document(
         documenter.redactor(),
     );
     let openapi = spec::typed(doc)?;
-    let markdown = markdown::render(&model, documenter.ledger(), &options.title);
+    let markdown = markdown::render(
+        &model,
+        documenter.ledger(),
+        &documenter.body_limits(),
+        &options.title,
+    );
     let markdown = documenter.redactor().text(&markdown).into_owned();
     Ok(Documentation { openapi, markdown })
 }

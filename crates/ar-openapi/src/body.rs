@@ -157,7 +157,7 @@ impl BodyStats {
             return false;
         }
         if self.example.is_none()
-            && let Ok(mut value) = serde_json::from_slice::<Value>(&body.bytes)
+            && let Ok(mut value) = example_value(&body.bytes)
         {
             redactor.json(&mut value);
             self.example = Some(prune(value, 0));
@@ -182,6 +182,62 @@ impl BodyStats {
             self.example.clone_from(&other.example);
         }
     }
+}
+
+/// The largest JSON body parsed into a tree for an example. A `serde_json::Value`
+/// takes several times its text in memory (a 10^6-key object of 18 MB took about
+/// 170 MB), and [`prune`] keeps only a few items of it anyway, so a larger body is
+/// documented by its schema (inferred from the bytes, in bounded memory) and shown
+/// as a note instead of an example.
+pub(crate) const EXAMPLE_MAX_BYTES: usize = 4 << 20;
+
+/// Deepest JSON parsed into a tree for an example: serde_json's own recursion
+/// limit, which keeps the parse (and every walk over the tree: redaction,
+/// pruning, rendering) off the end of the stack.
+pub(crate) const EXAMPLE_MAX_DEPTH: usize = 128;
+
+/// Why a JSON body has no example.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoExample {
+    /// Not JSON.
+    Invalid,
+    /// Valid JSON nested deeper than [`EXAMPLE_MAX_DEPTH`].
+    TooDeep,
+    /// Larger than [`EXAMPLE_MAX_BYTES`].
+    TooLarge,
+}
+
+impl NoExample {
+    /// What an example shows instead of a body of `len` bytes.
+    pub(crate) fn placeholder(self, len: usize) -> String {
+        match self {
+            Self::Invalid => format!("<{len} bytes of invalid JSON>"),
+            Self::TooDeep => format!(
+                "<{len} bytes of JSON nested deeper than {EXAMPLE_MAX_DEPTH} levels, not shown>"
+            ),
+            Self::TooLarge => format!(
+                "<{len} bytes of JSON, larger than the {} MiB shown as an example>",
+                EXAMPLE_MAX_BYTES >> 20
+            ),
+        }
+    }
+}
+
+/// `bytes` parsed into a tree for an example, within [`EXAMPLE_MAX_BYTES`] and
+/// [`EXAMPLE_MAX_DEPTH`].
+pub(crate) fn example_value(bytes: &[u8]) -> Result<Value, NoExample> {
+    if bytes.len() > EXAMPLE_MAX_BYTES {
+        return Err(NoExample::TooLarge);
+    }
+    serde_json::from_slice::<Value>(bytes).map_err(|_| {
+        // serde_json stops at its recursion limit; ar-schema's scanner reads
+        // any depth without recursion, so it tells "too deep" from "not JSON".
+        if SchemaBuilder::new().add_json_slice(bytes).is_ok() {
+            NoExample::TooDeep
+        } else {
+            NoExample::Invalid
+        }
+    })
 }
 
 /// Keeps examples small: the first two items of arrays, strings clipped, depth capped.

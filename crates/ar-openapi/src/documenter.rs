@@ -285,6 +285,25 @@ impl Documenter {
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
     }
+
+    /// Which of ar-schema's safety limits the JSON bodies documented so far
+    /// hit (nesting cut at [`ar_schema::limits::MAX_DEPTH`], objects with more
+    /// than [`ar_schema::limits::MAX_PROPERTIES`] keys made maps, long keys),
+    /// summed over every endpoint's request and response schemas: the ledger
+    /// says what the schemas leave out.
+    pub fn body_limits(&self) -> ar_schema::LimitReport {
+        let mut total = ar_schema::LimitReport::default();
+        for (_, doc) in self.endpoints.values() {
+            let responses = doc.responses.values().flat_map(|r| r.content.values());
+            for stats in doc.request.values().chain(responses) {
+                let report = stats.schema.schema().limits();
+                total.depth_truncated += report.depth_truncated;
+                total.long_keys += report.long_keys;
+                total.collapsed_objects += report.collapsed_objects;
+            }
+        }
+        total
+    }
 }
 
 /// Adds `flow` to an endpoint's evidence, under the endpoint's current template.

@@ -244,7 +244,7 @@ impl EndpointDoc {
                 BodyKind::of(&fold::media_type(&r.body).unwrap_or_default()) == BodyKind::Json
                     && !r.body.truncated
             })
-            .and_then(|r| serde_json::from_slice::<Value>(&r.body.bytes).ok());
+            .and_then(|r| crate::body::example_value(&r.body.bytes).ok());
         let responses: Vec<Option<&Value>> = match (&response_json, calls.len()) {
             (Some(Value::Array(items)), n) if n > 1 => (0..n).map(|i| items.get(i)).collect(),
             (value, n) => (0..n).map(|_| value.as_ref()).collect(),
@@ -426,12 +426,12 @@ fn example_text(body: &Body, redactor: &Redactor) -> Option<String> {
     }
     let media = fold::media_type(body).unwrap_or_default();
     let text = match BodyKind::of(&media) {
-        BodyKind::Json => match serde_json::from_slice::<Value>(&body.bytes) {
+        BodyKind::Json => match crate::body::example_value(&body.bytes) {
             Ok(mut value) => {
                 redactor.json(&mut value);
                 serde_json::to_string_pretty(&crate::body::prune(value, 0)).ok()?
             }
-            Err(_) => return Some(format!("<{} bytes of invalid JSON>", body.bytes.len())),
+            Err(why) => return Some(why.placeholder(body.bytes.len())),
         },
         BodyKind::Form => redactor.query_string(&String::from_utf8_lossy(&body.bytes)),
         BodyKind::Text => redactor

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use ar_schema::{LimitReport, limits};
 use serde_json::Value;
 
 use crate::documenter::Ledger;
@@ -13,7 +14,7 @@ use crate::model::{Content, Model, OperationModel};
 /// Lines of schema outline shown per body before "…".
 const MAX_OUTLINE_LINES: usize = 40;
 
-pub(crate) fn render(model: &Model, ledger: &Ledger, title: &str) -> String {
+pub(crate) fn render(model: &Model, ledger: &Ledger, bounded: &LimitReport, title: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {title}\n");
     let _ = writeln!(
@@ -27,6 +28,7 @@ pub(crate) fn render(model: &Model, ledger: &Ledger, title: &str) -> String {
     graphql(&mut out, model);
     components(&mut out, model);
     left_out(&mut out, ledger);
+    bounded_bodies(&mut out, bounded);
     out
 }
 
@@ -328,6 +330,50 @@ fn left_out(out: &mut String, ledger: &Ledger) {
             out,
             "| undecodable body (documented without a schema) | {} |",
             ledger.undecodable_bodies
+        );
+    }
+}
+
+/// What the schemas leave out of bodies that hit a safety limit of ar-schema
+/// (deep nesting, a huge object, long keys), so a reader knows the schema
+/// there is a floor, not the whole body. Every such flow is still documented
+/// and, in a capture, archived whole.
+fn bounded_bodies(out: &mut String, bounded: &LimitReport) {
+    if bounded.is_clean() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## Bodies bounded by safety limits\n\nThese flows are documented, but their \
+         schemas stop at a limit (the bodies themselves are kept whole in the archive):\n"
+    );
+    if bounded.depth_truncated > 0 {
+        let _ = writeln!(
+            out,
+            "- {} nested value(s) deeper than {} levels: the schema says `object` or `array` \
+             there without the contents (`x-ar-truncated: depth`, written from level {} on so \
+             the spec reads back in any JSON parser), so a hostile body cannot exhaust the stack.",
+            bounded.depth_truncated,
+            limits::MAX_DEPTH,
+            limits::MAX_RENDER_DEPTH
+        );
+    }
+    if bounded.collapsed_objects > 0 {
+        let _ = writeln!(
+            out,
+            "- {} object(s) with more than {} distinct keys: documented as a map \
+             (`additionalProperties`) instead of one property per key, so memory stays bounded.",
+            bounded.collapsed_objects,
+            limits::MAX_PROPERTIES
+        );
+    }
+    if bounded.long_keys > 0 {
+        let _ = writeln!(
+            out,
+            "- {} key(s) longer than {} bytes: their values are under `additionalProperties` \
+             (`x-ar-long-keys`).",
+            bounded.long_keys,
+            limits::MAX_KEY_BYTES
         );
     }
 }

@@ -11,6 +11,14 @@
 /// still checks the skipped part is valid JSON, without recursion, at any depth.
 pub const MAX_DEPTH: usize = 128;
 
+/// Nesting depth (objects and arrays) written out by [`crate::Schema::to_openapi`] and
+/// [`crate::Schema::to_json_schema`]; deeper positions are written as "object" or "array"
+/// with `x-ar-truncated: "depth"`. Each level takes up to four levels of JSON in the document
+/// (`anyOf`, its list, `properties`, the name), and an OpenAPI document wraps a schema in about
+/// ten more, so a spec stays within the 128 levels that serde_json and other parsers read by
+/// default (24 × 4 + 10 = 106), whatever depth the samples had.
+pub const MAX_RENDER_DEPTH: usize = 24;
+
 /// Distinct property names tracked per object position; past this, the position becomes a map
 /// (`additionalProperties`) whose value schema merges every value.
 pub const MAX_PROPERTIES: usize = 1000;

@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::format;
 use crate::limits::{
     ENUM_MAX_VALUES, ENUM_MIN_SAMPLES, ENUM_MIN_SAMPLES_PER_VALUE, INTEGER_PATTERN_MIN_STRINGS,
-    MAP_MIN_KEYS, REQUIRED_MIN_OBJECTS,
+    MAP_MIN_KEYS, MAX_RENDER_DEPTH, REQUIRED_MIN_OBJECTS,
 };
 use crate::node::{Node, ObjectStats};
 
@@ -55,6 +55,16 @@ impl RenderOptions {
 }
 
 pub(crate) fn render(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
+    render_at(node, flavor, opts, 0)
+}
+
+/// `node` rendered as a schema `depth` objects and arrays below the root.
+fn render_at(
+    node: &Node,
+    flavor: Flavor,
+    opts: &RenderOptions,
+    depth: usize,
+) -> Map<String, Value> {
     // The JSON types seen here, in output order; most positions hold exactly one.
     let kinds = [
         node.objects > 0,
@@ -64,8 +74,8 @@ pub(crate) fn render(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<S
         node.bools > 0,
     ];
     let member = |kind: usize| match kind {
-        0 => object(node, flavor, opts),
-        1 => array(node, flavor, opts),
+        0 => object(node, flavor, opts, depth),
+        1 => array(node, flavor, opts, depth),
         2 => string(node),
         3 => typed(if node.floats > 0 { "number" } else { "integer" }),
         _ => typed("boolean"),
@@ -132,18 +142,18 @@ fn make_nullable(m: &mut Map<String, Value>, flavor: Flavor) {
     }
 }
 
-fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
+fn object(node: &Node, flavor: Flavor, opts: &RenderOptions, depth: usize) -> Map<String, Value> {
     let mut m = typed("object");
-    if node.capped > 0 {
+    if node.capped > 0 || (depth >= MAX_RENDER_DEPTH && node.object.is_some()) {
         m.insert("x-ar-truncated".into(), Value::String("depth".into()));
     }
-    let Some(stats) = node.object.as_deref() else {
+    let Some(stats) = node.object.as_deref().filter(|_| depth < MAX_RENDER_DEPTH) else {
         return m;
     };
     if let Some(values) = map_values(stats) {
         m.insert(
             "additionalProperties".into(),
-            Value::Object(render(&values, flavor, opts)),
+            Value::Object(render_at(&values, flavor, opts, depth + 1)),
         );
     } else {
         let mut props: Vec<_> = stats.props.iter().collect();
@@ -154,7 +164,7 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Valu
                 .map(|p| {
                     (
                         String::from(&*p.name),
-                        Value::Object(render(&p.node, flavor, opts)),
+                        Value::Object(render_at(&p.node, flavor, opts, depth + 1)),
                     )
                 })
                 .collect();
@@ -172,7 +182,7 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Valu
         if let Some(extra) = stats.extra.as_deref() {
             m.insert(
                 "additionalProperties".into(),
-                Value::Object(render(extra, flavor, opts)),
+                Value::Object(render_at(extra, flavor, opts, depth + 1)),
             );
         }
     }
@@ -209,17 +219,19 @@ fn kind(node: &Node) -> u8 {
         | u8::from(node.bools > 0) << 4
 }
 
-fn array(node: &Node, flavor: Flavor, opts: &RenderOptions) -> Map<String, Value> {
+fn array(node: &Node, flavor: Flavor, opts: &RenderOptions, depth: usize) -> Map<String, Value> {
     let mut m = typed("array");
-    if node.capped > 0 {
+    let items = node
+        .array
+        .as_deref()
+        .filter(|stats| stats.items.count() > 0);
+    if node.capped > 0 || (depth >= MAX_RENDER_DEPTH && items.is_some()) {
         m.insert("x-ar-truncated".into(), Value::String("depth".into()));
     }
-    if let Some(stats) = node.array.as_deref()
-        && stats.items.count() > 0
-    {
+    if let Some(stats) = items.filter(|_| depth < MAX_RENDER_DEPTH) {
         m.insert(
             "items".into(),
-            Value::Object(render(&stats.items, flavor, opts)),
+            Value::Object(render_at(&stats.items, flavor, opts, depth + 1)),
         );
     }
     m
