@@ -334,3 +334,26 @@ mod robustness {
         }
     }
 }
+
+/// Issue #31: 10^5 distinct ids under one prefix, a crawler's or a hostile
+/// client's worth, fold into one endpoint, and the store's memory stays that
+/// of a few endpoints (the templater keeps a bounded number of literals per
+/// position and folds past it), not of 10^5 paths.
+#[test]
+fn a_hundred_thousand_distinct_paths_under_one_prefix_fold_in_bounded_memory() {
+    const PATHS: u64 = 100_000;
+    let mut s = store();
+    for i in 0..PATHS {
+        let url = format!("https://api.shop.test/v1/things/{:x}q{i}", i * 7919);
+        s.ingest(&json_flow(i, "GET", &url, 200, "{\"id\":1}"));
+    }
+    let endpoints = s.endpoints();
+    let keys: Vec<&str> = endpoints.iter().map(|e| e.key().as_str()).collect();
+    assert_eq!(keys, ["GET api.shop.test/v1/things/{thing}"]);
+    assert_eq!(s.stats().in_scope, PATHS);
+    assert!(
+        s.approx_heap_bytes() < 4 << 20,
+        "the store holds {} bytes",
+        s.approx_heap_bytes()
+    );
+}
