@@ -229,6 +229,27 @@ mod tests {
     }
 
     #[test]
+    fn brotli_zstd_and_stacked_bombs_stop_at_the_same_bound() {
+        // 64 MiB of zeros each, a few KiB encoded; gzip of gzip expands in two layers.
+        let zeros = vec![0u8; 64 << 20];
+        let br = brotli(&zeros);
+        let zstd = zstd::encode_all(zeros.as_slice(), 3).unwrap();
+        let stacked = gzip(&gzip(&zeros));
+        drop(zeros);
+        for (encoding, bomb) in [("br", &br), ("zstd", &zstd), ("gzip, gzip", &stacked)] {
+            let out = decode(encoding, bomb, true, 32 << 20, 100);
+            assert!(out.truncated, "{encoding}");
+            assert!(
+                out.bytes.len() <= 32 << 20,
+                "{encoding}: {}",
+                out.bytes.len()
+            );
+            let note = out.note.unwrap_or_default();
+            assert!(note.contains("decompression bomb"), "{encoding}: {note}");
+        }
+    }
+
+    #[test]
     fn output_is_capped_without_calling_it_a_bomb() {
         let text: Vec<u8> = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
         let out = decode("gzip", &gzip(&text), true, 1000, 100);

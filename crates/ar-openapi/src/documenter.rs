@@ -98,6 +98,11 @@ pub struct Ledger {
     pub other_hosts: BTreeMap<String, u64>,
     /// Documented flows with a body that could not be decoded as its content type claims.
     pub undecodable_bodies: u64,
+    /// Documented flows with a body the capture cut short: past the body
+    /// size cap, or where decoding stopped at its bound (a decompression
+    /// bomb). Their schema leaves those bodies out; the archive keeps what
+    /// was captured and the flow's `decode_error` says why.
+    pub truncated_bodies: u64,
     /// What the input did not hold as written, before it became flows, one
     /// phrase each ("3 entries without a response: request side documented"):
     /// a spec that stands on repaired input says so.
@@ -203,6 +208,10 @@ impl Documenter {
             return false;
         }
         self.ledger.documented += 1;
+        let cut = |body: &ar_store::Body| body.truncated;
+        if cut(&flow.request.body) || flow.response.as_ref().is_some_and(|r| cut(&r.body)) {
+            self.ledger.truncated_bodies += 1;
+        }
         true
     }
 
@@ -366,4 +375,56 @@ pub(crate) fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     authority.rsplit('@').next().unwrap_or(authority)
+}
+
+#[cfg(test)]
+mod tests {
+    use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    use super::*;
+    use crate::{Enrichment, Options, document};
+
+    /// Issue #31: a body the capture stopped decoding (a decompression bomb)
+    /// is documented without it, and the ledger says so.
+    #[test]
+    fn a_body_cut_short_at_capture_is_named_in_the_ledger() {
+        let mut documenter = Documenter::new(Redactor::new());
+        let info = EndpointInfo {
+            id: 1,
+            key: "GET api.shop.test/blobs/{blobId}".into(),
+            method: "GET".into(),
+            host: "api.shop.test".into(),
+            template: "/blobs/{blobId}".into(),
+            sources: vec![],
+            rest_param: None,
+        };
+        for (id, cut) in [(1, false), (2, true)] {
+            let mut response = Response::new(200, HttpVersion::Http11);
+            response.body =
+                Body::from_decoded(Some("application/json".into()), br#"{"id":1}"#.to_vec());
+            if cut {
+                response.body.bytes = vec![0; 1024];
+                response.body.truncated = true;
+                response.body.decode_error = Some("possible decompression bomb".into());
+            }
+            let url = format!("https://api.shop.test/blobs/{id}");
+            let request = Request::new("GET", &url, HttpVersion::Http11);
+            let flow = Flow::new(
+                FlowId(id),
+                Timestamp::from_unix_micros(0),
+                Client::Human,
+                request,
+            )
+            .with_response(response);
+            documenter.observe(&flow, &info);
+        }
+        assert_eq!(documenter.ledger().truncated_bodies, 1);
+        let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+        assert!(
+            docs.markdown
+                .contains("decompression bomb); documented without it | 1 |"),
+            "{}",
+            docs.markdown
+        );
+    }
 }

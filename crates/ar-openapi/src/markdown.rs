@@ -317,7 +317,7 @@ fn left_out(out: &mut String, ledger: &Ledger) {
         let _ = writeln!(out);
     }
     refused(out, ledger);
-    if ledger.skipped.is_empty() && ledger.undecodable_bodies == 0 {
+    if ledger.skipped.is_empty() && ledger.undecodable_bodies == 0 && ledger.truncated_bodies == 0 {
         let _ = writeln!(out, "Nothing: every flow seen is documented.");
         return;
     }
@@ -330,6 +330,14 @@ fn left_out(out: &mut String, ledger: &Ledger) {
             out,
             "| undecodable body (documented without a schema) | {} |",
             ledger.undecodable_bodies
+        );
+    }
+    if ledger.truncated_bodies > 0 {
+        let _ = writeln!(
+            out,
+            "| body cut short at capture (size cap, or decoding stopped at its bound: a possible \
+             decompression bomb); documented without it | {} |",
+            ledger.truncated_bodies
         );
     }
 }

@@ -257,6 +257,13 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if ledger.undecodable_bodies > 0 {
         let _ = write!(line, "; {} undecodable bodies", ledger.undecodable_bodies);
     }
+    if ledger.truncated_bodies > 0 {
+        let _ = write!(
+            line,
+            "; {} bodies cut short at capture",
+            ledger.truncated_bodies
+        );
+    }
     writeln!(out, "{line} → {}", args.out.join("openapi.yaml").display())?;
     if summary.endpoints == 0 {
         eprintln!("ar: note: no endpoints were documented; API.md lists what was left out and why");
