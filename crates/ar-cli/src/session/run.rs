@@ -180,25 +180,38 @@ fn interrupt(session: &mut Session, armed: &mut bool, printer: &mut Printer) -> 
     false
 }
 
-/// The message at the end of a turn.
+/// The message at the end of a turn: its first line says what the turn did
+/// and added; the lines a driver adds after it (the explorer's "left
+/// alone:" list) follow unchanged.
 pub(crate) fn report(style: Style, outcome: &TurnOutcome) -> String {
     let added = format!(
         "+{} flows, +{} in scope, +{} endpoints",
         outcome.added.flows, outcome.added.in_scope_flows, outcome.added.endpoints
     );
     let refused = refused_phrase(outcome.refused.count, &outcome.refused.first);
+    let (summary, details) = match &outcome.result {
+        Ok(report) => report
+            .summary
+            .split_once('\n')
+            .map_or((report.summary.as_str(), ""), |(first, rest)| (first, rest)),
+        Err(_) => ("", ""),
+    };
+    let details = if details.is_empty() {
+        String::new()
+    } else {
+        format!("\n{details}")
+    };
     match &outcome.result {
         Ok(report) if report.cancelled => {
             format!(
-                "{} stopped: {}{refused} ({added})",
-                outcome.name, report.summary
+                "{} stopped: {summary}{refused} ({added}){details}",
+                outcome.name
             )
         }
-        Ok(report) => format!(
-            "{} {}: {}{refused} ({added})",
+        Ok(_) => format!(
+            "{} {}: {summary}{refused} ({added}){details}",
             style.good("done:"),
             outcome.name,
-            report.summary
         ),
         Err(error) => format!(
             "{} {} failed: {error:#}{refused} ({added})",
@@ -250,6 +263,32 @@ fn take(buffer: &mut Vec<u8>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ar_capture::Refusals;
+
+    use crate::session::driver::TurnReport;
+    use crate::session::status::Counters;
+
+    #[test]
+    fn what_a_turn_added_ends_its_first_line_not_its_last() {
+        let outcome = TurnOutcome {
+            name: "explorer".to_owned(),
+            result: Ok(TurnReport {
+                summary: "17 pages, 81 actions\nleft alone:\n  3 destructive actions".to_owned(),
+                cancelled: false,
+            }),
+            added: Counters {
+                flows: 286,
+                in_scope_flows: 190,
+                endpoints: 28,
+                hosts: 7,
+            },
+            refused: Refusals::default(),
+        };
+        assert_eq!(
+            report(Style::plain(), &outcome),
+            "done: explorer: 17 pages, 81 actions (+286 flows, +190 in scope, +28 endpoints)\nleft alone:\n  3 destructive actions"
+        );
+    }
 
     #[test]
     fn the_turn_line_names_the_first_refused_requests() {
