@@ -89,3 +89,20 @@ fn a_date_in_a_request_header_is_a_plain_string() {
     assert_eq!(version["schema"], json!({"type": "string"}));
     assert_eq!(version["example"], json!("2020-09-14"));
 }
+
+#[test]
+fn a_path_of_methods_openapi_cannot_express_is_not_an_empty_path_item() {
+    // A WebSocket over HTTP/2 is a CONNECT: it was an empty `/ws: {}`.
+    let mut connect = json_get(1, "https://q.test/ws", "{}");
+    connect.request.method = "CONNECT".into();
+    let flows = [
+        connect,
+        json_get(2, "https://q.test/status", r#"{"up": true}"#),
+    ];
+    let spec = spec_of(&flows);
+    assert!(spec["paths"].get("/ws").is_none(), "{}", spec["paths"]);
+    assert_eq!(
+        spec["x-ar-not-shown"],
+        json!(["CONNECT /ws (method not expressible in OpenAPI 3.0)"])
+    );
+}
