@@ -34,6 +34,8 @@ enum Command {
     InferSchema(cmd::infer_schema::Args),
     /// HAR files / flows.jsonl archives → openapi.yaml, openapi.json and API.md.
     Import(cmd::import::Args),
+    /// A typed client (Python, TypeScript, Rust) for the API in a session's openapi.yaml.
+    GenClient(cmd::gen_client::Args),
     /// Explore a built-in demo shop end to end, headless (no network, no API key).
     #[cfg(feature = "demo")]
     Demo(cmd::demo::Args),
@@ -74,6 +76,7 @@ impl Cli {
             }
             Some(Command::Ca(args)) => cmd::ca::run(args, &mut stdout),
             Some(Command::Import(args)) => cmd::import::run(args, &mut stdout),
+            Some(Command::GenClient(args)) => cmd::gen_client::run(args, &mut stdout),
             #[cfg(feature = "demo")]
             Some(Command::Demo(args)) => {
                 drop(stdout);

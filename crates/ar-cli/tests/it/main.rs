@@ -5,6 +5,7 @@ mod archiver;
 mod browser;
 mod explore_lock;
 mod explore_workspace;
+mod gen_client;
 mod import;
 mod infer_schema;
 mod proxy;
