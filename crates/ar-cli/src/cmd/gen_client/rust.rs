@@ -149,7 +149,11 @@ fn connect_rs(api: &Api) -> String {
         let (doc, line) = match &auth.place {
             AuthPlace::Header(header) => (
                 format!("the `{header}` header"),
-                format!("header(request, {header:?}, value.clone());"),
+                // `&'static str` header names must be lowercase (http panics otherwise).
+                format!(
+                    "header(request, {:?}, value.clone());",
+                    header.to_ascii_lowercase()
+                ),
             ),
             AuthPlace::Query(param) => (
                 format!("the `{param}` query parameter"),
@@ -161,11 +165,11 @@ fn connect_rs(api: &Api) -> String {
             ),
             AuthPlace::Bearer => (
                 "a bearer token (`Authorization: Bearer ...`)".to_owned(),
-                "header(request, \"Authorization\", format!(\"Bearer {value}\"));".to_owned(),
+                "header(request, \"authorization\", format!(\"Bearer {value}\"));".to_owned(),
             ),
             AuthPlace::Basic => (
                 "base64 of `user:password` (`Authorization: Basic ...`)".to_owned(),
-                "header(request, \"Authorization\", format!(\"Basic {value}\"));".to_owned(),
+                "header(request, \"authorization\", format!(\"Basic {value}\"));".to_owned(),
             ),
         };
         let _ = writeln!(fields, "    /// {doc}.\n    pub {name}: Option<String>,");
@@ -187,7 +191,7 @@ fn connect_rs(api: &Api) -> String {
         apply.push_str("    let mut cookies: Vec<String> = Vec::new();\n");
         apply.push_str(&cookies);
         apply.push_str(
-            "    if !cookies.is_empty() {\n        header(request, \"Cookie\", cookies.join(\"; \"));\n    }\n",
+            "    if !cookies.is_empty() {\n        header(request, \"cookie\", cookies.join(\"; \"));\n    }\n",
         );
     }
     let unused = if api.auth.is_empty() { "_" } else { "" };
@@ -238,10 +242,10 @@ fn header(request: &mut reqwest::Request, name: &'static str, value: String) {{
 fn calls(api: &Api, spec: &openapiv3::OpenAPI, crate_name: &str) -> String {
     let krate = crate_name.replace('-', "_");
     let credentials: Vec<String> = (api.auth.iter())
-        .map(|a| format!("    {}: std::env::var({:?}).ok(),\n", a.param, a.env))
+        .map(|a| format!("        {}: std::env::var({:?}).ok(),\n", a.param, a.env))
         .collect();
     let mut out = format!(
-        "use {krate}::{{Client, Credentials}};\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {{\n    let client = Client::connect(Credentials {{\n    {}    ..Credentials::default()\n    }});\n",
+        "use {krate}::{{Client, Credentials}};\n\n#[tokio::main]\nasync fn main() -> Result<(), Box<dyn std::error::Error>> {{\n    let client = Client::connect(Credentials {{\n{}    }});\n",
         credentials.concat()
     );
     let generated =
@@ -269,4 +273,47 @@ fn calls(api: &Api, spec: &openapiv3::OpenAPI, crate_name: &str) -> String {
     }
     out.push_str("    Ok(())\n}\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::gen_client::api::per_server;
+
+    #[test]
+    fn credentials_go_on_each_request_under_lowercase_names() {
+        let spec: openapiv3::OpenAPI = serde_norway::from_str(
+            r"
+openapi: 3.0.3
+info: {title: t, version: '1'}
+servers: [{url: 'https://auth.test'}]
+paths:
+  /me:
+    get:
+      operationId: getMe
+      responses: {'200': {description: OK}}
+      security: [{xApiKeyHeader: []}, {sessionidCookie: []}]
+components:
+  securitySchemes:
+    xApiKeyHeader: {type: apiKey, in: header, name: X-API-Key}
+    sessionidCookie: {type: apiKey, in: cookie, name: sessionid}
+",
+        )
+        .unwrap();
+        let api = &per_server(&spec, None).unwrap()[0];
+        let code = connect_rs(api);
+        // http's `&'static str` header names panic unless lowercase.
+        assert!(
+            code.contains(r#"header(request, "x-api-key", value.clone());"#),
+            "{code}"
+        );
+        assert!(
+            code.contains(r#"header(request, "cookie", cookies.join("; "));"#),
+            "{code}"
+        );
+        assert!(
+            code.contains(r#".field("x_api_key", &self.x_api_key.as_ref().map(|_| "***"))"#),
+            "{code}"
+        );
+    }
 }
