@@ -107,6 +107,7 @@ pub(crate) fn for_python(spec: &OpenAPI) -> Adapted {
 
 /// progenitor 0.15: one request media type of JSON, a form, octet-stream (a
 /// binary schema) or `text/plain` (a plain string); it stops on anything else.
+#[cfg(feature = "rust-client")]
 pub(crate) fn for_progenitor(spec: &OpenAPI) -> Adapted {
     let mut adapted = Adapted {
         spec: spec.clone(),
@@ -181,6 +182,7 @@ fn python_reads(base: &str) -> bool {
     is_json(base) || base.starts_with("text/") || base == "application/octet-stream"
 }
 
+#[cfg(feature = "rust-client")]
 fn progenitor_sends(kind: &str, media: &MediaType) -> bool {
     let base = base_type(kind);
     let plain_string = matches!(
@@ -316,6 +318,7 @@ paths:
         );
     }
 
+    #[cfg(feature = "rust-client")]
     #[test]
     fn progenitor_keeps_text_bodies_and_leaves_out_multipart() {
         let adapted = for_progenitor(&spec());
