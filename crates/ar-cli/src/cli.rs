@@ -36,6 +36,8 @@ enum Command {
     Import(cmd::import::Args),
     /// Serve ar's browser, capture and growing spec to other agents over MCP (stdio, or --http PORT).
     Mcp(cmd::mcp::Args),
+    /// A typed client (Python, TypeScript, Rust) for the API in a session's openapi.yaml.
+    GenClient(cmd::gen_client::Args),
     /// Explore a built-in demo shop end to end, headless (no network, no API key).
     #[cfg(feature = "demo")]
     Demo(cmd::demo::Args),
@@ -81,6 +83,7 @@ impl Cli {
                 drop(stdout);
                 cmd::mcp::run(args)
             }
+            Some(Command::GenClient(args)) => cmd::gen_client::run(args, &mut stdout),
             #[cfg(feature = "demo")]
             Some(Command::Demo(args)) => {
                 drop(stdout);

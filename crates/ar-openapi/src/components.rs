@@ -128,13 +128,17 @@ fn collect(
         return;
     }
     if is_shape(schema) {
-        let print = fingerprint(schema);
+        let print = print_of(schema);
         let candidate = candidates.entry(print).or_insert_with(|| {
             order.push(print);
+            let mut schema = schema.clone();
+            if let Some(object) = schema.as_object_mut() {
+                object.remove("nullable");
+            }
             Candidate {
                 uses: 0,
                 name: name.to_string(),
-                schema: schema.clone(),
+                schema,
             }
         });
         candidate.uses += 1;
@@ -169,12 +173,34 @@ fn collect(
     }
 }
 
+/// A shape's fingerprint without its own `nullable`: a component is the
+/// shape, and whether a place may hold `null` instead belongs to the place.
+/// A nullable component makes every use nullable, and generators handle it
+/// poorly (openapi-python-client names its inline objects twice and drops
+/// it); `nullable` beside an `allOf` of the reference says the same, where
+/// it was seen.
+fn print_of(schema: &Value) -> Fingerprint {
+    match schema.as_object() {
+        Some(object) if object.contains_key("nullable") => {
+            let mut bare = object.clone();
+            bare.remove("nullable");
+            fingerprint(&Value::Object(bare))
+        }
+        _ => fingerprint(schema),
+    }
+}
+
 /// Replaces the schema itself (if chosen) or, failing that, its children.
 fn replace(schema: &mut Value, chosen: &BTreeMap<Fingerprint, String>) {
     if is_shape(schema)
-        && let Some(name) = chosen.get(&fingerprint(schema))
+        && let Some(name) = chosen.get(&print_of(schema))
     {
-        *schema = json!({"$ref": format!("#/components/schemas/{name}")});
+        let reference = json!({"$ref": format!("#/components/schemas/{name}")});
+        *schema = if schema.get("nullable") == Some(&Value::Bool(true)) {
+            json!({"nullable": true, "allOf": [reference]})
+        } else {
+            reference
+        };
         return;
     }
     replace_children(schema, chosen);

@@ -298,7 +298,11 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
                     location,
                     name: stats.name.clone(),
                     required: stats.present >= doc.flows,
-                    schema: stats.schema(),
+                    schema: if location == "header" {
+                        stats.header_schema()
+                    } else {
+                        stats.schema()
+                    },
                     example: stats.example_value(),
                     seen: stats.present,
                     description: None,

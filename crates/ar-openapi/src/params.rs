@@ -214,6 +214,29 @@ impl ParamStats {
         }
     }
 
+    /// [`Self::schema`] for a request header: a date there is an API
+    /// version (`Plaid-Version: 2020-09-14`, `Notion-Version: 2022-06-28`),
+    /// an identifier sent as written rather than a date to compute with, so
+    /// it stays a plain string (client generators also refuse date-typed
+    /// headers: openapi-python-client leaves such operations out).
+    pub(crate) fn header_schema(&self) -> Value {
+        let mut schema = self.schema();
+        let item = if schema.get("items").is_some() {
+            &mut schema["items"]
+        } else {
+            &mut schema
+        };
+        if let Some(map) = item.as_object_mut()
+            && matches!(
+                map.get("format").and_then(Value::as_str),
+                Some("date" | "date-time")
+            )
+        {
+            map.remove("format");
+        }
+        schema
+    }
+
     /// The example as a typed JSON value (`2` rather than `"2"` for integers).
     pub(crate) fn example_value(&self) -> Option<Value> {
         let example = self.example.as_deref()?;

@@ -13,20 +13,22 @@ pub(crate) fn document(model: &Model, title: &str, version: &str, redactor: &Red
     let mut collisions: Vec<String> = Vec::new();
     let primary = model.servers.first().cloned().unwrap_or_default();
     for operation in &model.operations {
-        let item = paths
-            .entry(operation.path.clone())
-            .or_insert_with(|| json!({}));
         let method = operation.method.to_ascii_lowercase();
         if !matches!(
             method.as_str(),
             "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace"
         ) {
+            // Before the path is entered: a path of such methods alone would
+            // be an empty path item (`/: {}` from a WebSocket's CONNECT).
             collisions.push(format!(
                 "{} {} (method not expressible in OpenAPI 3.0)",
                 operation.method, operation.path
             ));
             continue;
         }
+        let item = paths
+            .entry(operation.path.clone())
+            .or_insert_with(|| json!({}));
         if item.get(&method).is_some() {
             collisions.push(format!(
                 "{} {}{}",

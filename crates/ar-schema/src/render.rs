@@ -233,6 +233,11 @@ fn array(node: &Node, flavor: Flavor, opts: &RenderOptions, depth: usize) -> Map
             "items".into(),
             Value::Object(render_at(&stats.items, flavor, opts, depth + 1)),
         );
+    } else if flavor == Flavor::OpenApi {
+        // Only empty arrays were seen. OpenAPI 3.0 requires `items` on every
+        // array (client generators reject one without), and `{}` says what
+        // is known: any value.
+        m.insert("items".into(), Value::Object(Map::new()));
     }
     m
 }
@@ -265,10 +270,30 @@ fn enum_values(node: &Node) -> Option<Vec<Value>> {
     let enough = (1..=ENUM_MAX_VALUES as u64).contains(&k)
         && s.count >= ENUM_MIN_SAMPLES
         && s.count >= k * ENUM_MIN_SAMPLES_PER_VALUE;
-    enough.then(|| {
+    (enough && nameable(values.iter().map(|(v, _)| &**v))).then(|| {
         values
             .iter()
             .map(|(v, _)| Value::String(String::from(&**v)))
             .collect()
     })
+}
+
+/// Whether typed clients can give each value a name of its own: no two may
+/// differ only in case or punctuation (`Ut`/`ut`, `in-stock`/`in_stock`).
+/// Generators name enum members by folding values that way and stop at a
+/// clash; and values that differ only so are more often free text than a
+/// closed set.
+fn nameable<'a>(values: impl Iterator<Item = &'a str>) -> bool {
+    let mut folded: Vec<String> = values
+        .map(|v| {
+            v.chars()
+                .filter(char::is_ascii_alphanumeric)
+                .map(|c| c.to_ascii_lowercase())
+                .collect()
+        })
+        .collect();
+    let count = folded.len();
+    folded.sort_unstable();
+    folded.dedup();
+    folded.len() == count
 }

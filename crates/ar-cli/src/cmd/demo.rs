@@ -29,6 +29,9 @@ pub(crate) struct Args {
     /// Where ar's CA lives [default: the user's data dir].
     #[arg(long, value_name = "DIR")]
     ca_dir: Option<PathBuf>,
+    /// When the exploration ends, write a typed client of the shop's API (`ar gen-client`).
+    #[arg(long, value_enum, value_name = "LANG")]
+    gen_client: Option<crate::cmd::gen_client::Lang>,
 }
 
 /// Starts the fixture site, runs the session on it, stops the site.
@@ -71,6 +74,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             offline: true,
             explore: true,
             batch: true,
+            gen_client: args.gen_client,
             ..SessionArgs::default()
         };
         out.flush()?;

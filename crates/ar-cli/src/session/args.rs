@@ -98,6 +98,9 @@ pub(crate) struct SessionArgs {
     /// Where ar's own CA lives [default: the user's data dir].
     #[arg(long, value_name = "DIR")]
     pub(crate) ca_dir: Option<PathBuf>,
+    /// When the session ends, write a typed client of the API it mapped (`ar gen-client`).
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub(crate) gen_client: Option<crate::cmd::gen_client::Lang>,
     /// Never start the REPL: run the start-up work and exit (`ar demo`); not a flag.
     #[arg(skip)]
     pub(crate) batch: bool,

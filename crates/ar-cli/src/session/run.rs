@@ -37,7 +37,9 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<ExitCode> {
 
 /// The session inside a running Tokio runtime (`ar demo` starts its fixture site first).
 pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode> {
+    let gen_client = args.gen_client;
     let config = SessionConfig::from_args(args, time::OffsetDateTime::now_utc())?;
+    let out_dir = config.out_dir.clone();
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let interactive = terminal && config.intents.is_empty() && !config.batch;
     let style = Style::detect(std::io::stdout().is_terminal());
@@ -159,6 +161,16 @@ pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode
     let finished = session.shutdown(&mut buffer).await;
     printer.print(&take(&mut buffer));
     finished?;
+    if let Some(lang) = gen_client {
+        // The spec is final once the session has shut down; the generators
+        // are processes of their own, waited for off the runtime's workers.
+        let made = tokio::task::spawn_blocking(move || {
+            crate::cmd::gen_client::generate(&out_dir, lang, None, None)
+        })
+        .await??;
+        crate::cmd::gen_client::report(&made, &mut buffer)?;
+        printer.print(&take(&mut buffer));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -5,6 +5,7 @@ mod archiver;
 mod browser;
 mod explore_lock;
 mod explore_workspace;
+mod gen_client;
 mod hostile;
 mod import;
 mod infer_schema;

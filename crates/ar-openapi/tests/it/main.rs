@@ -1,6 +1,7 @@
 //! Integration tests of ar-openapi: canned HARs (tests/data, made by
 //! `make_hars.py`) through the real ar-store HAR importer and endpoint store.
 
+mod codegen;
 mod golden;
 mod laws;
 mod narrowing;

@@ -21,6 +21,20 @@ fn no_type_arrays_and_no_null_type() {
 }
 
 #[test]
+fn an_array_seen_only_empty_has_items_of_any_value() {
+    // OpenAPI 3.0 requires `items` on every array; JSON Schema does not.
+    let s = build(&[json!({"tags": []}), json!({"tags": []})]);
+    assert_eq!(
+        plain_openapi(&s)["properties"]["tags"],
+        json!({"type": "array", "items": {}})
+    );
+    assert_eq!(
+        crate::plain(&s)["properties"]["tags"],
+        json!({"type": "array"})
+    );
+}
+
+#[test]
 fn converts_to_openapiv3_types() {
     // Five samples: enough for keys present in all of them to be required.
     let s = build(&vec![

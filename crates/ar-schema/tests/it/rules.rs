@@ -194,6 +194,27 @@ fn enums_need_enough_evidence() {
 }
 
 #[test]
+fn values_that_differ_only_in_case_or_punctuation_are_no_enum() {
+    // Typed clients name members by folding case and punctuation: `Ut` and
+    // `ut` would be one name (openapi-python-client and progenitor stop).
+    let clash: Vec<Value> = (0..30)
+        .map(|i| json!({"word": (["Ut", "ut", "sed"][i % 3])}))
+        .collect();
+    assert_eq!(
+        plain_openapi(&build(&clash))["properties"]["word"],
+        json!({"type": "string"})
+    );
+    let dashes: Vec<Value> = (0..30)
+        .map(|i| json!({"stock": (["in-stock", "in_stock", "out"][i % 3])}))
+        .collect();
+    assert!(
+        plain(&build(&dashes))["properties"]["stock"]
+            .get("enum")
+            .is_none()
+    );
+}
+
+#[test]
 fn nullable_enum_includes_null() {
     let mut samples: Vec<Value> = (0..20).map(|i| json!(["a", "b"][i % 2])).collect();
     samples.push(Value::Null);
