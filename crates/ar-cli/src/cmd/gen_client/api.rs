@@ -142,7 +142,7 @@ fn part_for(spec: &OpenAPI, url: &str, primary: &str) -> OpenAPI {
         let ReferenceOr::Item(item) = item else {
             return false;
         };
-        for operation in operations_mut(item) {
+        for (_, operation) in method_slots(item) {
             let keep = operation
                 .as_ref()
                 .is_some_and(|op| op.servers.first().map_or(primary, |s| s.url.as_str()) == url);
@@ -171,16 +171,19 @@ fn part_for(spec: &OpenAPI, url: &str, primary: &str) -> OpenAPI {
     part
 }
 
-fn operations_mut(item: &mut openapiv3::PathItem) -> [&mut Option<Operation>; 8] {
+/// A path item's eight method slots, by method name (the one owner of that list).
+pub(super) fn method_slots(
+    item: &mut openapiv3::PathItem,
+) -> [(&'static str, &mut Option<Operation>); 8] {
     [
-        &mut item.get,
-        &mut item.put,
-        &mut item.post,
-        &mut item.delete,
-        &mut item.options,
-        &mut item.head,
-        &mut item.patch,
-        &mut item.trace,
+        ("get", &mut item.get),
+        ("put", &mut item.put),
+        ("post", &mut item.post),
+        ("delete", &mut item.delete),
+        ("options", &mut item.options),
+        ("head", &mut item.head),
+        ("patch", &mut item.patch),
+        ("trace", &mut item.trace),
     ]
 }
 

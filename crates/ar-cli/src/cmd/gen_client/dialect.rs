@@ -17,6 +17,7 @@ use openapiv3::{
     VariantOrUnknownOrEmpty,
 };
 
+use super::api::method_slots;
 /// The spec a generator is given, and what ar changed for it.
 #[derive(Debug, Clone)]
 pub(crate) struct Adapted {
@@ -220,17 +221,7 @@ fn operations_mut(spec: &mut OpenAPI) -> Vec<(String, &'static str, &mut Operati
         let ReferenceOr::Item(item) = item else {
             continue;
         };
-        let methods: [(&'static str, &mut Option<Operation>); 8] = [
-            ("get", &mut item.get),
-            ("put", &mut item.put),
-            ("post", &mut item.post),
-            ("delete", &mut item.delete),
-            ("options", &mut item.options),
-            ("head", &mut item.head),
-            ("patch", &mut item.patch),
-            ("trace", &mut item.trace),
-        ];
-        for (method, operation) in methods {
+        for (method, operation) in method_slots(item) {
             if let Some(operation) = operation.as_mut() {
                 out.push((path.clone(), method, operation));
             }
@@ -246,16 +237,7 @@ fn remove_unnamed(spec: &mut OpenAPI) {
         let ReferenceOr::Item(item) = item else {
             return true;
         };
-        for operation in [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.options,
-            &mut item.head,
-            &mut item.patch,
-            &mut item.trace,
-        ] {
+        for (_, operation) in method_slots(item) {
             if operation
                 .as_ref()
                 .is_some_and(|op| op.operation_id.is_none())

@@ -90,56 +90,79 @@ impl Tool {
     }
 }
 
+/// An ecosystem's runner: a program that fetches and runs a package at an
+/// exact version (`uvx name@1.2.3`).
+struct Runner {
+    program: &'static str,
+    /// The arguments before the generator's own, for a pinned package.
+    prefix: fn(Pinned) -> Vec<String>,
+    /// How the summary says it ran ("uvx", "pipx run").
+    label: &'static str,
+}
+
 /// openapi-python-client: installed at the pinned version, else `uvx`, else
 /// `pipx run`, else installed at another version.
 pub(crate) fn python_generator() -> anyhow::Result<Tool> {
     let pinned = OPENAPI_PYTHON_CLIENT;
-    let installed = on_path(pinned.name).map(|program| {
-        let version = version_of(&program, "--version");
-        (program, version)
-    });
-    if let Some((program, Some(version))) = &installed
-        && version == pinned.version
-    {
-        return Ok(direct(program, pinned, version));
-    }
-    if let Some(uvx) = on_path("uvx") {
-        return Ok(Tool {
-            program: uvx,
-            prefix: vec![format!("{}@{}", pinned.name, pinned.version)],
-            how: format!("{} {} (uvx)", pinned.name, pinned.version),
-            note: None,
-        });
-    }
-    if let Some(pipx) = on_path("pipx") {
-        return Ok(Tool {
-            program: pipx,
-            prefix: vec![
-                "run".into(),
-                "--spec".into(),
-                format!("{}=={}", pinned.name, pinned.version),
-                pinned.name.into(),
-            ],
-            how: format!("{} {} (pipx run)", pinned.name, pinned.version),
-            note: None,
-        });
-    }
-    if let Some((program, version)) = installed {
-        return Ok(direct(&program, pinned, version.as_deref().unwrap_or("?")));
-    }
-    bail!(
-        "the Python client needs {name} {version}, and neither it, uvx nor pipx is on PATH: \
-         install uv (`pip install uv`, or https://docs.astral.sh/uv/) so ar can run \
-         `uvx {name}@{version}`, or `pip install {name}=={version}`",
-        name = pinned.name,
-        version = pinned.version,
+    find(
+        pinned,
+        &[
+            Runner {
+                program: "uvx",
+                prefix: |p| vec![format!("{}@{}", p.name, p.version)],
+                label: "uvx",
+            },
+            Runner {
+                program: "pipx",
+                prefix: |p| {
+                    vec![
+                        "run".into(),
+                        "--spec".into(),
+                        format!("{}=={}", p.name, p.version),
+                        p.name.into(),
+                    ]
+                },
+                label: "pipx run",
+            },
+        ],
     )
+    .ok_or_else(|| {
+        anyhow::anyhow!(
+            "the Python client needs {name} {version}, and neither it, uvx nor pipx is on PATH: \
+             install uv (`pip install uv`, or https://docs.astral.sh/uv/) so ar can run \
+             `uvx {name}@{version}`, or `pip install {name}=={version}`",
+            name = pinned.name,
+            version = pinned.version,
+        )
+    })
 }
 
 /// openapi-typescript: installed at the pinned version, else `npx -y`, else
 /// installed at another version.
 pub(crate) fn typescript_generator() -> anyhow::Result<Tool> {
     let pinned = OPENAPI_TYPESCRIPT;
+    find(
+        pinned,
+        &[Runner {
+            program: "npx",
+            prefix: |p| vec!["-y".into(), format!("{}@{}", p.name, p.version)],
+            label: "npx",
+        }],
+    )
+    .ok_or_else(|| {
+        anyhow::anyhow!(
+            "the TypeScript client needs {name} {version}, and neither it nor npx is on PATH: \
+             install Node.js with npm (`apt-get install nodejs npm`, or https://nodejs.org), \
+             so ar can run `npx -y {name}@{version}`",
+            name = pinned.name,
+            version = pinned.version,
+        )
+    })
+}
+
+/// The generator installed at the pinned version, else the first runner on
+/// PATH, else the generator installed at another version.
+fn find(pinned: Pinned, runners: &[Runner]) -> Option<Tool> {
     let installed = on_path(pinned.name).map(|program| {
         let version = version_of(&program, "--version");
         (program, version)
@@ -147,26 +170,19 @@ pub(crate) fn typescript_generator() -> anyhow::Result<Tool> {
     if let Some((program, Some(version))) = &installed
         && version == pinned.version
     {
-        return Ok(direct(program, pinned, version));
+        return Some(direct(program, pinned, version));
     }
-    if let Some(npx) = on_path("npx") {
-        return Ok(Tool {
-            program: npx,
-            prefix: vec!["-y".into(), format!("{}@{}", pinned.name, pinned.version)],
-            how: format!("{} {} (npx)", pinned.name, pinned.version),
-            note: None,
-        });
+    for runner in runners {
+        if let Some(program) = on_path(runner.program) {
+            return Some(Tool {
+                program,
+                prefix: (runner.prefix)(pinned),
+                how: format!("{} {} ({})", pinned.name, pinned.version, runner.label),
+                note: None,
+            });
+        }
     }
-    if let Some((program, version)) = installed {
-        return Ok(direct(&program, pinned, version.as_deref().unwrap_or("?")));
-    }
-    bail!(
-        "the TypeScript client needs {name} {version}, and neither it nor npx is on PATH: \
-         install Node.js with npm (`apt-get install nodejs npm`, or https://nodejs.org), \
-         so ar can run `npx -y {name}@{version}`",
-        name = pinned.name,
-        version = pinned.version,
-    )
+    installed.map(|(program, version)| direct(&program, pinned, version.as_deref().unwrap_or("?")))
 }
 
 fn direct(program: &Path, pinned: Pinned, version: &str) -> Tool {
