@@ -78,6 +78,19 @@ pub(crate) struct Made {
     pub(crate) notes: Vec<String>,
 }
 
+impl Made {
+    /// A client an external generator (`tool`) wrote into `dir`.
+    fn by(tool: tool::Tool, dir: &Path, api: &api::Api, warnings: Vec<String>) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            base_url: api.base_url.clone(),
+            tool: tool.how,
+            warnings,
+            notes: tool.note.into_iter().collect(),
+        }
+    }
+}
+
 /// Runs `ar gen-client`.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let made = generate(

@@ -64,13 +64,7 @@ pub(crate) fn generate(api: &Api, target: &Path) -> anyhow::Result<Made> {
         },
     );
     write(target, "README.md", &readme)?;
-    Ok(Made {
-        dir: target.to_path_buf(),
-        base_url: api.base_url.clone(),
-        tool: tool.how,
-        warnings,
-        notes: tool.note.into_iter().collect(),
-    })
+    Ok(Made::by(tool, target, api, warnings))
 }
 
 /// The generator's settings: the package's names (from the host, not the
