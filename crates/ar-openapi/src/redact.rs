@@ -300,8 +300,16 @@ impl Redactor {
         while let Some(node) = stack.pop() {
             match node {
                 Value::Object(map) => {
+                    let pair = NameValuePair::of(map);
                     for (key, child) in map.iter_mut() {
-                        if self.is_secret_name(key) {
+                        let secret = match &pair {
+                            Some(pair) if *key == pair.name_field => false,
+                            Some(pair) if *key == pair.value_field => {
+                                self.is_secret_name(&pair.name)
+                            }
+                            _ => self.is_secret_name(key),
+                        };
+                        if secret {
                             match child {
                                 Value::String(text) => *text = REDACTED.to_string(),
                                 Value::Number(_) => *child = Value::from(0),
@@ -381,6 +389,37 @@ impl Redactor {
     }
 }
 
+/// An object that is one entry of a list of settings, tags or headers
+/// (`{"key": "env", "value": "prod"}`, `{"name": "Authorization", "value":
+/// "Bearer …"}`): its `key` or `name` names the entry, so it is no secret by
+/// its field name, and its `value` is a secret when that name says so.
+struct NameValuePair {
+    name_field: String,
+    value_field: String,
+    name: String,
+}
+
+impl NameValuePair {
+    /// Objects of a few fields, one `key` or `name` string and one `value`.
+    fn of(map: &serde_json::Map<String, Value>) -> Option<Self> {
+        if map.len() > 4 {
+            return None;
+        }
+        let field = |wanted: &[&str]| {
+            map.keys()
+                .find(|k| wanted.iter().any(|w| k.eq_ignore_ascii_case(w)))
+        };
+        let value_field = field(&["value"])?;
+        let name_field = field(&["key", "name"])?;
+        let name = map.get(name_field)?.as_str()?;
+        Some(Self {
+            name_field: name_field.clone(),
+            value_field: value_field.clone(),
+            name: name.to_owned(),
+        })
+    }
+}
+
 /// Whether a normalised name contains a word that marks a secret wherever it
 /// appears (`accessToken`, `x-session-id`, `clientSecret`). One pass over the
 /// name: at each offset only the words starting with that letter are compared.
@@ -447,12 +486,44 @@ fn looks_random(token: &str) -> bool {
     if !has_upper && token.bytes().any(|b| b == b'-' || b == b'_') {
         return false; // a slug or a snake_case name, not a key
     }
+    if is_compound_name(token) {
+        return false;
+    }
     let has_lower = token.bytes().any(|b| b.is_ascii_lowercase());
     let has_digit = token.bytes().any(|b| b.is_ascii_digit());
     if !(has_digit && (has_upper || has_lower) && (has_upper && has_lower || token.len() >= 40)) {
         return false;
     }
     shannon_bits(token) >= 4.0
+}
+
+/// Whether a token is words run together (`createApi20ExperimentsSearch`,
+/// `AbstractSingletonProxyFactoryBean`): nearly all its letters are in runs
+/// of three or more lowercase letters, each after at most one capital. In
+/// a random token of mixed case, runs that long are rare.
+fn is_compound_name(token: &str) -> bool {
+    let bytes = token.as_bytes();
+    let (mut letters, mut in_words) = (0usize, 0usize);
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        if bytes[at].is_ascii_uppercase() {
+            at += 1;
+        }
+        while at < bytes.len() && bytes[at].is_ascii_lowercase() {
+            at += 1;
+        }
+        let lower = at - start - usize::from(bytes[start].is_ascii_uppercase());
+        if at > start {
+            letters += at - start;
+            if lower >= 3 {
+                in_words += at - start;
+            }
+        } else {
+            at += 1;
+        }
+    }
+    letters > 0 && in_words * 10 >= letters * 9
 }
 
 fn shannon_bits(token: &str) -> f64 {
@@ -535,6 +606,41 @@ mod tests {
         assert!(text.contains("3f786850e387550fdab836ed7e6dc881de23001b"));
         assert_eq!(doc["auth"]["pin"], 0);
         assert_eq!(doc["auth"]["expires_in"], 3600);
+    }
+
+    #[test]
+    fn entries_of_name_value_lists_are_judged_by_their_name() {
+        let r = Redactor::new();
+        let mut doc = serde_json::json!({
+            "tags": [
+                {"key": "mlflow.user", "value": "ada"},
+                {"key": "api_token", "value": "plain-looking"},
+            ],
+            "headers": [{"name": "Authorization", "value": "opaque"}],
+            "credentials": {"name": "ci", "key": "k-123"},
+        });
+        r.json(&mut doc);
+        assert_eq!(doc["tags"][0]["key"], "mlflow.user");
+        assert_eq!(doc["tags"][0]["value"], "ada");
+        assert_eq!(doc["tags"][1]["key"], "api_token");
+        assert_eq!(doc["tags"][1]["value"], REDACTED);
+        assert_eq!(doc["headers"][0]["value"], REDACTED);
+        // No `value` beside it: this `key` is a key.
+        assert_eq!(doc["credentials"]["key"], REDACTED);
+    }
+
+    #[test]
+    fn generated_names_are_not_tokens_and_random_mixed_case_is() {
+        let r = Redactor::new();
+        for name in [
+            "createAjaxApi20MlflowExperimentsCreate",
+            "AbstractSingletonProxyFactoryBeanProvider",
+            "getApiV3RepositoriesOwnerRepoPullsNumberReviews",
+        ] {
+            assert_eq!(r.text(name), name);
+        }
+        let key = "Zx8fQ2mLp0Rt7VbN4kWc9YhJ3sGd6EaU";
+        assert_eq!(r.text(key), REDACTED);
     }
 
     #[test]

@@ -15,7 +15,9 @@ use super::fieldpath::FieldPath;
 use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
 use super::valueindex::{FieldName, FoundValues, Hashed, ValueIndex};
 use crate::Body;
-use crate::template::{classify_segment, is_generic_field, is_version_like, name_from_field};
+use crate::template::{
+    classify_segment, is_generic_field, is_id_field, is_version_like, name_from_field,
+};
 
 /// Which body of a flow a value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -167,7 +169,7 @@ fn collect(
         return;
     }
     let candidate = if number {
-        is_id_key(key)
+        is_id_field(key)
     } else {
         is_identifier_value(key, text)
     };
@@ -254,20 +256,6 @@ impl FieldNames {
 
 const MAX_VALUES_PER_BODY: usize = 256;
 
-fn is_id_key(key: &str) -> bool {
-    // Case-insensitive tests on bytes: no lowercased copy per JSON field.
-    let k = key.as_bytes();
-    let ends_with_ci = |suffix: &[u8]| {
-        k.len() >= suffix.len() && k[k.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
-    };
-    k.eq_ignore_ascii_case(b"id")
-        || k.eq_ignore_ascii_case(b"_id")
-        || k.eq_ignore_ascii_case(b"uuid")
-        || ends_with_ci(b"_id")
-        || key.ends_with("Id")
-        || key.ends_with("ID")
-}
-
 fn is_identifier_value(key: &str, value: &str) -> bool {
     if value.len() < 2
         || value.len() > 128
@@ -278,7 +266,7 @@ fn is_identifier_value(key: &str, value: &str) -> bool {
     {
         return false;
     }
-    is_id_key(key)
+    is_id_field(key)
         || [
             "slug", "login", "handle", "username", "sku", "key", "code", "name", "number",
         ]

@@ -90,7 +90,7 @@ pub use segment::{SegmentKind, classify_segment};
 pub use trie::{Templater, TemplaterConfig};
 
 pub use naming::singular;
-pub(crate) use naming::{is_generic_field, name_from_field};
+pub(crate) use naming::{is_generic_field, is_id_field, name_from_field};
 pub(crate) use segment::is_version_like;
 pub(crate) use trie::Origin;
 

@@ -218,6 +218,23 @@ pub(crate) fn camel(text: &str) -> String {
     }
 }
 
+/// Field names that hold an identifier (`id`, `_id`, `uuid`, `order_id`,
+/// `orderId`): their values name one resource, where a `name` or `key`
+/// may name an attribute or a setting.
+pub(crate) fn is_id_field(key: &str) -> bool {
+    // Case-insensitive tests on bytes: no lowercased copy per JSON field.
+    let k = key.as_bytes();
+    let ends_with_ci = |suffix: &[u8]| {
+        k.len() >= suffix.len() && k[k.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+    };
+    k.eq_ignore_ascii_case(b"id")
+        || k.eq_ignore_ascii_case(b"_id")
+        || k.eq_ignore_ascii_case(b"uuid")
+        || ends_with_ci(b"_id")
+        || key.ends_with("Id")
+        || key.ends_with("ID")
+}
+
 /// Field names that say nothing without their parent (`id`, `name`, `slug`).
 pub(crate) fn is_generic_field(field: &str) -> bool {
     ["id", "_id", "uuid", "name", "slug", "key", "code", "handle"]

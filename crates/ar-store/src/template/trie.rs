@@ -45,6 +45,19 @@ pub(crate) struct Origin {
     pub(crate) use_name: bool,
 }
 
+impl Origin {
+    /// Whether the field holds identifiers by its name (`$.orders[].id`,
+    /// `$.user_id`), not names or keys (`$.tags[].key`).
+    pub(crate) fn is_id_field_value(&self) -> bool {
+        let key = self
+            .field_path
+            .rsplit(['.', '['])
+            .next()
+            .unwrap_or_default();
+        super::is_id_field(key)
+    }
+}
+
 const MAX_VALUES: usize = 8;
 const MAX_SHAPES: usize = 4;
 

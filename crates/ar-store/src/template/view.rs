@@ -235,8 +235,16 @@ fn build<'r>(
                 );
             }
         }
+        let namespace = is_namespace(parent, parent_name);
         for k in &candidates {
             if let Some(origin) = lits[k].iter().find_map(|r| r.origin.as_deref()) {
+                // In a namespace a word seen as a name or key in a body
+                // (`$.tags[].key = "demo"`) is still a name of the path
+                // (`/mlflow/demo/generate`); an identifier field's value is
+                // a value wherever it appears. Alike siblings can still fold it.
+                if namespace && !origin.is_id_field_value() {
+                    continue;
+                }
                 fold.entry(k).or_insert(Rule::Provenance {
                     field_path: origin.field_path.clone(),
                     name: origin.name.clone(),
@@ -247,7 +255,6 @@ fn build<'r>(
         // (by provenance) still counts as evidence for its alike siblings.
         // What is left of a group after its collection names needs three
         // literals, as a group alike only by a one-segment suffix does.
-        let namespace = is_namespace(parent, parent_name);
         // What each candidate leads to, read once for the alike and the
         // beside-a-parameter tests.
         let below: Vec<Suffixes<'_>> = candidates.iter().map(|k| suffixes(&lits[k])).collect();
@@ -1566,6 +1573,36 @@ mod tests {
             tpl(&t, "/v1/orders/1/events"),
             "/v1/orders/{orderId}/events"
         );
+    }
+
+    #[test]
+    fn in_a_namespace_a_word_seen_as_a_name_in_a_body_stays_a_name() {
+        let origin = |field: &str| Origin {
+            field_path: format!("$.models[].{field}"),
+            name: "param".into(),
+            use_name: false,
+        };
+        let mut t = Templater::default();
+        for path in ["/api/ns/experiments/search", "/api/ns/runs/search"] {
+            t.observe_with_origins("h", path, None, &[]);
+        }
+        // `demo` was a tag's key in a listing: under `ns`, which names no
+        // collection, it is the name of an operation's resource.
+        t.observe_with_origins(
+            "h",
+            "/api/ns/demo/generate",
+            None,
+            &[(2, origin("tags[].key"))],
+        );
+        assert_eq!(tpl(&t, "/api/ns/demo/generate"), "/api/ns/demo/generate");
+        // A value of an identifier field is a value there too.
+        t.observe_with_origins(
+            "h",
+            "/api/ns/m-8f2k/generate",
+            None,
+            &[(2, origin("model_id"))],
+        );
+        assert_eq!(tpl(&t, "/api/ns/m-8f2k/generate"), "/api/ns/{ns}/generate");
     }
 
     #[test]
