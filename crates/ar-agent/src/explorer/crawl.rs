@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use super::fill::{FieldAction, fill};
+use super::mode::Mode;
 use super::novelty::{Gain, Novelty};
 use super::plan::{
     CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Planned, Step, find_click, find_form,
@@ -87,6 +88,8 @@ pub async fn explore(
         batches: 0,
         dull: HashMap::new(),
         carried: Vec::new(),
+        mode: None,
+        own_mode: HashSet::new(),
         report: ExplorerReport::default(),
     };
     // What loaded before the exploration (the session's first page) is not the explorer's.
@@ -133,6 +136,10 @@ struct Crawl<'a> {
     dull: HashMap<(usize, String), usize>,
     /// Requests taken from the browser mid-action, for the next measure.
     carried: Vec<SentRequest>,
+    /// The app mode the explorer chose last, kept when the app switches out of it.
+    mode: Option<Mode>,
+    /// Page shapes whose URL holds the other mode ([`Crawl::keep_mode`]).
+    own_mode: HashSet<String>,
     report: ExplorerReport,
 }
 
@@ -157,6 +164,9 @@ impl Crawl<'_> {
                 url: url.to_string(),
             });
             let Some(snapshot) = self.snapshot().await? else {
+                continue;
+            };
+            let Some(snapshot) = self.keep_mode(snapshot, &url, &shape).await? else {
                 continue;
             };
             let gain = self.measure(Some(&snapshot)).await?;
@@ -296,6 +306,9 @@ impl Crawl<'_> {
             let Some(before) = self.snapshot().await? else {
                 continue;
             };
+            let Some(before) = self.keep_mode(before, url, shape).await? else {
+                continue;
+            };
             let Some((before, acted)) = self.act(before, &action).await? else {
                 continue;
             };
@@ -345,6 +358,11 @@ impl Crawl<'_> {
                 after = shown;
             }
             self.note_list(&action, gain);
+            if let Some(control) = &acted
+                && let Some(mode) = Mode::chosen_by(control, &before, &after)
+            {
+                self.mode = Some(mode);
+            }
             if let Some(control) = &acted
                 && gain.requests == 0
             {
@@ -513,6 +531,56 @@ impl Crawl<'_> {
             self.load(page).await?;
         }
         Ok(())
+    }
+
+    /// Chooses the explorer's mode again when `shown`, the page at `url`,
+    /// says the app switched out of it ([`Mode`]); the page as it is then.
+    /// A page that left for another URL when the mode was chosen carries the
+    /// other mode in its own URL (`?view=genai`): it is loaded again as it
+    /// was, and pages of its shape are left in their mode from then on.
+    async fn keep_mode(
+        &mut self,
+        shown: Snapshot,
+        url: &Url,
+        shape: &str,
+    ) -> Result<Option<Snapshot>, ExplorerError> {
+        let Some(mode) = &self.mode else {
+            return Ok(Some(shown));
+        };
+        if self.own_mode.contains(shape) {
+            return Ok(Some(shown));
+        }
+        let Some(option) = mode.switched_back(&shown).cloned() else {
+            return Ok(Some(shown));
+        };
+        if !self
+            .click_element(&option, &format!("choose \"{}\" again", option.name))
+            .await?
+        {
+            return Ok(Some(shown));
+        }
+        self.settle().await?;
+        let now = match self.browser.page().await {
+            Ok(page) => page.url,
+            Err(error) => {
+                self.failed("read the current page".to_owned(), error)?;
+                return Ok(None);
+            }
+        };
+        if !is_same_page(&now, url) {
+            self.own_mode.insert(shape.to_owned());
+            self.enqueue(&now);
+            self.forget_requests().await?;
+            if !self.load(url).await? {
+                return Ok(None);
+            }
+        } else {
+            (self.on_event)(ExplorerEvent::KeepMode {
+                name: option.name.clone(),
+            });
+            self.report.modes_kept.push(option.name);
+        }
+        self.snapshot().await
     }
 
     /// Queues the snapshot's links and plans its not-yet-done actions.
@@ -953,7 +1021,9 @@ fn is_same_page(now: &str, page: &Url) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fake::{Effect, FakeBrowser, button, element, field, link, submit};
+    use super::super::fake::{
+        Effect, FakeBrowser, FakeElement, button, element, field, link, submit,
+    };
     use super::*;
 
     async fn run(
@@ -1340,6 +1410,94 @@ mod tests {
             name: "Toggle sidebar".into(),
             hidden: 3
         }));
+    }
+
+    #[tokio::test]
+    async fn a_mode_the_app_switches_out_of_is_chosen_again() {
+        let root = "https://shop.test/";
+        // Every page's navigation: the two options and the places of each mode.
+        let options = |page: Vec<FakeElement>| {
+            let mut all = vec![
+                button("GenAI", Effect::Mode(String::new())).in_list(0),
+                button("Model training", Effect::Mode("ml".into())).in_list(0),
+                link("Prompts", "https://shop.test/prompts").only_in(""),
+                link("Models", "https://shop.test/models").only_in("ml"),
+            ];
+            all.extend(page);
+            all
+        };
+        let browser = FakeBrowser::new([
+            (
+                root,
+                options(vec![
+                    // Opens the demo, in the default mode.
+                    button(
+                        "Start demo",
+                        Effect::NavigateInMode("https://shop.test/demo".into(), String::new()),
+                    ),
+                    link("Experiment", "https://shop.test/experiments/1"),
+                ]),
+            ),
+            ("https://shop.test/prompts", options(Vec::new())),
+            ("https://shop.test/models", options(Vec::new())),
+            // The demo's URL holds its mode: its navigation stays the
+            // default mode's, and choosing the other mode opens another page.
+            (
+                "https://shop.test/demo",
+                vec![
+                    button("GenAI", Effect::Nothing).in_list(0),
+                    button(
+                        "Model training",
+                        Effect::NavigateInMode("https://shop.test/demo/ml".into(), "ml".into()),
+                    )
+                    .in_list(0),
+                    link("Prompts", "https://shop.test/prompts"),
+                    button("Traces", Effect::Nothing).sending("GET https://shop.test/api/traces"),
+                    button("Judges", Effect::Nothing).sending("GET https://shop.test/api/judges"),
+                ],
+            ),
+            ("https://shop.test/demo/ml", options(Vec::new())),
+            (
+                "https://shop.test/experiments/1",
+                options(vec![
+                    link("Traces", "https://shop.test/experiments/1/traces").only_in(""),
+                    link("run-1", "https://shop.test/experiments/1/runs/a").only_in("ml"),
+                ]),
+            ),
+            ("https://shop.test/experiments/1/traces", Vec::new()),
+            ("https://shop.test/experiments/1/runs/a", Vec::new()),
+        ]);
+        let (report, events) = run(&browser, &ExplorerConfig::new(root)).await;
+        assert!(
+            opened(&browser).contains(&"https://shop.test/experiments/1/runs/a".to_owned()),
+            "{:?}",
+            browser.log()
+        );
+        assert_eq!(report.modes_kept, ["Model training"]);
+        // Chosen on the start page, again there after the demo, and once on
+        // the demo, which is then left in its own mode.
+        let chosen = clicks(&browser)
+            .iter()
+            .filter(|c| *c == "click Model training")
+            .count();
+        assert_eq!(chosen, 3, "{:?}", browser.log());
+        assert!(
+            browser
+                .requests()
+                .contains(&"GET https://shop.test/api/judges".to_owned()),
+            "{:?}",
+            browser.log()
+        );
+        assert!(opened(&browser).contains(&"https://shop.test/demo/ml".to_owned()));
+        assert!(events.contains(&ExplorerEvent::KeepMode {
+            name: "Model training".into()
+        }));
+        assert!(
+            report.left_out().contains(
+                &"the app switched out of \"Model training\" 1 time(s), so it was chosen again"
+                    .to_owned()
+            )
+        );
     }
 
     #[tokio::test]

@@ -24,6 +24,11 @@ pub(super) enum Effect {
     Toggle(Vec<String>),
     /// A click only selects; a double-click navigates here.
     OpenOnDoubleClick(String),
+    /// Switches the app's mode (kept across page loads, as in local storage).
+    Mode(String),
+    /// Opens a page and switches the app's mode on the way (a demo that
+    /// opens in the other mode).
+    NavigateInMode(String, String),
 }
 
 #[derive(Debug, Clone)]
@@ -32,6 +37,8 @@ pub(super) struct FakeElement {
     pub(super) effect: Effect,
     /// Requests the page sends when it is clicked (`"GET https://…"`).
     pub(super) sends: Vec<String>,
+    /// The app mode it is shown in (`None`: every mode).
+    pub(super) only_in: Option<String>,
 }
 
 impl FakeElement {
@@ -44,6 +51,12 @@ impl FakeElement {
     /// The same element, inside dialog `dialog`.
     pub(super) fn in_dialog(mut self, dialog: u32) -> Self {
         self.info.dialog = Some(dialog);
+        self
+    }
+
+    /// The same element, shown only while the app is in `mode` ("" is the default mode).
+    pub(super) fn only_in(mut self, mode: &str) -> Self {
+        self.only_in = Some(mode.to_owned());
         self
     }
 
@@ -61,6 +74,7 @@ pub(super) fn link(name: &str, href: &str) -> FakeElement {
         info,
         effect: Effect::Navigate(href.to_owned()),
         sends: Vec::new(),
+        only_in: None,
     }
 }
 
@@ -69,6 +83,7 @@ pub(super) fn button(name: &str, effect: Effect) -> FakeElement {
         info: ElementInfo::new(Ref::new(0), "button", name),
         effect,
         sends: Vec::new(),
+        only_in: None,
     }
 }
 
@@ -77,6 +92,7 @@ pub(super) fn element(role: &str, name: &str, effect: Effect) -> FakeElement {
         info: ElementInfo::new(Ref::new(0), role, name),
         effect,
         sends: Vec::new(),
+        only_in: None,
     }
 }
 
@@ -99,6 +115,7 @@ pub(super) fn field(
         info,
         effect: Effect::Nothing,
         sends: Vec::new(),
+        only_in: None,
     }
 }
 
@@ -117,6 +134,8 @@ struct State {
     handed_out: HashMap<u32, FakeElement>,
     /// Names hidden by a toggle.
     hidden: HashSet<String>,
+    /// The app's mode ("" until an [`Effect::Mode`] changes it).
+    mode: String,
     /// Requests sent and not yet taken.
     sent: Vec<SentRequest>,
     log: Vec<String>,
@@ -233,6 +252,7 @@ impl Browser for FakeBrowser {
         let elements: Vec<(usize, FakeElement)> = numbered
             .chain(revealed)
             .filter(|(_, e)| !state.hidden.contains(&e.info.name))
+            .filter(|(_, e)| e.only_in.as_ref().is_none_or(|m| *m == state.mode))
             .collect();
         state.handed_out.clear();
         let mut infos = Vec::new();
@@ -269,6 +289,14 @@ impl Browser for FakeBrowser {
                 Ok(())
             }
             Effect::Navigate(url) => self.go(&mut state, &url).map(|_| ()),
+            Effect::Mode(mode) => {
+                state.mode = mode;
+                Ok(())
+            }
+            Effect::NavigateInMode(url, mode) => {
+                state.mode = mode;
+                self.go(&mut state, &url).map(|_| ())
+            }
             Effect::Reveal(more) => {
                 state.revealed.extend(more);
                 Ok(())

@@ -36,6 +36,7 @@ mod crawl;
 #[cfg(test)]
 mod fake;
 mod fill;
+mod mode;
 mod novelty;
 mod plan;
 mod policy;
@@ -117,6 +118,12 @@ pub enum ExplorerEvent {
         /// How many controls it had hidden.
         hidden: usize,
     },
+    /// The app had switched out of a mode the explorer chose (the
+    /// navigation showed the other mode's places), so it was chosen again.
+    KeepMode {
+        /// The option clicked again.
+        name: String,
+    },
     /// A form was filled and submitted.
     Submit {
         /// The submit control's name, or the form's field names.
@@ -148,6 +155,9 @@ impl fmt::Display for ExplorerEvent {
                 f,
                 "undo \"{name}\": it hid {hidden} controls of the navigation"
             ),
+            Self::KeepMode { name } => {
+                write!(f, "choose \"{name}\" again: the app had switched out of it")
+            }
             Self::Submit { form, fields } => {
                 write!(f, "submit \"{form}\" ({fields} fields filled)")
             }
@@ -213,6 +223,8 @@ pub struct ExplorerReport {
     pub request_shapes: usize,
     /// Controls clicked twice because the first click hid the navigation.
     pub undone: Vec<String>,
+    /// Mode options chosen again after the app switched out of them, once per switch.
+    pub modes_kept: Vec<String>,
     /// Pages queued but not visited when it stopped.
     pub pages_left: usize,
     /// Pages not visited because pages of their shape had stopped bringing anything new.
@@ -270,6 +282,14 @@ impl ExplorerReport {
         for name in &self.undone {
             lines.push(format!(
                 "\"{name}\" hid the navigation, so it was clicked again"
+            ));
+        }
+        let mut kept = self.modes_kept.clone();
+        kept.dedup();
+        for name in kept {
+            let times = self.modes_kept.iter().filter(|n| **n == name).count();
+            lines.push(format!(
+                "the app switched out of \"{name}\" {times} time(s), so it was chosen again"
             ));
         }
         lines
