@@ -78,7 +78,7 @@ pub async fn explore(
         novelty: Novelty::new(&site),
         site,
         deadline: Instant::now() + config.time_budget,
-        frontier: VecDeque::from([(start.clone(), 0)]),
+        frontier: VecDeque::from([(start.clone(), 0, 0)]),
         depth: 0,
         queued: HashSet::from([page_key(&start, &[]).to_string()]),
         shapes: HashMap::new(),
@@ -115,8 +115,9 @@ struct Crawl<'a> {
     on_event: &'a mut (dyn FnMut(ExplorerEvent) + Send),
     site: String,
     deadline: Instant,
-    /// Pages to visit, each with its depth (links followed from the start).
-    frontier: VecDeque<(Url, usize)>,
+    /// Pages to visit, each with its depth (links followed from the start)
+    /// and how many pages had been visited when it was found.
+    frontier: VecDeque<(Url, usize, usize)>,
     /// The depth of the page being explored.
     depth: usize,
     /// Page keys ([`page_key`]) ever queued.
@@ -184,14 +185,14 @@ impl Crawl<'_> {
     /// values), then more places of a shape whose last page still found
     /// something new (up to `per_shape`); a shallower page beats a deeper one
     /// of the same rank, so one item's every tab does not crowd out the next
-    /// item. The same place sorted or filtered otherwise is not visited
+    /// item; of equals, the one found last. The same place sorted or filtered otherwise is not visited
     /// again. Pages that can no longer qualify leave the frontier and are counted.
     fn next_page(&mut self) -> Option<(Url, String, usize)> {
         let per_shape = self.config.per_shape;
-        let mut best: Option<(usize, usize)> = None;
+        let mut best: Option<(usize, (usize, usize))> = None;
         let mut index = 0;
         while index < self.frontier.len() {
-            let (url, depth) = &self.frontier[index];
+            let (url, depth, found) = &self.frontier[index];
             let shape = page_shape(url, &self.typed);
             let place = page_place(url).to_string();
             let visits = self.shapes.get(&shape);
@@ -209,13 +210,17 @@ impl Crawl<'_> {
                 continue;
             };
             let score = rank + depth;
-            if best.is_none_or(|(_, s)| score < s) {
-                best = Some((index, score));
+            // Of pages that rank alike, one the latest page showed (an
+            // experiment's runs) before those found earlier; of one page's,
+            // the first shown.
+            let order = (score, usize::MAX - found);
+            if best.is_none_or(|(_, o)| order < o) {
+                best = Some((index, order));
             }
             index += 1;
         }
         let (index, _) = best?;
-        let (url, depth) = self.frontier.remove(index)?;
+        let (url, depth, _) = self.frontier.remove(index)?;
         let shape = page_shape(&url, &self.typed);
         Some((url, shape, depth))
     }
@@ -719,7 +724,7 @@ impl Crawl<'_> {
         if let Some(url) = followable(href, &self.site)
             && self.queued.insert(page_key(&url, &self.typed).to_string())
         {
-            self.frontier.push_back((url, self.depth + 1));
+            (self.frontier).push_back((url, self.depth + 1, self.report.pages_visited));
         }
     }
 
