@@ -16,6 +16,7 @@ use anyhow::{Context as _, bail};
 use ar_store::Flow;
 use ar_store::scope::ScopeConfig;
 use ar_store::store::Query;
+use ar_web::{Live, Placement};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::config::SessionConfig;
@@ -87,10 +88,13 @@ pub(crate) struct Capture {
 impl Capture {
     /// Opens the pipeline in the output directory (re-ingesting the archive
     /// when resuming) and starts the task.
+    /// Each flow (the archive's too) and each rewrite of the documents is
+    /// also told to `live`, the web view's feed, when there is one.
     pub(crate) fn start(
         config: &SessionConfig,
         flows: mpsc::Receiver<Flow>,
         events: mpsc::UnboundedSender<Event>,
+        live: Option<Live>,
         out: &mut (dyn Write + Send),
     ) -> anyhow::Result<Self> {
         let dir = config.out_dir.clone();
@@ -123,13 +127,18 @@ impl Capture {
             .with_templates(&config.templates)?,
         )?;
         let mut books = Books::default();
-        for warning in
-            archive_dir::read_flows(&dir, |flow| books.ingest(&mut pipeline, &flow).map(drop))?
-        {
+        for warning in archive_dir::read_flows(&dir, |flow| {
+            let report = books.ingest(&mut pipeline, &flow)?;
+            show(live.as_ref(), &flow, report);
+            Ok(())
+        })? {
             writeln!(out, "  warning  {warning}")?;
         }
         let pipeline = pipeline.with_archive(Box::new(ArchiveDir::open(&dir)?));
         let counters = books.counters(&pipeline);
+        if let Some(live) = &live {
+            live.set_counters(counters.named());
+        }
         if config.resume {
             writeln!(
                 out,
@@ -156,6 +165,7 @@ impl Capture {
                 counters: counters_tx,
                 written: written_tx,
                 events,
+                live,
                 debounce: Debounce::new(WRITE_EVERY),
             };
             runtime.block_on(task.serve(flows, requests_rx))
@@ -315,6 +325,16 @@ impl Books {
     }
 }
 
+/// Tells the web view where `flow` went.
+fn show(live: Option<&Live>, flow: &Flow, report: crate::pipeline::Ingest) {
+    if let Some(live) = live {
+        let placement = report.scope.map_or_else(Placement::default, |scope| {
+            Placement::new(scope, report.endpoint)
+        });
+        live.record(flow, &placement, None);
+    }
+}
+
 /// The scope for `target` with `hosts` added and taken out.
 fn scope_config(target: &str, hosts: &ScopeHosts) -> ScopeConfig {
     let mut scope = ScopeConfig::for_target(target);
@@ -346,6 +366,8 @@ struct Task {
     /// Bumped after every write of the documents.
     written: watch::Sender<u64>,
     events: mpsc::UnboundedSender<Event>,
+    /// The web view's feed.
+    live: Option<Live>,
     debounce: Debounce,
 }
 
@@ -402,13 +424,22 @@ impl Task {
         if report.in_scope {
             self.debounce.mark_dirty();
         }
-        for new in report.new_endpoints {
+        for new in &report.new_endpoints {
             let _ = self.events.send(Event::Message(new.to_string()));
         }
-        self.counters
-            .send_replace(self.books.counters(&self.pipeline));
+        show(self.live.as_ref(), flow, report);
+        self.publish_counters();
         self.write_if_due();
         Ok(())
+    }
+
+    /// Publishes the counters to the session and the web view.
+    fn publish_counters(&self) {
+        let counters = self.books.counters(&self.pipeline);
+        self.counters.send_replace(counters);
+        if let Some(live) = &self.live {
+            live.set_counters(counters.named());
+        }
     }
 
     /// Adds or removes `host`, then documents the whole archive again under
@@ -452,7 +483,7 @@ impl Task {
         }
         self.scope.send_replace(hosts.clone());
         let after = self.books.counters(&self.pipeline);
-        self.counters.send_replace(after);
+        self.publish_counters();
         self.debounce.written(Instant::now());
         self.write_documents()?;
         // `--resume` carries the new scope on.
@@ -487,6 +518,9 @@ impl Task {
     fn write_documents(&mut self) -> anyhow::Result<()> {
         self.pipeline.documents()?.write_to(&self.dir)?;
         self.written.send_modify(|n| *n += 1);
+        if let Some(live) = &self.live {
+            live.spec_written();
+        }
         Ok(())
     }
 
@@ -585,7 +619,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, _events_rx) = mpsc::unbounded_channel();
         let capture =
-            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+            Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         let json = "application/json";
         flows
             .send(flow(1, "https://shop.test/api/cart", json, "{}"))
@@ -644,7 +678,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, mut events_rx) = mpsc::unbounded_channel();
         let capture =
-            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+            Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         assert_eq!(capture.next_flow_id(), 1);
 
         flows
@@ -740,7 +774,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, _events) = mpsc::unbounded_channel();
         let capture =
-            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+            Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         flows
             .send(flow(
                 7,
@@ -756,7 +790,7 @@ mod tests {
         // The same directory again without --resume is refused.
         let (_flows, flows_rx) = mpsc::channel(1);
         let (events, _events) = mpsc::unbounded_channel();
-        let refused = Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new())
+        let refused = Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new())
             .err()
             .unwrap();
         assert!(refused.to_string().contains("--resume"), "{refused}");
@@ -766,7 +800,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, _events) = mpsc::unbounded_channel();
         let mut said = Vec::new();
-        let capture = Capture::start(&resumed, flows_rx, events, &mut said).unwrap();
+        let capture = Capture::start(&resumed, flows_rx, events, None, &mut said).unwrap();
         assert!(
             String::from_utf8(said)
                 .unwrap()

@@ -1,0 +1,300 @@
+//! The live web view in real Chromium: an `ar` session on the fixture shop
+//! serves its page; a second, plain headless Chromium (no proxy) opens it
+//! and watches flows arrive while the session's browser loads shop pages,
+//! opens one flow, and a client without the token is turned away.
+//! Each test saves a screenshot under `target/tmp/`.
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Stdio};
+use std::time::{Duration, Instant};
+
+use ar_agent::browser::{Browser, Snapshot};
+
+use super::browser::imp::{BrowserConfig, ChromeBrowser};
+use super::shop::{Shop, lines_of, wait_bounded, wait_for};
+
+/// A running `ar` session with its stdin open for commands.
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    seen: String,
+    /// The page's URL, token included.
+    ui: String,
+}
+
+impl Running {
+    fn start(shop: &Shop, out: &std::path::Path) -> Self {
+        let mut command = shop.ar(&[]);
+        command.arg("--out").arg(out).stdin(Stdio::piped());
+        let mut child = command.spawn().expect("ar starts");
+        let stdin = child.stdin.take().unwrap();
+        let lines = lines_of(&mut child);
+        let mut seen = String::new();
+        wait_for(&lines, "  ui       http://127.0.0.1:", &mut seen);
+        let ui = seen
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("ui"))
+            .map(|u| u.trim().to_owned())
+            .unwrap();
+        // The session's own browser has opened the target by now.
+        wait_for(&lines, "  opened", &mut seen);
+        Self {
+            child,
+            stdin,
+            lines,
+            seen,
+            ui,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+    }
+
+    fn wait_for(&mut self, needle: &str) {
+        wait_for(&self.lines, needle, &mut self.seen);
+    }
+
+    /// `host:port` of the page.
+    fn authority(&self) -> String {
+        self.ui
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_owned()
+    }
+
+    fn token(&self) -> String {
+        self.ui.split("token=").nth(1).unwrap().to_owned()
+    }
+
+    fn quit(mut self) {
+        self.send("/quit");
+        drop(self.stdin);
+        let status = wait_bounded(&mut self.child, Duration::from_secs(60));
+        assert!(status.success(), "ar failed:\n{}", self.seen);
+    }
+}
+
+/// Sends one HTTP/1.1 request by hand and returns the whole answer.
+fn raw_get(authority: &str, host: &str, target: &str) -> String {
+    let mut stream = TcpStream::connect(authority).unwrap();
+    write!(
+        stream,
+        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = Vec::new();
+    // An SSE answer never ends: what came within the timeout is enough.
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Snapshots until `found` holds (bounded), returning that snapshot.
+async fn until(browser: &ChromeBrowser, what: &str, found: impl Fn(&Snapshot) -> bool) -> Snapshot {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let snapshot = browser.snapshot().await.expect("snapshot");
+        if found(&snapshot) {
+            return snapshot;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page never showed {what}; it showed:\n{}",
+            snapshot.outline()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// A plain headless Chromium (no proxy) to look at the page with.
+async fn viewer() -> ChromeBrowser {
+    let config = BrowserConfig {
+        headless: true,
+        window: (1400, 900),
+        ..BrowserConfig::default()
+    };
+    ChromeBrowser::launch(&config)
+        .await
+        .expect("chromium + chromedriver start (apt-get install chromium chromium-driver)")
+}
+
+fn screenshot_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.png"))
+}
+
+#[test]
+fn flows_appear_live_and_a_flow_opens_with_its_body() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let mut ar = Running::start(&shop, out.path());
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let product = shop.url("/products/101");
+    runtime.block_on(async {
+        let browser = viewer().await;
+        browser.navigate(&ar.ui).await.expect("the page loads");
+        until(&browser, "the stream connected", |s| {
+            s.outline().contains("live")
+        })
+        .await;
+        let before = browser.snapshot().await.unwrap().outline();
+        assert!(!before.contains("/api/products/101"), "{before}");
+
+        // The session's browser loads a product page; the open page, never
+        // reloaded, lists the API call it made.
+        ar.send(&format!("/open {product}"));
+        let is_row = |e: &&ar_agent::browser::ElementInfo| e.name.contains("/api/products/101");
+        until(&browser, "the product's API call", |s| {
+            s.elements.iter().any(|e| is_row(&e))
+        })
+        .await;
+        // Opening it shows the response body (pretty JSON) and the endpoint it
+        // joined. Rows still arriving may move it: look again if it went stale.
+        let mut tries = 0;
+        loop {
+            let snapshot = browser.snapshot().await.unwrap();
+            let row = snapshot
+                .elements
+                .iter()
+                .find(is_row)
+                .expect("the row stays listed");
+            assert!(
+                row.name.contains("GET") && row.name.contains("200"),
+                "{}",
+                row.name
+            );
+            match browser.click(row.reference).await {
+                Ok(()) => break,
+                Err(error) if tries < 5 => {
+                    tries += 1;
+                    eprintln!("clicking the row again: {error}");
+                }
+                Err(error) => panic!("cannot click the row: {error}"),
+            }
+        }
+        let detail = until(&browser, "the flow's body", |s| {
+            s.outline().contains("The Aurora Backpack is built to last")
+        })
+        .await;
+        let text = detail.outline();
+        assert!(text.contains(r#""category": "bags""#), "{text}");
+        assert!(!text.contains("text: null"), "{text}");
+        assert!(text.contains("text: Endpoint:"), "{text}");
+        assert!(text.contains("/api/products/{productId}\" [ref="), "{text}");
+        assert!(text.contains("application/json"), "{text}");
+        browser
+            .screenshot(&screenshot_path("web-flow-detail"))
+            .await
+            .unwrap();
+
+        // The endpoint it joined, with the templating evidence.
+        let tab = |s: &Snapshot, name: &str| {
+            s.elements
+                .iter()
+                .find(|e| e.role == "tab" && e.name == name)
+                .unwrap()
+                .reference
+        };
+        let snapshot = browser.snapshot().await.unwrap();
+        browser.click(tab(&snapshot, "Endpoints")).await.unwrap();
+        let template = "/api/products/{productId}";
+        let listed = until(&browser, "the endpoint", |s| {
+            s.elements.iter().any(|e| e.name == template)
+        })
+        .await;
+        let endpoint = listed.elements.iter().find(|e| e.name == template).unwrap();
+        browser.click(endpoint.reference).await.unwrap();
+        let explained = until(&browser, "the evidence", |s| {
+            s.outline().contains("Why this template")
+        })
+        .await;
+        let text = explained.outline();
+        assert!(text.contains("productId"), "{text}");
+        assert!(text.contains("$.category string"), "{text}");
+
+        // The spec, rendered, with its downloads.
+        browser.click(tab(&explained, "Spec")).await.unwrap();
+        let spec = until(&browser, "the spec", |s| {
+            s.outline().contains("/api/products/{productId}")
+        })
+        .await;
+        let text = spec.outline();
+        assert!(text.contains("Download openapi.yaml"), "{text}");
+        assert!(text.contains("since this page was opened"), "{text}");
+
+        // The session: who drives and the counters.
+        browser.click(tab(&spec, "Session")).await.unwrap();
+        let session = until(&browser, "the session", |s| {
+            s.outline().contains("endpoints")
+        })
+        .await;
+        let text = session.outline();
+        assert!(
+            text.contains("human") && text.contains("in scope"),
+            "{text}"
+        );
+        browser.close().await;
+    });
+    ar.quit();
+}
+
+#[test]
+fn requests_without_the_token_or_from_a_foreign_host_get_403_and_are_logged() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let mut ar = Running::start(&shop, out.path());
+    let authority = ar.authority();
+    let token = ar.token();
+
+    for target in ["/", "/api/flows", "/api/events", "/openapi.yaml"] {
+        let answer = raw_get(&authority, &authority, target);
+        assert!(answer.starts_with("HTTP/1.1 403"), "{target}: {answer}");
+        assert!(!answer.contains("access-control-allow"), "{answer}");
+    }
+    let wrong = raw_get(&authority, &authority, "/api/flows?token=0123");
+    assert!(wrong.starts_with("HTTP/1.1 403"), "{wrong}");
+    // DNS rebinding: the right token under a foreign name is refused too.
+    let rebound = raw_get(
+        &authority,
+        "attacker.test",
+        &format!("/api/flows?token={token}"),
+    );
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    let page = raw_get(&authority, &authority, &format!("/api/flows?token={token}"));
+    assert!(page.starts_with("HTTP/1.1 200"), "{page}");
+    assert!(page.contains("\"total\":"), "{page}");
+    ar.wait_for("web view: refused GET /api/flows");
+    // The log names what was refused, never a token, right or wrong.
+    for line in ar.seen.lines().filter(|l| l.contains("refused")) {
+        assert!(!line.contains(&token) && !line.contains("0123"), "{line}");
+    }
+
+    // What a person sees who opens the address without its token.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = viewer().await;
+        browser
+            .navigate(&format!("http://{authority}/"))
+            .await
+            .unwrap();
+        let snapshot = browser.snapshot().await.unwrap();
+        assert!(
+            snapshot.outline().contains("forbidden"),
+            "{}",
+            snapshot.outline()
+        );
+        browser
+            .screenshot(&screenshot_path("web-forbidden"))
+            .await
+            .unwrap();
+        browser.close().await;
+    });
+    ar.quit();
+}
