@@ -1,16 +1,18 @@
-//! The wiring of the live web view (`ar-web`) into `ar <url>`: its flags,
-//! and the [`ar_web::Backend`] the page reads through, answered by the
-//! capture task that owns the pipeline and by the archive on disk.
+//! The wiring of the live web view (`ar-web`) into `ar <url>` and `ar
+//! proxy`: its flags, what each flow tells the feed, and the
+//! [`ar_web::Backend`]s the page reads through (the session's capture task,
+//! `ar proxy`'s output directory).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use ar_openapi::Redactor;
 use ar_store::Flow;
-use ar_web::{Backend, Documents, EndpointView};
+use ar_web::{Backend, Documents, EndpointView, Live, Placement};
 use async_trait::async_trait;
 use tokio::sync::oneshot;
 
+use crate::pipeline::Ingest;
 use crate::pipeline::enrich::{PipelineFn, Runner};
 
 /// `--ui-port` and `--no-ui`.
@@ -28,6 +30,63 @@ impl UiArgs {
     /// The port to serve on, or `None` for no web view.
     pub(crate) fn port(self) -> Option<u16> {
         (!self.no_ui).then_some(self.ui_port.unwrap_or(0))
+    }
+}
+
+/// Tells the web view where the pipeline put `flow`.
+pub(crate) fn record(live: &Live, flow: &Flow, ingest: Ingest) {
+    let placement = ingest.scope.map_or_else(Placement::default, |scope| {
+        Placement::new(scope, ingest.endpoint)
+    });
+    live.record(flow, &placement, None);
+}
+
+/// Flow `id` read back from the archive in `dir`: a scan, since only flows
+/// no longer among the recent ones in memory come here.
+async fn archived_flow(dir: PathBuf, id: u64) -> Option<Flow> {
+    tokio::task::spawn_blocking(move || {
+        let mut found = None;
+        let _ = crate::archive_dir::read_flows(&dir, |flow| {
+            if flow.id.0 == id {
+                found = Some(flow);
+            }
+            Ok(())
+        });
+        found
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// `ar proxy`'s answers: its capture threads own the pipeline and are not
+/// to be stopped for the page, so the spec is read as last written (at
+/// most a second old) and flows from the archive; endpoints and their
+/// evidence are the session's (`ar <url>`) alone for now.
+pub(crate) struct DirBackend {
+    dir: PathBuf,
+}
+
+impl DirBackend {
+    /// Answers from the output directory `dir`.
+    pub(crate) fn new(dir: PathBuf) -> Arc<Self> {
+        Arc::new(Self { dir })
+    }
+}
+
+#[async_trait]
+impl Backend for DirBackend {
+    async fn archived_flow(&self, id: u64) -> Option<Flow> {
+        archived_flow(self.dir.clone(), id).await
+    }
+
+    async fn documents(&self) -> Option<Documents> {
+        let read = |name: &str| std::fs::read_to_string(self.dir.join(name)).ok();
+        Some(Documents::new(
+            read("openapi.yaml")?,
+            read("openapi.json")?,
+            read("API.md")?,
+        ))
     }
 }
 
@@ -71,21 +130,7 @@ impl PipelineBackend {
 #[async_trait]
 impl Backend for PipelineBackend {
     async fn archived_flow(&self, id: u64) -> Option<Flow> {
-        let dir = self.dir.clone();
-        tokio::task::spawn_blocking(move || {
-            let mut found = None;
-            // A scan: only flows no longer among the recent ones in memory come here.
-            let _ = crate::archive_dir::read_flows(&dir, |flow| {
-                if flow.id.0 == id {
-                    found = Some(flow);
-                }
-                Ok(())
-            });
-            found
-        })
-        .await
-        .ok()
-        .flatten()
+        archived_flow(self.dir.clone(), id).await
     }
 
     async fn endpoints(&self) -> Vec<EndpointView> {

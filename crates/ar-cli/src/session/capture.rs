@@ -16,7 +16,7 @@ use anyhow::{Context as _, bail};
 use ar_store::Flow;
 use ar_store::scope::ScopeConfig;
 use ar_store::store::Query;
-use ar_web::{Live, Placement};
+use ar_web::Live;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::config::SessionConfig;
@@ -129,7 +129,9 @@ impl Capture {
         let mut books = Books::default();
         for warning in archive_dir::read_flows(&dir, |flow| {
             let report = books.ingest(&mut pipeline, &flow)?;
-            show(live.as_ref(), &flow, report);
+            if let Some(live) = &live {
+                crate::web::record(live, &flow, report);
+            }
             Ok(())
         })? {
             writeln!(out, "  warning  {warning}")?;
@@ -325,16 +327,6 @@ impl Books {
     }
 }
 
-/// Tells the web view where `flow` went.
-fn show(live: Option<&Live>, flow: &Flow, report: crate::pipeline::Ingest) {
-    if let Some(live) = live {
-        let placement = report.scope.map_or_else(Placement::default, |scope| {
-            Placement::new(scope, report.endpoint)
-        });
-        live.record(flow, &placement, None);
-    }
-}
-
 /// The scope for `target` with `hosts` added and taken out.
 fn scope_config(target: &str, hosts: &ScopeHosts) -> ScopeConfig {
     let mut scope = ScopeConfig::for_target(target);
@@ -427,7 +419,9 @@ impl Task {
         for new in &report.new_endpoints {
             let _ = self.events.send(Event::Message(new.to_string()));
         }
-        show(self.live.as_ref(), flow, report);
+        if let Some(live) = &self.live {
+            crate::web::record(live, flow, report);
+        }
         self.publish_counters();
         self.write_if_due();
         Ok(())

@@ -80,12 +80,18 @@ impl Running {
     }
 }
 
-/// Sends one HTTP/1.1 request by hand and returns the whole answer.
+/// Sends one GET by hand (any `Host`) and returns the whole answer.
 fn raw_get(authority: &str, host: &str, target: &str) -> String {
+    raw(authority, host, "GET", target)
+}
+
+/// Sends one bodiless HTTP/1.1 request by hand and returns the whole answer
+/// (an event stream: what came within ten seconds).
+pub(crate) fn raw(authority: &str, host: &str, method: &str, target: &str) -> String {
     let mut stream = TcpStream::connect(authority).unwrap();
     write!(
         stream,
-        "GET {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     stream
