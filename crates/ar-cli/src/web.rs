@@ -8,12 +8,14 @@ use std::sync::Arc;
 
 use ar_openapi::Redactor;
 use ar_store::Flow;
+use ar_web::correction::Correction;
 use ar_web::{Backend, Documents, EndpointView, Live, Placement};
 use async_trait::async_trait;
 use tokio::sync::oneshot;
 
 use crate::pipeline::Ingest;
 use crate::pipeline::enrich::{PipelineFn, Runner};
+use crate::session::Templater;
 
 /// `--ui-port` and `--no-ui`.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
@@ -94,6 +96,7 @@ impl Backend for DirBackend {
 /// and from the archive (flows older than the ones kept in memory).
 pub(crate) struct PipelineBackend {
     runner: Runner,
+    templater: Templater,
     dir: PathBuf,
     /// Always on, whatever the pipeline's own setting: secrets never reach the page unrevealed.
     redactor: Arc<Redactor>,
@@ -101,9 +104,10 @@ pub(crate) struct PipelineBackend {
 
 impl PipelineBackend {
     /// A backend asking the pipeline behind `runner`, with its archive in `dir`.
-    pub(crate) fn new(runner: Runner, dir: PathBuf) -> Arc<Self> {
+    pub(crate) fn new(runner: Runner, templater: Templater, dir: PathBuf) -> Arc<Self> {
         Arc::new(Self {
             runner,
+            templater,
             dir,
             redactor: Arc::new(Redactor::new()),
         })
@@ -149,6 +153,27 @@ impl Backend for PipelineBackend {
         })
         .await
         .flatten()
+    }
+
+    async fn correct(&self, correction: Correction) -> Result<String, String> {
+        let patterns = self
+            .ask(move |pipeline| {
+                let endpoint = pipeline
+                    .store()
+                    .resolve_key(&correction.key)
+                    .ok_or_else(|| {
+                        format!("no endpoint {} (the spec changed: reload)", correction.key)
+                    })?;
+                ar_web::correction::patterns(endpoint, &correction)
+            })
+            .await
+            .ok_or("the capture stopped")??;
+        let reply = (self.templater)(patterns).ok_or("the capture stopped")?;
+        match reply.await {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(error)) => Err(format!("{error:#}")),
+            Err(_) => Err("the capture stopped".to_owned()),
+        }
     }
 
     async fn documents(&self) -> Option<Documents> {

@@ -405,7 +405,45 @@ async function showEndpoint(key, known) {
     el('pre', { class: 'body', text: (endpoint && endpoint.shape) || 'no JSON response seen' }),
     el('h3', { text: 'Why this template (explain)' }),
     el('pre', { class: 'body', text: explained.text }),
+    endpoint ? corrections(endpoint) : null,
   );
+}
+
+/** Buttons that correct one segment of the template; the spec is rewritten. */
+function corrections(endpoint) {
+  const said = el('p', { class: 'facts', 'aria-live': 'polite' });
+  const correct = async (segment, as) => {
+    said.textContent = 'correcting…';
+    const response = await fetch(api('/api/correct', { key: endpoint.key, segment, as }), { method: 'POST' });
+    const answer = await response.json().catch(() => ({ line: `failed: ${response.status}` }));
+    said.textContent = answer.line;
+    if (answer.ok) {
+      endpointsStale = true;
+      specStale = true;
+      loadEndpoints();
+    }
+  };
+  const segments = endpoint.template.replace(/^\//, '').split('/');
+  const rows = segments.map((segment, i) => {
+    const param = segment.startsWith('{');
+    return el('li', {},
+      el('code', { text: segment }), ' ',
+      el('button', {
+        text: param ? 'literal' : 'parameter',
+        'aria-label': `Make "${segment}" ${param ? 'a literal' : 'a parameter'}`,
+        onclick: () => correct(i, param ? 'literal' : 'parameter'),
+      }), ' ',
+      el('button', {
+        text: 'rest of the path',
+        'aria-label': `Make "${segment}" and what follows one parameter`,
+        onclick: () => correct(i, 'rest'),
+      }));
+  });
+  return el('div', {},
+    el('h3', { text: 'Correct the template' }),
+    el('p', { class: 'facts', text: 'Kept in session.json: --resume and ar import of this directory apply it too.' }),
+    el('ul', { class: 'segments' }, ...rows),
+    said);
 }
 
 // ---------------------------------------------------------------- spec

@@ -12,6 +12,8 @@ use ar_store::store::{Endpoint, EndpointStore};
 use async_trait::async_trait;
 use serde::Serialize;
 
+use crate::correction::Correction;
+
 /// The three documents as they would be written now.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -121,5 +123,13 @@ pub trait Backend: Send + Sync + 'static {
     /// The documents as they would be written now.
     async fn documents(&self) -> Option<Documents> {
         None
+    }
+
+    /// Applies a correction of an endpoint's template (see
+    /// [`crate::correction::patterns`]) and rewrites the spec; the line to
+    /// show, or why it could not.
+    async fn correct(&self, correction: Correction) -> Result<String, String> {
+        let _ = correction;
+        Err("corrections are made in an `ar <url>` session".to_owned())
     }
 }

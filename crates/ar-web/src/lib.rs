@@ -35,6 +35,7 @@
 #![forbid(unsafe_code)]
 
 mod backend;
+pub mod correction;
 mod detail;
 mod guard;
 mod live;

@@ -9,6 +9,7 @@ use http::{HeaderValue, Response, StatusCode, header};
 use http_body_util::BodyExt as _;
 use serde::Serialize;
 
+use crate::correction::{Correction, SegmentAs};
 use crate::detail::{FlowDetail, Part};
 use crate::row::Filter;
 use crate::server::{Body, Shared, json, text, whole};
@@ -83,8 +84,43 @@ pub(crate) async fn post(shared: &Shared, path: &str, query: &str) -> Response<B
                 None => text(StatusCode::NOT_FOUND, "no such value\n"),
             }
         }
+        "/api/correct" => correct(shared, query).await,
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
     }
+}
+
+/// `POST /api/correct?key=K&segment=N&as=literal|parameter|rest`.
+async fn correct(shared: &Shared, query: &str) -> Response<Body> {
+    let make = param(query, "as").and_then(|a| SegmentAs::parse(&a));
+    let (Some(key), Some(segment), Some(make)) =
+        (param(query, "key"), number(query, "segment"), make)
+    else {
+        return text(
+            StatusCode::BAD_REQUEST,
+            "key, segment and as=literal|parameter|rest\n",
+        );
+    };
+    match shared
+        .backend
+        .correct(Correction { key, segment, make })
+        .await
+    {
+        Ok(line) => {
+            tracing::info!("web view: {line}");
+            json(&Corrected { ok: true, line })
+        }
+        Err(line) => {
+            let mut response = json(&Corrected { ok: false, line });
+            *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+            response
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Corrected {
+    ok: bool,
+    line: String,
 }
 
 #[derive(Serialize)]

@@ -290,6 +290,24 @@ impl Pipeline {
         Ok(())
     }
 
+    /// Replaces the user templates (`overrides`) of a running pipeline the
+    /// way [`Pipeline::rescope`] replaces the scope: a fresh store under
+    /// `scope` (the current one, for a template change alone) fed by
+    /// `replay`. On error the pipeline is left as it was.
+    pub(crate) fn retemplate(
+        &mut self,
+        scope: ScopeConfig,
+        overrides: Overrides,
+        replay: impl FnOnce(&mut Pipeline) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let old = std::mem::replace(&mut self.store_config.template_overrides, overrides);
+        let result = self.rescope(scope, replay);
+        if result.is_err() {
+            self.store_config.template_overrides = old;
+        }
+        result
+    }
+
     /// How many times the pipeline was rescoped (see [`Pipeline::rescope`]).
     pub(crate) fn generation(&self) -> u64 {
         self.generation

@@ -42,6 +42,8 @@ enum Request {
     Pipeline(PipelineFn),
     /// Add (`true`) or remove a host from the scope, re-documenting the archive.
     Scope(String, bool, oneshot::Sender<anyhow::Result<String>>),
+    /// Put these user templates before the others, re-documenting the archive.
+    Templates(Vec<String>, oneshot::Sender<anyhow::Result<String>>),
     Finish,
 }
 
@@ -75,12 +77,19 @@ pub(crate) type Scoper = std::sync::Arc<
     dyn Fn(String, bool) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
 >;
 
+/// Asks the capture task to apply user templates (corrections from the
+/// web view); `None` when the task is gone, else the confirmation to come.
+pub(crate) type Templater = std::sync::Arc<
+    dyn Fn(Vec<String>) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
+>;
+
 /// The session's handle on the capture task.
 pub(crate) struct Capture {
     requests: mpsc::UnboundedSender<Request>,
     counters: watch::Receiver<Counters>,
     written: watch::Receiver<u64>,
     scope: watch::Receiver<ScopeHosts>,
+    templates: watch::Receiver<Vec<String>>,
     next_flow_id: u64,
     task: tokio::task::JoinHandle<anyhow::Result<Written>>,
 }
@@ -155,6 +164,7 @@ impl Capture {
         let (counters_tx, counters_rx) = watch::channel(counters);
         let (scope_tx, scope_rx) = watch::channel(hosts);
         let (written_tx, written_rx) = watch::channel(0);
+        let (templates_tx, templates_rx) = watch::channel(config.templates.clone());
         let target = config.target.to_string();
         let task = tokio::task::spawn_blocking(move || {
             let runtime = tokio::runtime::Handle::current();
@@ -164,6 +174,7 @@ impl Capture {
                 dir,
                 target,
                 scope: scope_tx,
+                templates: templates_tx,
                 counters: counters_tx,
                 written: written_tx,
                 events,
@@ -177,6 +188,7 @@ impl Capture {
             counters: counters_rx,
             written: written_rx,
             scope: scope_rx,
+            templates: templates_rx,
             next_flow_id,
             task,
         })
@@ -220,6 +232,23 @@ impl Capture {
                 .is_ok()
                 .then_some(rx)
         })
+    }
+
+    /// A way for the web view to apply corrections (user templates).
+    pub(crate) fn templater(&self) -> Templater {
+        let requests = self.requests.clone();
+        std::sync::Arc::new(move |patterns: Vec<String>| {
+            let (tx, rx) = oneshot::channel();
+            requests
+                .send(Request::Templates(patterns, tx))
+                .is_ok()
+                .then_some(rx)
+        })
+    }
+
+    /// The user templates now, corrections first (for `session.json`).
+    pub(crate) fn templates(&self) -> Vec<String> {
+        self.templates.borrow().clone()
     }
 
     /// Adds or removes `host`: the archive is documented again under the new
@@ -354,6 +383,8 @@ struct Task {
     /// The session's target, the base of every scope.
     target: String,
     scope: watch::Sender<ScopeHosts>,
+    /// The user templates, corrections first.
+    templates: watch::Sender<Vec<String>>,
     counters: watch::Sender<Counters>,
     /// Bumped after every write of the documents.
     written: watch::Sender<u64>,
@@ -394,6 +425,9 @@ impl Task {
                     }
                     Some(Request::Scope(host, add, reply)) => {
                         let _ = reply.send(self.change_scope(&host, add));
+                    }
+                    Some(Request::Templates(patterns, reply)) => {
+                        let _ = reply.send(self.add_templates(patterns));
                     }
                     Some(Request::Finish) | None => break,
                 },
@@ -491,6 +525,49 @@ impl Task {
             after.flows,
             after.in_scope_flows,
             before.in_scope_flows,
+            after.endpoints,
+            before.endpoints
+        ))
+    }
+
+    /// Puts `patterns` before the session's user templates (the latest
+    /// correction wins), documents the whole archive again with them,
+    /// rewrites the documents and keeps them in `session.json`, so
+    /// `--resume` and `ar import` of the directory apply them too.
+    fn add_templates(&mut self, patterns: Vec<String>) -> anyhow::Result<String> {
+        let mut templates = patterns.clone();
+        for old in self.templates.borrow().iter() {
+            if !templates.contains(old) {
+                templates.push(old.clone());
+            }
+        }
+        let overrides = ar_store::template::Overrides::parse(templates.iter().map(String::as_str))?;
+        let before = self.books.counters(&self.pipeline);
+        let scope = scope_config(&self.target, &self.scope.borrow());
+        let dir = self.dir.clone();
+        let mut warnings = Vec::new();
+        self.pipeline.retemplate(scope, overrides, |fresh| {
+            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
+            Ok(())
+        })?;
+        for warning in warnings {
+            let _ = self
+                .events
+                .send(Event::Message(format!("  warning  {warning}")));
+        }
+        self.templates.send_replace(templates.clone());
+        self.publish_counters();
+        let after = self.books.counters(&self.pipeline);
+        self.debounce.written(Instant::now());
+        self.write_documents()?;
+        if let Ok(mut manifest) = Manifest::load(&self.dir) {
+            manifest.settings.templates = templates;
+            manifest.save(&self.dir, after, time::OffsetDateTime::now_utc())?;
+        }
+        Ok(format!(
+            "templated with {}: re-documented {} flows, {} endpoints (was {})",
+            patterns.join(", "),
+            after.flows,
             after.endpoints,
             before.endpoints
         ))

@@ -135,7 +135,11 @@ impl Session {
         let capture = Capture::start(&config, flows_rx, events.clone(), live.clone(), out)?;
         let ui = match (live, config.ui_port) {
             (Some(live), Some(port)) => {
-                let backend = PipelineBackend::new(capture.runner(), config.out_dir.clone());
+                let backend = PipelineBackend::new(
+                    capture.runner(),
+                    capture.templater(),
+                    config.out_dir.clone(),
+                );
                 let said = events.clone();
                 let config = WebConfig::port(port).on_refusal(move |line| {
                     let _ = said.send(Event::Message(format!("warning: {line}")));
@@ -593,6 +597,8 @@ impl Session {
     fn record_scope(&mut self, hosts: super::capture::ScopeHosts) {
         self.manifest.scope = hosts.extra;
         self.manifest.out_of_scope = hosts.out;
+        // Corrections made in the web view are templates too.
+        self.manifest.settings.templates = self.capture.templates();
     }
 
     /// Changes the scope (`/scope add|remove HOST`, the agent's tools):

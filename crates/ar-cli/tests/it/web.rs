@@ -304,3 +304,79 @@ fn requests_without_the_token_or_from_a_foreign_host_get_403_and_are_logged() {
     });
     ar.quit();
 }
+
+#[test]
+fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let mut ar = Running::start(&shop, out.path());
+    let product = shop.url("/products/101");
+    let spec_file = out.path().join("openapi.yaml");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = viewer().await;
+        ar.send(&format!("/open {product}"));
+        ar.wait_for("/api/products/{productId}");
+        browser.navigate(&ar.ui).await.expect("the page loads");
+        let snapshot = until(&browser, "the tabs", |s| {
+            s.elements.iter().any(|e| e.name == "Endpoints")
+        })
+        .await;
+        let tab = snapshot
+            .elements
+            .iter()
+            .find(|e| e.name == "Endpoints")
+            .unwrap();
+        browser.click(tab.reference).await.unwrap();
+        let template = "/api/products/{productId}";
+        let listed = until(&browser, "the endpoint", |s| {
+            s.elements.iter().any(|e| e.name == template)
+        })
+        .await;
+        let endpoint = listed.elements.iter().find(|e| e.name == template).unwrap();
+        browser.click(endpoint.reference).await.unwrap();
+        // `101` is no id but a name here: the user makes it a literal.
+        let button = r#"Make "{productId}" a literal"#;
+        let pane = until(&browser, "the corrections", |s| {
+            s.elements.iter().any(|e| e.name == button)
+        })
+        .await;
+        let make_literal = pane.elements.iter().find(|e| e.name == button).unwrap();
+        browser.click(make_literal.reference).await.unwrap();
+        let done = until(&browser, "the correction's answer", |s| {
+            s.outline().contains("re-documented")
+        })
+        .await;
+        assert!(
+            done.outline().contains("/api/products/101"),
+            "{}",
+            done.outline()
+        );
+        browser
+            .screenshot(&screenshot_path("web-correction"))
+            .await
+            .unwrap();
+        browser.close().await;
+    });
+    // The spec on disk says so at once, without waiting for an exit.
+    let spec = std::fs::read_to_string(&spec_file).unwrap();
+    assert!(spec.contains("/api/products/101:"), "{spec}");
+    assert!(!spec.contains("/api/products/{productId}:"), "{spec}");
+    ar.quit();
+    let manifest = std::fs::read_to_string(out.path().join("session.json")).unwrap();
+    assert!(manifest.contains("/api/products/101"), "{manifest}");
+
+    // `ar import` of the directory applies the correction too.
+    let again = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_ar"))
+        .arg("import")
+        .arg(out.path())
+        .arg("--out")
+        .arg(again.path())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let imported = std::fs::read_to_string(again.path().join("openapi.yaml")).unwrap();
+    assert!(imported.contains("/api/products/101:"), "{imported}");
+}
