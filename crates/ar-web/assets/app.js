@@ -239,12 +239,56 @@ async function openFlow(id) {
     row.endpoint ? el('p', {}, 'Endpoint: ', el('a', { href: '#', text: row.endpoint, onclick: (e) => { e.preventDefault(); showEndpoint(row.endpoint); } })) : null,
     flow.error ? el('p', { class: 'error', text: flow.error }) : null,
     timings(flow.timings),
+    replayForm(flow, id),
     el('h3', { text: 'Request' }),
     message(flow.request, id),
     el('h3', { text: 'Response' }),
     flow.response ? message(flow.response, id) : el('p', { text: 'No response was captured.' }),
     flow.websocket_frames ? el('p', { text: `${flow.websocket_frames} WebSocket frames (see the archive)` }) : null,
   );
+}
+
+/**
+ * "Edit and replay": the request as captured (secrets still redacted: a value
+ * left as shown is sent as captured), sent again through ar's own proxy.
+ */
+function replayForm(flow, id) {
+  const box = el('div', { class: 'replay' });
+  const open = el('button', {
+    text: 'Edit and replay',
+    onclick: () => {
+      open.hidden = true;
+      const method = el('input', { value: flow.row.method, 'aria-label': 'Replay method', size: 8 });
+      const url = el('input', { value: flow.row.url, 'aria-label': 'Replay URL', class: 'wide' });
+      const headers = el('textarea', { 'aria-label': 'Replay headers', rows: 6, class: 'wide' });
+      headers.value = flow.request.headers.map((h) => `${h.name}: ${h.value}`).join('\n');
+      const body = el('textarea', { 'aria-label': 'Replay body', rows: 4, class: 'wide' });
+      body.value = flow.replay_body || '';
+      const said = el('p', { class: 'facts', 'aria-live': 'polite' });
+      const send = el('button', {
+        text: "Send through ar's proxy",
+        onclick: async () => {
+          said.textContent = 'sending…';
+          const edited = {
+            from: id,
+            method: method.value,
+            url: url.value,
+            headers: headers.value.split('\n').filter((l) => l.includes(':')).map((l) => {
+              const at = l.indexOf(':', l.startsWith(':') ? 1 : 0);
+              return [l.slice(0, at).trim(), l.slice(at + 1).trim()];
+            }),
+            body: body.value,
+          };
+          const response = await fetch(api('/api/replay'), { method: 'POST', body: JSON.stringify(edited) });
+          const answer = await response.json().catch(() => ({ line: `failed: ${response.status}` }));
+          said.textContent = answer.line;
+        },
+      });
+      fill(box, el('h3', { text: 'Replay' }), method, ' ', url, headers, body, send, said);
+    },
+  });
+  box.append(open);
+  return box;
 }
 
 function timings(t) {

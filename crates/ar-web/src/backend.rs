@@ -132,4 +132,12 @@ pub trait Backend: Send + Sync + 'static {
         let _ = correction;
         Err("corrections are made in an `ar <url>` session".to_owned())
     }
+
+    /// Sends `request` again through ar's own proxy, so its answer is
+    /// captured as a flow stamped [`ar_store::Client::Replay`]; the line to
+    /// show, or why it could not.
+    async fn replay(&self, request: ar_store::Request) -> Result<String, String> {
+        let _ = request;
+        Err("replay is made in an `ar <url>` session".to_owned())
+    }
 }

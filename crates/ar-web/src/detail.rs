@@ -128,6 +128,8 @@ pub(crate) struct FlowDetail {
     server_addr: Option<String>,
     error: Option<String>,
     websocket_frames: usize,
+    /// The request body as the replay form starts from (redacted text).
+    replay_body: Option<String>,
 }
 
 impl FlowDetail {
@@ -157,6 +159,7 @@ impl FlowDetail {
                 .as_ref()
                 .map(|e| format!("{:?}: {}", e.kind, e.message)),
             websocket_frames: flow.websocket.as_ref().map_or(0, |w| w.frames.len()),
+            replay_body: crate::replay::shown_body(&flow.request.body, redactor),
         }
     }
 }

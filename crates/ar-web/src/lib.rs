@@ -39,6 +39,7 @@ pub mod correction;
 mod detail;
 mod guard;
 mod live;
+mod replay;
 mod routes;
 mod row;
 mod server;

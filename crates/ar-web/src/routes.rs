@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::correction::{Correction, SegmentAs};
 use crate::detail::{FlowDetail, Part};
+use crate::replay::Edited;
 use crate::row::Filter;
 use crate::server::{Body, Shared, json, text, whole};
 use crate::sse;
@@ -61,8 +62,9 @@ pub(crate) async fn get(shared: &Shared, path: &str, query: &str) -> Response<Bo
 }
 
 /// Answers a POST.
-pub(crate) async fn post(shared: &Shared, path: &str, query: &str) -> Response<Body> {
+pub(crate) async fn post(shared: &Shared, path: &str, query: &str, body: &[u8]) -> Response<Body> {
     match path {
+        "/api/replay" => replay(shared, body).await,
         "/api/reveal" => {
             let Some(part) = param(query, "part").and_then(|p| Part::parse(&p)) else {
                 return text(
@@ -107,18 +109,42 @@ async fn correct(shared: &Shared, query: &str) -> Response<Body> {
     {
         Ok(line) => {
             tracing::info!("web view: {line}");
-            json(&Corrected { ok: true, line })
+            json(&Outcome { ok: true, line })
         }
         Err(line) => {
-            let mut response = json(&Corrected { ok: false, line });
+            let mut response = json(&Outcome { ok: false, line });
             *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
             response
         }
     }
 }
 
+/// `POST /api/replay` with the edited request as JSON.
+async fn replay(shared: &Shared, body: &[u8]) -> Response<Body> {
+    let Ok(edited) = serde_json::from_slice::<Edited>(body) else {
+        return text(
+            StatusCode::BAD_REQUEST,
+            "from, method, url, headers, body\n",
+        );
+    };
+    let Some((flow, _)) = flow(shared, &format!("id={}", edited.from)).await else {
+        return text(StatusCode::NOT_FOUND, "no such flow\n");
+    };
+    let request = edited.resolve(&flow, shared.live.redactor());
+    let (ok, line) = match shared.backend.replay(request).await {
+        Ok(line) => (true, line),
+        Err(line) => (false, line),
+    };
+    let mut response = json(&Outcome { ok, line });
+    if !ok {
+        *response.status_mut() = StatusCode::BAD_GATEWAY;
+    }
+    response
+}
+
+/// What a state-changing call did, in a line.
 #[derive(Serialize)]
-struct Corrected {
+struct Outcome {
     ok: bool,
     line: String,
 }

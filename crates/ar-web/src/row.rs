@@ -29,6 +29,7 @@ impl From<Client> for Driver {
             Client::Explorer => Self::Explorer,
             Client::Agent => Self::Agent,
             Client::Human => Self::Human,
+            Client::Replay => Self::Replay,
             Client::Unknown => Self::Unknown,
         }
     }

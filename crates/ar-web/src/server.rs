@@ -203,9 +203,16 @@ async fn handle(shared: &Shared, request: Request<Incoming>, peer: SocketAddr) -
     }
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let mut response = match (method, path.as_str()) {
-        (Method::GET, _) => routes::get(shared, &path, &query).await,
-        (Method::POST, _) => routes::post(shared, &path, &query).await,
+    let mut response = match method {
+        Method::GET => routes::get(shared, &path, &query).await,
+        Method::POST => {
+            let limited =
+                http_body_util::Limited::new(request.into_body(), crate::replay::MAX_BODY);
+            match limited.collect().await {
+                Ok(body) => routes::post(shared, &path, &query, &body.to_bytes()).await,
+                Err(_) => text(StatusCode::PAYLOAD_TOO_LARGE, "at most 1 MiB\n"),
+            }
+        }
         _ => text(StatusCode::METHOD_NOT_ALLOWED, "GET or POST\n"),
     };
     let headers = response.headers_mut();

@@ -405,7 +405,10 @@ impl Task {
         loop {
             tokio::select! {
                 flow = flows.recv(), if flows_open => match flow {
-                    Some(flow) => self.ingest(&flow)?,
+                    Some(mut flow) => {
+                        crate::web::mark_replay(&mut flow);
+                        self.ingest(&flow)?;
+                    }
                     None => flows_open = false,
                 },
                 request = requests.recv() => match request {
@@ -435,7 +438,8 @@ impl Task {
             }
         }
         // The proxy is stopped: take what it queued before it went.
-        while let Ok(flow) = flows.try_recv() {
+        while let Ok(mut flow) = flows.try_recv() {
+            crate::web::mark_replay(&mut flow);
             self.ingest(&flow)?;
         }
         let files = self.save()?;

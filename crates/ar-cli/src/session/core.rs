@@ -20,7 +20,7 @@ use super::driver::{Driver, DriverContext, PageVisits, TurnReport};
 use super::manifest::Manifest;
 use super::status::{Counters, Style, status_line};
 use crate::browser::{BrowserConfig, ChromeBrowser};
-use crate::web::PipelineBackend;
+use crate::web::{PipelineBackend, Replayer};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 
 /// Flows the proxy may queue for the pipeline before it degrades to dropping.
@@ -133,24 +133,6 @@ impl Session {
             .ui_port
             .map(|_| Live::new(SessionView::new(config.target.as_str())));
         let capture = Capture::start(&config, flows_rx, events.clone(), live.clone(), out)?;
-        let ui = match (live, config.ui_port) {
-            (Some(live), Some(port)) => {
-                let backend = PipelineBackend::new(
-                    capture.runner(),
-                    capture.templater(),
-                    config.out_dir.clone(),
-                );
-                let said = events.clone();
-                let config = WebConfig::port(port).on_refusal(move |line| {
-                    let _ = said.send(Event::Message(format!("warning: {line}")));
-                });
-                let ui = WebUi::start(config, live.clone(), backend)
-                    .await
-                    .context("cannot start the live web view (--no-ui goes without it)")?;
-                Some((ui, live))
-            }
-            _ => None,
-        };
         let first_id = capture.next_flow_id();
 
         let mut builder = Proxy::builder(Arc::clone(&ca))
@@ -177,6 +159,25 @@ impl Session {
             .context("cannot start the capture proxy")?;
         let proxy_addr = proxy.local_addr();
         let proxy = proxy.spawn();
+        let ui = match (live, config.ui_port) {
+            (Some(live), Some(port)) => {
+                let backend = PipelineBackend::new(
+                    capture.runner(),
+                    capture.templater(),
+                    Replayer::new(proxy_addr, ca.cert_der().clone())?,
+                    config.out_dir.clone(),
+                );
+                let said = events.clone();
+                let config = WebConfig::port(port).on_refusal(move |line| {
+                    let _ = said.send(Event::Message(format!("warning: {line}")));
+                });
+                let ui = WebUi::start(config, live.clone(), backend)
+                    .await
+                    .context("cannot start the live web view (--no-ui goes without it)")?;
+                Some((ui, live))
+            }
+            _ => None,
+        };
         manifest.save(
             &config.out_dir,
             capture.counters(),
@@ -358,6 +359,7 @@ impl Session {
             live.set_driver(match client {
                 Client::Explorer => "explorer",
                 Client::Agent => "agent",
+                Client::Replay => "replay",
                 Client::Human | Client::Unknown => "human",
             });
         }

@@ -132,6 +132,23 @@ async fn viewer() -> ChromeBrowser {
         .expect("chromium + chromedriver start (apt-get install chromium chromium-driver)")
 }
 
+/// Waits for an element whose name passes `wanted`, clicks it (again, when
+/// the rows still arriving redrew it first) and returns its name.
+async fn click_named(browser: &ChromeBrowser, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+    for _ in 0..5 {
+        let snapshot = until(browser, what, |s| {
+            s.elements.iter().any(|e| wanted(&e.name))
+        })
+        .await;
+        let element = snapshot.elements.iter().find(|e| wanted(&e.name)).unwrap();
+        match browser.click(element.reference).await {
+            Ok(()) => return element.name.clone(),
+            Err(error) => eprintln!("clicking {what} again: {error}"),
+        }
+    }
+    panic!("cannot click {what}");
+}
+
 fn screenshot_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.png"))
 }
@@ -156,35 +173,12 @@ fn flows_appear_live_and_a_flow_opens_with_its_body() {
         // The session's browser loads a product page; the open page, never
         // reloaded, lists the API call it made.
         ar.send(&format!("/open {product}"));
-        let is_row = |e: &&ar_agent::browser::ElementInfo| e.name.contains("/api/products/101");
-        until(&browser, "the product's API call", |s| {
-            s.elements.iter().any(|e| is_row(&e))
+        // Opening it shows the response body (pretty JSON) and the endpoint it joined.
+        let row = click_named(&browser, "the product's API call", |name| {
+            name.contains("/api/products/101")
         })
         .await;
-        // Opening it shows the response body (pretty JSON) and the endpoint it
-        // joined. Rows still arriving may move it: look again if it went stale.
-        let mut tries = 0;
-        loop {
-            let snapshot = browser.snapshot().await.unwrap();
-            let row = snapshot
-                .elements
-                .iter()
-                .find(is_row)
-                .expect("the row stays listed");
-            assert!(
-                row.name.contains("GET") && row.name.contains("200"),
-                "{}",
-                row.name
-            );
-            match browser.click(row.reference).await {
-                Ok(()) => break,
-                Err(error) if tries < 5 => {
-                    tries += 1;
-                    eprintln!("clicking the row again: {error}");
-                }
-                Err(error) => panic!("cannot click the row: {error}"),
-            }
-        }
+        assert!(row.contains("GET") && row.contains("200"), "{row}");
         let detail = until(&browser, "the flow's body", |s| {
             s.outline().contains("The Aurora Backpack is built to last")
         })
@@ -379,4 +373,71 @@ fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
     assert!(status.success());
     let imported = std::fs::read_to_string(again.path().join("openapi.yaml")).unwrap();
     assert!(imported.contains("/api/products/101:"), "{imported}");
+}
+
+#[test]
+fn an_edited_request_replayed_through_the_proxy_is_a_replay_flow() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let mut ar = Running::start(&shop, out.path());
+    ar.send(&format!("/open {}", shop.url("/products/101")));
+    ar.wait_for("/api/products/{productId}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = viewer().await;
+        browser.navigate(&ar.ui).await.expect("the page loads");
+        click_named(&browser, "the product's API call", |n| {
+            n.contains("/api/products/101")
+        })
+        .await;
+        click_named(&browser, "Edit and replay", |n| n == "Edit and replay").await;
+        let form = until(&browser, "the replay form", |s| {
+            s.elements.iter().any(|e| e.name == "Replay URL")
+        })
+        .await;
+        let url = form
+            .elements
+            .iter()
+            .find(|e| e.name == "Replay URL")
+            .unwrap();
+        browser
+            .type_text(url.reference, &shop.url("/api/products/102"), false)
+            .await
+            .unwrap();
+        click_named(&browser, "Send", |n| n == "Send through ar's proxy").await;
+        let sent = until(&browser, "the replay's answer", |s| {
+            s.outline().contains("replayed GET")
+        })
+        .await;
+        assert!(sent.outline().contains(": 200 OK"), "{}", sent.outline());
+        // The answer was captured: a new row, stamped replay, without a reload.
+        let listed = until(&browser, "the replayed flow", |s| {
+            s.elements
+                .iter()
+                .any(|e| e.name.contains("/api/products/102") && e.name.contains("replay"))
+        })
+        .await;
+        assert!(listed.outline().contains("/api/products/101"));
+        browser
+            .screenshot(&screenshot_path("web-replay"))
+            .await
+            .unwrap();
+        browser.close().await;
+    });
+    ar.quit();
+    let archive = std::fs::read_to_string(out.path().join("flows.jsonl")).unwrap();
+    let replayed: Vec<serde_json::Value> = archive
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["_ar"]["client"] == "replay")
+        .collect();
+    assert_eq!(replayed.len(), 1, "{archive}");
+    assert!(
+        replayed[0]["request"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/api/products/102")
+    );
+    assert_eq!(replayed[0]["response"]["status"], 200);
+    assert!(!archive.contains("x-ar-replay"), "the mark is not archived");
 }

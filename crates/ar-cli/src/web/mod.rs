@@ -17,6 +17,10 @@ use crate::pipeline::Ingest;
 use crate::pipeline::enrich::{PipelineFn, Runner};
 use crate::session::Templater;
 
+mod replay;
+
+pub(crate) use replay::{Replayer, mark_replay};
+
 /// `--ui-port` and `--no-ui`.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub(crate) struct UiArgs {
@@ -97,6 +101,7 @@ impl Backend for DirBackend {
 pub(crate) struct PipelineBackend {
     runner: Runner,
     templater: Templater,
+    replayer: Replayer,
     dir: PathBuf,
     /// Always on, whatever the pipeline's own setting: secrets never reach the page unrevealed.
     redactor: Arc<Redactor>,
@@ -104,10 +109,16 @@ pub(crate) struct PipelineBackend {
 
 impl PipelineBackend {
     /// A backend asking the pipeline behind `runner`, with its archive in `dir`.
-    pub(crate) fn new(runner: Runner, templater: Templater, dir: PathBuf) -> Arc<Self> {
+    pub(crate) fn new(
+        runner: Runner,
+        templater: Templater,
+        replayer: Replayer,
+        dir: PathBuf,
+    ) -> Arc<Self> {
         Arc::new(Self {
             runner,
             templater,
+            replayer,
             dir,
             redactor: Arc::new(Redactor::new()),
         })
@@ -174,6 +185,13 @@ impl Backend for PipelineBackend {
             Ok(Err(error)) => Err(format!("{error:#}")),
             Err(_) => Err("the capture stopped".to_owned()),
         }
+    }
+
+    async fn replay(&self, request: ar_store::Request) -> Result<String, String> {
+        self.replayer
+            .send(request)
+            .await
+            .map_err(|error| format!("{error:#}"))
     }
 
     async fn documents(&self) -> Option<Documents> {
