@@ -501,23 +501,9 @@ impl Task {
             return Ok(format!("{host} was already {verb} scope: nothing changed"));
         }
         let before = self.books.counters(&self.pipeline);
-        let scope = scope_config(&self.target, &hosts);
-        let dir = self.dir.clone();
-        let mut warnings = Vec::new();
-        self.pipeline.rescope(scope, |fresh| {
-            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
-            Ok(())
-        })?;
-        for warning in warnings {
-            let _ = self
-                .events
-                .send(Event::Message(format!("  warning  {warning}")));
-        }
+        self.redocument(scope_config(&self.target, &hosts), None)?;
         self.scope.send_replace(hosts.clone());
         let after = self.books.counters(&self.pipeline);
-        self.publish_counters();
-        self.debounce.written(Instant::now());
-        self.write_documents()?;
         // `--resume` carries the new scope on.
         if let Ok(mut manifest) = Manifest::load(&self.dir) {
             manifest.scope = hosts.extra;
@@ -534,6 +520,34 @@ impl Task {
         ))
     }
 
+    /// Documents the whole archive again under `scope` (and `overrides`,
+    /// when the user templates change), tells the user of damaged archive
+    /// lines, publishes the counters and rewrites the documents.
+    fn redocument(
+        &mut self,
+        scope: ScopeConfig,
+        overrides: Option<ar_store::template::Overrides>,
+    ) -> anyhow::Result<()> {
+        let dir = self.dir.clone();
+        let mut warnings = Vec::new();
+        let replay = |fresh: &mut Pipeline| {
+            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
+            Ok(())
+        };
+        match overrides {
+            Some(overrides) => self.pipeline.retemplate(scope, overrides, replay)?,
+            None => self.pipeline.rescope(scope, replay)?,
+        }
+        for warning in warnings {
+            let _ = self
+                .events
+                .send(Event::Message(format!("  warning  {warning}")));
+        }
+        self.publish_counters();
+        self.debounce.written(Instant::now());
+        self.write_documents()
+    }
+
     /// Puts `patterns` before the session's user templates (the latest
     /// correction wins), documents the whole archive again with them,
     /// rewrites the documents and keeps them in `session.json`, so
@@ -548,22 +562,9 @@ impl Task {
         let overrides = ar_store::template::Overrides::parse(templates.iter().map(String::as_str))?;
         let before = self.books.counters(&self.pipeline);
         let scope = scope_config(&self.target, &self.scope.borrow());
-        let dir = self.dir.clone();
-        let mut warnings = Vec::new();
-        self.pipeline.retemplate(scope, overrides, |fresh| {
-            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
-            Ok(())
-        })?;
-        for warning in warnings {
-            let _ = self
-                .events
-                .send(Event::Message(format!("  warning  {warning}")));
-        }
+        self.redocument(scope, Some(overrides))?;
         self.templates.send_replace(templates.clone());
-        self.publish_counters();
         let after = self.books.counters(&self.pipeline);
-        self.debounce.written(Instant::now());
-        self.write_documents()?;
         if let Ok(mut manifest) = Manifest::load(&self.dir) {
             manifest.settings.templates = templates;
             manifest.save(&self.dir, after, time::OffsetDateTime::now_utc())?;

@@ -132,6 +132,19 @@ async fn viewer() -> ChromeBrowser {
         .expect("chromium + chromedriver start (apt-get install chromium chromium-driver)")
 }
 
+/// The page's outline once it shows `text`.
+async fn shows(browser: &ChromeBrowser, text: &str) -> String {
+    until(browser, text, |s| s.outline().contains(text))
+        .await
+        .outline()
+}
+
+/// Opens the tab `name` and returns the outline once it shows `text`.
+async fn show_tab(browser: &ChromeBrowser, name: &str, text: &str) -> String {
+    click_named(browser, name, |n| n == name).await;
+    shows(browser, text).await
+}
+
 /// Waits for an element whose name passes `wanted`, clicks it (again, when
 /// the rows still arriving redrew it first) and returns its name.
 async fn click_named(browser: &ChromeBrowser, what: &str, wanted: impl Fn(&str) -> bool) -> String {
@@ -195,47 +208,22 @@ fn flows_appear_live_and_a_flow_opens_with_its_body() {
             .unwrap();
 
         // The endpoint it joined, with the templating evidence.
-        let tab = |s: &Snapshot, name: &str| {
-            s.elements
-                .iter()
-                .find(|e| e.role == "tab" && e.name == name)
-                .unwrap()
-                .reference
-        };
-        let snapshot = browser.snapshot().await.unwrap();
-        browser.click(tab(&snapshot, "Endpoints")).await.unwrap();
-        let template = "/api/products/{productId}";
-        let listed = until(&browser, "the endpoint", |s| {
-            s.elements.iter().any(|e| e.name == template)
+        show_tab(&browser, "Endpoints", "endpoints").await;
+        click_named(&browser, "the endpoint", |n| {
+            n == "/api/products/{productId}"
         })
         .await;
-        let endpoint = listed.elements.iter().find(|e| e.name == template).unwrap();
-        browser.click(endpoint.reference).await.unwrap();
-        let explained = until(&browser, "the evidence", |s| {
-            s.outline().contains("Why this template")
-        })
-        .await;
-        let text = explained.outline();
+        let text = shows(&browser, "Why this template").await;
         assert!(text.contains("productId"), "{text}");
         assert!(text.contains("$.category string"), "{text}");
 
         // The spec, rendered, with its downloads.
-        browser.click(tab(&explained, "Spec")).await.unwrap();
-        let spec = until(&browser, "the spec", |s| {
-            s.outline().contains("/api/products/{productId}")
-        })
-        .await;
-        let text = spec.outline();
+        let text = show_tab(&browser, "Spec", "/api/products/{productId}").await;
         assert!(text.contains("Download openapi.yaml"), "{text}");
         assert!(text.contains("since this page was opened"), "{text}");
 
         // The session: who drives and the counters.
-        browser.click(tab(&spec, "Session")).await.unwrap();
-        let session = until(&browser, "the session", |s| {
-            s.outline().contains("endpoints")
-        })
-        .await;
-        let text = session.outline();
+        let text = show_tab(&browser, "Session", "endpoints").await;
         assert!(
             text.contains("human") && text.contains("in scope"),
             "{text}"
@@ -312,31 +300,16 @@ fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
         ar.send(&format!("/open {product}"));
         ar.wait_for("/api/products/{productId}");
         browser.navigate(&ar.ui).await.expect("the page loads");
-        let snapshot = until(&browser, "the tabs", |s| {
-            s.elements.iter().any(|e| e.name == "Endpoints")
+        show_tab(&browser, "Endpoints", "endpoints").await;
+        click_named(&browser, "the endpoint", |n| {
+            n == "/api/products/{productId}"
         })
         .await;
-        let tab = snapshot
-            .elements
-            .iter()
-            .find(|e| e.name == "Endpoints")
-            .unwrap();
-        browser.click(tab.reference).await.unwrap();
-        let template = "/api/products/{productId}";
-        let listed = until(&browser, "the endpoint", |s| {
-            s.elements.iter().any(|e| e.name == template)
-        })
-        .await;
-        let endpoint = listed.elements.iter().find(|e| e.name == template).unwrap();
-        browser.click(endpoint.reference).await.unwrap();
         // `101` is no id but a name here: the user makes it a literal.
-        let button = r#"Make "{productId}" a literal"#;
-        let pane = until(&browser, "the corrections", |s| {
-            s.elements.iter().any(|e| e.name == button)
+        click_named(&browser, "make it a literal", |n| {
+            n == r#"Make "{productId}" a literal"#
         })
         .await;
-        let make_literal = pane.elements.iter().find(|e| e.name == button).unwrap();
-        browser.click(make_literal.reference).await.unwrap();
         let done = until(&browser, "the correction's answer", |s| {
             s.outline().contains("re-documented")
         })
@@ -440,4 +413,139 @@ fn an_edited_request_replayed_through_the_proxy_is_a_replay_flow() {
     );
     assert_eq!(replayed[0]["response"]["status"], 200);
     assert!(!archive.contains("x-ar-replay"), "the mark is not archived");
+}
+
+/// Flows in the archive the benchmark opens.
+const BENCH_FLOWS: u64 = 100_000;
+
+/// Appends `count` synthetic flows (20 endpoints on the shop's host, small
+/// JSON answers, ids after `first`) to `dir/flows.jsonl`.
+fn append_synthetic_flows(dir: &std::path::Path, host: &str, first: u64, count: u64) {
+    use ar_store::archive::{ArchiveWriter, MemoryBodyStore};
+    use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("flows.jsonl"))
+        .unwrap();
+    let mut writer = ArchiveWriter::new(std::io::BufWriter::new(file));
+    let mut bodies = MemoryBodyStore::default();
+    for i in 0..count {
+        let id = first + i;
+        let url = format!("https://{host}/api/things{}/{}", i % 20, i);
+        let mut response = Response::new(if i % 50 == 0 { 404 } else { 200 }, HttpVersion::Http2);
+        response.body = Body::from_decoded(
+            Some("application/json".into()),
+            format!(r#"{{"id":{i},"name":"thing {i}","tags":["a","b"]}}"#).into_bytes(),
+        );
+        let mut flow = Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(1_700_000_000_000_000 + i as i64 * 1000),
+            Client::Explorer,
+            Request::new("GET", url, HttpVersion::Http2),
+        )
+        .with_response(response);
+        flow.ended = Some(Timestamp::from_unix_micros(
+            1_700_000_000_000_000 + i as i64 * 1000 + 12_000,
+        ));
+        writer.append(&flow, &mut bodies).unwrap();
+    }
+}
+
+/// BENCHMARKS.md "Live web view": an archive of 100,000 flows resumed,
+/// then the page opened in Chromium: time to the first rows drawn and to
+/// a filtered list, as the page itself says them (its status line), and
+/// the server's answer to one filtered page of rows.
+/// `cargo test --release -p ar-cli --test it web::bench -- --ignored --nocapture`
+#[test]
+#[ignore = "a benchmark: a minute on two cores"]
+fn bench_first_rows_and_filter_at_100k_flows() {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    // A real session first (session.json, the shop's own flows), then 100k more.
+    let ar = Running::start(&shop, out.path());
+    ar.quit();
+    let host = format!("shop.test:{}", shop.port());
+    append_synthetic_flows(out.path(), &host, 1_000, BENCH_FLOWS);
+
+    let started = Instant::now();
+    let mut command = shop.ar(&[]);
+    command
+        .arg("--resume")
+        .arg(out.path())
+        .stdin(Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let lines = lines_of(&mut child);
+    let mut seen = String::new();
+    wait_for(&lines, "  ui       http://127.0.0.1:", &mut seen);
+    let resumed = started.elapsed();
+    let ui = seen
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ui"))
+        .map(|u| u.trim().to_owned())
+        .unwrap();
+    wait_for(&lines, "  opened", &mut seen);
+    let mut ar = Running {
+        child,
+        stdin,
+        lines,
+        seen,
+        ui,
+    };
+
+    let authority = ar.authority();
+    let token = ar.token();
+    let api = Instant::now();
+    let answer = raw_get(
+        &authority,
+        &authority,
+        &format!("/api/flows?token={token}&q=things7&status=404&offset=0&limit=100"),
+    );
+    let api = api.elapsed();
+    assert!(answer.contains(r#""total":"#), "{answer}");
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (first, filtered) = runtime.block_on(async {
+        let browser = viewer().await;
+        browser.navigate(&ar.ui).await.unwrap();
+        let painted = until(&browser, "the first rows", |s| {
+            s.outline().contains("first rows in")
+        })
+        .await;
+        let first = between(&painted.outline(), "first rows in ", " ms");
+        assert!(painted.outline().contains("100,"), "{}", painted.outline());
+        let filter = painted
+            .elements
+            .iter()
+            .find(|e| e.name == "Filter text")
+            .unwrap();
+        browser
+            .type_text(filter.reference, "things7/", false)
+            .await
+            .unwrap();
+        let done = until(&browser, "the filtered rows", |s| {
+            s.outline().contains("filtered in")
+        })
+        .await;
+        let filtered = between(&done.outline(), "filtered in ", " ms");
+        browser
+            .screenshot(&screenshot_path("web-100k-filtered"))
+            .await
+            .unwrap();
+        browser.close().await;
+        (first, filtered)
+    });
+    println!(
+        "resume of {BENCH_FLOWS} flows to the page's URL: {:.1} s; /api/flows filtered page: {} ms; \
+         first rows drawn: {first} ms after navigation; filtered list drawn: {filtered} ms after the last key",
+        resumed.as_secs_f64(),
+        api.as_millis()
+    );
+    ar.quit();
+}
+
+/// The number between `before` and `after` in `text`.
+fn between(text: &str, before: &str, after: &str) -> u64 {
+    let rest = text.split(before).nth(1).unwrap();
+    rest.split(after).next().unwrap().trim().parse().unwrap()
 }
