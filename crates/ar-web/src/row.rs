@@ -84,11 +84,15 @@ pub struct FlowRow {
     pub endpoint: Option<String>,
     /// The error, when the exchange failed.
     pub error: Option<String>,
+    /// Method, URL and endpoint in ASCII lowercase: what text filters search.
+    #[serde(skip)]
+    search: String,
 }
 
 impl FlowRow {
     /// The row for `flow`, its URL redacted by `redactor`.
     pub fn new(flow: &Flow, placement: &Placement, driver: Driver, redactor: &Redactor) -> Self {
+        let url = redactor.url(&flow.request.url);
         let host = url::Url::parse(&flow.request.url)
             .ok()
             .and_then(|u| u.host_str().map(str::to_owned))
@@ -102,7 +106,7 @@ impl FlowRow {
             id: flow.id.0,
             started_ms: flow.started.unix_micros() / 1000,
             method: flow.request.method.clone(),
-            url: redactor.url(&flow.request.url),
+            url: url.clone(),
             host,
             status: flow.status(),
             size: flow.response.as_ref().map_or(0, |r| r.body.size),
@@ -110,8 +114,14 @@ impl FlowRow {
             driver,
             in_scope,
             why: snake(&why),
-            endpoint: placement.endpoint.clone(),
             error: flow.error.as_ref().map(|e| e.message.clone()),
+            search: format!(
+                "{} {url} {}",
+                flow.request.method,
+                placement.endpoint.as_deref().unwrap_or_default()
+            )
+            .to_ascii_lowercase(),
+            endpoint: placement.endpoint.clone(),
         }
     }
 }
@@ -166,7 +176,10 @@ impl Filter {
             }
             match name.as_ref() {
                 "q" => {
-                    filter.words = value.split_whitespace().map(str::to_lowercase).collect();
+                    filter.words = value
+                        .split_whitespace()
+                        .map(str::to_ascii_lowercase)
+                        .collect();
                 }
                 "host" => filter.host = Some(value.to_ascii_lowercase()),
                 "method" => filter.method = Some(value.to_ascii_uppercase()),
@@ -204,14 +217,11 @@ impl Filter {
                 return false;
             }
         }
-        self.words.iter().all(|word| {
-            contains_ignore_case(&row.url, word)
-                || contains_ignore_case(&row.method, word)
-                || row
-                    .endpoint
-                    .as_deref()
-                    .is_some_and(|e| contains_ignore_case(e, word))
-        })
+        // SIMD substring search over one lowercase string per row: a text
+        // filter over 100,000 rows is a few milliseconds.
+        self.words
+            .iter()
+            .all(|word| memchr::memmem::find(row.search.as_bytes(), word.as_bytes()).is_some())
     }
 }
 
@@ -226,17 +236,6 @@ impl StatusMatch {
         }
         text.parse().ok().map(Self::Exact)
     }
-}
-
-/// `needle` is lowercase already; ASCII folding is enough for URLs.
-fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
-    if needle.len() > haystack.len() {
-        return false;
-    }
-    haystack
-        .as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
 #[cfg(test)]
