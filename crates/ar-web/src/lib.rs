@@ -1,8 +1,9 @@
 //! The live web view of an `ar` capture: a page on 127.0.0.1 that shows
 //! every flow as it is captured (pushed with Server-Sent Events, filtered on
 //! the server), one flow's headers and bodies with secrets redacted and a
-//! per-value reveal, the endpoints with their templating evidence, the spec
-//! as it grows, and the session's counters.
+//! per-value reveal, the endpoints with their templating evidence and
+//! corrections of their templates, the spec as it grows, the session's
+//! counters, and replay of an edited request.
 //!
 //! The owner of the capture (the `ar <url>` session, `ar proxy`) pushes what
 //! happens into a [`Live`] and answers what the page reads on demand through
@@ -26,7 +27,7 @@
 //!
 //! let request = Request::new("GET", "https://shop.test/api/cart", HttpVersion::Http11);
 //! let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request);
-//! live.record(&flow, &Placement::default(), None);
+//! live.record(&flow, &Placement::default());
 //! assert_eq!(live.len(), 1);
 //! # });
 //! ```

@@ -16,7 +16,7 @@ use ar_store::Flow;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::row::{Driver, Filter, FlowRow, Placement};
+use crate::row::{Filter, FlowRow, Placement};
 
 /// Bytes of recent flows (bodies included) kept for the detail view; older
 /// flows are read back through [`crate::Backend::archived_flow`].
@@ -117,11 +117,14 @@ impl Live {
         &self.redactor
     }
 
-    /// Adds a flow the pipeline just placed; `driver` overrides the flow's
-    /// own client (replays are stamped as such by whoever sent them).
-    pub fn record(&self, flow: &Flow, placement: &Placement, driver: Option<Driver>) {
-        let driver = driver.unwrap_or_else(|| flow.client.into());
-        let row = Arc::new(FlowRow::new(flow, placement, driver, &self.redactor));
+    /// Adds a flow the pipeline just placed.
+    pub fn record(&self, flow: &Flow, placement: &Placement) {
+        let row = Arc::new(FlowRow::new(
+            flow,
+            placement,
+            flow.client.into(),
+            &self.redactor,
+        ));
         let size = flow_bytes(flow);
         let mut state = self.lock();
         state.rows.push(Arc::clone(&row));
@@ -265,11 +268,11 @@ mod tests {
     #[test]
     fn a_subscriber_starts_from_the_rows_before_it_and_hears_each_one_after() {
         let live = Live::default();
-        live.record(&flow(1, "/api/a"), &Placement::default(), None);
+        live.record(&flow(1, "/api/a"), &Placement::default());
         let filter = Filter::from_query("q=api");
         let (before, mut changes) = live.subscribe(&filter);
         assert_eq!(before, 1);
-        live.record(&flow(2, "/api/b"), &Placement::default(), None);
+        live.record(&flow(2, "/api/b"), &Placement::default());
         let Ok(Change::Flow(row)) = changes.try_recv() else {
             panic!("no flow event")
         };

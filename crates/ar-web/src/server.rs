@@ -95,7 +95,6 @@ pub(crate) struct Shared {
 #[derive(Debug)]
 pub struct WebUi {
     url: String,
-    addr: SocketAddr,
     stop: watch::Sender<bool>,
 }
 
@@ -126,17 +125,12 @@ impl WebUi {
         });
         let (stop, stopped) = watch::channel(false);
         tokio::spawn(accept(listener, shared, stopped));
-        Ok(Self { url, addr, stop })
+        Ok(Self { url, stop })
     }
 
     /// The page's URL, token included: what `ar` prints and `/ui` repeats.
     pub fn url(&self) -> &str {
         &self.url
-    }
-
-    /// The address bound.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.addr
     }
 }
 

@@ -44,7 +44,7 @@ pub(crate) fn record(live: &Live, flow: &Flow, ingest: Ingest) {
     let placement = ingest.scope.map_or_else(Placement::default, |scope| {
         Placement::new(scope, ingest.endpoint)
     });
-    live.record(flow, &placement, None);
+    live.record(flow, &placement);
 }
 
 /// Flow `id` read back from the archive in `dir`: a scan, since only flows

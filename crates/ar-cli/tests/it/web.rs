@@ -492,7 +492,7 @@ fn bench_first_rows_and_filter_at_100k_flows() {
         .map(|u| u.trim().to_owned())
         .unwrap();
     wait_for(&lines, "  opened", &mut seen);
-    let mut ar = Running {
+    let ar = Running {
         child,
         stdin,
         lines,
