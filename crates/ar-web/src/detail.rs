@@ -270,21 +270,12 @@ fn hex_dump(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use crate::row::{Driver, Placement};
-    use ar_store::{Client, FlowId, HttpVersion, Request, Response, Timestamp};
+    use ar_store::{Client, FlowId, HttpVersion, Response, Timestamp};
 
     fn flow() -> Flow {
-        let mut request = Request::new(
-            "POST",
-            "https://shop.test/api/login?api_key=sk_live_abcdefgh1234",
-            HttpVersion::Http11,
-        );
-        request
-            .headers
-            .push("Authorization", "Bearer abcdefgh.ijkl");
-        request.headers.push("Accept", "application/json");
-        request.body = Body::from_decoded(
-            Some("application/json".into()),
-            br#"{"user":"ada","password":"hunter2"}"#.to_vec(),
+        let request = crate::testing::request_with_secrets(
+            "/api/login",
+            r#"{"user":"ada","password":"hunter2"}"#,
         );
         let mut response = Response::new(200, HttpVersion::Http11);
         response.body =

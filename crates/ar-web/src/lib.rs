@@ -45,6 +45,8 @@ mod routes;
 mod row;
 mod server;
 mod sse;
+#[cfg(test)]
+mod testing;
 
 pub use backend::{Backend, Documents, EndpointView};
 pub use live::{Live, SessionView};

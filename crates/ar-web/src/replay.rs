@@ -82,22 +82,13 @@ pub(crate) fn shown_body(body: &Body, redactor: &Redactor) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ar_store::{Client, FlowId, HttpVersion, Timestamp};
+    use ar_store::{Client, FlowId, Timestamp};
 
     #[test]
     fn values_left_redacted_go_out_as_captured_and_edits_as_typed() {
-        let mut request = Request::new(
-            "POST",
-            "https://shop.test/api/cart?api_key=sk_live_abcdefgh1234",
-            HttpVersion::Http11,
-        );
-        request
-            .headers
-            .push("Authorization", "Bearer abcdefgh.ijkl");
-        request.headers.push("Accept", "application/json");
-        request.body = Body::from_decoded(
-            Some("application/json".into()),
-            br#"{"sku":"A","password":"hunter2"}"#.to_vec(),
+        let request = crate::testing::request_with_secrets(
+            "/api/cart",
+            r#"{"sku":"A","password":"hunter2"}"#,
         );
         let flow = Flow::new(
             FlowId(1),

@@ -120,6 +120,14 @@ async fn until(browser: &ChromeBrowser, what: &str, found: impl Fn(&Snapshot) ->
     }
 }
 
+/// The fixture shop and a running session on it, writing to a fresh directory.
+fn session() -> (Shop, tempfile::TempDir, Running) {
+    let shop = Shop::start();
+    let out = tempfile::tempdir().unwrap();
+    let ar = Running::start(&shop, out.path());
+    (shop, out, ar)
+}
+
 /// A plain headless Chromium (no proxy) to look at the page with.
 async fn viewer() -> ChromeBrowser {
     let config = BrowserConfig {
@@ -168,9 +176,7 @@ fn screenshot_path(name: &str) -> PathBuf {
 
 #[test]
 fn flows_appear_live_and_a_flow_opens_with_its_body() {
-    let shop = Shop::start();
-    let out = tempfile::tempdir().unwrap();
-    let mut ar = Running::start(&shop, out.path());
+    let (shop, _out, mut ar) = session();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let product = shop.url("/products/101");
     runtime.block_on(async {
@@ -235,9 +241,7 @@ fn flows_appear_live_and_a_flow_opens_with_its_body() {
 
 #[test]
 fn requests_without_the_token_or_from_a_foreign_host_get_403_and_are_logged() {
-    let shop = Shop::start();
-    let out = tempfile::tempdir().unwrap();
-    let mut ar = Running::start(&shop, out.path());
+    let (_shop, _out, mut ar) = session();
     let authority = ar.authority();
     let token = ar.token();
 
@@ -289,9 +293,7 @@ fn requests_without_the_token_or_from_a_foreign_host_get_403_and_are_logged() {
 
 #[test]
 fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
-    let shop = Shop::start();
-    let out = tempfile::tempdir().unwrap();
-    let mut ar = Running::start(&shop, out.path());
+    let (shop, out, mut ar) = session();
     let product = shop.url("/products/101");
     let spec_file = out.path().join("openapi.yaml");
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -350,9 +352,7 @@ fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
 
 #[test]
 fn an_edited_request_replayed_through_the_proxy_is_a_replay_flow() {
-    let shop = Shop::start();
-    let out = tempfile::tempdir().unwrap();
-    let mut ar = Running::start(&shop, out.path());
+    let (shop, out, mut ar) = session();
     ar.send(&format!("/open {}", shop.url("/products/101")));
     ar.wait_for("/api/products/{productId}");
     let runtime = tokio::runtime::Runtime::new().unwrap();
