@@ -211,6 +211,7 @@ impl Shared {
             0 => Client::Agent,
             1 => Client::Explorer,
             2 => Client::Human,
+            4 => Client::Replay,
             _ => Client::Unknown,
         }
     }
@@ -222,6 +223,7 @@ pub(crate) fn client_code(client: Client) -> u8 {
         Client::Explorer => 1,
         Client::Human => 2,
         Client::Unknown => 3,
+        Client::Replay => 4,
     }
 }
 

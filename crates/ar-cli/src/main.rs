@@ -15,6 +15,7 @@ mod cmd;
 mod files;
 mod pipeline;
 mod session;
+mod web;
 
 use std::process::ExitCode;
 

@@ -47,6 +47,8 @@ pub enum Client {
     Explorer,
     /// A person (after `/take`, or any client of `ar proxy`).
     Human,
+    /// A captured request edited and sent again from the live web view.
+    Replay,
     /// Unknown, e.g. traffic imported from a HAR file.
     #[default]
     Unknown,

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use ar_store::Flow;
 
 use super::write::Debounce;
-use super::{NewEndpoint, Pipeline};
+use super::{Ingest, NewEndpoint, Pipeline, Summary};
 
 /// The default: at most one rewrite per second during capture.
 pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
@@ -40,7 +40,7 @@ impl LiveDocs {
         &mut self,
         flow: &Flow,
         mut on_new: impl FnMut(&NewEndpoint),
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Ingest> {
         let ingest = self.pipeline.ingest(flow)?;
         if ingest.in_scope {
             self.debounce.mark_dirty();
@@ -48,21 +48,28 @@ impl LiveDocs {
         for new in &ingest.new_endpoints {
             on_new(new);
         }
-        Ok(())
+        Ok(ingest)
+    }
+
+    /// Counts so far.
+    pub(crate) fn summary(&self) -> Summary {
+        self.pipeline.summary()
     }
 
     /// Rewrites the documents if they changed and the interval has passed.
     /// A failed write is retried an interval later, not at once: capture
     /// goes on while a disk is full, and the caller reports the error.
-    pub(crate) fn write_if_due(&mut self) -> anyhow::Result<()> {
+    /// True when the documents were rewritten.
+    pub(crate) fn write_if_due(&mut self) -> anyhow::Result<bool> {
         let now = Instant::now();
         if !self.debounce.due(now) {
-            return Ok(());
+            return Ok(false);
         }
         self.debounce.written(now);
         self.pipeline
             .documents()
-            .and_then(|docs| docs.write_to(&self.out_dir))
+            .and_then(|docs| docs.write_to(&self.out_dir))?;
+        Ok(true)
     }
 
     /// Writes the documents one last time and returns the pipeline (for a summary).

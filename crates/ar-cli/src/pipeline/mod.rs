@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use ar_openapi::{Annotation, Documenter, Enrichment, Options, Redactor};
 use ar_store::Flow;
-use ar_store::scope::{Scope, ScopeConfig};
+use ar_store::scope::{Scope, ScopeConfig, ScopeDecision};
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::template::{Overrides, Pattern};
 
@@ -159,6 +159,10 @@ impl fmt::Display for NewEndpoint {
 pub(crate) struct Ingest {
     /// Whether the flow was in scope.
     pub(crate) in_scope: bool,
+    /// The scope verdict and its reason (the live web view shows it).
+    pub(crate) scope: Option<ScopeDecision>,
+    /// The stable key of the endpoint the flow joined, when in scope.
+    pub(crate) endpoint: Option<String>,
     /// Endpoints that appeared: the one the flow created, if it was the first
     /// of its kind, and any the store split off because of it.
     pub(crate) new_endpoints: Vec<NewEndpoint>,
@@ -251,6 +255,11 @@ impl Pipeline {
             });
         Ok(Ingest {
             in_scope: ingested.scope.is_in(),
+            scope: Some(ingested.scope),
+            endpoint: ingested
+                .endpoint
+                .as_ref()
+                .map(|hit| hit.key.as_str().to_string()),
             new_endpoints: split_off.chain(first).collect(),
         })
     }
@@ -279,6 +288,24 @@ impl Pipeline {
         fresh.generation = self.generation + 1;
         *self = fresh;
         Ok(())
+    }
+
+    /// Replaces the user templates (`overrides`) of a running pipeline the
+    /// way [`Pipeline::rescope`] replaces the scope: a fresh store under
+    /// `scope` (the current one, for a template change alone) fed by
+    /// `replay`. On error the pipeline is left as it was.
+    pub(crate) fn retemplate(
+        &mut self,
+        scope: ScopeConfig,
+        overrides: Overrides,
+        replay: impl FnOnce(&mut Pipeline) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let old = std::mem::replace(&mut self.store_config.template_overrides, overrides);
+        let result = self.rescope(scope, replay);
+        if result.is_err() {
+            self.store_config.template_overrides = old;
+        }
+        result
     }
 
     /// How many times the pipeline was rescoped (see [`Pipeline::rescope`]).

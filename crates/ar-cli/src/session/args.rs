@@ -79,6 +79,9 @@ pub(crate) struct SessionArgs {
     /// The capture proxy's port on 127.0.0.1 [default: any free port].
     #[arg(long, value_name = "N")]
     pub(crate) proxy_port: Option<u16>,
+    /// The live web view.
+    #[command(flatten)]
+    pub(crate) ui: crate::web::UiArgs,
     /// Use this WebDriver server instead of starting chromedriver.
     #[arg(long, value_name = "URL")]
     pub(crate) webdriver: Option<String>,

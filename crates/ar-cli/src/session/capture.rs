@@ -16,6 +16,7 @@ use anyhow::{Context as _, bail};
 use ar_store::Flow;
 use ar_store::scope::ScopeConfig;
 use ar_store::store::Query;
+use ar_web::Live;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::config::SessionConfig;
@@ -41,6 +42,8 @@ enum Request {
     Pipeline(PipelineFn),
     /// Add (`true`) or remove a host from the scope, re-documenting the archive.
     Scope(String, bool, oneshot::Sender<anyhow::Result<String>>),
+    /// Put these user templates before the others, re-documenting the archive.
+    Templates(Vec<String>, oneshot::Sender<anyhow::Result<String>>),
     Finish,
 }
 
@@ -74,12 +77,19 @@ pub(crate) type Scoper = std::sync::Arc<
     dyn Fn(String, bool) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
 >;
 
+/// Asks the capture task to apply user templates (corrections from the
+/// web view); `None` when the task is gone, else the confirmation to come.
+pub(crate) type Templater = std::sync::Arc<
+    dyn Fn(Vec<String>) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
+>;
+
 /// The session's handle on the capture task.
 pub(crate) struct Capture {
     requests: mpsc::UnboundedSender<Request>,
     counters: watch::Receiver<Counters>,
     written: watch::Receiver<u64>,
     scope: watch::Receiver<ScopeHosts>,
+    templates: watch::Receiver<Vec<String>>,
     next_flow_id: u64,
     task: tokio::task::JoinHandle<anyhow::Result<Written>>,
 }
@@ -87,10 +97,13 @@ pub(crate) struct Capture {
 impl Capture {
     /// Opens the pipeline in the output directory (re-ingesting the archive
     /// when resuming) and starts the task.
+    /// Each flow (the archive's too) and each rewrite of the documents is
+    /// also told to `live`, the web view's feed, when there is one.
     pub(crate) fn start(
         config: &SessionConfig,
         flows: mpsc::Receiver<Flow>,
         events: mpsc::UnboundedSender<Event>,
+        live: Option<Live>,
         out: &mut (dyn Write + Send),
     ) -> anyhow::Result<Self> {
         let dir = config.out_dir.clone();
@@ -123,13 +136,20 @@ impl Capture {
             .with_templates(&config.templates)?,
         )?;
         let mut books = Books::default();
-        for warning in
-            archive_dir::read_flows(&dir, |flow| books.ingest(&mut pipeline, &flow).map(drop))?
-        {
+        for warning in archive_dir::read_flows(&dir, |flow| {
+            let report = books.ingest(&mut pipeline, &flow)?;
+            if let Some(live) = &live {
+                crate::web::record(live, &flow, report);
+            }
+            Ok(())
+        })? {
             writeln!(out, "  warning  {warning}")?;
         }
         let pipeline = pipeline.with_archive(Box::new(ArchiveDir::open(&dir)?));
         let counters = books.counters(&pipeline);
+        if let Some(live) = &live {
+            live.set_counters(counters.named());
+        }
         if config.resume {
             writeln!(
                 out,
@@ -144,6 +164,7 @@ impl Capture {
         let (counters_tx, counters_rx) = watch::channel(counters);
         let (scope_tx, scope_rx) = watch::channel(hosts);
         let (written_tx, written_rx) = watch::channel(0);
+        let (templates_tx, templates_rx) = watch::channel(config.templates.clone());
         let target = config.target.to_string();
         let task = tokio::task::spawn_blocking(move || {
             let runtime = tokio::runtime::Handle::current();
@@ -153,9 +174,11 @@ impl Capture {
                 dir,
                 target,
                 scope: scope_tx,
+                templates: templates_tx,
                 counters: counters_tx,
                 written: written_tx,
                 events,
+                live,
                 debounce: Debounce::new(WRITE_EVERY),
             };
             runtime.block_on(task.serve(flows, requests_rx))
@@ -165,6 +188,7 @@ impl Capture {
             counters: counters_rx,
             written: written_rx,
             scope: scope_rx,
+            templates: templates_rx,
             next_flow_id,
             task,
         })
@@ -208,6 +232,23 @@ impl Capture {
                 .is_ok()
                 .then_some(rx)
         })
+    }
+
+    /// A way for the web view to apply corrections (user templates).
+    pub(crate) fn templater(&self) -> Templater {
+        let requests = self.requests.clone();
+        std::sync::Arc::new(move |patterns: Vec<String>| {
+            let (tx, rx) = oneshot::channel();
+            requests
+                .send(Request::Templates(patterns, tx))
+                .is_ok()
+                .then_some(rx)
+        })
+    }
+
+    /// The user templates now, corrections first (for `session.json`).
+    pub(crate) fn templates(&self) -> Vec<String> {
+        self.templates.borrow().clone()
     }
 
     /// Adds or removes `host`: the archive is documented again under the new
@@ -342,10 +383,14 @@ struct Task {
     /// The session's target, the base of every scope.
     target: String,
     scope: watch::Sender<ScopeHosts>,
+    /// The user templates, corrections first.
+    templates: watch::Sender<Vec<String>>,
     counters: watch::Sender<Counters>,
     /// Bumped after every write of the documents.
     written: watch::Sender<u64>,
     events: mpsc::UnboundedSender<Event>,
+    /// The web view's feed.
+    live: Option<Live>,
     debounce: Debounce,
 }
 
@@ -360,7 +405,10 @@ impl Task {
         loop {
             tokio::select! {
                 flow = flows.recv(), if flows_open => match flow {
-                    Some(flow) => self.ingest(&flow)?,
+                    Some(mut flow) => {
+                        crate::web::mark_replay(&mut flow);
+                        self.ingest(&flow)?;
+                    }
                     None => flows_open = false,
                 },
                 request = requests.recv() => match request {
@@ -381,13 +429,17 @@ impl Task {
                     Some(Request::Scope(host, add, reply)) => {
                         let _ = reply.send(self.change_scope(&host, add));
                     }
+                    Some(Request::Templates(patterns, reply)) => {
+                        let _ = reply.send(self.add_templates(patterns));
+                    }
                     Some(Request::Finish) | None => break,
                 },
                 _ = tick.tick() => self.write_if_due(),
             }
         }
         // The proxy is stopped: take what it queued before it went.
-        while let Ok(flow) = flows.try_recv() {
+        while let Ok(mut flow) = flows.try_recv() {
+            crate::web::mark_replay(&mut flow);
             self.ingest(&flow)?;
         }
         let files = self.save()?;
@@ -402,13 +454,24 @@ impl Task {
         if report.in_scope {
             self.debounce.mark_dirty();
         }
-        for new in report.new_endpoints {
+        for new in &report.new_endpoints {
             let _ = self.events.send(Event::Message(new.to_string()));
         }
-        self.counters
-            .send_replace(self.books.counters(&self.pipeline));
+        if let Some(live) = &self.live {
+            crate::web::record(live, flow, report);
+        }
+        self.publish_counters();
         self.write_if_due();
         Ok(())
+    }
+
+    /// Publishes the counters to the session and the web view.
+    fn publish_counters(&self) {
+        let counters = self.books.counters(&self.pipeline);
+        self.counters.send_replace(counters);
+        if let Some(live) = &self.live {
+            live.set_counters(counters.named());
+        }
     }
 
     /// Adds or removes `host`, then documents the whole archive again under
@@ -438,23 +501,9 @@ impl Task {
             return Ok(format!("{host} was already {verb} scope: nothing changed"));
         }
         let before = self.books.counters(&self.pipeline);
-        let scope = scope_config(&self.target, &hosts);
-        let dir = self.dir.clone();
-        let mut warnings = Vec::new();
-        self.pipeline.rescope(scope, |fresh| {
-            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
-            Ok(())
-        })?;
-        for warning in warnings {
-            let _ = self
-                .events
-                .send(Event::Message(format!("  warning  {warning}")));
-        }
+        self.redocument(scope_config(&self.target, &hosts), None)?;
         self.scope.send_replace(hosts.clone());
         let after = self.books.counters(&self.pipeline);
-        self.counters.send_replace(after);
-        self.debounce.written(Instant::now());
-        self.write_documents()?;
         // `--resume` carries the new scope on.
         if let Ok(mut manifest) = Manifest::load(&self.dir) {
             manifest.scope = hosts.extra;
@@ -466,6 +515,64 @@ impl Task {
             after.flows,
             after.in_scope_flows,
             before.in_scope_flows,
+            after.endpoints,
+            before.endpoints
+        ))
+    }
+
+    /// Documents the whole archive again under `scope` (and `overrides`,
+    /// when the user templates change), tells the user of damaged archive
+    /// lines, publishes the counters and rewrites the documents.
+    fn redocument(
+        &mut self,
+        scope: ScopeConfig,
+        overrides: Option<ar_store::template::Overrides>,
+    ) -> anyhow::Result<()> {
+        let dir = self.dir.clone();
+        let mut warnings = Vec::new();
+        let replay = |fresh: &mut Pipeline| {
+            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
+            Ok(())
+        };
+        match overrides {
+            Some(overrides) => self.pipeline.retemplate(scope, overrides, replay)?,
+            None => self.pipeline.rescope(scope, replay)?,
+        }
+        for warning in warnings {
+            let _ = self
+                .events
+                .send(Event::Message(format!("  warning  {warning}")));
+        }
+        self.publish_counters();
+        self.debounce.written(Instant::now());
+        self.write_documents()
+    }
+
+    /// Puts `patterns` before the session's user templates (the latest
+    /// correction wins), documents the whole archive again with them,
+    /// rewrites the documents and keeps them in `session.json`, so
+    /// `--resume` and `ar import` of the directory apply them too.
+    fn add_templates(&mut self, patterns: Vec<String>) -> anyhow::Result<String> {
+        let mut templates = patterns.clone();
+        for old in self.templates.borrow().iter() {
+            if !templates.contains(old) {
+                templates.push(old.clone());
+            }
+        }
+        let overrides = ar_store::template::Overrides::parse(templates.iter().map(String::as_str))?;
+        let before = self.books.counters(&self.pipeline);
+        let scope = scope_config(&self.target, &self.scope.borrow());
+        self.redocument(scope, Some(overrides))?;
+        self.templates.send_replace(templates.clone());
+        let after = self.books.counters(&self.pipeline);
+        if let Ok(mut manifest) = Manifest::load(&self.dir) {
+            manifest.settings.templates = templates;
+            manifest.save(&self.dir, after, time::OffsetDateTime::now_utc())?;
+        }
+        Ok(format!(
+            "templated with {}: re-documented {} flows, {} endpoints (was {})",
+            patterns.join(", "),
+            after.flows,
             after.endpoints,
             before.endpoints
         ))
@@ -487,6 +594,9 @@ impl Task {
     fn write_documents(&mut self) -> anyhow::Result<()> {
         self.pipeline.documents()?.write_to(&self.dir)?;
         self.written.send_modify(|n| *n += 1);
+        if let Some(live) = &self.live {
+            live.spec_written();
+        }
         Ok(())
     }
 
@@ -585,7 +695,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, _events_rx) = mpsc::unbounded_channel();
         let capture =
-            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+            Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         let json = "application/json";
         flows
             .send(flow(1, "https://shop.test/api/cart", json, "{}"))
@@ -644,7 +754,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, mut events_rx) = mpsc::unbounded_channel();
         let capture =
-            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+            Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         assert_eq!(capture.next_flow_id(), 1);
 
         flows
@@ -740,7 +850,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, _events) = mpsc::unbounded_channel();
         let capture =
-            Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new()).unwrap();
+            Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         flows
             .send(flow(
                 7,
@@ -756,7 +866,7 @@ mod tests {
         // The same directory again without --resume is refused.
         let (_flows, flows_rx) = mpsc::channel(1);
         let (events, _events) = mpsc::unbounded_channel();
-        let refused = Capture::start(&config(dir.path()), flows_rx, events, &mut Vec::new())
+        let refused = Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new())
             .err()
             .unwrap();
         assert!(refused.to_string().contains("--resume"), "{refused}");
@@ -766,7 +876,7 @@ mod tests {
         let (flows, flows_rx) = mpsc::channel(64);
         let (events, _events) = mpsc::unbounded_channel();
         let mut said = Vec::new();
-        let capture = Capture::start(&resumed, flows_rx, events, &mut said).unwrap();
+        let capture = Capture::start(&resumed, flows_rx, events, None, &mut said).unwrap();
         assert!(
             String::from_utf8(said)
                 .unwrap()

@@ -30,6 +30,8 @@ pub(crate) enum Command {
     Open(Vec<String>),
     /// The status line, now.
     Status,
+    /// The live web view's URL again.
+    Ui,
     /// The list of commands.
     Help,
     /// Flush everything and exit.
@@ -55,6 +57,7 @@ Commands:
   /explore       explore the site with the built-in explorer (no LLM)
   /open URL...   open pages in the browser
   /status        show the counters
+  /ui            the live web view's address (with its token)
   /help          this list
   /quit          save everything and exit (Ctrl-D, or Ctrl-C twice)
 Anything else is an intent for the agent, e.g. \"map the checkout flow\".";
@@ -95,6 +98,7 @@ pub(crate) fn parse(line: &str) -> Option<Command> {
         "open" | "goto" if argument.is_empty() => Command::Usage("/open URL [URL...]"),
         "open" | "goto" => Command::Open(argument.split_whitespace().map(str::to_owned).collect()),
         "status" => Command::Status,
+        "ui" | "web" => Command::Ui,
         "help" | "h" | "?" => Command::Help,
         "quit" | "exit" | "q" => Command::Quit,
         _ => Command::Unknown(word.to_owned()),
@@ -160,7 +164,7 @@ mod tests {
     fn help_lists_every_command() {
         for word in [
             "/take", "/done", "/flows", "/spec", "/scope", "/save", "/stop", "/explore", "/open",
-            "/help", "/quit",
+            "/ui", "/help", "/quit",
         ] {
             assert!(HELP.contains(word), "{word} missing from help");
         }

@@ -32,6 +32,8 @@ pub(crate) struct SessionConfig {
     pub(crate) webdriver: Option<String>,
     /// The proxy's port (0 = any).
     pub(crate) proxy_port: u16,
+    /// The live web view's port (0 = any), or `None` for no web view.
+    pub(crate) ui_port: Option<u16>,
     /// `HOST:PORT:ADDR` entries for the proxy's upstream connections.
     pub(crate) resolve: Vec<String>,
     /// Extra upstream roots (PEM).
@@ -131,6 +133,7 @@ impl SessionConfig {
             profile: args.profile,
             webdriver: args.webdriver,
             proxy_port: args.proxy_port.unwrap_or(0),
+            ui_port: args.ui.port(),
             resolve,
             upstream_ca,
             offline,

@@ -20,6 +20,8 @@ use super::driver::{Driver, DriverContext, PageVisits, TurnReport};
 use super::manifest::Manifest;
 use super::status::{Counters, Style, status_line};
 use crate::browser::{BrowserConfig, ChromeBrowser};
+use crate::web::{PipelineBackend, Replayer};
+use ar_web::{Live, SessionView, WebConfig, WebUi};
 
 /// Flows the proxy may queue for the pipeline before it degrades to dropping.
 const FLOW_QUEUE: usize = 8192;
@@ -89,6 +91,8 @@ pub(crate) struct Session {
     shown_at: std::time::Instant,
     /// The LLM agent and the enrichment worker.
     agent: super::agent::AgentSlot,
+    /// The live web view and its feed.
+    ui: Option<(WebUi, Live)>,
 }
 
 impl Session {
@@ -125,7 +129,10 @@ impl Session {
 
         let (events, events_rx) = mpsc::unbounded_channel();
         let (flows_tx, flows_rx) = mpsc::channel(FLOW_QUEUE);
-        let capture = Capture::start(&config, flows_rx, events.clone(), out)?;
+        let live = config
+            .ui_port
+            .map(|_| Live::new(SessionView::new(config.target.as_str())));
+        let capture = Capture::start(&config, flows_rx, events.clone(), live.clone(), out)?;
         let first_id = capture.next_flow_id();
 
         let mut builder = Proxy::builder(Arc::clone(&ca))
@@ -152,6 +159,25 @@ impl Session {
             .context("cannot start the capture proxy")?;
         let proxy_addr = proxy.local_addr();
         let proxy = proxy.spawn();
+        let ui = match (live, config.ui_port) {
+            (Some(live), Some(port)) => {
+                let backend = PipelineBackend::new(
+                    capture.runner(),
+                    capture.templater(),
+                    Replayer::new(proxy_addr, ca.cert_der().clone())?,
+                    config.out_dir.clone(),
+                );
+                let said = events.clone();
+                let config = WebConfig::port(port).on_refusal(move |line| {
+                    let _ = said.send(Event::Message(format!("warning: {line}")));
+                });
+                let ui = WebUi::start(config, live.clone(), backend)
+                    .await
+                    .context("cannot start the live web view (--no-ui goes without it)")?;
+                Some((ui, live))
+            }
+            _ => None,
+        };
         manifest.save(
             &config.out_dir,
             capture.counters(),
@@ -165,6 +191,9 @@ impl Session {
             "  proxy    http://{proxy_addr} (CA {})",
             ca_dir.display()
         )?;
+        if let Some((ui, _)) = &ui {
+            writeln!(out, "  ui       {}", ui.url())?;
+        }
 
         let agent = super::agent::AgentSlot::start(&config, capture.runner(), &events, out)?;
         let browser_config = BrowserConfig {
@@ -188,7 +217,13 @@ impl Session {
             shown: Counters::default(),
             shown_at: std::time::Instant::now(),
             agent,
+            ui,
         };
+        session.drive_as(if session.config.explore {
+            Client::Explorer
+        } else {
+            Client::Human
+        });
         let browser = match ChromeBrowser::launch(&browser_config).await {
             Ok(browser) => Arc::new(browser),
             Err(error) => {
@@ -267,6 +302,18 @@ impl Session {
         self.capture.counters()
     }
 
+    /// Adds a line the user was shown to the web view's Session panel.
+    pub(crate) fn show_progress(&self, line: &str) {
+        if let Some((_, live)) = &self.ui {
+            live.progress(line);
+        }
+    }
+
+    /// The live web view's URL (token included), when it runs.
+    pub(crate) fn ui_url(&self) -> Option<&str> {
+        self.ui.as_ref().map(|(ui, _)| ui.url())
+    }
+
     /// Whether a driver's turn is running.
     pub(crate) fn turn_running(&self) -> bool {
         self.turn.is_some()
@@ -308,6 +355,14 @@ impl Session {
     /// locks out destructive requests while the explorer drives (unless
     /// `--explore-unsafe`).
     pub(crate) fn drive_as(&self, client: Client) {
+        if let Some((_, live)) = &self.ui {
+            live.set_driver(match client {
+                Client::Explorer => "explorer",
+                Client::Agent => "agent",
+                Client::Replay => "replay",
+                Client::Human | Client::Unknown => "human",
+            });
+        }
         if let Some(proxy) = &self.proxy {
             proxy.set_client(client);
             proxy.set_destructive_lock(locks_destructive(&self.config, client == Client::Explorer));
@@ -424,6 +479,10 @@ impl Session {
             Command::Quit => return Ok(Next::Quit),
             Command::Help => writeln!(out, "{HELP}")?,
             Command::Status => writeln!(out, "{}", status_line(self.style, self.counters()))?,
+            Command::Ui => match self.ui_url() {
+                Some(url) => writeln!(out, "live web view: {url}")?,
+                None => writeln!(out, "the live web view is off (--no-ui)")?,
+            },
             Command::Stop => {
                 if self.stop_turn() {
                     writeln!(
@@ -540,6 +599,8 @@ impl Session {
     fn record_scope(&mut self, hosts: super::capture::ScopeHosts) {
         self.manifest.scope = hosts.extra;
         self.manifest.out_of_scope = hosts.out;
+        // Corrections made in the web view are templates too.
+        self.manifest.settings.templates = self.capture.templates();
     }
 
     /// Changes the scope (`/scope add|remove HOST`, the agent's tools):

@@ -35,6 +35,7 @@ mod status;
 
 pub(crate) use agent::{AskHuman, session_workspace, summary_for_agent};
 pub(crate) use args::SessionArgs;
+pub(crate) use capture::Templater;
 pub(crate) use config::SessionConfig;
 pub(crate) use core::{Event, Session, TurnOutcome};
 pub(crate) use explore::Explorer;

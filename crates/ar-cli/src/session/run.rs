@@ -134,7 +134,10 @@ pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode
                     }
                 }
                 Some(event) = events.recv() => match event {
-                    Event::Message(line) => printer.print(&line),
+                    Event::Message(line) => {
+                        session.show_progress(&line);
+                        printer.print(&line);
+                    }
                     Event::TurnEnded(result) => {
                         let outcome = session.end_turn(result);
                         printer.print(&report(style, &outcome));

@@ -29,6 +29,19 @@ impl Counters {
             hosts: self.hosts.saturating_sub(before.hosts),
         }
     }
+
+    /// The counters by name, in the status line's order (the web view's Session panel).
+    pub(crate) fn named(self) -> Vec<(String, u64)> {
+        [
+            ("flows", self.flows),
+            ("in scope", self.in_scope_flows),
+            ("endpoints", self.endpoints),
+            ("hosts", self.hosts),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value))
+        .collect()
+    }
 }
 
 impl fmt::Display for Counters {

@@ -6,7 +6,7 @@
 // binary too so its items can be driven directly.
 #[path = "../../src/browser/mod.rs"]
 #[allow(dead_code, unreachable_pub)]
-mod imp;
+pub(crate) mod imp;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -15,6 +15,7 @@ mod scope;
 mod session;
 mod shop;
 mod take;
+mod web;
 
 /// Probes until `busy` no longer holds for the result or `within` is up, and
 /// returns the last result: for what happens asynchronously, such as a killed

@@ -183,6 +183,62 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
 }
 
 #[test]
+fn ar_proxy_serves_the_live_view_of_its_flows_behind_its_token() {
+    let (port, dir) = (origin(), tempfile::tempdir().unwrap());
+    let proxy = RunningProxy::offline(dir.path(), port, &["--scope", "api.test"]);
+    let ui = proxy.wait_for("  ui       http://127.0.0.1:");
+    let ui = ui.trim().trim_start_matches("ui").trim();
+    let authority = ui.trim_start_matches("http://").split('/').next().unwrap();
+    let token = ui.split("token=").nth(1).unwrap();
+    let status = Command::new("curl")
+        .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
+        .arg(format!("http://{}", proxy.addr))
+        .arg(format!("http://api.test:{port}/users/1?token=hunter2"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    proxy.wait_for("/users/1");
+
+    let get = |target: &str| crate::web::raw(authority, authority, "GET", target);
+    let listed = get(&format!("/api/flows?token={token}&q=users"));
+    assert!(listed.starts_with("HTTP/1.1 200"), "{listed}");
+    assert!(listed.contains(r#""total":1"#), "{listed}");
+    assert!(listed.contains("/users/1?token=REDACTED"), "{listed}");
+    assert!(!listed.contains("hunter2"), "{listed}");
+    let id = listed
+        .split(r#""id":"#)
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
+    let detail = get(&format!("/api/flow?token={token}&id={id}"));
+    // The body shown pretty, its secret redacted and offered for reveal.
+    assert!(detail.contains(r#""kind":"json""#), "{detail}");
+    assert!(
+        detail.contains(r#"\"path\": \"/users/1?token=REDACTED\""#),
+        "{detail}"
+    );
+    assert!(detail.contains(r#""secret":"res.body""#), "{detail}");
+    assert!(!detail.contains("hunter2"), "{detail}");
+    assert!(detail.contains(r#""url_secret":"url""#), "{detail}");
+    // Revealing takes a POST with the token; a GET or no token reveals nothing.
+    let reveal = format!("/api/reveal?token={token}&id={id}&part=url");
+    assert!(!get(&reveal).contains("hunter2"));
+    let stranger = crate::web::raw(
+        authority,
+        authority,
+        "POST",
+        &format!("/api/reveal?id={id}&part=url"),
+    );
+    assert!(stranger.starts_with("HTTP/1.1 403"), "{stranger}");
+    let revealed = crate::web::raw(authority, authority, "POST", &reveal);
+    assert!(revealed.contains("token=hunter2"), "{revealed}");
+    let (_, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+}
+
+#[test]
 fn ar_proxy_templates_shape_the_live_spec() {
     let (port, dir) = (origin(), tempfile::tempdir().unwrap());
     let out = dir.path().join("out");

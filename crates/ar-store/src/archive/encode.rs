@@ -343,6 +343,7 @@ fn client_name(client: Client) -> &'static str {
         Client::Agent => "agent",
         Client::Explorer => "explorer",
         Client::Human => "human",
+        Client::Replay => "replay",
         Client::Unknown => "unknown",
     }
 }

@@ -27,6 +27,8 @@ use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
 use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
 use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs};
+use crate::web::DirBackend;
+use ar_web::{Live, SessionView, WebConfig, WebUi};
 
 /// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
 /// the capture work before the proxy starts dropping (and counting) them rather
@@ -71,6 +73,9 @@ pub(crate) struct Args {
     /// Path templates for the live spec (pass them to `ar import` of the archive too).
     #[command(flatten)]
     templates: TemplateArgs,
+    /// The live web view.
+    #[command(flatten)]
+    ui: crate::web::UiArgs,
 }
 
 /// What `ar proxy` does with each flow, a slice of flows at a time.
@@ -81,6 +86,8 @@ struct Capture {
     out: Box<dyn Write + Send>,
     /// The flows being captured (kept to reuse its memory).
     slice: Vec<Flow>,
+    /// The live web view's feed, when it runs.
+    live: Option<Live>,
 }
 
 impl Capture {
@@ -95,9 +102,12 @@ impl Capture {
         }
         let out = &mut self.out;
         for flow in &self.slice {
-            self.docs.ingest(flow, |new| {
+            let ingest = self.docs.ingest(flow, |new| {
                 let _ = writeln!(out, "{new}");
             })?;
+            if let Some(live) = &self.live {
+                crate::web::record(live, flow, ingest);
+            }
         }
         self.slice.clear();
         Ok(())
@@ -108,8 +118,21 @@ impl Capture {
     fn write_out(&mut self) -> anyhow::Result<()> {
         self.archive.flush()?;
         // Capture goes on when the spec cannot be written (a full disk, say): the next due write retries.
-        if let Err(error) = self.docs.write_if_due() {
-            eprintln!("ar: warning: cannot update the spec: {error:#}");
+        match self.docs.write_if_due() {
+            Ok(written) => {
+                if let Some(live) = &self.live {
+                    let summary = self.docs.summary();
+                    live.set_counters(vec![
+                        ("flows".to_owned(), summary.flows),
+                        ("in scope".to_owned(), summary.in_scope),
+                        ("endpoints".to_owned(), summary.endpoints),
+                    ]);
+                    if written {
+                        live.spec_written();
+                    }
+                }
+            }
+            Err(error) => eprintln!("ar: warning: cannot update the spec: {error:#}"),
         }
         let _ = self.out.flush();
         Ok(())
@@ -123,6 +146,7 @@ impl Capture {
             docs,
             mut out,
             slice: _,
+            live: _,
         } = self;
         archive.sync()?;
         let _ = writeln!(
@@ -266,6 +290,21 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         "  spec     {} + API.md (kept current; a line per new endpoint)",
         spec_path.display()
     )?;
+    // Kept until the end: dropping it stops the web view.
+    let ui = match args.ui.port() {
+        Some(port) => {
+            let live = Live::new(SessionView::new(format!("ar proxy on http://{addr}")));
+            live.set_driver("human");
+            let config = WebConfig::port(port).on_refusal(|line| eprintln!("ar: warning: {line}"));
+            let backend = DirBackend::new(args.out.clone());
+            let ui = WebUi::start(config, live.clone(), backend)
+                .await
+                .context("cannot start the live web view (--no-ui goes without it)")?;
+            writeln!(out, "  ui       {}", ui.url())?;
+            Some((ui, live))
+        }
+        None => None,
+    };
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
     let capture = Capture {
@@ -273,6 +312,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         docs: LiveDocs::new(spec_pipeline, args.out.clone(), DEFAULT_INTERVAL),
         out: Box::new(out),
         slice: Vec::with_capacity(SLICE_FLOWS),
+        live: ui.as_ref().map(|(_, live)| live.clone()),
     };
     let (stop_capture, stop) = oneshot::channel();
     let (done, mut captured) = oneshot::channel();
@@ -299,6 +339,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     };
     let capture = result.map_err(|_| anyhow::anyhow!("the capture thread panicked"))??;
     capture.finish(&spec_path, stats.dropped_archive)?;
+    drop(ui);
     Ok(ExitCode::SUCCESS)
 }
 

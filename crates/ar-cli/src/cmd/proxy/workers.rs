@@ -231,6 +231,7 @@ mod tests {
             docs: LiveDocs::new(pipeline, dir.to_path_buf(), DEFAULT_INTERVAL),
             out: Box::new(std::io::sink()),
             slice: Vec::new(),
+            live: None,
         }
     }
 

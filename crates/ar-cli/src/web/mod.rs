@@ -1,0 +1,207 @@
+//! The wiring of the live web view (`ar-web`) into `ar <url>` and `ar
+//! proxy`: its flags, what each flow tells the feed, and the
+//! [`ar_web::Backend`]s the page reads through (the session's capture task,
+//! `ar proxy`'s output directory).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ar_openapi::Redactor;
+use ar_store::Flow;
+use ar_web::correction::Correction;
+use ar_web::{Backend, Documents, EndpointView, Live, Placement};
+use async_trait::async_trait;
+use tokio::sync::oneshot;
+
+use crate::pipeline::Ingest;
+use crate::pipeline::enrich::{PipelineFn, Runner};
+use crate::session::Templater;
+
+mod replay;
+
+pub(crate) use replay::{Replayer, mark_replay};
+
+/// `--ui-port` and `--no-ui`.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub(crate) struct UiArgs {
+    /// The live web view's port on 127.0.0.1 [default: any free port].
+    #[arg(long, value_name = "N", conflicts_with = "no_ui")]
+    pub(crate) ui_port: Option<u16>,
+    /// Do not serve the live web view.
+    #[arg(long)]
+    pub(crate) no_ui: bool,
+}
+
+impl UiArgs {
+    /// The port to serve on, or `None` for no web view.
+    pub(crate) fn port(self) -> Option<u16> {
+        (!self.no_ui).then_some(self.ui_port.unwrap_or(0))
+    }
+}
+
+/// Tells the web view where the pipeline put `flow`.
+pub(crate) fn record(live: &Live, flow: &Flow, ingest: Ingest) {
+    let placement = ingest.scope.map_or_else(Placement::default, |scope| {
+        Placement::new(scope, ingest.endpoint)
+    });
+    live.record(flow, &placement);
+}
+
+/// Flow `id` read back from the archive in `dir`: a scan, since only flows
+/// no longer among the recent ones in memory come here.
+async fn archived_flow(dir: PathBuf, id: u64) -> Option<Flow> {
+    tokio::task::spawn_blocking(move || {
+        let mut found = None;
+        let _ = crate::archive_dir::read_flows(&dir, |flow| {
+            if flow.id.0 == id {
+                found = Some(flow);
+            }
+            Ok(())
+        });
+        found
+    })
+    .await
+    .ok()
+    .flatten()
+}
+
+/// `ar proxy`'s answers: its capture threads own the pipeline and are not
+/// to be stopped for the page, so the spec is read as last written (at
+/// most a second old) and flows from the archive; endpoints and their
+/// evidence are the session's (`ar <url>`) alone for now.
+pub(crate) struct DirBackend {
+    dir: PathBuf,
+}
+
+impl DirBackend {
+    /// Answers from the output directory `dir`.
+    pub(crate) fn new(dir: PathBuf) -> Arc<Self> {
+        Arc::new(Self { dir })
+    }
+}
+
+#[async_trait]
+impl Backend for DirBackend {
+    async fn archived_flow(&self, id: u64) -> Option<Flow> {
+        archived_flow(self.dir.clone(), id).await
+    }
+
+    async fn documents(&self) -> Option<Documents> {
+        let read = |name: &str| std::fs::read_to_string(self.dir.join(name)).ok();
+        Some(Documents::new(
+            read("openapi.yaml")?,
+            read("openapi.json")?,
+            read("API.md")?,
+        ))
+    }
+}
+
+/// The page's questions, answered on the capture task (endpoints, spec)
+/// and from the archive (flows older than the ones kept in memory).
+pub(crate) struct PipelineBackend {
+    runner: Runner,
+    templater: Templater,
+    replayer: Replayer,
+    dir: PathBuf,
+    /// Always on, whatever the pipeline's own setting: secrets never reach the page unrevealed.
+    redactor: Arc<Redactor>,
+}
+
+impl PipelineBackend {
+    /// A backend asking the pipeline behind `runner`, with its archive in `dir`.
+    pub(crate) fn new(
+        runner: Runner,
+        templater: Templater,
+        replayer: Replayer,
+        dir: PathBuf,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            runner,
+            templater,
+            replayer,
+            dir,
+            redactor: Arc::new(Redactor::new()),
+        })
+    }
+
+    /// Runs `f` on the pipeline and waits for its answer.
+    async fn ask<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut crate::pipeline::Pipeline) -> T + Send + 'static,
+    ) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        let job: PipelineFn = Box::new(move |pipeline| {
+            let _ = tx.send(f(pipeline));
+            // Reading changes nothing: no rewrite of the documents.
+            false
+        });
+        if !(self.runner)(job) {
+            return None;
+        }
+        rx.await.ok()
+    }
+}
+
+#[async_trait]
+impl Backend for PipelineBackend {
+    async fn archived_flow(&self, id: u64) -> Option<Flow> {
+        archived_flow(self.dir.clone(), id).await
+    }
+
+    async fn endpoints(&self) -> Vec<EndpointView> {
+        let redactor = Arc::clone(&self.redactor);
+        self.ask(move |pipeline| EndpointView::all(pipeline.store(), &redactor))
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn explain(&self, key: &str) -> Option<String> {
+        let key = key.to_owned();
+        self.ask(move |pipeline| {
+            let store = pipeline.store();
+            let endpoint = store.resolve_key(&key)?;
+            store.explain(endpoint.id()).map(|e| e.to_string())
+        })
+        .await
+        .flatten()
+    }
+
+    async fn correct(&self, correction: Correction) -> Result<String, String> {
+        let patterns = self
+            .ask(move |pipeline| {
+                let endpoint = pipeline
+                    .store()
+                    .resolve_key(&correction.key)
+                    .ok_or_else(|| {
+                        format!("no endpoint {} (the spec changed: reload)", correction.key)
+                    })?;
+                ar_web::correction::patterns(endpoint, &correction)
+            })
+            .await
+            .ok_or("the capture stopped")??;
+        let reply = (self.templater)(patterns).ok_or("the capture stopped")?;
+        match reply.await {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(error)) => Err(format!("{error:#}")),
+            Err(_) => Err("the capture stopped".to_owned()),
+        }
+    }
+
+    async fn replay(&self, request: ar_store::Request) -> Result<String, String> {
+        self.replayer
+            .send(request)
+            .await
+            .map_err(|error| format!("{error:#}"))
+    }
+
+    async fn documents(&self) -> Option<Documents> {
+        self.ask(|pipeline| {
+            pipeline
+                .documents()
+                .ok()
+                .map(|d| Documents::new(d.yaml, d.json, d.markdown))
+        })
+        .await
+        .flatten()
+    }
+}

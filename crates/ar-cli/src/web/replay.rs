@@ -1,0 +1,179 @@
+//! Sends a request edited in the web view through the session's own
+//! capture proxy, as any proxied client would: `CONNECT` and TLS (trusting
+//! ar's CA) for `https`, an absolute-form request for `http`. The proxy
+//! captures the exchange; the [`MARK`] header tells the capture task it is
+//! a replay (it stamps the flow [`ar_store::Client::Replay`] and takes the
+//! header out of the record).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use ar_store::Request;
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper_util::rt::TokioIo;
+use rustls_pki_types::{CertificateDer, ServerName};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+/// The request header that marks a replay; sent to the origin too (the
+/// proxy forwards what it is given), never kept in the archive.
+pub(crate) const MARK: &str = "x-ar-replay";
+
+/// The longest a replay may take, answer included.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Headers the client connection sets itself.
+const HOP: [&str; 5] = [
+    "host",
+    "connection",
+    "content-length",
+    "transfer-encoding",
+    "keep-alive",
+];
+
+/// Stamps a flow the replayer sent as a replay and takes [`MARK`] out of
+/// its record (it says nothing about the API).
+pub(crate) fn mark_replay(flow: &mut ar_store::Flow) {
+    let before = flow.request.headers.len();
+    flow.request
+        .headers
+        .0
+        .retain(|h| !h.name.eq_ignore_ascii_case(MARK));
+    if flow.request.headers.len() != before {
+        flow.client = ar_store::Client::Replay;
+    }
+}
+
+/// Where the proxy listens and the CA it signs with.
+#[derive(Clone)]
+pub(crate) struct Replayer {
+    proxy: SocketAddr,
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl Replayer {
+    /// A replayer through the proxy at `proxy`, trusting ar's CA `ca_der`.
+    pub(crate) fn new(proxy: SocketAddr, ca_der: CertificateDer<'static>) -> anyhow::Result<Self> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(ca_der).context("ar's CA certificate")?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .context("TLS versions")?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(Self {
+            proxy,
+            tls: tokio_rustls::TlsConnector::from(Arc::new(config)),
+        })
+    }
+
+    /// Sends `request` through the proxy; a line saying what came back.
+    pub(crate) async fn send(&self, request: Request) -> anyhow::Result<String> {
+        tokio::time::timeout(TIMEOUT, self.exchange(request))
+            .await
+            .context("no answer within 30 s")?
+    }
+
+    async fn exchange(&self, request: Request) -> anyhow::Result<String> {
+        let url = url::Url::parse(&request.url)
+            .with_context(|| format!("`{}` is not a URL", request.url))?;
+        let host = url.host_str().context("the URL has no host")?.to_owned();
+        let port = url.port_or_known_default().context("the URL has no port")?;
+        let authority = match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.clone(),
+        };
+        let mut stream = TcpStream::connect(self.proxy)
+            .await
+            .context("cannot reach ar's proxy")?;
+        match url.scheme() {
+            "https" => {
+                tunnel(&mut stream, &host, port).await?;
+                let name = ServerName::try_from(host.clone()).context("the host is no TLS name")?;
+                let tls = self
+                    .tls
+                    .connect(name, stream)
+                    .await
+                    .context("TLS through ar's proxy")?;
+                let target = url[url::Position::BeforePath..].to_owned();
+                exchange(tls, request, &target, &authority).await
+            }
+            "http" => exchange(stream, request.clone(), &request.url, &authority).await,
+            other => bail!("cannot replay a {other}: URL"),
+        }
+    }
+}
+
+/// `CONNECT host:port` on the proxy connection.
+async fn tunnel(stream: &mut TcpStream, host: &str, port: u16) -> anyhow::Result<()> {
+    let target = if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    };
+    stream
+        .write_all(format!("CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n").as_bytes())
+        .await?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if stream.read(&mut byte).await? == 0 || head.len() > 16 * 1024 {
+            bail!("ar's proxy closed the tunnel");
+        }
+        head.push(byte[0]);
+    }
+    let status = String::from_utf8_lossy(&head);
+    if !status.starts_with("HTTP/1.1 200") && !status.starts_with("HTTP/1.0 200") {
+        bail!(
+            "ar's proxy refused the tunnel: {}",
+            status.lines().next().unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// One HTTP/1.1 exchange on `io`, the request line aimed at `target`.
+async fn exchange(
+    io: impl AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    request: Request,
+    target: &str,
+    authority: &str,
+) -> anyhow::Result<String> {
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+        .await
+        .context("HTTP through ar's proxy")?;
+    tokio::spawn(connection);
+    let mut builder = http::Request::builder()
+        .method(request.method.as_str())
+        .uri(target)
+        .header(http::header::HOST, authority)
+        .header(MARK, "1");
+    for header in request.headers.iter() {
+        if !HOP.iter().any(|h| header.name.eq_ignore_ascii_case(h)) && !header.name.starts_with(':')
+        {
+            builder = builder.header(header.name.as_str(), header.value.as_str());
+        }
+    }
+    let outgoing = builder
+        .body(Full::new(Bytes::from(request.body.bytes)))
+        .context("the edited request is not valid HTTP")?;
+    let response = sender
+        .send_request(outgoing)
+        .await
+        .context("the exchange failed")?;
+    let status = response.status();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes().len())
+        .unwrap_or(0);
+    Ok(format!(
+        "replayed {} {}: {status} ({body} bytes)",
+        request.method, request.url
+    ))
+}

@@ -1,0 +1,143 @@
+//! [`Backend`]: what the page asks of the process that owns the capture
+//! (the `ar <url>` session, `ar proxy`). Everything pushed as it happens
+//! goes through [`crate::Live`]; this trait is for what is read on demand,
+//! from whoever owns the endpoint store and the archive.
+
+use std::collections::BTreeMap;
+
+use ar_openapi::Redactor;
+use ar_schema::ShapeOptions;
+use ar_store::Flow;
+use ar_store::store::{Endpoint, EndpointStore};
+use async_trait::async_trait;
+use serde::Serialize;
+
+use crate::correction::Correction;
+
+/// The three documents as they would be written now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Documents {
+    /// `openapi.yaml`.
+    pub yaml: String,
+    /// `openapi.json`.
+    pub json: String,
+    /// `API.md`.
+    pub markdown: String,
+}
+
+impl Documents {
+    /// The three documents.
+    pub fn new(yaml: String, json: String, markdown: String) -> Self {
+        Self {
+            yaml,
+            json,
+            markdown,
+        }
+    }
+}
+
+/// One endpoint as the Endpoints panel lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndpointView {
+    /// The stable key (`GET shop.test/api/users/{userId}`).
+    pub key: String,
+    /// The method.
+    pub method: String,
+    /// The host.
+    pub host: String,
+    /// The path template.
+    pub template: String,
+    /// Flows that joined it.
+    pub flows: u64,
+    /// Flows per status.
+    pub statuses: BTreeMap<u16, u64>,
+    /// The first JSON response body's shape, secrets redacted.
+    pub shape: Option<String>,
+}
+
+/// Bytes of shape preview per endpoint.
+const SHAPE_BYTES: usize = 2048;
+
+impl EndpointView {
+    /// The view of one endpoint of a store.
+    pub fn new(endpoint: &Endpoint, redactor: &Redactor) -> Self {
+        Self {
+            key: endpoint.key().as_str().to_owned(),
+            method: endpoint.method().to_owned(),
+            host: endpoint.host().to_owned(),
+            template: endpoint.template().to_string(),
+            flows: endpoint.flow_count(),
+            statuses: endpoint.statuses().clone(),
+            shape: response_shape(endpoint, redactor),
+        }
+    }
+
+    /// Every endpoint of `store`, in key order.
+    pub fn all(store: &EndpointStore, redactor: &Redactor) -> Vec<Self> {
+        let mut views: Vec<Self> = store
+            .endpoints()
+            .iter()
+            .map(|e| Self::new(e, redactor))
+            .collect();
+        views.sort_by(|a, b| a.key.cmp(&b.key));
+        views
+    }
+}
+
+/// The shape of the first JSON response among the samples.
+fn response_shape(endpoint: &Endpoint, redactor: &Redactor) -> Option<String> {
+    endpoint.samples().find_map(|sample| {
+        let body = &sample.flow.response.as_ref()?.body;
+        let mut value: serde_json::Value = serde_json::from_slice(&body.bytes).ok()?;
+        redactor.json(&mut value);
+        Some(ar_schema::shape(
+            &value,
+            &ShapeOptions::default().max_depth(5).max_bytes(SHAPE_BYTES),
+        ))
+    })
+}
+
+/// What the page reads on demand. Every method has a default that says
+/// "not available here", so a caller implements only what it owns.
+#[async_trait]
+pub trait Backend: Send + Sync + 'static {
+    /// A flow no longer among the recent ones [`crate::Live`] keeps (read
+    /// back from the archive).
+    async fn archived_flow(&self, id: u64) -> Option<Flow> {
+        let _ = id;
+        None
+    }
+
+    /// The endpoints now.
+    async fn endpoints(&self) -> Vec<EndpointView> {
+        Vec::new()
+    }
+
+    /// Why endpoint `key` has its template: one decision per segment.
+    async fn explain(&self, key: &str) -> Option<String> {
+        let _ = key;
+        None
+    }
+
+    /// The documents as they would be written now.
+    async fn documents(&self) -> Option<Documents> {
+        None
+    }
+
+    /// Applies a correction of an endpoint's template (see
+    /// [`crate::correction::patterns`]) and rewrites the spec; the line to
+    /// show, or why it could not.
+    async fn correct(&self, correction: Correction) -> Result<String, String> {
+        let _ = correction;
+        Err("corrections are made in an `ar <url>` session".to_owned())
+    }
+
+    /// Sends `request` again through ar's own proxy, so its answer is
+    /// captured as a flow stamped [`ar_store::Client::Replay`]; the line to
+    /// show, or why it could not.
+    async fn replay(&self, request: ar_store::Request) -> Result<String, String> {
+        let _ = request;
+        Err("replay is made in an `ar <url>` session".to_owned())
+    }
+}

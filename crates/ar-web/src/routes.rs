@@ -1,0 +1,235 @@
+//! The routes, after the guard let a request in: the page and its assets
+//! (embedded, no build step), the live stream, and the JSON API the page
+//! reads. The only route that changes or discloses anything, `reveal`,
+//! takes POST.
+
+use std::sync::Arc;
+
+use http::{HeaderValue, Response, StatusCode, header};
+use http_body_util::BodyExt as _;
+use serde::Serialize;
+
+use crate::correction::{Correction, SegmentAs};
+use crate::detail::{FlowDetail, Part};
+use crate::replay::Edited;
+use crate::row::Filter;
+use crate::server::{Body, Shared, json, text, whole};
+use crate::sse;
+
+const INDEX: &str = include_str!("../assets/index.html");
+const SCRIPT: &str = include_str!("../assets/app.js");
+const STYLE: &str = include_str!("../assets/app.css");
+
+/// Rows one list request may ask for.
+const MAX_PAGE: usize = 1000;
+
+/// Answers a GET.
+pub(crate) async fn get(shared: &Shared, path: &str, query: &str) -> Response<Body> {
+    match path {
+        "/" => whole(
+            StatusCode::OK,
+            "text/html; charset=utf-8",
+            // The token is hex: safe inside an attribute.
+            INDEX.replace("{{TOKEN}}", shared.token.expose()),
+        ),
+        "/app.js" => whole(StatusCode::OK, "text/javascript; charset=utf-8", SCRIPT),
+        "/app.css" => whole(StatusCode::OK, "text/css; charset=utf-8", STYLE),
+        "/api/events" => events(shared, query),
+        "/api/flows" => flows(shared, query),
+        "/api/flow" => match flow(shared, query).await {
+            Some((flow, row)) => json(&FlowDetail::new(&flow, row, shared.live.redactor())),
+            None => text(StatusCode::NOT_FOUND, "no such flow\n"),
+        },
+        "/api/endpoints" => json(&shared.backend.endpoints().await),
+        "/api/explain" => {
+            let key = param(query, "key").unwrap_or_default();
+            match shared.backend.explain(&key).await {
+                Some(text) => json(&Explained { text }),
+                None => text(StatusCode::NOT_FOUND, "no such endpoint\n"),
+            }
+        }
+        "/api/spec" => match shared.backend.documents().await {
+            Some(docs) => json(&Spec {
+                markdown: docs.markdown,
+                yaml: docs.yaml,
+            }),
+            None => text(StatusCode::NOT_FOUND, "no spec here\n"),
+        },
+        "/openapi.yaml" | "/openapi.json" => download(shared, path).await,
+        "/api/session" => json(&shared.live.session()),
+        _ => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// Answers a POST.
+pub(crate) async fn post(shared: &Shared, path: &str, query: &str, body: &[u8]) -> Response<Body> {
+    match path {
+        "/api/replay" => replay(shared, body).await,
+        "/api/reveal" => {
+            let Some(part) = param(query, "part").and_then(|p| Part::parse(&p)) else {
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    "part: url, req.h.N, res.h.N, req.body or res.body\n",
+                );
+            };
+            let value = flow(shared, query)
+                .await
+                .and_then(|(flow, _)| part.reveal(&flow));
+            match value {
+                Some(value) => {
+                    tracing::info!(
+                        "web view: revealed a value of flow {}",
+                        param(query, "id").unwrap_or_default()
+                    );
+                    json(&Revealed { value })
+                }
+                None => text(StatusCode::NOT_FOUND, "no such value\n"),
+            }
+        }
+        "/api/correct" => correct(shared, query).await,
+        _ => text(StatusCode::NOT_FOUND, "not found\n"),
+    }
+}
+
+/// `POST /api/correct?key=K&segment=N&as=literal|parameter|rest`.
+async fn correct(shared: &Shared, query: &str) -> Response<Body> {
+    let make = param(query, "as").and_then(|a| SegmentAs::parse(&a));
+    let (Some(key), Some(segment), Some(make)) =
+        (param(query, "key"), number(query, "segment"), make)
+    else {
+        return text(
+            StatusCode::BAD_REQUEST,
+            "key, segment and as=literal|parameter|rest\n",
+        );
+    };
+    match shared
+        .backend
+        .correct(Correction { key, segment, make })
+        .await
+    {
+        Ok(line) => {
+            tracing::info!("web view: {line}");
+            json(&Outcome { ok: true, line })
+        }
+        Err(line) => {
+            let mut response = json(&Outcome { ok: false, line });
+            *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+            response
+        }
+    }
+}
+
+/// `POST /api/replay` with the edited request as JSON.
+async fn replay(shared: &Shared, body: &[u8]) -> Response<Body> {
+    let Ok(edited) = serde_json::from_slice::<Edited>(body) else {
+        return text(
+            StatusCode::BAD_REQUEST,
+            "from, method, url, headers, body\n",
+        );
+    };
+    let Some((flow, _)) = flow(shared, &format!("id={}", edited.from)).await else {
+        return text(StatusCode::NOT_FOUND, "no such flow\n");
+    };
+    let request = edited.resolve(&flow, shared.live.redactor());
+    let (ok, line) = match shared.backend.replay(request).await {
+        Ok(line) => (true, line),
+        Err(line) => (false, line),
+    };
+    let mut response = json(&Outcome { ok, line });
+    if !ok {
+        *response.status_mut() = StatusCode::BAD_GATEWAY;
+    }
+    response
+}
+
+/// What a state-changing call did, in a line.
+#[derive(Serialize)]
+struct Outcome {
+    ok: bool,
+    line: String,
+}
+
+#[derive(Serialize)]
+struct Explained {
+    text: String,
+}
+
+#[derive(Serialize)]
+struct Spec {
+    markdown: String,
+    yaml: String,
+}
+
+#[derive(Serialize)]
+struct Revealed {
+    value: String,
+}
+
+#[derive(Serialize)]
+struct Page<'a> {
+    total: usize,
+    offset: usize,
+    rows: Vec<&'a crate::row::FlowRow>,
+}
+
+fn param(query: &str, name: &str) -> Option<String> {
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+fn number(query: &str, name: &str) -> Option<usize> {
+    param(query, name).and_then(|v| v.parse().ok())
+}
+
+fn events(shared: &Shared, query: &str) -> Response<Body> {
+    let body = sse::stream(&shared.live, Filter::from_query(query));
+    let mut response = Response::new(body.boxed());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
+}
+
+fn flows(shared: &Shared, query: &str) -> Response<Body> {
+    let filter = Filter::from_query(query);
+    let offset = number(query, "offset").unwrap_or(0);
+    let limit = number(query, "limit").unwrap_or(100).min(MAX_PAGE);
+    let (total, rows) = shared.live.rows(&filter, offset, limit);
+    json(&Page {
+        total,
+        offset,
+        rows: rows.iter().map(|r| &**r).collect(),
+    })
+}
+
+/// The flow `id` of the query and its row: recent ones from memory,
+/// older ones from the backend's archive.
+async fn flow(shared: &Shared, query: &str) -> Option<(Arc<ar_store::Flow>, crate::row::FlowRow)> {
+    let id = param(query, "id")?.parse().ok()?;
+    let row = shared.live.row(id)?;
+    let flow = match shared.live.recent_flow(id) {
+        Some(flow) => flow,
+        None => Arc::new(shared.backend.archived_flow(id).await?),
+    };
+    Some((flow, (*row).clone()))
+}
+
+async fn download(shared: &Shared, path: &str) -> Response<Body> {
+    let Some(docs) = shared.backend.documents().await else {
+        return text(StatusCode::NOT_FOUND, "no spec here\n");
+    };
+    let (name, content_type, body) = if path.ends_with(".yaml") {
+        ("openapi.yaml", "application/yaml", docs.yaml)
+    } else {
+        ("openapi.json", "application/json", docs.json)
+    };
+    let mut response = whole(StatusCode::OK, content_type, body);
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_DISPOSITION, value);
+    }
+    response
+}
