@@ -33,11 +33,19 @@ impl Started {
         let mut request =
             ar_store::Request::new(req.method().as_str(), url, record::version(req.version()));
         request.headers = record::headers(req.headers());
+        let replay = req.headers().contains_key(crate::REPLAY_HEADER);
+        if replay {
+            (request.headers.0).retain(|h| !h.name.eq_ignore_ascii_case(crate::REPLAY_HEADER));
+        }
         Self {
             id: shared.next_id(),
             at: record::now(),
             clock: Instant::now(),
-            client: shared.client(),
+            client: if replay {
+                Client::Replay
+            } else {
+                shared.client()
+            },
             request,
             meta: BodyMeta::of(req.headers()),
         }
@@ -123,6 +131,7 @@ pub(crate) async fn handle(
     let (request_tap, body) = RequestTap::new(body, cap);
     record::strip_hop_by_hop(&mut parts.headers, false);
     parts.headers.remove(header::EXPECT); // answered to the client by hyper already
+    parts.headers.remove(crate::REPLAY_HEADER); // the proxy's, not the origin's
     parts.uri = uri;
     parts.version = http::Version::HTTP_11;
     let upstream_req = Request::from_parts(parts, body);

@@ -50,6 +50,12 @@ mod upstream;
 mod upstream_io;
 mod websocket;
 
+/// A request header that marks a request as a replay of a captured one
+/// (sent by `ar`'s web view through the proxy): the flow is recorded as
+/// [`ar_store::Client::Replay`], and the header is neither recorded nor
+/// forwarded, so the origin sees the request as edited, nothing more.
+pub const REPLAY_HEADER: &str = "x-ar-replay";
+
 pub use builder::{DEFAULT_BODY_CAP, ProxyBuilder};
 pub use ca::{CA_CERT_FILE, CA_KEY_FILE, CertificateAuthority};
 pub use error::CaptureError;

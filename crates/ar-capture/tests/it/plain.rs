@@ -96,6 +96,39 @@ async fn absolute_form_requests_are_forwarded_and_captured() {
 }
 
 #[tokio::test]
+async fn a_replay_is_marked_in_the_archive_and_its_mark_never_reaches_the_origin() {
+    let origin = origin(None).await;
+    let port = origin.addr.port();
+    let mut h = Harness::start(|b| b.resolve("plain.test", port, origin.addr.ip())).await;
+    let tcp = TcpStream::connect(h.addr()).await.unwrap();
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake::<_, http_body_util::Full<Bytes>>(TokioIo::new(tcp))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let request = http::Request::get(format!("http://plain.test:{port}/headers"))
+        .header("host", format!("plain.test:{port}"))
+        .header("x-edited", "yes")
+        .header(ar_capture::REPLAY_HEADER, "1")
+        .body(http_body_util::Full::new(Bytes::new()))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    let seen = response.into_body().collect().await.unwrap().to_bytes();
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(seen.contains("x-edited"), "{seen}");
+    assert!(!seen.contains(ar_capture::REPLAY_HEADER), "{seen}");
+    let flow = h.flow_for("/headers").await;
+    assert_eq!(flow.client, ar_store::Client::Replay);
+    assert!(flow.request.headers.get("x-edited").is_some());
+    assert!(
+        flow.request
+            .headers
+            .get(ar_capture::REPLAY_HEADER)
+            .is_none()
+    );
+}
+
+#[tokio::test]
 async fn requests_to_the_proxy_itself_are_refused() {
     let mut h = Harness::start(|b| b).await;
     let addr = h.addr();

@@ -232,6 +232,10 @@ async fn route(req: Request<Incoming>, state: Arc<OriginState>) -> Response<Test
             }
             response
         }
+        "/headers" => {
+            let names: Vec<&str> = req.headers().keys().map(|k| k.as_str()).collect();
+            Response::new(full(names.join("\n")))
+        }
         "/gzip" => Response::builder()
             .header("content-type", "application/json")
             .header("content-encoding", "gzip")

@@ -405,10 +405,7 @@ impl Task {
         loop {
             tokio::select! {
                 flow = flows.recv(), if flows_open => match flow {
-                    Some(mut flow) => {
-                        crate::web::mark_replay(&mut flow);
-                        self.ingest(&flow)?;
-                    }
+                    Some(flow) => self.ingest(&flow)?,
                     None => flows_open = false,
                 },
                 request = requests.recv() => match request {
@@ -438,8 +435,7 @@ impl Task {
             }
         }
         // The proxy is stopped: take what it queued before it went.
-        while let Ok(mut flow) = flows.try_recv() {
-            crate::web::mark_replay(&mut flow);
+        while let Ok(flow) = flows.try_recv() {
             self.ingest(&flow)?;
         }
         let files = self.save()?;

@@ -19,7 +19,7 @@ use crate::session::Templater;
 
 mod replay;
 
-pub(crate) use replay::{Replayer, mark_replay};
+pub(crate) use replay::Replayer;
 
 /// `--ui-port` and `--no-ui`.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]

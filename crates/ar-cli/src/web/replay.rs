@@ -1,9 +1,9 @@
 //! Sends a request edited in the web view through the session's own
 //! capture proxy, as any proxied client would: `CONNECT` and TLS (trusting
 //! ar's CA) for `https`, an absolute-form request for `http`. The proxy
-//! captures the exchange; the [`MARK`] header tells the capture task it is
-//! a replay (it stamps the flow [`ar_store::Client::Replay`] and takes the
-//! header out of the record).
+//! captures the exchange; the [`ar_capture::REPLAY_HEADER`] header tells the
+//! proxy it is a replay (it stamps the flow [`ar_store::Client::Replay`] and
+//! neither records nor forwards the header).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,10 +18,6 @@ use rustls_pki_types::{CertificateDer, ServerName};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-/// The request header that marks a replay; sent to the origin too (the
-/// proxy forwards what it is given), never kept in the archive.
-pub(crate) const MARK: &str = "x-ar-replay";
-
 /// The longest a replay may take, answer included.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -33,19 +29,6 @@ const HOP: [&str; 5] = [
     "transfer-encoding",
     "keep-alive",
 ];
-
-/// Stamps a flow the replayer sent as a replay and takes [`MARK`] out of
-/// its record (it says nothing about the API).
-pub(crate) fn mark_replay(flow: &mut ar_store::Flow) {
-    let before = flow.request.headers.len();
-    flow.request
-        .headers
-        .0
-        .retain(|h| !h.name.eq_ignore_ascii_case(MARK));
-    if flow.request.headers.len() != before {
-        flow.client = ar_store::Client::Replay;
-    }
-}
 
 /// Where the proxy listens and the CA it signs with.
 #[derive(Clone)]
@@ -151,7 +134,7 @@ async fn exchange(
         .method(request.method.as_str())
         .uri(target)
         .header(http::header::HOST, authority)
-        .header(MARK, "1");
+        .header(ar_capture::REPLAY_HEADER, "1");
     for header in request.headers.iter() {
         if !HOP.iter().any(|h| header.name.eq_ignore_ascii_case(h)) && !header.name.starts_with(':')
         {
