@@ -48,6 +48,7 @@
 mod base64_body;
 mod export;
 mod import;
+mod long_text;
 mod stream;
 mod time;
 
