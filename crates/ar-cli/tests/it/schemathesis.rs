@@ -16,11 +16,11 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use ar_fixtures::{FixtureConfig, FixtureSite, PUBLIC_API_KEY, SHOP_HOST};
+use ar_fixtures::{FixtureConfig, PUBLIC_API_KEY, SHOP_HOST};
 use serde_json::{Value, json};
 
 use crate::session::server;
-use crate::shop::wait_bounded;
+use crate::shop::{Shop, wait_bounded};
 use crate::{installed, repo};
 
 #[test]
@@ -34,15 +34,8 @@ fn schemathesis_finds_the_shop_true_to_the_spec_ar_demo_recovered() {
 
     // A fresh shop (its state untouched by the demo), over plain HTTP: the
     // shop's hosts are told apart by `Host`, so no name needs resolving.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let site = runtime
-        .block_on(FixtureSite::start(FixtureConfig::new().plain_http_port(0)))
-        .unwrap();
-    let addr = site.plain_http_addr().unwrap();
+    let shop = Shop::start_with(FixtureConfig::new().plain_http_port(0));
+    let addr = shop.site.plain_http_addr().unwrap();
     let cookie = sign_in(addr);
 
     let mut total = Run::default();

@@ -21,6 +21,8 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::stream::{Batches, read_batches};
+
 /// A `"text"` value longer than this is kept out of the JSON reader.
 pub(crate) const SPILL_BYTES: usize = 1 << 20;
 
@@ -187,7 +189,7 @@ impl<R: Read> LongTexts<R> {
         }
     }
 
-    fn refill(&mut self) -> io::Result<()> {
+    fn next_batch(&mut self) -> io::Result<()> {
         self.out.clear();
         self.pos = 0;
         let n = loop {
@@ -308,18 +310,19 @@ impl<R: Read> LongTexts<R> {
     }
 }
 
+impl<R: Read> Batches for LongTexts<R> {
+    fn batch(&mut self) -> (&[u8], &mut usize, bool) {
+        (&self.out, &mut self.pos, self.eof)
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        self.next_batch()
+    }
+}
+
 impl<R: Read> Read for LongTexts<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos >= self.out.len() {
-            if self.eof {
-                return Ok(0);
-            }
-            self.refill()?;
-        }
-        let n = buf.len().min(self.out.len() - self.pos);
-        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        read_batches(self, buf)
     }
 }
 

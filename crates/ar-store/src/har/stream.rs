@@ -205,7 +205,7 @@ impl<R: Read> LossyUtf8<R> {
         }
     }
 
-    fn refill(&mut self) -> io::Result<()> {
+    fn next_batch(&mut self) -> io::Result<()> {
         self.out.clear();
         self.pos = 0;
         let n = loop {
@@ -262,18 +262,44 @@ impl<R: Read> LossyUtf8<R> {
     }
 }
 
+impl<R: Read> Batches for LossyUtf8<R> {
+    fn batch(&mut self) -> (&[u8], &mut usize, bool) {
+        (&self.out, &mut self.pos, self.eof)
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        self.next_batch()
+    }
+}
+
 impl<R: Read> Read for LossyUtf8<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos >= self.out.len() {
-            if self.eof {
-                return Ok(0);
-            }
-            self.refill()?;
+        read_batches(self, buf)
+    }
+}
+
+/// A reader that makes its output in batches: `batch` is the last one, the
+/// position read up to in it and whether the input has ended; `refill`
+/// makes the next.
+pub(super) trait Batches {
+    fn batch(&mut self) -> (&[u8], &mut usize, bool);
+    fn refill(&mut self) -> io::Result<()>;
+}
+
+/// `Read::read` for a [`Batches`] reader.
+pub(super) fn read_batches(reader: &mut impl Batches, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        let (out, pos, eof) = reader.batch();
+        if *pos < out.len() {
+            let n = buf.len().min(out.len() - *pos);
+            buf[..n].copy_from_slice(&out[*pos..*pos + n]);
+            *pos += n;
+            return Ok(n);
         }
-        let n = buf.len().min(self.out.len() - self.pos);
-        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        if eof {
+            return Ok(0);
+        }
+        reader.refill()?;
     }
 }
 
