@@ -21,7 +21,7 @@ struct Running {
 
 /// Sends `data` on a fresh connection to the proxy, closes the sending side
 /// and reads until the proxy closes. The proxy answers or closes within
-/// [`ANSWER_WITHIN`], and then still relays a well-formed request.
+/// ten seconds, and then still relays a well-formed request.
 pub fn check(data: &[u8]) {
     let running = running();
     let mut tcp = TcpStream::connect(running.proxy).expect("the proxy accepts");
