@@ -37,6 +37,7 @@ mod decode;
 mod error;
 mod files;
 mod forward;
+mod head_limit;
 mod lock;
 mod pem;
 mod pool;

@@ -15,13 +15,14 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
+use crate::head_limit::{self, MAX_HTTP1_HEAD, Sample, Sampled};
 use crate::proxy::{ProxyBody, Shared};
 use crate::{connect, forward, record};
 
 /// The largest header block the proxy takes over HTTP/2, both ways: what
 /// Chromium takes and sends (256 KiB). hyper's default (16 KiB) answered a
 /// 16 KiB cookie with 431 where the origin (and the proxy over HTTP/1.1,
-/// whose limit is hyper's 400 KiB read buffer) took it.
+/// whose limit is [`MAX_HTTP1_HEAD`], hyper's read buffer) took it.
 pub(crate) const MAX_HEADER_LIST_SIZE: u32 = 256 * 1024;
 
 /// Where requests on a connection are going.
@@ -62,6 +63,18 @@ impl Target {
             scheme,
             authority: authority.parse().ok(),
         }))
+    }
+
+    /// The URL a refused request is recorded under when its own does not
+    /// read as one: the tunnel's origin, or a name that resolves nowhere.
+    pub(crate) fn fallback_url(&self) -> String {
+        match self {
+            Self::Origin(origin) => match &origin.authority {
+                Some(authority) => format!("{}://{authority}/", origin.scheme),
+                None => format!("{}://unknown.invalid/", origin.scheme),
+            },
+            Self::Absolute => "http://unknown.invalid/".to_string(),
+        }
     }
 
     /// `scheme://host[:port]` with the default port left out.
@@ -105,18 +118,21 @@ impl Target {
 
 /// Serves one client connection on the listener: HTTP/1.1 proxy requests.
 pub(crate) async fn serve_client(shared: Arc<Shared>, tcp: TcpStream) {
-    let service = service_fn(move |req| {
-        let shared = Arc::clone(&shared);
-        async move { Ok::<_, Infallible>(dispatch(shared, req, Target::Absolute).await) }
-    });
-    // No header-read timer: arming one per request costs more than a local
-    // proxy gains from slowloris protection.
-    let conn = hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(tcp), service)
-        .with_upgrades();
-    if let Err(error) = conn.await {
-        tracing::debug!(%error, "client connection ended with an error");
+    let spare = head_limit::Spare::of(&tcp);
+    if serve_http1(shared, tcp, Target::Absolute).await == Served::RefusedHead
+        && let Some(spare) = spare
+    {
+        spare.linger().await;
     }
+}
+
+/// How an HTTP/1 connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Served {
+    /// Closed by either side, or broken.
+    Ended,
+    /// hyper refused a request head over [`MAX_HTTP1_HEAD`] with a 431.
+    RefusedHead,
 }
 
 /// Serves HTTP inside a tunnel (`h2` when negotiated by ALPN, else HTTP/1.1).
@@ -124,23 +140,55 @@ pub(crate) async fn serve_origin<IO>(shared: Arc<Shared>, io: IO, target: Target
 where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
+    if !h2 {
+        serve_http1(shared, io, target).await;
+        return;
+    }
     let service = service_fn(move |req| {
         let shared = Arc::clone(&shared);
         let target = target.clone();
         async move { Ok::<_, Infallible>(dispatch(shared, req, target).await) }
     });
-    let io = TokioIo::new(io);
-    let result = if h2 {
-        h2_server().serve_connection(io, service).await
-    } else {
-        hyper::server::conn::http1::Builder::new()
-            .serve_connection(io, service)
-            .with_upgrades()
-            .await
-    };
-    if let Err(error) = result {
+    if let Err(error) = h2_server()
+        .serve_connection(TokioIo::new(io), service)
+        .await
+    {
         tracing::debug!(%error, "intercepted connection ended with an error");
     }
+}
+
+/// Serves HTTP/1.1 on a connection, the listener's or a tunnel's; a request
+/// head over [`MAX_HTTP1_HEAD`] is answered 431 by hyper and recorded as a
+/// refused flow ([`head_limit`]).
+async fn serve_http1<IO>(shared: Arc<Shared>, io: IO, target: Target) -> Served
+where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let sample = Arc::new(Sample::default());
+    let service = {
+        let (shared, sample, target) = (Arc::clone(&shared), Arc::clone(&sample), target.clone());
+        service_fn(move |req| {
+            sample.saw_request();
+            let shared = Arc::clone(&shared);
+            let target = target.clone();
+            async move { Ok::<_, Infallible>(dispatch(shared, req, target).await) }
+        })
+    };
+    // No header-read timer: arming one per request costs more than a local
+    // proxy gains from slowloris protection.
+    let conn = hyper::server::conn::http1::Builder::new()
+        .max_buf_size(MAX_HTTP1_HEAD)
+        .serve_connection(TokioIo::new(Sampled::new(io, Arc::clone(&sample))), service)
+        .with_upgrades();
+    match conn.await {
+        Err(error) if error.is_parse_too_large() => {
+            head_limit::record_refused(&shared, &sample, &target);
+            return Served::RefusedHead;
+        }
+        Err(error) => tracing::debug!(%error, "client connection ended with an error"),
+        Ok(()) => {}
+    }
+    Served::Ended
 }
 
 /// The HTTP/2 server for intercepted connections.

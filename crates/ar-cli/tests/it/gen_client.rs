@@ -14,6 +14,7 @@ use std::time::Duration;
 use ar_fixtures::{API_HOST, PUBLIC_API_KEY};
 
 use crate::shop::{Shop, wait_bounded};
+use crate::{installed, repo};
 
 /// The fixture shop, still running, and the directory of the session that
 /// mapped it (with its Python clients, from `--gen-client python`).
@@ -47,10 +48,6 @@ impl Mapped {
     }
 }
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 /// PATH with the pinned generators first, as `.ci/run` installs them.
 fn tools_path() -> std::ffi::OsString {
     let ci = [
@@ -59,21 +56,6 @@ fn tools_path() -> std::ffi::OsString {
     ];
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::join_paths(ci.into_iter().chain(std::env::split_paths(&path))).unwrap()
-}
-
-/// Whether `path` (a tool `.ci/run` installs) is there: under CI it must be;
-/// elsewhere the test says what is missing and passes without running.
-fn installed(path: &Path, what: &str) -> bool {
-    if path.exists() {
-        return true;
-    }
-    let message = format!(
-        "{what} is not installed at {}: run `bash .ci/run` (or its install steps)",
-        path.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-    eprintln!("skipped: {message}");
-    false
 }
 
 fn text(output: &Output) -> String {

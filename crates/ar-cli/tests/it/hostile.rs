@@ -156,3 +156,62 @@ fn an_object_of_a_million_keys_becomes_a_map_in_bounded_memory() {
         yaml.len()
     );
 }
+
+#[test]
+fn a_har_with_a_64_mib_base64_body_imports_in_about_its_text() {
+    // "ABCD" is the base64 of 00 10 83: the text is written without an
+    // encoder and the body is known byte for byte.
+    const QUADS: usize = 22_369_622;
+    let body_len = QUADS * 3;
+    let tmp = tempfile::tempdir().unwrap();
+    let har = tmp.path().join("big.har");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&har).unwrap());
+    let entry = |url: &str, mime: &str, size: usize| {
+        format!(
+            r#"{{"startedDateTime":"2026-01-01T00:00:00.000Z","time":1,
+"request":{{"method":"GET","url":"{url}","httpVersion":"HTTP/1.1","headers":[],"queryString":[],"cookies":[],"headersSize":-1,"bodySize":0}},
+"response":{{"status":200,"statusText":"OK","httpVersion":"HTTP/1.1","headers":[{{"name":"Content-Type","value":"{mime}"}}],"cookies":[],
+"redirectURL":"","headersSize":-1,"bodySize":{size},"content":{{"size":{size},"mimeType":"{mime}","encoding":"base64","text":""#
+        )
+    };
+    out.write_all(br#"{"log":{"version":"1.2","entries":["#)
+        .unwrap();
+    out.write_all(
+        entry(
+            "https://api.shop.test/v1/files/1",
+            "application/octet-stream",
+            body_len,
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    for _ in 0..QUADS / 1024 {
+        out.write_all("ABCD".repeat(1024).as_bytes()).unwrap();
+    }
+    out.write_all("ABCD".repeat(QUADS % 1024).as_bytes())
+        .unwrap();
+    out.write_all(br#""}}},"#).unwrap();
+    // `{"id":7}` in base64, beside it.
+    out.write_all(entry("https://api.shop.test/v1/files/2", "application/json", 8).as_bytes())
+        .unwrap();
+    out.write_all(br#"eyJpZCI6N30="}}}]}}"#).unwrap();
+    out.flush().unwrap();
+    drop(out);
+
+    let text_len = QUADS * 4;
+    // The text bypasses the JSON reader into one buffer sized from `size`,
+    // and the body is decoded inside it: the text plus the process's own
+    // ~45 MB (before: 6 times the body, in a debug build).
+    let markdown = import(
+        &har,
+        &tmp.path().join("docs"),
+        (text_len + (64 << 20)) as u64,
+    );
+    assert!(
+        markdown.contains("2 flows seen, 2 documented"),
+        "{markdown}"
+    );
+    let yaml = std::fs::read_to_string(tmp.path().join("docs/openapi.yaml")).unwrap();
+    assert!(yaml.contains("application/octet-stream"), "{yaml}");
+    assert!(yaml.contains("id:"), "{yaml}");
+}

@@ -11,6 +11,7 @@ mod import;
 mod infer_schema;
 mod mcp;
 mod proxy;
+mod schemathesis;
 mod scope;
 mod session;
 mod shop;
@@ -51,4 +52,24 @@ pub(crate) fn validate_if_possible(spec: &std::path::Path) {
         "openapi-spec-validator rejected {}",
         spec.display()
     );
+}
+
+/// The repository's root (for the tools `.ci/run` installs there).
+pub(crate) fn repo() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether `path` (a tool `.ci/run` installs) is there: under CI it must be;
+/// elsewhere the test says what is missing and passes without running.
+pub(crate) fn installed(path: &std::path::Path, what: &str) -> bool {
+    if path.exists() {
+        return true;
+    }
+    let message = format!(
+        "{what} is not installed at {}: run `bash .ci/run` (or its install steps)",
+        path.display()
+    );
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
+    eprintln!("skipped: {message}");
+    false
 }

@@ -267,6 +267,127 @@ fn ar_proxy_templates_shape_the_live_spec() {
     assert!(!live.contains("report.txt:"), "{live}");
 }
 
+impl Drop for RunningProxy {
+    /// A test that fails midway leaves no proxy behind (stopped ones ignore this).
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The peak resident memory of process `pid` so far (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+        * 1024
+}
+
+#[test]
+fn a_one_megabyte_request_head_gets_431_and_is_archived_as_refused() {
+    let (port, dir) = (origin(), tempfile::tempdir().unwrap());
+    let out = dir.path().join("out");
+    let proxy = RunningProxy::offline(dir.path(), port, &["--scope", "api.test"]);
+    // 1 MB: curl reads a header line from a file up to 1 MiB.
+    let big = "a".repeat(1_000_000);
+
+    // Raw bytes: one head of 1 MB, as a hostile client sends it.
+    let mut tcp = std::net::TcpStream::connect(&proxy.addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "GET http://api.test:{port}/raw?x=1 HTTP/1.1\r\nHost: api.test:{port}\r\nX-Big: {big}\r\n\r\n"
+    );
+    // The proxy stops reading at its bound, so the rest may meet a reset.
+    let _ = tcp.write_all(head.as_bytes());
+    let mut reply = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while let Ok(n @ 1..) = tcp.read(&mut chunk) {
+        reply.extend_from_slice(&chunk[..n]);
+    }
+    let reply = String::from_utf8_lossy(&reply);
+    assert!(
+        reply.starts_with("HTTP/1.1 431 Request Header Fields Too Large"),
+        "{reply}"
+    );
+
+    // curl, with the same header from a file.
+    let header = dir.path().join("header.txt");
+    std::fs::write(&header, format!("X-Big: {big}\n")).unwrap();
+    let output = Command::new("curl")
+        .args([
+            "-sS",
+            "--max-time",
+            "20",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+        ])
+        .arg("--proxy")
+        .arg(format!("http://{}", proxy.addr))
+        .arg("-H")
+        .arg(format!("@{}", header.display()))
+        .arg(format!("http://api.test:{port}/curl"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "431",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    proxy.wait_for("/raw");
+    proxy.wait_for("/curl");
+    let rss = peak_rss(proxy.child.id());
+    eprintln!(
+        "peak RSS of `ar proxy` after two 1 MB heads: {} MB",
+        rss >> 20
+    );
+    // hyper's 400 KiB buffer and the 8 KiB sample, never the 1 MB head.
+    assert!(rss < 96 << 20, "peak RSS {} MB", rss >> 20);
+    let (_, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+
+    let archive = std::fs::read_to_string(out.join("flows.jsonl")).unwrap();
+    let entries: Vec<serde_json::Value> = archive
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let urls: Vec<&str> = entries
+        .iter()
+        .map(|e| e["request"]["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            format!("http://api.test:{port}/raw?x=1"),
+            format!("http://api.test:{port}/curl")
+        ]
+    );
+    for entry in &entries {
+        assert_eq!(entry["response"]["status"], 431, "{entry}");
+        let error = &entry["_ar"]["error"];
+        assert_eq!(error["kind"], "refused", "{entry}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("request head over 400 KiB"),
+            "{entry}"
+        );
+    }
+    let markdown = std::fs::read_to_string(out.join("API.md")).unwrap();
+    assert!(
+        markdown.contains("| refused by the proxy (never sent) | 2 |"),
+        "{markdown}"
+    );
+}
+
 #[test]
 fn ar_ca_prints_trust_instructions_spki_and_exports() {
     let dir = tempfile::tempdir().unwrap();

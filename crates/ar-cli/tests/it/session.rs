@@ -47,7 +47,7 @@ fn yaml(dir: &Path) -> Value {
 }
 
 /// Host (no port) and base path of a server URL (`https://api.shop.test:1/v1` → `api.shop.test`, `/v1`).
-fn server(url: &str) -> (String, String) {
+pub(crate) fn server(url: &str) -> (String, String) {
     let rest = url.split("://").nth(1).unwrap_or(url);
     let (authority, base) = rest.split_once('/').map_or((rest, ""), |(a, b)| (a, b));
     let host = authority.split(':').next().unwrap_or_default().to_owned();

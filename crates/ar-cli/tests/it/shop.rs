@@ -20,14 +20,17 @@ pub(crate) struct Shop {
 
 impl Shop {
     pub(crate) fn start() -> Self {
+        Self::start_with(FixtureConfig::new())
+    }
+
+    /// The shop started with `config` (a plain HTTP port, a faster stream).
+    pub(crate) fn start_with(config: FixtureConfig) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .unwrap();
-        let site = runtime
-            .block_on(FixtureSite::start(FixtureConfig::new()))
-            .unwrap();
+        let site = runtime.block_on(FixtureSite::start(config)).unwrap();
         let ca_file = tempfile::Builder::new().suffix(".pem").tempfile().unwrap();
         std::fs::write(ca_file.path(), site.ca_pem()).unwrap();
         Self {

@@ -262,7 +262,7 @@ pub(crate) fn decode(text: &str, line: u64, bodies: &dyn BodyStore) -> Result<Fl
     let ctx = Ctx {
         index: line.saturating_sub(1) as usize,
     };
-    let mut flow = entry_to_flow(&ctx, &entry, flavor).map_err(|e| bad(e.to_string()))?;
+    let mut flow = entry_to_flow(&ctx, &mut entry, flavor).map_err(|e| bad(e.to_string()))?;
     let Some(ext) = ext else { return Ok(flow) };
     flow.id = ext.id;
     flow.started = ext.started;

@@ -15,6 +15,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use super::EntryIssue;
+use super::base64_body::base64_in_place;
 use super::time::parse_iso8601;
 use crate::{
     Body, Client, Direction, Error, ErrorKind, Flow, FlowError, FlowId, Headers, HttpVersion,
@@ -124,18 +125,23 @@ fn timing(map: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
     number(map?.get(key)).filter(|t| *t >= 0.0 && t.is_finite())
 }
 
-/// Reads an entry strictly: what it lacks is an error.
-pub(crate) fn entry_to_flow(ctx: &Ctx, entry: &Value, flavor: Flavor) -> Result<Flow, Error> {
+/// Reads an entry strictly: what it lacks is an error. The body texts are
+/// taken out of `entry` (decoded in their own buffers, not copied).
+pub(crate) fn entry_to_flow(ctx: &Ctx, entry: &mut Value, flavor: Flavor) -> Result<Flow, Error> {
     read_entry(ctx, entry, flavor, Leniency::Strict).map(|(flow, _)| flow)
 }
 
 /// Reads an entry into a flow, with what was repaired or left out on the way.
+/// The body texts are taken out of `entry`, so a body of hundreds of MB is
+/// held once as text and decoded in place ([`body_text`]).
 pub(crate) fn read_entry(
     ctx: &Ctx,
-    entry: &Value,
+    entry: &mut Value,
     flavor: Flavor,
     leniency: Leniency,
 ) -> Result<(Flow, Vec<EntryIssue>), Error> {
+    let request_text = take_text(entry, "request", "postData");
+    let response_text = take_text(entry, "response", "content");
     let entry = ctx.object(Some(entry), "entry")?;
     let mut issues = Vec::new();
     let started = match (start_time(ctx, entry, leniency)?, leniency) {
@@ -146,7 +152,12 @@ pub(crate) fn read_entry(
         }
         (None, Leniency::Strict) => return Err(ctx.err("startedDateTime", "missing")),
     };
-    let request = parse_request(ctx, ctx.object(entry.get("request"), "request")?, flavor)?;
+    let request = parse_request(
+        ctx,
+        ctx.object(entry.get("request"), "request")?,
+        flavor,
+        request_text,
+    )?;
     let mut flow = Flow::new(
         FlowId(ctx.index as u64 + 1),
         started,
@@ -172,7 +183,13 @@ pub(crate) fn read_entry(
         receive: timing(timings, "receive"),
     };
     flow.server_addr = loose_str(entry.get("serverIPAddress")).filter(|s| !s.is_empty());
-    read_outcome(ctx, entry.get("response"), flavor, leniency, &mut flow)?;
+    read_outcome(
+        ctx,
+        entry.get("response"),
+        (flavor, leniency),
+        response_text,
+        &mut flow,
+    )?;
     if flow.response.is_none() {
         issues.push(EntryIssue::NoResponse);
     }
@@ -213,8 +230,8 @@ fn start_time(
 fn read_outcome(
     ctx: &Ctx,
     value: Option<&Value>,
-    flavor: Flavor,
-    leniency: Leniency,
+    (flavor, leniency): (Flavor, Leniency),
+    text: Option<String>,
     flow: &mut Flow,
 ) -> Result<(), Error> {
     let missing = match value {
@@ -255,7 +272,7 @@ fn read_outcome(
             message,
         });
     } else {
-        flow.response = Some(parse_response(ctx, response, status)?);
+        flow.response = Some(parse_response(ctx, response, status, text)?);
         if let Some(message) = error_text {
             flow.error = Some(FlowError {
                 kind: error_kind(&message),
@@ -266,7 +283,12 @@ fn read_outcome(
     Ok(())
 }
 
-fn parse_request(ctx: &Ctx, map: &Map<String, Value>, flavor: Flavor) -> Result<Request, Error> {
+fn parse_request(
+    ctx: &Ctx,
+    map: &Map<String, Value>,
+    flavor: Flavor,
+    text: Option<String>,
+) -> Result<Request, Error> {
     let method = ctx.string(map, "method", "request.method")?;
     if method.is_empty() && flavor == Flavor::Foreign {
         return Err(ctx.err("request.method", "empty"));
@@ -306,7 +328,7 @@ fn parse_request(ctx: &Ctx, map: &Map<String, Value>, flavor: Flavor) -> Result<
         let mime = loose_str(post.get("mimeType"))
             .filter(|m| !m.is_empty())
             .or(content_type_header);
-        let mut bytes = body_bytes(ctx, post, "request.postData")?;
+        let mut bytes = body_bytes(ctx, post, text, "request.postData")?;
         if bytes.is_none() && flavor == Flavor::Foreign {
             bytes = form_from_params(post.get("params"));
         }
@@ -325,7 +347,12 @@ fn parse_request(ctx: &Ctx, map: &Map<String, Value>, flavor: Flavor) -> Result<
     Ok(request)
 }
 
-fn parse_response(ctx: &Ctx, map: &Map<String, Value>, status: u16) -> Result<Response, Error> {
+fn parse_response(
+    ctx: &Ctx,
+    map: &Map<String, Value>,
+    status: u16,
+    text: Option<String>,
+) -> Result<Response, Error> {
     let mut response = Response::new(
         status,
         HttpVersion::parse(loose_str(map.get("httpVersion")).as_deref().unwrap_or("")),
@@ -335,7 +362,7 @@ fn parse_response(ctx: &Ctx, map: &Map<String, Value>, status: u16) -> Result<Re
     let header_type = response.headers.get("content-type").map(str::to_string);
     if let Some(content) = map.get("content").filter(|v| !v.is_null()) {
         let content = ctx.object(Some(content), "response.content")?;
-        let text = body_bytes(ctx, content, "response.content")?;
+        let text = body_bytes(ctx, content, text, "response.content")?;
         let declared = number(content.get("size"))
             .filter(|s| *s >= 0.0)
             .map(|s| s as u64);
@@ -380,30 +407,44 @@ fn headers(ctx: &Ctx, value: Option<&Value>, field: &str) -> Result<Headers, Err
     Ok(headers)
 }
 
-/// `text` decoded per `encoding`; `None` when there is no text.
-fn body_bytes(ctx: &Ctx, map: &Map<String, Value>, field: &str) -> Result<Option<Vec<u8>>, Error> {
-    let Some(text) = map.get("text").filter(|t| !t.is_null()) else {
-        return Ok(None);
-    };
-    let Value::String(text) = text else {
-        return Err(ctx.err(
-            format!("{field}.text"),
-            format!("expected a string, found {}", kind(text)),
-        ));
+/// Takes `entry[side][part].text` out of the entry when it is a string, so
+/// its buffer becomes the body's ([`body_bytes`]) instead of being copied.
+fn take_text(entry: &mut Value, side: &str, part: &str) -> Option<String> {
+    let holder = entry.get_mut(side)?.get_mut(part)?.as_object_mut()?;
+    match holder.get("text") {
+        Some(Value::String(_)) => match holder.remove("text") {
+            Some(Value::String(text)) => Some(text),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The body from `text` (taken out of `map` by [`take_text`]) decoded per
+/// `map.encoding`, or `None` when there is no text; a `text` left in `map`
+/// is not a string, an error.
+fn body_bytes(
+    ctx: &Ctx,
+    map: &Map<String, Value>,
+    text: Option<String>,
+    field: &str,
+) -> Result<Option<Vec<u8>>, Error> {
+    let Some(text) = text else {
+        return match map.get("text").filter(|t| !t.is_null()) {
+            None => Ok(None),
+            Some(other) => Err(ctx.err(
+                format!("{field}.text"),
+                format!("expected a string, found {}", kind(other)),
+            )),
+        };
     };
     let encoding = loose_str(map.get("encoding")).unwrap_or_default();
     if encoding.eq_ignore_ascii_case("base64") {
-        let cleaned: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-        let bytes = STANDARD
-            .decode(cleaned.as_bytes())
-            .or_else(|_| {
-                base64::engine::general_purpose::STANDARD_NO_PAD
-                    .decode(cleaned.trim_end_matches('=').as_bytes())
-            })
+        let bytes = base64_in_place(text.into_bytes())
             .map_err(|e| ctx.err(format!("{field}.text"), format!("invalid base64: {e}")))?;
         return Ok(Some(bytes));
     }
-    Ok(Some(text.as_bytes().to_vec()))
+    Ok(Some(text.into_bytes()))
 }
 
 /// `application/x-www-form-urlencoded` text rebuilt from `postData.params`.
@@ -507,17 +548,17 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn import(entry: Value) -> Result<Flow, Error> {
-        entry_to_flow(&Ctx { index: 3 }, &entry, Flavor::Foreign)
+    fn import(mut entry: Value) -> Result<Flow, Error> {
+        entry_to_flow(&Ctx { index: 3 }, &mut entry, Flavor::Foreign)
     }
 
     const PREVIOUS: Timestamp = Timestamp::from_unix_micros(1_700_000_000_000_000);
 
-    fn lenient(entry: Value) -> Result<(Flow, Vec<EntryIssue>), Error> {
+    fn lenient(mut entry: Value) -> Result<(Flow, Vec<EntryIssue>), Error> {
         let leniency = Leniency::Lenient {
             previous_start: PREVIOUS,
         };
-        read_entry(&Ctx { index: 3 }, &entry, Flavor::Foreign, leniency)
+        read_entry(&Ctx { index: 3 }, &mut entry, Flavor::Foreign, leniency)
     }
 
     #[test]

@@ -45,8 +45,10 @@
 //! );
 //! ```
 
+mod base64_body;
 mod export;
 mod import;
+mod long_text;
 mod stream;
 mod time;
 
@@ -221,12 +223,12 @@ pub fn stream_har<R: Read>(
     let mut summary = HarSummary::default();
     let mut next_id = options.first_id;
     let mut previous_start = Timestamp::from_unix_micros(0);
-    let (facts, replaced) = stream::stream_entries(reader, &mut |index, entry| {
+    let (facts, replaced) = stream::stream_entries(reader, &mut |index, mut entry| {
         let leniency = match options.mode {
             ImportMode::Strict => Leniency::Strict,
             ImportMode::Lenient => Leniency::Lenient { previous_start },
         };
-        match read_entry(&Ctx { index }, &entry, Flavor::Foreign, leniency) {
+        match read_entry(&Ctx { index }, &mut entry, Flavor::Foreign, leniency) {
             Ok((mut flow, issues)) => {
                 previous_start = flow.started;
                 flow.id = FlowId(next_id);

@@ -4,16 +4,20 @@
 //! deserialized alone into a `serde_json::Value` and handed to a callback,
 //! so a 200 MB HAR costs one entry's worth of tree plus the read buffer.
 //! Invalid UTF-8 (some tools write Latin-1 bodies verbatim) is replaced by
-//! U+FFFD on the way in, and a leading byte-order mark is dropped.
+//! U+FFFD on the way in, and a leading byte-order mark is dropped. Body texts
+//! of many MB bypass the JSON reader ([`super::long_text`]).
 
+use std::cell::RefCell;
 use std::fmt;
 use std::io::{self, Read};
+use std::rc::Rc;
 
 use serde::de::{
     DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
 };
 use serde_json::Value;
 
+use super::long_text::{LongTexts, Spills};
 use crate::Error;
 
 /// Facts about the file gathered while streaming.
@@ -28,6 +32,7 @@ type Callback<'a> = dyn FnMut(usize, Value) -> Result<(), Error> + 'a;
 
 struct State<'a, 'b> {
     on_entry: &'a mut Callback<'b>,
+    spills: Rc<RefCell<Spills>>,
     facts: FileFacts,
     abort: Option<Error>,
 }
@@ -39,15 +44,17 @@ pub(crate) fn stream_entries<R: Read>(
     on_entry: &mut Callback<'_>,
 ) -> Result<(FileFacts, u64), Error> {
     let mut lossy = LossyUtf8::new(reader);
+    let spills = Rc::new(RefCell::new(Spills::default()));
     let mut state = State {
         on_entry,
+        spills: Rc::clone(&spills),
         facts: FileFacts::default(),
         abort: None,
     };
     let result = {
         let mut de = serde_json::Deserializer::from_reader(io::BufReader::with_capacity(
             1 << 16,
-            &mut lossy,
+            LongTexts::new(&mut lossy, spills),
         ));
         (&mut de).deserialize_map(FileVisitor(&mut state))
     };
@@ -152,8 +159,15 @@ impl<'de> Visitor<'de> for EntriesSeed<'_, '_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.0.facts.saw_entries = true;
         let mut index = 0;
-        while let Some(entry) = seq.next_element::<Value>()? {
-            if let Err(error) = (self.0.on_entry)(index, entry) {
+        while let Some(mut entry) = seq.next_element::<Value>()? {
+            let resolved = (self.0.spills.borrow_mut().resolve(&mut entry)).map_err(|problem| {
+                Error::HarEntry {
+                    index,
+                    field: "text".into(),
+                    problem,
+                }
+            });
+            if let Err(error) = resolved.and_then(|()| (self.0.on_entry)(index, entry)) {
                 self.0.abort = Some(error);
                 return Err(A::Error::custom("stopped by the entry handler"));
             }
@@ -191,7 +205,7 @@ impl<R: Read> LossyUtf8<R> {
         }
     }
 
-    fn refill(&mut self) -> io::Result<()> {
+    fn next_batch(&mut self) -> io::Result<()> {
         self.out.clear();
         self.pos = 0;
         let n = loop {
@@ -248,18 +262,44 @@ impl<R: Read> LossyUtf8<R> {
     }
 }
 
+impl<R: Read> Batches for LossyUtf8<R> {
+    fn batch(&mut self) -> (&[u8], &mut usize, bool) {
+        (&self.out, &mut self.pos, self.eof)
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        self.next_batch()
+    }
+}
+
 impl<R: Read> Read for LossyUtf8<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.pos >= self.out.len() {
-            if self.eof {
-                return Ok(0);
-            }
-            self.refill()?;
+        read_batches(self, buf)
+    }
+}
+
+/// A reader that makes its output in batches: `batch` is the last one, the
+/// position read up to in it and whether the input has ended; `refill`
+/// makes the next.
+pub(super) trait Batches {
+    fn batch(&mut self) -> (&[u8], &mut usize, bool);
+    fn refill(&mut self) -> io::Result<()>;
+}
+
+/// `Read::read` for a [`Batches`] reader.
+pub(super) fn read_batches(reader: &mut impl Batches, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        let (out, pos, eof) = reader.batch();
+        if *pos < out.len() {
+            let n = buf.len().min(out.len() - *pos);
+            buf[..n].copy_from_slice(&out[*pos..*pos + n]);
+            *pos += n;
+            return Ok(n);
         }
-        let n = buf.len().min(self.out.len() - self.pos);
-        buf[..n].copy_from_slice(&self.out[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        if eof {
+            return Ok(0);
+        }
+        reader.refill()?;
     }
 }
 
