@@ -5,6 +5,7 @@ use ar_store::ErrorKind;
 use bytes::Bytes;
 use http::StatusCode;
 use http_body_util::BodyExt as _;
+use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
@@ -63,17 +64,22 @@ async fn a_one_gigabyte_download_streams_through_with_flat_memory() {
     }
 }
 
+/// An HTTP/1.1 connection to the proxy, for absolute-form requests.
+async fn connect(h: &Harness) -> SendRequest<http_body_util::Full<Bytes>> {
+    let tcp = TcpStream::connect(h.addr()).await.unwrap();
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    sender
+}
+
 #[tokio::test]
 async fn absolute_form_requests_are_forwarded_and_captured() {
     let origin = origin(None).await;
     let port = origin.addr.port();
     let mut h = Harness::start(|b| b.resolve("plain.test", port, origin.addr.ip())).await;
-    let tcp = TcpStream::connect(h.addr()).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, http_body_util::Full<Bytes>>(TokioIo::new(tcp))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
+    let mut sender = connect(&h).await;
     for i in 0..2 {
         // Two requests on one keep-alive connection to the proxy.
         let request = http::Request::post(format!("http://plain.test:{port}/echo?i={i}"))
@@ -100,12 +106,7 @@ async fn a_replay_is_marked_in_the_archive_and_its_mark_never_reaches_the_origin
     let origin = origin(None).await;
     let port = origin.addr.port();
     let mut h = Harness::start(|b| b.resolve("plain.test", port, origin.addr.ip())).await;
-    let tcp = TcpStream::connect(h.addr()).await.unwrap();
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake::<_, http_body_util::Full<Bytes>>(TokioIo::new(tcp))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
+    let mut sender = connect(&h).await;
     let request = http::Request::get(format!("http://plain.test:{port}/headers"))
         .header("host", format!("plain.test:{port}"))
         .header("x-edited", "yes")

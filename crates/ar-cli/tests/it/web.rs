@@ -174,6 +174,12 @@ fn screenshot_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.png"))
 }
 
+/// Saves what the page shows as `target/tmp/<name>.png`, then closes the browser.
+async fn screenshot_and_close(browser: ChromeBrowser, name: &str) {
+    browser.screenshot(&screenshot_path(name)).await.unwrap();
+    browser.close().await;
+}
+
 #[test]
 fn flows_appear_live_and_a_flow_opens_with_its_body() {
     let (shop, _out, mut ar) = session();
@@ -282,11 +288,7 @@ fn requests_without_the_token_or_from_a_foreign_host_get_403_and_are_logged() {
             "{}",
             snapshot.outline()
         );
-        browser
-            .screenshot(&screenshot_path("web-forbidden"))
-            .await
-            .unwrap();
-        browser.close().await;
+        screenshot_and_close(browser, "web-forbidden").await;
     });
     ar.quit();
 }
@@ -321,11 +323,7 @@ fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
             "{}",
             done.outline()
         );
-        browser
-            .screenshot(&screenshot_path("web-correction"))
-            .await
-            .unwrap();
-        browser.close().await;
+        screenshot_and_close(browser, "web-correction").await;
     });
     // The spec on disk says so at once, without waiting for an exit.
     let spec = std::fs::read_to_string(&spec_file).unwrap();
@@ -391,11 +389,7 @@ fn an_edited_request_replayed_through_the_proxy_is_a_replay_flow() {
         })
         .await;
         assert!(listed.outline().contains("/api/products/101"));
-        browser
-            .screenshot(&screenshot_path("web-replay"))
-            .await
-            .unwrap();
-        browser.close().await;
+        screenshot_and_close(browser, "web-replay").await;
     });
     ar.quit();
     let archive = std::fs::read_to_string(out.path().join("flows.jsonl")).unwrap();
@@ -543,11 +537,7 @@ fn bench_first_rows_and_filter_at_100k_flows() {
         })
         .await;
         let filtered = between(&done.outline(), "filtered in ", " ms");
-        browser
-            .screenshot(&screenshot_path("web-100k-filtered"))
-            .await
-            .unwrap();
-        browser.close().await;
+        screenshot_and_close(browser, "web-100k-filtered").await;
         (first, filtered)
     });
     println!(
