@@ -5,10 +5,10 @@
 //! headers and body schema.
 //!
 //! What the explorer saw, the spec must describe: any other non-conforming
-//! answer fails the test. Three kinds are counted instead, each for a stated
+//! answer fails the test. Four kinds are counted instead, each for a stated
 //! reason ([`excused`]): statuses no request of the explorer provoked,
-//! server-sent events read one by one, and `null` where every sample the
-//! explorer saw held a value.
+//! server-sent events read one by one, `null` where every sample the
+//! explorer saw held a value, and a value outside an enum of the values it saw.
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
@@ -105,6 +105,13 @@ fn excused(failure: &Failure) -> Option<&'static str> {
         // wide as its samples, and none held `null` there.
         "ST108" if failure.detail.contains("null is not of type") => {
             Some("null where every sample the explorer saw held a value")
+        }
+        // A string that took a few values many times is documented as an
+        // enum of them (`category`: audio, home, kitchen, stationery); a
+        // product the explorer never saw can hold another (`bags`). Which
+        // ones the demo saw varies with the run, so this one comes and goes.
+        "ST108" if failure.detail.contains("is not one of") => {
+            Some("a value outside an enum of the values the explorer saw")
         }
         _ => None,
     }
