@@ -1,7 +1,8 @@
 //! Request and response bodies of one endpoint, per media type: a schema
 //! built from every sample, multipart field names, and one redacted example.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::{DefaultHasher, Hasher};
 
 use ar_schema::SchemaBuilder;
 use ar_store::Body;
@@ -70,12 +71,21 @@ pub(crate) struct BodyStats {
     pub(crate) example: Option<Value>,
     /// Bodies that claimed this media type but could not be parsed, or were cut short.
     pub(crate) undecodable: u64,
+    /// Hashes of the JSON and form bodies already in `schema`, so that the
+    /// same body fetched again (a page reloaded, a resource polled) is not
+    /// counted again as evidence: ten copies of one answer are one sample of
+    /// what the endpoint sends, and counted ten times they would close an
+    /// enum on the values of that one answer, or make its keys required.
+    distinct: HashSet<u64>,
 }
 
 /// Longest text example kept, in characters.
 const MAX_TEXT_EXAMPLE: usize = 400;
 /// At most this many multipart fields are tracked.
 const MAX_PARTS: usize = 64;
+/// At most this many distinct bodies are remembered per media type; past
+/// that, every body counts (the evidence is ample by then).
+const MAX_DISTINCT_TRACKED: usize = 4096;
 
 impl BodyStats {
     pub(crate) fn new(kind: BodyKind) -> Self {
@@ -86,12 +96,30 @@ impl BodyStats {
             parts: BTreeMap::new(),
             example: None,
             undecodable: 0,
+            distinct: HashSet::new(),
+        }
+    }
+
+    /// Whether `body` is one already in the schema. Only bodies that decoded
+    /// are remembered, so a repeat of an undecodable body is still counted
+    /// as undecodable.
+    fn seen_before(&self, body: &Body) -> bool {
+        self.distinct.contains(&body_hash(body))
+    }
+
+    fn remember(&mut self, body: &Body) {
+        if self.distinct.len() < MAX_DISTINCT_TRACKED {
+            self.distinct.insert(body_hash(body));
         }
     }
 
     /// Adds one body. Returns `false` when it could not be decoded as its media type claims.
     pub(crate) fn observe(&mut self, body: &Body, redactor: &Redactor) -> bool {
         self.count += 1;
+        let schema_fed = matches!(self.kind, BodyKind::Json | BodyKind::Form);
+        if schema_fed && self.seen_before(body) {
+            return true;
+        }
         let ok = match self.kind {
             BodyKind::Json => self.observe_json(body, redactor),
             BodyKind::Form => {
@@ -143,6 +171,8 @@ impl BodyStats {
         };
         if !ok {
             self.undecodable += 1;
+        } else if schema_fed {
+            self.remember(body);
         }
         ok
     }
@@ -181,7 +211,21 @@ impl BodyStats {
         if self.example.is_none() {
             self.example.clone_from(&other.example);
         }
+        let room = MAX_DISTINCT_TRACKED.saturating_sub(self.distinct.len());
+        self.distinct
+            .extend(other.distinct.iter().copied().take(room));
     }
+}
+
+/// A body's identity for [`BodyStats::seen_before`]: its content type and
+/// bytes. `DefaultHasher::new()` has fixed keys, so the documenter stays
+/// deterministic.
+fn body_hash(body: &Body) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    hasher.write(body.content_type.as_deref().unwrap_or("").as_bytes());
+    hasher.write_u8(0);
+    hasher.write(&body.bytes);
+    hasher.finish()
 }
 
 /// The largest JSON body parsed into a tree for an example. A `serde_json::Value`
@@ -314,6 +358,43 @@ mod tests {
             Some(serde_json::json!({"id": 1, "token": "REDACTED", "tags": [1, 2]}))
         );
         assert_eq!((stats.count, stats.undecodable), (3, 1));
+    }
+
+    #[test]
+    fn the_same_answer_fetched_again_is_no_new_evidence() {
+        // A recommendation list polled twelve times for one product: four
+        // categories, each in every copy. Counted twelve times they would
+        // look like a closed set of four; they are one answer.
+        let redactor = Redactor::new();
+        let answer = br#"{"items":[{"category":"kitchen"},{"category":"home"},{"category":"audio"},{"category":"stationery"}]}"#;
+        let mut polled = BodyStats::new(BodyKind::Json);
+        for _ in 0..12 {
+            assert!(polled.observe(&body("application/json", answer), &redactor));
+        }
+        let schema = polled.schema.schema().to_openapi();
+        let category = &schema["properties"]["items"]["items"]["properties"]["category"];
+        assert_eq!(category["type"], "string");
+        assert!(category.get("enum").is_none(), "{category}");
+        assert_eq!((polled.count, polled.schema.schema().samples()), (12, 1));
+        // Twelve different answers holding the same four values are
+        // evidence of a closed set.
+        let mut varied = BodyStats::new(BodyKind::Json);
+        for page in 0..12 {
+            let text = format!(
+                r#"{{"page":{page},"items":[{{"category":"kitchen"}},{{"category":"home"}},{{"category":"audio"}},{{"category":"stationery"}}]}}"#
+            );
+            assert!(varied.observe(&body("application/json", text.as_bytes()), &redactor));
+        }
+        let schema = varied.schema.schema().to_openapi();
+        assert_eq!(
+            schema["properties"]["items"]["items"]["properties"]["category"]["enum"],
+            serde_json::json!(["audio", "home", "kitchen", "stationery"])
+        );
+        // A repeat of a body that did not decode is still counted as such.
+        let mut broken = BodyStats::new(BodyKind::Json);
+        assert!(!broken.observe(&body("application/json", b"{not json"), &redactor));
+        assert!(!broken.observe(&body("application/json", b"{not json"), &redactor));
+        assert_eq!(broken.undecodable, 2);
     }
 
     #[test]

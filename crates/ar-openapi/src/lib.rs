@@ -42,6 +42,7 @@ mod assemble;
 mod body;
 mod components;
 mod documenter;
+mod echo;
 mod endpoint;
 mod error;
 mod fold;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::body::{BodyKind, BodyStats};
 use crate::documenter::{Documenter, EndpointInfo};
+use crate::echo::drop_echoed_enums;
 use crate::endpoint::{EndpointDoc, Exchange};
 use crate::naming;
 use crate::options::{Enrichment, Options};
@@ -315,6 +316,12 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
             .iter()
             .map(|(media, stats)| content(media, stats, &render))
             .collect();
+        let sent: Vec<&[Box<str>]> = doc
+            .path
+            .values()
+            .chain(doc.query.params.values())
+            .filter_map(ParamStats::sent)
+            .collect();
         let mut responses: Vec<ResponseModel> = doc
             .responses
             .iter()
@@ -329,7 +336,11 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
                 content: response
                     .content
                     .iter()
-                    .map(|(media, stats)| content(media, stats, &render))
+                    .map(|(media, stats)| {
+                        let mut content = content(media, stats, &render);
+                        drop_echoed_enums(&mut content.schema, &sent);
+                        content
+                    })
                     .collect(),
                 headers: response
                     .headers

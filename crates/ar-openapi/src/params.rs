@@ -142,13 +142,42 @@ pub(crate) struct ParamStats {
     /// yet), so a name sent twice in one flow is told apart without a
     /// per-flow set of names.
     last_flow: u64,
+    /// The distinct values sent, while they are few and short (`None` once
+    /// there were more): a response field holding only these values echoes
+    /// the request ([`crate::echo`]). Never written out.
+    values: Option<Vec<Box<str>>>,
 }
+
+/// Distinct values remembered per parameter for [`ParamStats::sent`].
+const MAX_VALUES_TRACKED: usize = 16;
+/// Longest value remembered for [`ParamStats::sent`] (an enum value is short).
+const MAX_VALUE_BYTES: usize = 64;
 
 impl ParamStats {
     pub(crate) fn new(name: &str) -> Self {
         Self {
             name: name.to_string(),
+            values: Some(Vec::new()),
             ..Self::default()
+        }
+    }
+
+    /// The distinct values sent, if they were few and short.
+    pub(crate) fn sent(&self) -> Option<&[Box<str>]> {
+        self.values.as_deref()
+    }
+
+    fn remember(&mut self, raw: &str) {
+        let Some(values) = &mut self.values else {
+            return;
+        };
+        if values.iter().any(|v| **v == *raw) {
+            return;
+        }
+        if raw.len() > MAX_VALUE_BYTES || values.len() >= MAX_VALUES_TRACKED {
+            self.values = None;
+        } else {
+            values.push(raw.into());
         }
     }
 
@@ -169,6 +198,7 @@ impl ParamStats {
         if self.example.is_none() {
             self.example = Some(shown());
         }
+        self.remember(raw);
     }
 
     /// Adds another endpoint's evidence (when the store merges endpoints).
@@ -184,6 +214,10 @@ impl ParamStats {
         self.repeated |= other.repeated;
         if self.example.is_none() {
             self.example.clone_from(&other.example);
+        }
+        match &other.values {
+            Some(values) => values.iter().for_each(|v| self.remember(v)),
+            None => self.values = None,
         }
     }
 

@@ -11,6 +11,7 @@
 //! values are replaced by [`REDACTED`].
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::Value;
@@ -55,12 +56,16 @@ struct Patterns {
     assignment: Regex,
 }
 
+/// Compiled once per process: building the three automata costs more than
+/// documenting a small session, and every [`Redactor`] shares them.
+static PATTERNS: LazyLock<Patterns> = LazyLock::new(Patterns::compile);
+
 impl Patterns {
     /// Word boundaries are ASCII (`(?-u:\b)`): the tokens are ASCII, and a
     /// Unicode `\b` stops the regex engine's fast automaton at the first
     /// non-ASCII byte (an em dash in API.md), leaving the whole text to the
     /// slow one.
-    fn new() -> Self {
+    fn compile() -> Self {
         let secret = Regex::new(concat!(
             r"eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",
             r"|(?i:(?-u:\b)(?:bearer|basic|token|digest)\s+)[A-Za-z0-9._~+/=-]{8,}",
@@ -96,7 +101,7 @@ impl Redactor {
         Self {
             enabled: true,
             extra_names: Vec::new(),
-            patterns: Patterns::new(),
+            patterns: PATTERNS.clone(),
         }
     }
 

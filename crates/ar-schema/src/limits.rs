@@ -39,7 +39,8 @@ pub const ENUM_MAX_VALUES: usize = 10;
 /// ...seen in at least this many samples...
 pub const ENUM_MIN_SAMPLES: u64 = 10;
 
-/// ...and at least this many samples per distinct value on average.
+/// ...and each distinct value in at least this many of them: the rarest value
+/// seen is the evidence that no value is still unseen.
 pub const ENUM_MIN_SAMPLES_PER_VALUE: u64 = 4;
 
 /// Objects a position must have seen before a key present in all of them is `required`: with

@@ -194,6 +194,30 @@ fn enums_need_enough_evidence() {
 }
 
 #[test]
+fn a_value_seen_only_once_or_twice_says_the_set_is_not_closed() {
+    // 40 samples, four values common and one rare: a product's category
+    // where one category shows up once. The average is ample, but a value
+    // this rare says others as rare were missed, and an enum of what was
+    // seen would make a typed client reject the first one.
+    let categories = ["kitchen", "home", "audio", "stationery"];
+    let mut rare: Vec<Value> = (0..39)
+        .map(|i| json!({"category": categories[i % 4]}))
+        .collect();
+    rare.push(json!({"category": "bags"}));
+    assert_eq!(
+        plain(&build(&rare))["properties"]["category"],
+        json!({"type": "string"})
+    );
+    // Once the rarest value has been seen four times, the set is taken as
+    // closed.
+    rare.extend((0..3).map(|_| json!({"category": "bags"})));
+    assert_eq!(
+        plain(&build(&rare))["properties"]["category"]["enum"],
+        json!(["audio", "bags", "home", "kitchen", "stationery"])
+    );
+}
+
+#[test]
 fn values_that_differ_only_in_case_or_punctuation_are_no_enum() {
     // Typed clients name members by folding case and punctuation: `Ut` and
     // `ut` would be one name (openapi-python-client and progenitor stop).

@@ -95,10 +95,7 @@ pub(super) fn encode_into(
     }
 
     out.extend_from_slice(br#"},"cache":{},"request":{"bodySize":"#);
-    u64(
-        out,
-        req.body.wire_size.unwrap_or(req.body.bytes.len() as u64),
-    );
+    i64(out, req.body.wire_size.map_or(-1, |s| s as i64));
     out.extend_from_slice(br#","cookies":[],"headers":"#);
     headers(out, &req.headers);
     out.extend_from_slice(br#","headersSize":-1,"httpVersion":"#);

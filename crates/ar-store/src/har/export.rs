@@ -9,6 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
+use super::UNTIMED;
 use super::time::format_iso8601;
 use crate::store::BodySide;
 use crate::url::{UrlParts, query_pairs};
@@ -40,6 +41,21 @@ fn put_text(map: &mut Map<String, Value>, body: &Body) {
     }
 }
 
+/// Names, in `entry`'s timings, the phases HAR requires (`send`, `wait`,
+/// `receive`, no -1 allowed) that `flow` has no time for: they are written
+/// as 0, and an import of the file reads them as unknown again. Only the
+/// HAR export needs this; the archive keeps exact timings in its `_ar` part.
+pub(crate) fn mark_untimed(entry: &mut Value, flow: &Flow) {
+    let t = &flow.timings;
+    let untimed: Vec<&str> = [("send", t.send), ("wait", t.wait), ("receive", t.receive)]
+        .into_iter()
+        .filter_map(|(name, time)| time.is_none().then_some(name))
+        .collect();
+    if !untimed.is_empty() {
+        entry["timings"][UNTIMED] = json!(untimed);
+    }
+}
+
 fn ms(value: Option<f64>) -> Value {
     json!(value.unwrap_or(-1.0))
 }
@@ -68,7 +84,7 @@ pub(crate) fn entry_value(
         "headers": headers_json(&req.headers),
         "queryString": query,
         "headersSize": -1,
-        "bodySize": req.body.wire_size.unwrap_or(req.body.bytes.len() as u64),
+        "bodySize": req.body.wire_size.map_or(-1, |s| s as i64),
     });
     if !req.body.bytes.is_empty() || req.body.content_type.is_some() {
         let mut post = Map::new();

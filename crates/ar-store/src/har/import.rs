@@ -15,6 +15,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
 use super::EntryIssue;
+use super::UNTIMED;
 use super::base64_body::base64_in_place;
 use super::time::parse_iso8601;
 use crate::{
@@ -122,7 +123,12 @@ fn number(value: Option<&Value>) -> Option<f64> {
 
 /// A timing: negative means "not applicable".
 fn timing(map: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
-    number(map?.get(key)).filter(|t| *t >= 0.0 && t.is_finite())
+    let map = map?;
+    let untimed = map
+        .get(UNTIMED)
+        .and_then(Value::as_array)
+        .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(key)));
+    number(map.get(key)).filter(|t| *t >= 0.0 && t.is_finite() && !untimed)
 }
 
 /// Reads an entry strictly: what it lacks is an error. The body texts are

@@ -58,10 +58,16 @@ use std::io::{Read, Write};
 
 use crate::{Error, Flow, FlowId, Timestamp};
 
+use export::mark_untimed;
 pub(crate) use export::{entry_value, server_ip};
 pub(crate) use import::{Ctx, Flavor, entry_to_flow};
 use import::{Leniency, read_entry};
 pub(crate) use time::write_iso8601;
+
+/// The `timings` member (a HAR custom field) naming the required phases
+/// (`send`, `wait`, `receive`) that ar exported as 0 because it never timed
+/// them; the importer reads those as unknown again.
+const UNTIMED: &str = "_ar_untimed";
 
 /// What to do with a malformed entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -325,7 +331,8 @@ impl<W: Write> HarWriter<W> {
 
     /// Writes one entry (bodies inline).
     pub fn write(&mut self, flow: &Flow) -> Result<(), Error> {
-        let entry = entry_value(flow, &mut |_, _| Ok(true), true)?;
+        let mut entry = entry_value(flow, &mut |_, _| Ok(true), true)?;
+        mark_untimed(&mut entry, flow);
         if self.entries > 0 {
             self.out
                 .write_all(b",\n")
