@@ -8,7 +8,11 @@
 # nightly`, `cargo install cargo-fuzz --locked`). Runs at `nice -n 19`, one
 # target at a time. The committed seeds (fuzz/corpus/<target>/) are read; what
 # the fuzzer adds goes to fuzz/work/<target>/ (ignored by git), so a later run
-# starts from there. A crash lands in fuzz/artifacts/<target>/: copy it into
+# starts from there. The targets are built without a sanitizer (FUZZ_SANITIZER,
+# default `none`): ar and its checks are safe Rust, and AddressSanitizer slowed
+# the document-building targets to about ten executions a second; set
+# FUZZ_SANITIZER=address to hunt memory errors in dependencies' unsafe code.
+# A crash lands in fuzz/artifacts/<target>/: copy it into
 # fuzz/corpus/<target>/ as a regression input (CI replays it on stable through
 # crates/ar-fuzz-checks/tests/corpus.rs) and fix it.
 set -euo pipefail
@@ -23,7 +27,8 @@ else
   for f in fuzz_targets/*.rs; do targets+=("$(basename "$f" .rs)"); done
 fi
 
-nice -n 19 cargo +nightly fuzz build -O
+sanitizer=${FUZZ_SANITIZER:-none}
+nice -n 19 cargo +nightly fuzz build -O -s "$sanitizer"
 mkdir -p work logs
 printf '| target | seconds | executions | exec/s | coverage (cov) | features (ft) | corpus | crashes |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
@@ -33,7 +38,7 @@ for target in "${targets[@]}"; do
   before=$(find "artifacts/$target" -type f | wc -l)
   started=$(date +%s)
   # -timeout: an input taking 20 s is a hang; -rss_limit_mb: a leak or a bomb.
-  nice -n 19 cargo +nightly fuzz run -O "$target" "work/$target" "corpus/$target" -- \
+  nice -n 19 cargo +nightly fuzz run -O -s "$sanitizer" "$target" "work/$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
     >"$log" 2>&1 || true
   took=$(($(date +%s) - started))

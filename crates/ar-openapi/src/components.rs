@@ -109,8 +109,16 @@ pub(crate) fn extract(model: &mut Model, min_uses: usize) {
     }
 }
 
+/// An object with at least two properties that is never `null`: what
+/// becomes a component. A place that may hold `null` keeps its shape inline
+/// (`type: object, nullable: true`): OpenAPI 3.0's `nullable` has no effect
+/// without a `type` beside it, and `allOf` cannot relax the schema it
+/// refers to, so the common `{nullable: true, allOf: [{$ref}]}` is rejected
+/// by 3.0 validators for the very `null` it means to allow; and a nullable
+/// component would make every use of it nullable.
 fn is_shape(schema: &Value) -> bool {
-    schema.get("type").and_then(Value::as_str) == Some("object")
+    schema.get("nullable") != Some(&Value::Bool(true))
+        && schema.get("type").and_then(Value::as_str) == Some("object")
         && schema
             .get("properties")
             .and_then(Value::as_object)
@@ -128,17 +136,13 @@ fn collect(
         return;
     }
     if is_shape(schema) {
-        let print = print_of(schema);
+        let print = fingerprint(schema);
         let candidate = candidates.entry(print).or_insert_with(|| {
             order.push(print);
-            let mut schema = schema.clone();
-            if let Some(object) = schema.as_object_mut() {
-                object.remove("nullable");
-            }
             Candidate {
                 uses: 0,
                 name: name.to_string(),
-                schema,
+                schema: schema.clone(),
             }
         });
         candidate.uses += 1;
@@ -173,34 +177,12 @@ fn collect(
     }
 }
 
-/// A shape's fingerprint without its own `nullable`: a component is the
-/// shape, and whether a place may hold `null` instead belongs to the place.
-/// A nullable component makes every use nullable, and generators handle it
-/// poorly (openapi-python-client names its inline objects twice and drops
-/// it); `nullable` beside an `allOf` of the reference says the same, where
-/// it was seen.
-fn print_of(schema: &Value) -> Fingerprint {
-    match schema.as_object() {
-        Some(object) if object.contains_key("nullable") => {
-            let mut bare = object.clone();
-            bare.remove("nullable");
-            fingerprint(&Value::Object(bare))
-        }
-        _ => fingerprint(schema),
-    }
-}
-
 /// Replaces the schema itself (if chosen) or, failing that, its children.
 fn replace(schema: &mut Value, chosen: &BTreeMap<Fingerprint, String>) {
     if is_shape(schema)
-        && let Some(name) = chosen.get(&print_of(schema))
+        && let Some(name) = chosen.get(&fingerprint(schema))
     {
-        let reference = json!({"$ref": format!("#/components/schemas/{name}")});
-        *schema = if schema.get("nullable") == Some(&Value::Bool(true)) {
-            json!({"nullable": true, "allOf": [reference]})
-        } else {
-            reference
-        };
+        *schema = json!({"$ref": format!("#/components/schemas/{name}")});
         return;
     }
     replace_children(schema, chosen);

@@ -433,14 +433,6 @@ pub(crate) fn type_name(schema: &Value) -> String {
             .join(" | ");
     }
     let mut name = match schema.get("type").and_then(Value::as_str) {
-        // A nullable reference: `nullable` beside an `allOf` of it.
-        None if schema
-            .get("allOf")
-            .and_then(Value::as_array)
-            .is_some_and(|m| m.len() == 1) =>
-        {
-            type_name(&schema["allOf"][0])
-        }
         Some("array") => match schema.get("items") {
             Some(items) => format!("array of {}", type_name(items)),
             None => "array".to_string(),
@@ -560,12 +552,6 @@ mod tests {
         assert_eq!(
             type_name(&json!({"anyOf": [{"type": "string"}, {"type": "integer"}]})),
             "string | integer"
-        );
-        assert_eq!(
-            type_name(
-                &json!({"nullable": true, "allOf": [{"$ref": "#/components/schemas/Answer"}]})
-            ),
-            "[Answer](#answer) | null"
         );
         assert_eq!(type_name(&json!({})), "any");
     }

@@ -15,14 +15,18 @@ fn spec_of(flows: &[ar_store::Flow]) -> Value {
 }
 
 #[test]
-fn a_component_is_never_nullable_the_place_that_held_null_is() {
+fn a_place_that_held_null_keeps_its_shape_inline_and_no_component_is_nullable() {
     // openapi-python-client named a nullable component's inline objects
-    // twice ("duplicate models") and dropped the component.
+    // twice ("duplicate models") and dropped the component; and
+    // `{nullable: true, allOf: [{$ref}]}` is rejected for `null` by OpenAPI
+    // 3.0 validators (`nullable` needs a `type` beside it, and `allOf`
+    // cannot relax the schema it refers to). The place that held `null`
+    // keeps the shape inline, typed `object` and nullable.
     let flows = [
         json_get(
             1,
             "https://q.test/questions/1",
-            r#"{"id": 1, "answer": {"text": "a", "by": {"name": "x"}}}"#,
+            r#"{"id": 1, "answer": {"text": "a", "by": {"name": "x", "karma": 1}}}"#,
         ),
         json_get(
             2,
@@ -32,7 +36,12 @@ fn a_component_is_never_nullable_the_place_that_held_null_is() {
         json_get(
             3,
             "https://q.test/answers/latest",
-            r#"{"text": "b", "by": {"name": "y"}}"#,
+            r#"{"text": "b", "by": {"name": "y", "karma": 2}}"#,
+        ),
+        json_get(
+            4,
+            "https://q.test/answers/first",
+            r#"{"text": "c", "by": {"name": "z", "karma": 3}}"#,
         ),
     ];
     let spec = spec_of(&flows);
@@ -42,17 +51,31 @@ fn a_component_is_never_nullable_the_place_that_held_null_is() {
     for (name, schema) in components {
         assert!(schema.get("nullable").is_none(), "{name}: {schema}");
     }
+    assert!(!spec.to_string().contains("allOf"), "{spec}");
     let question = &spec["paths"]["/questions/{questionId}"]["get"]["responses"]["200"]["content"]
         ["application/json"]["schema"];
     let answer = &question["properties"]["answer"];
+    assert_eq!(answer["type"], "object", "{question}");
     assert_eq!(answer["nullable"], json!(true), "{question}");
-    let reference = answer["allOf"][0]["$ref"].as_str().expect("a reference");
-    let latest = &spec["paths"]["/answers/latest"]["get"]["responses"]["200"]["content"]["application/json"]
-        ["schema"];
+    // What is inside the nullable place is shared as usual: the author.
+    let author = answer["properties"]["by"]["$ref"]
+        .as_str()
+        .expect("a reference");
+    let (_, answers) = spec["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(path, _)| path.starts_with("/answers"))
+        .expect("the answers' path");
+    let latest = &answers["get"]["responses"]["200"]["content"]["application/json"]["schema"];
+    let latest = match latest.get("$ref").and_then(Value::as_str) {
+        Some(reference) => &spec["components"]["schemas"][reference.rsplit('/').next().unwrap()],
+        None => latest,
+    };
     assert_eq!(
-        latest["$ref"].as_str(),
-        Some(reference),
-        "one component for both"
+        latest["properties"]["by"]["$ref"].as_str(),
+        Some(author),
+        "one component for the author"
     );
 }
 
