@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ar_openapi::Redactor;
 use ar_store::Flow;
 use ar_web::correction::Correction;
-use ar_web::{Backend, Documents, EndpointView, Live, Placement};
+use ar_web::{Backend, Documents, EndpointView, Joined, Live, Placement};
 use async_trait::async_trait;
 use tokio::sync::oneshot;
 
@@ -155,6 +155,11 @@ impl Backend for PipelineBackend {
             .unwrap_or_default()
     }
 
+    async fn endpoints_now(&self, flows: Vec<Joined>) -> Option<Vec<Option<String>>> {
+        self.ask(move |pipeline| ar_web::endpoints_now(pipeline.store(), &flows))
+            .await
+    }
+
     async fn explain(&self, key: &str) -> Option<String> {
         let key = key.to_owned();
         self.ask(move |pipeline| {
@@ -168,15 +173,7 @@ impl Backend for PipelineBackend {
 
     async fn correct(&self, correction: Correction) -> Result<String, String> {
         let patterns = self
-            .ask(move |pipeline| {
-                let endpoint = pipeline
-                    .store()
-                    .resolve_key(&correction.key)
-                    .ok_or_else(|| {
-                        format!("no endpoint {} (the spec changed: reload)", correction.key)
-                    })?;
-                ar_web::correction::patterns(endpoint, &correction)
-            })
+            .ask(move |pipeline| ar_web::correction::patterns(pipeline.store(), &correction))
             .await
             .ok_or("the capture stopped")??;
         let reply = (self.templater)(patterns).ok_or("the capture stopped")?;
