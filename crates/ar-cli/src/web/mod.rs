@@ -188,6 +188,7 @@ impl Backend for PipelineBackend {
         self.replayer
             .send(request)
             .await
+            .map(|replayed| replayed.to_string())
             .map_err(|error| format!("{error:#}"))
     }
 
