@@ -477,20 +477,14 @@ fn the_agents_replay_tool_resends_an_edited_request_through_the_proxy_and_sees_n
         ),
         Reply::text("Replayed.\nINTENT COVERED"),
     ]);
-    let mut child = shop
+    let child = shop
         .ar_with_llm(&out, &mock, &["--intent", "see what recommendations take"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let status = wait_bounded(&mut child, Duration::from_secs(120));
-    let output = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(status.success(), "{text}");
+    let (ok, text) = super::shop::finished(child, Duration::from_secs(120));
+    assert!(ok, "{text}");
 
     let requests = mock.requests();
     let answer = requests
@@ -509,12 +503,7 @@ fn the_agents_replay_tool_resends_an_edited_request_through_the_proxy_and_sees_n
     }
 
     // The exchange is a flow of its own, stamped replay, as the origin got it.
-    let archive = std::fs::read_to_string(out.join("flows.jsonl")).unwrap();
-    let replayed: Vec<serde_json::Value> = archive
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|e| e["_ar"]["client"] == "replay")
-        .collect();
+    let (replayed, archive) = super::shop::replayed_flows(&out);
     assert_eq!(replayed.len(), 1, "{archive}");
     assert!(
         replayed[0]["request"]["url"]

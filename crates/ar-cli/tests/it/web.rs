@@ -513,12 +513,7 @@ fn an_edited_request_replayed_through_the_proxy_is_a_replay_flow() {
         screenshot_and_close(browser, "web-replay").await;
     });
     ar.quit();
-    let archive = std::fs::read_to_string(out.path().join("flows.jsonl")).unwrap();
-    let replayed: Vec<serde_json::Value> = archive
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|e| e["_ar"]["client"] == "replay")
-        .collect();
+    let (replayed, archive) = super::shop::replayed_flows(out.path());
     assert_eq!(replayed.len(), 1, "{archive}");
     assert!(
         replayed[0]["request"]["url"]
