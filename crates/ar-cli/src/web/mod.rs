@@ -41,10 +41,14 @@ impl UiArgs {
 
 /// Tells the web view where the pipeline put `flow`.
 pub(crate) fn record(live: &Live, flow: &Flow, ingest: Ingest) {
-    let placement = ingest.scope.map_or_else(Placement::default, |scope| {
+    live.record(flow, &placement(ingest));
+}
+
+/// Where the pipeline put a flow, as the web view shows it.
+pub(crate) fn placement(ingest: Ingest) -> Placement {
+    ingest.scope.map_or_else(Placement::default, |scope| {
         Placement::new(scope, ingest.endpoint)
-    });
-    live.record(flow, &placement);
+    })
 }
 
 /// Flow `id` read back from the archive in `dir`: a scan, since only flows
