@@ -56,10 +56,10 @@ no_errors() {
 stop_if_errors() { [[ ! -e $WORK/not-a-result ]] || exit 1; }
 # Proxies on 127.0.0.1:PORT with the CA in $WORK/ca, trusting the origin's CA ($WORK/origin-ca.pem).
 # Only ever start them in the background (`ar_proxy ... &`): they `exec`, so `$!` is the proxy's
-# own PID (for its /proc figures and its signals). ar_proxy BIN PORT OUT: a build of `ar`
-# archiving to OUT. bench_proxy BIN PORT [HAR_OUT]: a bench binary (hudsucker_proxy, capture_core);
+# own PID (for its /proc figures and its signals). ar_proxy BIN PORT OUT [ARG...]: a build of `ar`
+# archiving to OUT, with more `ar proxy` arguments (`--no-ui`). bench_proxy BIN PORT [HAR_OUT]: a bench binary (hudsucker_proxy, capture_core);
 # hudsucker_proxy records to HAR_OUT when given.
-ar_proxy() { exec "$1" proxy --port "$2" --out "$3" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem"; }
+ar_proxy() { exec "$1" proxy --port "$2" --out "$3" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" "${@:4}"; }
 bench_proxy() { exec "$1" "$2" "$WORK/ca" "$WORK/origin-ca.pem" "${@:3}"; }
 HZ=$(getconf CLK_TCK)
 

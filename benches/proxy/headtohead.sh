@@ -11,7 +11,9 @@
 # proxy wins 8 of 8 or 0 of 8, so use PAIRS=20 for a verdict); the spread shows the noise.
 #
 # BASELINE=PATH puts another build of `ar` (`ar proxy`) in hudsucker's place: an A/B of a change,
-# measured the same way (run it both ways round; each build gets its own archive).
+# measured the same way (run it both ways round; each build gets its own archive). AR_ARGS and
+# BASELINE_ARGS add `ar proxy` arguments to each: `BASELINE=target/release/ar BASELINE_ARGS=--no-ui`
+# measures what the live web view (on by default, no page open) costs.
 #
 # HUD_HAR=1 makes hudsucker record too, built as `ar` is (bodies collected, each exchange handed to a
 # writer thread that serializes a HAR line and appends it to a file): the capture `ar` does, less
@@ -34,7 +36,7 @@
 # since it measured error pages (common.sh, no_errors). The summary prints the totals.
 #
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR=
-#                                         ORIGIN=rust|nginx MODES= SKIP_BUILD=1)
+#                                         AR_ARGS= BASELINE_ARGS= ORIGIN=rust|nginx MODES= SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,13 +55,15 @@ start_origin
 check_origin
 "$BIN/ar" ca --ca-dir "$WORK/ca" >/dev/null
 case $SUBJECT in
-  ar) ar_proxy "$BIN/ar" $AR_PORT "$WORK/ar-out" >/dev/null & ;;
+  # shellcheck disable=SC2086 # AR_ARGS is words
+  ar) ar_proxy "$BIN/ar" $AR_PORT "$WORK/ar-out" ${AR_ARGS:-} >/dev/null & ;;
   ar-core) bench_proxy "$BIN/capture_core" $AR_PORT 2>/dev/null & ;;
   *) echo "SUBJECT is ar or ar-core" >&2; exit 2 ;;
 esac
 AR_PID=$!; PIDS+=($AR_PID)
 if [[ -n $BASELINE ]]; then
-  ar_proxy "$BASELINE" $HS_PORT "$WORK/baseline-out" >/dev/null &
+  # shellcheck disable=SC2086 # BASELINE_ARGS is words
+  ar_proxy "$BASELINE" $HS_PORT "$WORK/baseline-out" ${BASELINE_ARGS:-} >/dev/null &
 else
   bench_proxy "$BIN/hudsucker_proxy" $HS_PORT ${HUD_HAR:+"$WORK/hudsucker.har.jsonl"} &
 fi

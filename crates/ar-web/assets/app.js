@@ -411,9 +411,13 @@ function later(name, run, ms) {
 let endpointsStale = true;
 onShow.endpoints = () => { if (endpointsStale) loadEndpoints(); };
 
+/** The endpoints as last loaded (the merge form offers them). */
+let endpointList = [];
+
 async function loadEndpoints() {
   endpointsStale = false;
   const list = await getJson('/api/endpoints');
+  endpointList = list;
   const table = el('table', { class: 'endpoints' },
     el('tr', {}, ...['method', 'host', 'template', 'flows', 'statuses'].map((h) => el('th', { text: h }))));
   for (const e of list) {
@@ -453,41 +457,72 @@ async function showEndpoint(key, known) {
   );
 }
 
-/** Buttons that correct one segment of the template; the spec is rewritten. */
+/**
+ * Corrections of the endpoint: one segment made a literal, a parameter or the
+ * rest of the path; a value of a parameter split off as its own endpoint; the
+ * endpoint merged with another one. The spec is rewritten, and the list shows
+ * each flow in the endpoint it belongs to now.
+ */
 function corrections(endpoint) {
   const said = el('p', { class: 'facts', 'aria-live': 'polite' });
-  const correct = async (segment, as) => {
+  const correct = async (params) => {
     said.textContent = 'correcting…';
-    const response = await fetch(api('/api/correct', { key: endpoint.key, segment, as }), { method: 'POST' });
+    const response = await fetch(api('/api/correct', { key: endpoint.key, ...params }), { method: 'POST' });
     const answer = await response.json().catch(() => ({ line: `failed: ${response.status}` }));
     said.textContent = answer.line;
     if (answer.ok) {
       endpointsStale = true;
       specStale = true;
       loadEndpoints();
+      // Rows name the endpoint each flow is in now: fetch them again.
+      flows.generation += 1;
+      connect();
+      if (flows.selected !== null && !$('detail').hidden) openFlow(flows.selected);
     }
   };
   const segments = endpoint.template.replace(/^\//, '').split('/');
   const rows = segments.map((segment, i) => {
     const param = segment.startsWith('{');
+    const value = param ? el('input', { type: 'text', size: 10, 'aria-label': `Value of "${segment}" to split off` }) : null;
     return el('li', {},
       el('code', { text: segment }), ' ',
       el('button', {
         text: param ? 'literal' : 'parameter',
         'aria-label': `Make "${segment}" ${param ? 'a literal' : 'a parameter'}`,
-        onclick: () => correct(i, param ? 'literal' : 'parameter'),
+        onclick: () => correct({ segment: i, as: param ? 'literal' : 'parameter' }),
       }), ' ',
       el('button', {
         text: 'rest of the path',
         'aria-label': `Make "${segment}" and what follows one parameter`,
-        onclick: () => correct(i, 'rest'),
-      }));
+        onclick: () => correct({ segment: i, as: 'rest' }),
+      }),
+      param ? el('span', {}, ' · ', value, ' ', el('button', {
+        text: 'split off',
+        'aria-label': `Split a value off "${segment}"`,
+        onclick: () => correct({ segment: i, as: 'split', value: value.value }),
+      })) : null);
   });
   return el('div', {},
     el('h3', { text: 'Correct the template' }),
     el('p', { class: 'facts', text: 'Kept in session.json: --resume and ar import of this directory apply it too.' }),
     el('ul', { class: 'segments' }, ...rows),
+    mergeForm(endpoint, correct),
     said);
+}
+
+/** "Merge with": another endpoint of the same host, under the template the user writes or the narrowest one. */
+function mergeForm(endpoint, correct) {
+  const others = endpointList.filter((e) => e.host === endpoint.host && e.key !== endpoint.key);
+  if (others.length === 0) return null;
+  const pick = el('select', { 'aria-label': 'Merge with' },
+    ...others.map((e) => el('option', { value: e.key, text: `${e.method} ${e.template}` })));
+  const template = el('input', { type: 'text', size: 30, placeholder: 'blank: the narrowest covering both', 'aria-label': 'Merged template' });
+  return el('p', {}, 'Merge with ', pick, ' as ', template, ' ',
+    el('button', {
+      text: 'merge',
+      'aria-label': 'Merge the two endpoints',
+      onclick: () => correct({ as: 'merge', with: pick.value, template: template.value }),
+    }));
 }
 
 // ---------------------------------------------------------------- spec

@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 
 use crate::correction::Correction;
+use crate::rejoin::Joined;
 
 /// The three documents as they would be written now.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -112,6 +113,14 @@ pub trait Backend: Send + Sync + 'static {
     /// The endpoints now.
     async fn endpoints(&self) -> Vec<EndpointView> {
         Vec::new()
+    }
+
+    /// The key of the endpoint each of `flows` belongs to now (see
+    /// [`crate::endpoints_now`]), in order; `None` when this backend has no
+    /// store to ask, and the rows keep the endpoint they joined.
+    async fn endpoints_now(&self, flows: Vec<Joined>) -> Option<Vec<Option<String>>> {
+        let _ = flows;
+        None
     }
 
     /// Why endpoint `key` has its template: one decision per segment.

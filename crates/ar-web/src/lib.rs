@@ -40,6 +40,7 @@ pub mod correction;
 mod detail;
 mod guard;
 mod live;
+mod rejoin;
 mod replay;
 mod routes;
 mod row;
@@ -50,5 +51,6 @@ mod testing;
 
 pub use backend::{Backend, Documents, EndpointView};
 pub use live::{Live, SessionView};
+pub use rejoin::{Joined, endpoints_now};
 pub use row::{Driver, Filter, FlowRow, Placement};
 pub use server::{Error, RefusalLog, WebConfig, WebUi};

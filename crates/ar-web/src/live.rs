@@ -61,6 +61,8 @@ pub(crate) enum Change {
     Session,
     /// The documents were rewritten.
     Spec,
+    /// Rows changed in place: pages start over.
+    Rows,
 }
 
 struct State {
@@ -137,6 +139,20 @@ impl Live {
         }
         // No page listening is not an error.
         let _ = self.changes.send(Change::Flow(row));
+    }
+
+    /// Places the rows again after the owner documented its archive anew
+    /// (a correction, a scope change): `placement(id)` is where flow `id`
+    /// is now, `None` to leave its row as it is. Open pages start over.
+    pub fn replace_placements(&self, mut placement: impl FnMut(u64) -> Option<Placement>) {
+        let mut state = self.lock();
+        for row in &mut state.rows {
+            if let Some(placement) = placement(row.id) {
+                *row = Arc::new((**row).clone().placed(&placement));
+            }
+        }
+        drop(state);
+        let _ = self.changes.send(Change::Rows);
     }
 
     /// Says who drives now (`explorer`, `agent`, `human`).
@@ -281,5 +297,33 @@ mod tests {
         assert_eq!((total, page.len(), page[0].id), (2, 1, 2));
         assert_eq!(live.row(1).map(|r| r.id), Some(1));
         assert!(live.recent_flow(2).is_some());
+    }
+
+    #[test]
+    fn rows_placed_again_say_where_their_flows_are_now_and_pages_start_over() {
+        use ar_store::scope::{InReason, ScopeDecision};
+        let live = Live::default();
+        let joined = Placement::new(
+            ScopeDecision::In(InReason::TargetSite),
+            Some("GET shop.test/api/users/41".into()),
+        );
+        live.record(&flow(1, "/api/users/41"), &joined);
+        live.record(&flow(2, "/api/users/42"), &joined);
+        let (_, mut changes) = live.subscribe(&Filter::default());
+        let now = Placement::new(
+            ScopeDecision::In(InReason::TargetSite),
+            Some("GET shop.test/api/users/{userId}".into()),
+        );
+        live.replace_placements(|id| (id == 1).then(|| now.clone()));
+        assert!(matches!(changes.try_recv(), Ok(Change::Rows)));
+        let row = live.row(1).unwrap();
+        assert_eq!(
+            row.endpoint.as_deref(),
+            Some("GET shop.test/api/users/{userId}")
+        );
+        // The text filter searches the endpoint the flow is in now.
+        let (total, _) = live.rows(&Filter::from_query("q=%7BuserId%7D"), 0, 10);
+        assert_eq!(total, 1);
+        assert_eq!(live.row(2).unwrap().endpoint, joined.endpoint);
     }
 }

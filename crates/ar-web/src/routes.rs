@@ -11,8 +11,9 @@ use serde::Serialize;
 
 use crate::correction::{Correction, SegmentAs};
 use crate::detail::{FlowDetail, Part};
+use crate::rejoin::Joined;
 use crate::replay::Edited;
-use crate::row::Filter;
+use crate::row::{Filter, FlowRow};
 use crate::server::{Body, Shared, json, text, whole};
 use crate::sse;
 
@@ -35,7 +36,7 @@ pub(crate) async fn get(shared: &Shared, path: &str, query: &str) -> Response<Bo
         "/app.js" => whole(StatusCode::OK, "text/javascript; charset=utf-8", SCRIPT),
         "/app.css" => whole(StatusCode::OK, "text/css; charset=utf-8", STYLE),
         "/api/events" => events(shared, query),
-        "/api/flows" => flows(shared, query),
+        "/api/flows" => flows(shared, query).await,
         "/api/flow" => match flow(shared, query).await {
             Some((flow, row)) => json(&FlowDetail::new(&flow, row, shared.live.redactor())),
             None => text(StatusCode::NOT_FOUND, "no such flow\n"),
@@ -91,22 +92,16 @@ pub(crate) async fn post(shared: &Shared, path: &str, query: &str, body: &[u8]) 
     }
 }
 
-/// `POST /api/correct?key=K&segment=N&as=literal|parameter|rest`.
+/// `POST /api/correct?key=K&` then `segment=N&as=literal|parameter|rest`,
+/// `as=merge&with=K2[&template=/a/{x}]` or `as=split&segment=N&value=V`.
 async fn correct(shared: &Shared, query: &str) -> Response<Body> {
-    let make = param(query, "as").and_then(|a| SegmentAs::parse(&a));
-    let (Some(key), Some(segment), Some(make)) =
-        (param(query, "key"), number(query, "segment"), make)
-    else {
+    let Some(correction) = correction(query) else {
         return text(
             StatusCode::BAD_REQUEST,
-            "key, segment and as=literal|parameter|rest\n",
+            "key, then segment and as=literal|parameter|rest, as=merge and with, or as=split, segment and value\n",
         );
     };
-    match shared
-        .backend
-        .correct(Correction { key, segment, make })
-        .await
-    {
+    match shared.backend.correct(correction).await {
         Ok(line) => {
             tracing::info!("web view: {line}");
             json(&Outcome { ok: true, line })
@@ -166,10 +161,33 @@ struct Revealed {
 }
 
 #[derive(Serialize)]
-struct Page<'a> {
+struct Page {
     total: usize,
     offset: usize,
-    rows: Vec<&'a crate::row::FlowRow>,
+    rows: Vec<FlowRow>,
+}
+
+/// The correction a `POST /api/correct` query asks for.
+fn correction(query: &str) -> Option<Correction> {
+    let key = param(query, "key")?;
+    let kind = param(query, "as")?;
+    Some(match kind.as_str() {
+        "merge" => Correction::Merge {
+            key,
+            with: param(query, "with")?,
+            template: param(query, "template").filter(|t| !t.trim().is_empty()),
+        },
+        "split" => Correction::Split {
+            key,
+            segment: number(query, "segment")?,
+            value: param(query, "value")?,
+        },
+        other => Correction::Segment {
+            key,
+            segment: number(query, "segment")?,
+            make: SegmentAs::parse(other)?,
+        },
+    })
 }
 
 fn param(query: &str, name: &str) -> Option<String> {
@@ -192,28 +210,56 @@ fn events(shared: &Shared, query: &str) -> Response<Body> {
     response
 }
 
-fn flows(shared: &Shared, query: &str) -> Response<Body> {
+async fn flows(shared: &Shared, query: &str) -> Response<Body> {
     let filter = Filter::from_query(query);
     let offset = number(query, "offset").unwrap_or(0);
     let limit = number(query, "limit").unwrap_or(100).min(MAX_PAGE);
     let (total, rows) = shared.live.rows(&filter, offset, limit);
+    let rows = rows.iter().map(|r| (**r).clone()).collect();
     json(&Page {
         total,
         offset,
-        rows: rows.iter().map(|r| &**r).collect(),
+        rows: rejoined(shared, rows).await,
     })
 }
 
 /// The flow `id` of the query and its row: recent ones from memory,
 /// older ones from the backend's archive.
-async fn flow(shared: &Shared, query: &str) -> Option<(Arc<ar_store::Flow>, crate::row::FlowRow)> {
+async fn flow(shared: &Shared, query: &str) -> Option<(Arc<ar_store::Flow>, FlowRow)> {
     let id = param(query, "id")?.parse().ok()?;
     let row = shared.live.row(id)?;
     let flow = match shared.live.recent_flow(id) {
         Some(flow) => flow,
         None => Arc::new(shared.backend.archived_flow(id).await?),
     };
-    Some((flow, (*row).clone()))
+    let row = rejoined(shared, vec![(*row).clone()]).await.pop()?;
+    Some((flow, row))
+}
+
+/// `rows` naming the endpoint each flow belongs to now rather than the one
+/// it joined when captured, when the backend has a store to ask.
+async fn rejoined(shared: &Shared, mut rows: Vec<FlowRow>) -> Vec<FlowRow> {
+    let (at, asked): (Vec<usize>, Vec<Joined>) = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, row)| {
+            let joined = Joined {
+                method: row.method.clone(),
+                path: url::Url::parse(&row.url).ok()?.path().to_owned(),
+                endpoint: row.endpoint.clone()?,
+            };
+            Some((i, joined))
+        })
+        .unzip();
+    if asked.is_empty() {
+        return rows;
+    }
+    if let Some(now) = shared.backend.endpoints_now(asked).await {
+        for (i, endpoint) in at.into_iter().zip(now) {
+            rows[i].endpoint = endpoint;
+        }
+    }
+    rows
 }
 
 async fn download(shared: &Shared, path: &str) -> Response<Body> {

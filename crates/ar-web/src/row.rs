@@ -97,32 +97,43 @@ impl FlowRow {
             .ok()
             .and_then(|u| u.host_str().map(str::to_owned))
             .unwrap_or_default();
-        let (in_scope, why) = match placement.scope {
-            Some(ScopeDecision::In(reason)) => (true, format!("{reason:?}")),
-            Some(ScopeDecision::Out(reason)) => (false, reason.as_str().to_owned()),
-            None => (false, "not documented".to_owned()),
-        };
-        Self {
+        let row = Self {
             id: flow.id.0,
             started_ms: flow.started.unix_micros() / 1000,
             method: flow.request.method.clone(),
-            url: url.clone(),
+            url,
             host,
             status: flow.status(),
             size: flow.response.as_ref().map_or(0, |r| r.body.size),
             duration_ms: flow.duration_ms(),
             driver,
-            in_scope,
-            why: snake(&why),
+            in_scope: false,
+            why: String::new(),
             error: flow.error.as_ref().map(|e| e.message.clone()),
-            search: format!(
-                "{} {url} {}",
-                flow.request.method,
-                placement.endpoint.as_deref().unwrap_or_default()
-            )
-            .to_ascii_lowercase(),
-            endpoint: placement.endpoint.clone(),
-        }
+            search: String::new(),
+            endpoint: None,
+        };
+        row.placed(placement)
+    }
+
+    /// This row with `placement` (the flow's scope and endpoint now).
+    pub fn placed(mut self, placement: &Placement) -> Self {
+        let (in_scope, why) = match placement.scope {
+            Some(ScopeDecision::In(reason)) => (true, format!("{reason:?}")),
+            Some(ScopeDecision::Out(reason)) => (false, reason.as_str().to_owned()),
+            None => (false, "not documented".to_owned()),
+        };
+        self.in_scope = in_scope;
+        self.why = snake(&why);
+        self.search = format!(
+            "{} {} {}",
+            self.method,
+            self.url,
+            placement.endpoint.as_deref().unwrap_or_default()
+        )
+        .to_ascii_lowercase();
+        self.endpoint.clone_from(&placement.endpoint);
+        self
     }
 }
 

@@ -69,6 +69,11 @@ async fn forward(
                 Ok(Change::Flow(_)) => continue,
                 Ok(Change::Session) => event("session", "{}"),
                 Ok(Change::Spec) => event("spec", "{}"),
+                Ok(Change::Rows) => {
+                    // Rows changed in place: the page lists them again.
+                    let _ = tx.send(event("reset", "{}")).await;
+                    return;
+                }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // The page starts over from the list; this stream ends.
                     let _ = tx.send(event("reset", "{}")).await;

@@ -166,7 +166,7 @@ pub(crate) fn get(
 }
 
 /// Headers worth a model's attention, values redacted.
-fn headers(out: &mut String, headers: &Headers, redactor: &Redactor) {
+pub(crate) fn headers(out: &mut String, headers: &Headers, redactor: &Redactor) {
     for header in headers.iter() {
         let name = header.name.to_ascii_lowercase();
         let interesting = redactor.is_secret_header(&name)
@@ -185,7 +185,7 @@ fn headers(out: &mut String, headers: &Headers, redactor: &Redactor) {
     }
 }
 
-fn body(out: &mut String, label: &str, body: &Body, budget: usize, redactor: &Redactor) {
+pub(crate) fn body(out: &mut String, label: &str, body: &Body, budget: usize, redactor: &Redactor) {
     if body.bytes.is_empty() {
         return;
     }

@@ -40,6 +40,7 @@ mod guard;
 mod history;
 mod prompt;
 mod registry;
+mod replay;
 mod tools;
 mod workspace;
 

@@ -114,7 +114,7 @@ fn none() -> Value {
     json!({})
 }
 
-static TOOLS: [ToolSpec; 17] = [
+static TOOLS: [ToolSpec; 18] = [
     ToolSpec {
         name: "browser_navigate",
         description: "Load a URL (absolute, or a path relative to the current page) and wait for it to settle. Returns the new page's snapshot.",
@@ -202,6 +202,23 @@ static TOOLS: [ToolSpec; 17] = [
         properties: || json!({"key": {"type": "string"}, "max_bytes": {"type": "integer", "minimum": 500, "maximum": 20000}}),
         required: &["key"],
         run: |c, s, a| Box::pin(tools::flows_get(c, s, a)),
+    },
+    ToolSpec {
+        name: "replay",
+        description: "Send one captured request of an endpoint again through ar's proxy, edited: another path and query on the same host, method, headers to set, body. Headers you leave out (credentials included) go as captured; a value left as you saw it redacted goes as captured. Answers the status and the body (redacted, clipped); the exchange is captured like any other.",
+        kind: ToolKind::Recon,
+        properties: || {
+            json!({
+                "key": {"type": "string"},
+                "path": {"type": "string"},
+                "method": {"type": "string"},
+                "headers": {"type": "object", "additionalProperties": {"type": "string"}},
+                "body": {"type": "string"},
+                "max_bytes": {"type": "integer", "minimum": 200, "maximum": 20000}
+            })
+        },
+        required: &["key"],
+        run: |c, s, a| Box::pin(super::replay::replay(c, s, a)),
     },
     ToolSpec {
         name: "flows_stats",

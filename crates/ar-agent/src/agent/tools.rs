@@ -454,7 +454,7 @@ fn keys(store: &ar_store::store::EndpointStore) -> BTreeSet<String> {
         .collect()
 }
 
-fn string(args: &Value, name: &str) -> Result<String, ToolError> {
+pub(crate) fn string(args: &Value, name: &str) -> Result<String, ToolError> {
     args.get(name)
         .and_then(Value::as_str)
         .map(str::to_owned)

@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
 
 use ar_openapi::{Annotation, Enrichment};
-use ar_store::Flow;
 use ar_store::store::EndpointStore;
+use ar_store::{Flow, Request, Response};
 
 use crate::llm::BoxFuture;
 
@@ -67,6 +67,18 @@ pub trait Workspace: Send + Sync {
     /// Hands the browser to the human with `reason` and waits until they give
     /// it back; returns a summary of what their browsing added.
     fn ask_human(&self, reason: String) -> BoxFuture<'_, Result<String, WorkspaceError>>;
+
+    /// Sends `request` through ar's own proxy, so the exchange is captured
+    /// as a flow stamped [`ar_store::Client::Replay`]; the answer.
+    fn replay(&self, request: Request) -> BoxFuture<'_, Result<Response, WorkspaceError>> {
+        let what = format!("replaying {} {}", request.method, request.url);
+        Box::pin(async move {
+            Err(WorkspaceError::Unsupported {
+                what,
+                hint: "replay goes through ar's proxy, in an `ar <url>` session".into(),
+            })
+        })
+    }
 }
 
 /// Runs `f` against the store and returns its value.

@@ -420,6 +420,7 @@ pub(crate) fn session_workspace(session: &Session, ask: Option<AskHuman>) -> Arc
     Arc::new(SessionWorkspace {
         run: session.runner(),
         scoper: session.scoper(),
+        replayer: session.replayer(),
         counters: session.counters_watch(),
         events: session.events(),
         human: Arc::clone(&session.agent_slot().human),
@@ -433,6 +434,7 @@ pub(crate) fn session_workspace(session: &Session, ask: Option<AskHuman>) -> Arc
 struct SessionWorkspace {
     run: Runner,
     scoper: super::capture::Scoper,
+    replayer: crate::web::Replayer,
     counters: watch::Receiver<Counters>,
     events: mpsc::UnboundedSender<Event>,
     human: Arc<Mutex<Option<Waiter>>>,
@@ -498,6 +500,22 @@ impl Workspace for SessionWorkspace {
                     reason: format!("{error:#}"),
                 }),
             }
+        })
+    }
+
+    fn replay(
+        &self,
+        request: ar_store::Request,
+    ) -> BoxFuture<'_, Result<ar_store::Response, WorkspaceError>> {
+        Box::pin(async move {
+            let what = format!("replaying {} {}", request.method, request.url);
+            let replayed = self.replayer.send(request).await;
+            replayed
+                .map(|r| r.response)
+                .map_err(|error| WorkspaceError::Failed {
+                    what,
+                    reason: format!("{error:#}"),
+                })
         })
     }
 

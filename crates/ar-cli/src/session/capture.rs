@@ -526,13 +526,25 @@ impl Task {
     ) -> anyhow::Result<()> {
         let dir = self.dir.clone();
         let mut warnings = Vec::new();
+        // Where each flow is now, for the web view's rows (none without one).
+        let mut placed = std::collections::HashMap::new();
+        let keep = self.live.is_some();
         let replay = |fresh: &mut Pipeline| {
-            warnings = archive_dir::read_flows(&dir, |flow| fresh.ingest(&flow).map(drop))?;
+            warnings = archive_dir::read_flows(&dir, |flow| {
+                let ingest = fresh.ingest(&flow)?;
+                if keep {
+                    placed.insert(flow.id.0, crate::web::placement(ingest));
+                }
+                Ok(())
+            })?;
             Ok(())
         };
         match overrides {
             Some(overrides) => self.pipeline.retemplate(scope, overrides, replay)?,
             None => self.pipeline.rescope(scope, replay)?,
+        }
+        if let Some(live) = &self.live {
+            live.replace_placements(|id| placed.remove(&id));
         }
         for warning in warnings {
             let _ = self

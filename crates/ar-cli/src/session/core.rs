@@ -93,6 +93,8 @@ pub(crate) struct Session {
     agent: super::agent::AgentSlot,
     /// The live web view and its feed.
     ui: Option<(WebUi, Live)>,
+    /// Sends requests again through the proxy (the web view's and the agent's replay).
+    replayer: Replayer,
 }
 
 impl Session {
@@ -159,12 +161,13 @@ impl Session {
             .context("cannot start the capture proxy")?;
         let proxy_addr = proxy.local_addr();
         let proxy = proxy.spawn();
+        let replayer = Replayer::new(proxy_addr, ca.cert_der().clone())?;
         let ui = match (live, config.ui_port) {
             (Some(live), Some(port)) => {
                 let backend = PipelineBackend::new(
                     capture.runner(),
                     capture.templater(),
-                    Replayer::new(proxy_addr, ca.cert_der().clone())?,
+                    replayer.clone(),
                     config.out_dir.clone(),
                 );
                 let said = events.clone();
@@ -218,6 +221,7 @@ impl Session {
             shown_at: std::time::Instant::now(),
             agent,
             ui,
+            replayer,
         };
         session.drive_as(if session.config.explore {
             Client::Explorer
@@ -624,6 +628,11 @@ impl Session {
     /// Asks the capture task to change the scope (for the agent's workspace).
     pub(crate) fn scoper(&self) -> super::capture::Scoper {
         self.capture.scoper()
+    }
+
+    /// Sends requests again through the session's proxy.
+    pub(crate) fn replayer(&self) -> Replayer {
+        self.replayer.clone()
     }
 
     /// `/save`: spec and docs, `capture.har`, `session.json`.

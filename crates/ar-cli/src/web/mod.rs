@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ar_openapi::Redactor;
 use ar_store::Flow;
 use ar_web::correction::Correction;
-use ar_web::{Backend, Documents, EndpointView, Live, Placement};
+use ar_web::{Backend, Documents, EndpointView, Joined, Live, Placement};
 use async_trait::async_trait;
 use tokio::sync::oneshot;
 
@@ -41,10 +41,14 @@ impl UiArgs {
 
 /// Tells the web view where the pipeline put `flow`.
 pub(crate) fn record(live: &Live, flow: &Flow, ingest: Ingest) {
-    let placement = ingest.scope.map_or_else(Placement::default, |scope| {
+    live.record(flow, &placement(ingest));
+}
+
+/// Where the pipeline put a flow, as the web view shows it.
+pub(crate) fn placement(ingest: Ingest) -> Placement {
+    ingest.scope.map_or_else(Placement::default, |scope| {
         Placement::new(scope, ingest.endpoint)
-    });
-    live.record(flow, &placement);
+    })
 }
 
 /// Flow `id` read back from the archive in `dir`: a scan, since only flows
@@ -155,6 +159,11 @@ impl Backend for PipelineBackend {
             .unwrap_or_default()
     }
 
+    async fn endpoints_now(&self, flows: Vec<Joined>) -> Option<Vec<Option<String>>> {
+        self.ask(move |pipeline| ar_web::endpoints_now(pipeline.store(), &flows))
+            .await
+    }
+
     async fn explain(&self, key: &str) -> Option<String> {
         let key = key.to_owned();
         self.ask(move |pipeline| {
@@ -168,15 +177,7 @@ impl Backend for PipelineBackend {
 
     async fn correct(&self, correction: Correction) -> Result<String, String> {
         let patterns = self
-            .ask(move |pipeline| {
-                let endpoint = pipeline
-                    .store()
-                    .resolve_key(&correction.key)
-                    .ok_or_else(|| {
-                        format!("no endpoint {} (the spec changed: reload)", correction.key)
-                    })?;
-                ar_web::correction::patterns(endpoint, &correction)
-            })
+            .ask(move |pipeline| ar_web::correction::patterns(pipeline.store(), &correction))
             .await
             .ok_or("the capture stopped")??;
         let reply = (self.templater)(patterns).ok_or("the capture stopped")?;
@@ -191,6 +192,7 @@ impl Backend for PipelineBackend {
         self.replayer
             .send(request)
             .await
+            .map(|replayed| replayed.to_string())
             .map_err(|error| format!("{error:#}"))
     }
 

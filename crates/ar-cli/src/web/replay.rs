@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use ar_store::Request;
+use ar_store::{Body, HttpVersion, Request, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper_util::rt::TokioIo;
@@ -54,14 +54,14 @@ impl Replayer {
         })
     }
 
-    /// Sends `request` through the proxy; a line saying what came back.
-    pub(crate) async fn send(&self, request: Request) -> anyhow::Result<String> {
+    /// Sends `request` through the proxy; what came back.
+    pub(crate) async fn send(&self, request: Request) -> anyhow::Result<Replayed> {
         tokio::time::timeout(TIMEOUT, self.exchange(request))
             .await
             .context("no answer within 30 s")?
     }
 
-    async fn exchange(&self, request: Request) -> anyhow::Result<String> {
+    async fn exchange(&self, request: Request) -> anyhow::Result<Replayed> {
         let url = url::Url::parse(&request.url)
             .with_context(|| format!("`{}` is not a URL", request.url))?;
         let host = url.host_str().context("the URL has no host")?.to_owned();
@@ -88,6 +88,28 @@ impl Replayer {
             "http" => exchange(stream, request.clone(), &request.url, &authority).await,
             other => bail!("cannot replay a {other}: URL"),
         }
+    }
+}
+
+/// A replayed request and its answer.
+pub(crate) struct Replayed {
+    /// `GET https://...`, as sent.
+    sent: String,
+    /// The answer: status, headers, the body as it came (not decoded).
+    pub(crate) response: Response,
+}
+
+impl std::fmt::Display for Replayed {
+    /// `replayed GET https://...: 200 OK (123 bytes)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let status = http::StatusCode::from_u16(self.response.status)
+            .map_or_else(|_| self.response.status.to_string(), |s| s.to_string());
+        write!(
+            f,
+            "replayed {}: {status} ({} bytes)",
+            self.sent,
+            self.response.body.bytes.len()
+        )
     }
 }
 
@@ -125,7 +147,7 @@ async fn exchange(
     request: Request,
     target: &str,
     authority: &str,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<Replayed> {
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
         .await
         .context("HTTP through ar's proxy")?;
@@ -148,15 +170,22 @@ async fn exchange(
         .send_request(outgoing)
         .await
         .context("the exchange failed")?;
-    let status = response.status();
-    let body = response
+    let mut answer = Response::new(response.status().as_u16(), HttpVersion::Http11);
+    for (name, value) in response.headers() {
+        answer
+            .headers
+            .push(name.as_str(), String::from_utf8_lossy(value.as_bytes()));
+    }
+    let bytes = response
         .into_body()
         .collect()
         .await
-        .map(|b| b.to_bytes().len())
-        .unwrap_or(0);
-    Ok(format!(
-        "replayed {} {}: {status} ({body} bytes)",
-        request.method, request.url
-    ))
+        .context("the answer's body")?
+        .to_bytes();
+    let content_type = answer.headers.get("content-type").map(str::to_owned);
+    answer.body = Body::from_decoded(content_type, bytes.to_vec());
+    Ok(Replayed {
+        sent: format!("{} {}", request.method, request.url),
+        response: answer,
+    })
 }

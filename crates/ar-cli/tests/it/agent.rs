@@ -453,3 +453,63 @@ fn ctrl_c_ends_the_agents_turn_and_the_conversation_goes_on() {
     let yaml = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
     assert!(yaml.contains("/api/products:"), "{yaml}");
 }
+
+#[test]
+fn the_agents_replay_tool_resends_an_edited_request_through_the_proxy_and_sees_no_secret() {
+    use ar_fixtures::{API_HOST, PUBLIC_API_KEY};
+    let shop = Shop::start();
+    let mock = MockLlm::start_in_thread();
+    mock.respond_with(super::scope::name_endpoints);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    // The product page calls the partner API with its key in `X-Api-Key`.
+    let key = format!("GET {API_HOST}:{}/v1/recommendations", shop.port());
+    mock.push_all([
+        Reply::tool(
+            "r1",
+            "browser_navigate",
+            json!({"url": shop.url("/products/101")}),
+        ),
+        Reply::tool(
+            "r2",
+            "replay",
+            json!({"key": key, "path": "/v1/recommendations?product_id=105&limit=1"}),
+        ),
+        Reply::text("Replayed.\nINTENT COVERED"),
+    ]);
+    let child = shop
+        .ar_with_llm(&out, &mock, &["--intent", "see what recommendations take"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (ok, text) = super::shop::finished(child, Duration::from_secs(120));
+    assert!(ok, "{text}");
+
+    let requests = mock.requests();
+    let answer = requests
+        .iter()
+        .map(|r| last_tool_result(&r.json()))
+        .find(|t| t.starts_with("replayed GET"))
+        .unwrap_or_else(|| panic!("no replay answer reached the model:\n{text}"));
+    // The captured key went to the origin (200), the answer is the edited request's.
+    assert!(answer.contains("-> 200"), "{answer}");
+    assert!(answer.contains(r#""product_id":105"#), "{answer}");
+    for request in &requests {
+        assert!(
+            !request.body.contains(PUBLIC_API_KEY),
+            "a secret reached the LLM"
+        );
+    }
+
+    // The exchange is a flow of its own, stamped replay, as the origin got it.
+    let (replayed, archive) = super::shop::replayed_flows(&out);
+    assert_eq!(replayed.len(), 1, "{archive}");
+    assert!(
+        replayed[0]["request"]["url"]
+            .as_str()
+            .unwrap()
+            .ends_with("product_id=105&limit=1")
+    );
+    assert_eq!(replayed[0]["response"]["status"], 200);
+}

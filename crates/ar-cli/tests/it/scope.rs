@@ -15,7 +15,7 @@ use ar_fixtures::API_HOST;
 use ar_mock_llm::{MockLlm, Reply};
 use serde_json::json;
 
-use super::shop::{Shop, wait_bounded};
+use super::shop::Shop;
 
 const NAMER: &str = "You name HTTP API endpoints";
 
@@ -86,18 +86,12 @@ fn scope_tools_redocument_what_was_captured_without_a_restart() {
         Reply::tool("s3", "scope_add", json!({"host": API_HOST})),
         Reply::text("The partner API is documented again.\nINTENT COVERED"),
     ]);
-    let mut child = shop
+    let child = shop
         .ar_with_llm(&out, &mock, &["--intent", "map the product page"])
         .spawn()
         .unwrap();
-    let status = wait_bounded(&mut child, Duration::from_secs(120));
-    let output = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(status.success(), "{text}");
+    let (ok, text) = super::shop::finished(child, Duration::from_secs(120));
+    assert!(ok, "{text}");
     assert!(
         text.contains("scope: api.shop.test is out of scope now"),
         "{text}"

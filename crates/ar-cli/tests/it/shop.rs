@@ -145,6 +145,30 @@ pub(crate) fn wait_for(lines: &Receiver<String>, needle: &str, seen: &mut String
     panic!("no line with {needle:?} within 60 s; saw:\n{seen}");
 }
 
+/// Waits for `ar` to exit on its own (see [`wait_bounded`]): whether it
+/// succeeded, and its stdout then stderr.
+pub(crate) fn finished(mut child: Child, limit: Duration) -> (bool, String) {
+    let status = wait_bounded(&mut child, limit);
+    let output = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (status.success(), text)
+}
+
+/// The flows of the archive `flows.jsonl` in `dir` that were replays.
+pub(crate) fn replayed_flows(dir: &std::path::Path) -> (Vec<serde_json::Value>, String) {
+    let archive = std::fs::read_to_string(dir.join("flows.jsonl")).unwrap();
+    let replayed = archive
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["_ar"]["client"] == "replay")
+        .collect();
+    (replayed, archive)
+}
+
 /// Waits for `ar` to exit on its own, killing it (and failing) after `limit`.
 pub(crate) fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
     let start = Instant::now();

@@ -334,18 +334,139 @@ fn a_correction_rewrites_the_spec_and_stays_with_the_session() {
     assert!(manifest.contains("/api/products/101"), "{manifest}");
 
     // `ar import` of the directory applies the correction too.
+    let imported = imported_spec(out.path());
+    assert!(imported.contains("/api/products/101:"), "{imported}");
+}
+
+/// `ar import` of `dir` into a fresh directory: its `openapi.yaml`.
+fn imported_spec(dir: &std::path::Path) -> String {
     let again = tempfile::tempdir().unwrap();
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_ar"))
         .arg("import")
-        .arg(out.path())
+        .arg(dir)
         .arg("--out")
         .arg(again.path())
         .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(status.success());
-    let imported = std::fs::read_to_string(again.path().join("openapi.yaml")).unwrap();
-    assert!(imported.contains("/api/products/101:"), "{imported}");
+    std::fs::read_to_string(again.path().join("openapi.yaml")).unwrap()
+}
+
+/// Opens the endpoint `template` on the Endpoints tab.
+async fn open_endpoint(browser: &ChromeBrowser, template: &str) {
+    show_tab(browser, "Endpoints", "endpoints").await;
+    click_named(browser, template, |n| n == template).await;
+    shows(browser, "Correct the template").await;
+}
+
+/// Waits for the page to say a correction was applied, and returns its outline.
+async fn corrected(browser: &ChromeBrowser, done_before: usize) -> String {
+    until(browser, "the correction's answer", |s| {
+        s.outline().matches("re-documented").count() > done_before
+    })
+    .await
+    .outline()
+}
+
+#[test]
+fn a_split_and_a_merge_rewrite_the_spec_and_the_flows_follow_their_endpoint() {
+    let (shop, out, mut ar) = session();
+    let spec_file = out.path().join("openapi.yaml");
+    ar.send(&format!("/open {}", shop.url("/products/101")));
+    ar.wait_for("/api/products/{productId}");
+    ar.send(&format!("/open {}", shop.url("/products/102")));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let browser = viewer().await;
+        browser.navigate(&ar.ui).await.expect("the page loads");
+        // Both products were fetched before the split.
+        shows(&browser, "/api/products/102").await;
+
+        // Split: product 101 gets an endpoint of its own.
+        open_endpoint(&browser, "/api/products/{productId}").await;
+        let snapshot = until(&browser, "the split form", |s| {
+            s.elements
+                .iter()
+                .any(|e| e.name == r#"Value of "{productId}" to split off"#)
+        })
+        .await;
+        let value = snapshot
+            .elements
+            .iter()
+            .find(|e| e.name == r#"Value of "{productId}" to split off"#)
+            .unwrap();
+        browser
+            .type_text(value.reference, "101", false)
+            .await
+            .unwrap();
+        click_named(&browser, "split off", |n| {
+            n == r#"Split a value off "{productId}""#
+        })
+        .await;
+        let done = corrected(&browser, 0).await;
+        assert!(done.contains("/api/products/101"), "{done}");
+        let spec = std::fs::read_to_string(&spec_file).unwrap();
+        assert!(spec.contains("/api/products/101:"), "{spec}");
+        assert!(spec.contains("/api/products/{productId}:"), "{spec}");
+
+        // The flow captured into `{productId}` now shows the endpoint it is in.
+        click_named(&browser, "Flows", |n| n == "Flows").await;
+        click_named(&browser, "the product's API call", |n| {
+            n.contains("/api/products/101") && n.contains("GET")
+        })
+        .await;
+        let endpoint = format!("GET shop.test:{}/api/products/101", shop.port());
+        until(&browser, "the flow's endpoint now", |s| {
+            s.elements.iter().any(|e| e.name == endpoint)
+        })
+        .await;
+        browser
+            .screenshot(&screenshot_path("web-split"))
+            .await
+            .unwrap();
+
+        // Merge: 101 goes back under `{productId}`, the template the user writes.
+        open_endpoint(&browser, "/api/products/101").await;
+        let form = until(&browser, "the merge form", |s| {
+            s.elements.iter().any(|e| e.name == "Merge with")
+        })
+        .await;
+        let pick = form
+            .elements
+            .iter()
+            .find(|e| e.name == "Merge with")
+            .unwrap();
+        browser
+            .select(pick.reference, "GET /api/products/{productId}")
+            .await
+            .unwrap();
+        let template = form
+            .elements
+            .iter()
+            .find(|e| e.name == "Merged template")
+            .unwrap();
+        browser
+            .type_text(template.reference, "/api/products/{productId}", false)
+            .await
+            .unwrap();
+        click_named(&browser, "merge", |n| n == "Merge the two endpoints").await;
+        corrected(&browser, 0).await;
+        screenshot_and_close(browser, "web-merge").await;
+    });
+    let spec = std::fs::read_to_string(&spec_file).unwrap();
+    assert!(spec.contains("/api/products/{productId}:"), "{spec}");
+    assert!(!spec.contains("/api/products/101:"), "{spec}");
+    ar.quit();
+    // Kept with the session: `ar import` of the directory merges too.
+    let manifest = std::fs::read_to_string(out.path().join("session.json")).unwrap();
+    assert!(manifest.contains("/api/products/101"), "{manifest}");
+    let imported = imported_spec(out.path());
+    assert!(
+        imported.contains("/api/products/{productId}:"),
+        "{imported}"
+    );
+    assert!(!imported.contains("/api/products/101:"), "{imported}");
 }
 
 #[test]
@@ -392,12 +513,7 @@ fn an_edited_request_replayed_through_the_proxy_is_a_replay_flow() {
         screenshot_and_close(browser, "web-replay").await;
     });
     ar.quit();
-    let archive = std::fs::read_to_string(out.path().join("flows.jsonl")).unwrap();
-    let replayed: Vec<serde_json::Value> = archive
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|e| e["_ar"]["client"] == "replay")
-        .collect();
+    let (replayed, archive) = super::shop::replayed_flows(out.path());
     assert_eq!(replayed.len(), 1, "{archive}");
     assert!(
         replayed[0]["request"]["url"]
