@@ -384,39 +384,48 @@ mod tests {
     use super::*;
     use crate::{Enrichment, Options, document};
 
+    /// The endpoint `GET api.shop.test{template}`, as the store names it.
+    fn endpoint(template: &str) -> EndpointInfo {
+        EndpointInfo {
+            id: 1,
+            key: format!("GET api.shop.test{template}"),
+            method: "GET".into(),
+            host: "api.shop.test".into(),
+            template: template.into(),
+            sources: vec![],
+            rest_param: None,
+        }
+    }
+
+    /// A GET of `url` answered 200 with `body` as JSON.
+    fn json_get(id: u64, url: &str, body: Vec<u8>) -> (Flow, Response) {
+        let mut response = Response::new(200, HttpVersion::Http11);
+        response.body = Body::from_decoded(Some("application/json".into()), body);
+        let request = Request::new("GET", url, HttpVersion::Http11);
+        let flow = Flow::new(
+            FlowId(id),
+            Timestamp::from_unix_micros(0),
+            Client::Human,
+            request,
+        );
+        (flow, response)
+    }
+
     /// Issue #31: a body the capture stopped decoding (a decompression bomb)
     /// is documented without it, and the ledger says so.
     #[test]
     fn a_body_cut_short_at_capture_is_named_in_the_ledger() {
         let mut documenter = Documenter::new(Redactor::new());
-        let info = EndpointInfo {
-            id: 1,
-            key: "GET api.shop.test/blobs/{blobId}".into(),
-            method: "GET".into(),
-            host: "api.shop.test".into(),
-            template: "/blobs/{blobId}".into(),
-            sources: vec![],
-            rest_param: None,
-        };
+        let info = endpoint("/blobs/{blobId}");
         for (id, cut) in [(1, false), (2, true)] {
-            let mut response = Response::new(200, HttpVersion::Http11);
-            response.body =
-                Body::from_decoded(Some("application/json".into()), br#"{"id":1}"#.to_vec());
+            let url = format!("https://api.shop.test/blobs/{id}");
+            let (flow, mut response) = json_get(id, &url, br#"{"id":1}"#.to_vec());
             if cut {
                 response.body.bytes = vec![0; 1024];
                 response.body.truncated = true;
                 response.body.decode_error = Some("possible decompression bomb".into());
             }
-            let url = format!("https://api.shop.test/blobs/{id}");
-            let request = Request::new("GET", &url, HttpVersion::Http11);
-            let flow = Flow::new(
-                FlowId(id),
-                Timestamp::from_unix_micros(0),
-                Client::Human,
-                request,
-            )
-            .with_response(response);
-            documenter.observe(&flow, &info);
+            documenter.observe(&flow.with_response(response), &info);
         }
         assert_eq!(documenter.ledger().truncated_bodies, 1);
         let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
@@ -434,33 +443,16 @@ mod tests {
     #[test]
     fn a_field_that_echoes_a_query_filter_is_no_enum() {
         let mut documenter = Documenter::new(Redactor::new());
-        let info = EndpointInfo {
-            id: 1,
-            key: "GET api.shop.test/issues".into(),
-            method: "GET".into(),
-            host: "api.shop.test".into(),
-            template: "/issues".into(),
-            sources: vec![],
-            rest_param: None,
-        };
+        let info = endpoint("/issues");
         let kinds = ["bug", "docs", "feature"];
         for page in 0..12u64 {
             let items: Vec<String> = (0..6)
                 .map(|i| format!(r#"{{"state":"open","kind":"{}"}}"#, kinds[i % 3]))
                 .collect();
             let body = format!(r#"{{"page":{page},"data":[{}]}}"#, items.join(","));
-            let mut response = Response::new(200, HttpVersion::Http11);
-            response.body = Body::from_decoded(Some("application/json".into()), body.into_bytes());
             let url = format!("https://api.shop.test/issues?state=open&page={page}");
-            let request = Request::new("GET", &url, HttpVersion::Http11);
-            let flow = Flow::new(
-                FlowId(page),
-                Timestamp::from_unix_micros(0),
-                Client::Human,
-                request,
-            )
-            .with_response(response);
-            documenter.observe(&flow, &info);
+            let (flow, response) = json_get(page, &url, body.into_bytes());
+            documenter.observe(&flow.with_response(response), &info);
         }
         let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
         let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
