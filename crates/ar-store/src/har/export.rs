@@ -45,12 +45,19 @@ fn put_text(map: &mut Map<String, Value>, body: &Body) {
 /// `receive`, no -1 allowed) that `flow` has no time for: they are written
 /// as 0, and an import of the file reads them as unknown again. Only the
 /// HAR export needs this; the archive keeps exact timings in its `_ar` part.
+/// The entry's `time`, also required, is named `"time"` when the flow has
+/// no end (the exporter wrote the sum of its phases there).
 pub(crate) fn mark_untimed(entry: &mut Value, flow: &Flow) {
     let t = &flow.timings;
-    let untimed: Vec<&str> = [("send", t.send), ("wait", t.wait), ("receive", t.receive)]
-        .into_iter()
-        .filter_map(|(name, time)| time.is_none().then_some(name))
-        .collect();
+    let untimed: Vec<&str> = [
+        ("send", t.send.is_some()),
+        ("wait", t.wait.is_some()),
+        ("receive", t.receive.is_some()),
+        ("time", flow.ended.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, timed)| (!timed).then_some(name))
+    .collect();
     if !untimed.is_empty() {
         entry["timings"][UNTIMED] = json!(untimed);
     }

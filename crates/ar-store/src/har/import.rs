@@ -124,11 +124,16 @@ fn number(value: Option<&Value>) -> Option<f64> {
 /// A timing: negative means "not applicable".
 fn timing(map: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
     let map = map?;
-    let untimed = map
-        .get(UNTIMED)
+    number(map.get(key)).filter(|t| *t >= 0.0 && t.is_finite() && !untimed(Some(map), key))
+}
+
+/// Whether ar's own export named `key` as a value it wrote without having
+/// timed it (see `export::mark_untimed`).
+fn untimed(timings: Option<&Map<String, Value>>, key: &str) -> bool {
+    timings
+        .and_then(|map| map.get(UNTIMED))
         .and_then(Value::as_array)
-        .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(key)));
-    number(map.get(key)).filter(|t| *t >= 0.0 && t.is_finite() && !untimed)
+        .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(key)))
 }
 
 /// Reads an entry strictly: what it lacks is an error. The body texts are
@@ -170,7 +175,9 @@ pub(crate) fn read_entry(
         Client::Unknown,
         request,
     );
-    let time = number(entry.get("time")).filter(|t| *t >= 0.0 && t.is_finite());
+    let timings = entry.get("timings").and_then(Value::as_object);
+    let time = number(entry.get("time"))
+        .filter(|t| *t >= 0.0 && t.is_finite() && !untimed(timings, "time"));
     flow.ended = time.map(|ms| {
         Timestamp::from_unix_micros(
             started
@@ -178,7 +185,6 @@ pub(crate) fn read_entry(
                 .saturating_add((ms * 1000.0).round() as i64),
         )
     });
-    let timings = entry.get("timings").and_then(Value::as_object);
     flow.timings = Timings {
         blocked: timing(timings, "blocked"),
         dns: timing(timings, "dns"),

@@ -1,7 +1,7 @@
 //! Corrections of the endpoints from the page: one segment made a literal,
-//! a parameter or a parameter for the rest of the path ([`segment`]); two
-//! endpoints made one ([`merge`]); one value of a parameter made an
-//! endpoint of its own ([`split`]). Each becomes user templates
+//! a parameter or a parameter for the rest of the path (`segment.rs`); two
+//! endpoints made one (`merge.rs`); one value of a parameter made an
+//! endpoint of its own (`split.rs`). Each becomes user templates
 //! (`--template` patterns, ar-store's overrides), which beat every learnt
 //! rule, the first matching one first; the owner of the store puts them
 //! before the session's other templates, keeps them with the session, and
