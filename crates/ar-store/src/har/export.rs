@@ -10,7 +10,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value, json};
 
 use super::UNTIMED;
-use super::time::format_iso8601;
+use super::time::{format_iso8601, format_iso8601_exact};
 use crate::store::BodySide;
 use crate::url::{UrlParts, query_pairs};
 use crate::{Body, Direction, Error, Flow, Headers, WsOpcode};
@@ -41,13 +41,15 @@ fn put_text(map: &mut Map<String, Value>, body: &Body) {
     }
 }
 
-/// Names, in `entry`'s timings, the phases HAR requires (`send`, `wait`,
-/// `receive`, no -1 allowed) that `flow` has no time for: they are written
-/// as 0, and an import of the file reads them as unknown again. Only the
-/// HAR export needs this; the archive keeps exact timings in its `_ar` part.
-/// The entry's `time`, also required, is named `"time"` when the flow has
-/// no end (the exporter wrote the sum of its phases there).
-pub(crate) fn mark_untimed(entry: &mut Value, flow: &Flow) {
+/// What a HAR export adds to `entry` so that an import of the file gives
+/// `flow` back exactly (the archive keeps these in its `_ar` part instead):
+/// - the start to the microsecond, not the millisecond;
+/// - in `timings`, the names of the phases HAR requires (`send`, `wait`,
+///   `receive`, no -1 allowed) that `flow` has no time for, written as 0,
+///   and `"time"` when the flow has no end (the entry's required `time` is
+///   then the sum of its phases); an import reads those as unknown again.
+pub(crate) fn keep_exact(entry: &mut Value, flow: &Flow) {
+    entry["startedDateTime"] = Value::String(format_iso8601_exact(flow.started));
     let t = &flow.timings;
     let untimed: Vec<&str> = [
         ("send", t.send.is_some()),

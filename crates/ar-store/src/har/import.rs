@@ -128,7 +128,7 @@ fn timing(map: Option<&Map<String, Value>>, key: &str) -> Option<f64> {
 }
 
 /// Whether ar's own export named `key` as a value it wrote without having
-/// timed it (see `export::mark_untimed`).
+/// timed it (see `export::keep_exact`).
 fn untimed(timings: Option<&Map<String, Value>>, key: &str) -> bool {
     timings
         .and_then(|map| map.get(UNTIMED))

@@ -58,7 +58,7 @@ use std::io::{Read, Write};
 
 use crate::{Error, Flow, FlowId, Timestamp};
 
-use export::mark_untimed;
+use export::keep_exact;
 pub(crate) use export::{entry_value, server_ip};
 pub(crate) use import::{Ctx, Flavor, entry_to_flow};
 use import::{Leniency, read_entry};
@@ -332,7 +332,7 @@ impl<W: Write> HarWriter<W> {
     /// Writes one entry (bodies inline).
     pub fn write(&mut self, flow: &Flow) -> Result<(), Error> {
         let mut entry = entry_value(flow, &mut |_, _| Ok(true), true)?;
-        mark_untimed(&mut entry, flow);
+        keep_exact(&mut entry, flow);
         if self.entries > 0 {
             self.out
                 .write_all(b",\n")

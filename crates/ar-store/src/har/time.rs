@@ -83,6 +83,19 @@ pub(crate) fn format_iso8601(at: Timestamp) -> String {
     out.into_iter().map(char::from).collect()
 }
 
+/// [`format_iso8601`] with the microseconds past the millisecond, when there
+/// are any (`…01.201300Z`): what a HAR export writes, so that an import of
+/// it gives the flow's exact start. ISO 8601 allows any number of fraction
+/// digits, and HAR readers (ar's, mitmproxy's, browsers') take six.
+pub(crate) fn format_iso8601_exact(at: Timestamp) -> String {
+    let mut text = format_iso8601(at);
+    let micros = at.unix_micros().rem_euclid(1000);
+    if micros != 0 {
+        text.insert_str(text.len() - 1, &format!("{micros:03}"));
+    }
+    text
+}
+
 /// Appends [`format_iso8601`]'s text to `out` without a `format!` (the
 /// archive writes one per flow). Years outside 0..=9999 are written as
 /// `{:04}` writes them: `-001`, `12345`.
