@@ -230,6 +230,11 @@ fn is_domain(b: &[u8]) -> bool {
             && label.len() <= 63
             && label[0] != b'-'
             && label[label.len() - 1] != b'-'
+            // `--` in the third and fourth places marks an IDNA A-label
+            // (`xn--`) or is reserved for one (RFC 5891 4.2.3.1); validators
+            // decode it and reject what is not valid Punycode, so such a
+            // domain is no evidence of the format.
+            && label.get(2..4) != Some(b"--")
             && label
                 .iter()
                 .all(|c| c.is_ascii_alphanumeric() || *c == b'-');
@@ -383,6 +388,8 @@ mod tests {
         assert_eq!(fmt("10:20:30Z"), Some("time"));
         assert_eq!(fmt("123e4567-e89b-12d3-a456-426614174000"), Some("uuid"));
         assert_eq!(fmt("ada@example.com"), Some("email"));
+        assert_eq!(fmt("ada@2e--ra-xampl8.com"), None, "a reserved `--` label");
+        assert_eq!(fmt("ada@e--x.example.com"), Some("email"));
         assert_eq!(
             fmt("https://api.example.com:8443/v1/users?id=3#top"),
             Some("uri")
