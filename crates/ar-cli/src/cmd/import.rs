@@ -15,7 +15,7 @@ use ar_store::Flow;
 use ar_store::archive::{ArchiveReader, ArchiveRecord, BodyStore};
 use ar_store::har::{EntryIssue, ImportOptions, stream_har};
 
-use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs};
+use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs, read_dir_templates};
 use crate::session::manifest::{MANIFEST_FILE, Manifest};
 
 /// Turn captured traffic (HAR files, `flows.jsonl` archives) into an OpenAPI spec and API.md.
@@ -127,14 +127,14 @@ impl Counts {
 /// Reads every input through the pipeline and writes the three documents.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let mut patterns = args.templates.read()?;
-    // A session directory keeps the templates its runs used.
-    for file in &args.files {
-        if file.is_dir()
-            && file.join(MANIFEST_FILE).is_file()
+    // A session directory keeps the templates its runs used; `ar proxy`'s, its corrections.
+    for file in args.files.iter().filter(|file| file.is_dir()) {
+        if file.join(MANIFEST_FILE).is_file()
             && let Ok(manifest) = Manifest::load(file)
         {
             patterns.extend(manifest.settings.templates);
         }
+        patterns.extend(read_dir_templates(file)?);
     }
     let mut config = PipelineConfig::default()
         .with_scope_hosts(&args.scope)

@@ -51,6 +51,26 @@ impl LiveDocs {
         Ok(ingest)
     }
 
+    /// Runs `f` on the pipeline (the web view's questions); when it returns
+    /// true (it changed what the documents say), they are rewritten at the
+    /// next due write.
+    pub(crate) fn run(&mut self, f: impl FnOnce(&mut Pipeline) -> bool) {
+        if f(&mut self.pipeline) {
+            self.debounce.mark_dirty();
+        }
+    }
+
+    /// The pipeline, to document the archive again (a correction).
+    pub(crate) fn pipeline_mut(&mut self) -> &mut Pipeline {
+        &mut self.pipeline
+    }
+
+    /// Rewrites the documents now (after a correction, which the user waits on).
+    pub(crate) fn write_now(&mut self) -> anyhow::Result<()> {
+        self.debounce.written(Instant::now());
+        self.pipeline.documents()?.write_to(&self.out_dir)
+    }
+
     /// Counts so far.
     pub(crate) fn summary(&self) -> Summary {
         self.pipeline.summary()

@@ -12,6 +12,7 @@
 
 pub(crate) mod enrich;
 pub(crate) mod live;
+pub(crate) mod redocument;
 pub(crate) mod write;
 
 use std::fmt;
@@ -106,6 +107,37 @@ impl TemplateArgs {
     }
 }
 
+/// The file in `ar proxy`'s output directory that keeps the corrections
+/// made in the web view, latest first, in the format of `--templates FILE`:
+/// `ar import` of the directory and the next `ar proxy` there apply them (a
+/// session keeps its own in `session.json`).
+pub(crate) const TEMPLATES_FILE: &str = "templates.txt";
+
+/// The corrections kept in `dir` (none when there is no [`TEMPLATES_FILE`]).
+pub(crate) fn read_dir_templates(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let path = dir.join(TEMPLATES_FILE);
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    read_templates(&[], &[path])
+}
+
+/// Keeps `patterns` (corrections, latest first) in `dir`'s [`TEMPLATES_FILE`], atomically.
+pub(crate) fn write_dir_templates(
+    dir: &std::path::Path,
+    patterns: &[String],
+) -> anyhow::Result<()> {
+    let mut text = String::from(
+        "# Path templates from corrections in ar's web view, latest first.\n\
+         # `ar import` of this directory applies them; so does `--templates FILE`.\n",
+    );
+    for pattern in patterns {
+        text.push_str(pattern);
+        text.push('\n');
+    }
+    crate::files::write_atomic(&dir.join(TEMPLATES_FILE), text.as_bytes())
+}
+
 fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     let mut patterns = Vec::new();
     for text in inline {
@@ -188,6 +220,8 @@ pub(crate) struct Pipeline {
     archive: Option<Box<dyn Archive>>,
     /// Kept to build a fresh store on [`Pipeline::rescope`].
     store_config: StoreConfig,
+    /// The scope the store was built with, for a change of templates alone.
+    scope_config: ScopeConfig,
     redact: bool,
     /// Bumped by every rescope: endpoint ids from an older generation mean nothing now.
     generation: u64,
@@ -204,7 +238,7 @@ impl fmt::Debug for Pipeline {
 impl Pipeline {
     /// A pipeline with an empty store.
     pub(crate) fn new(config: PipelineConfig) -> anyhow::Result<Self> {
-        let scope = Scope::new(config.scope).context("invalid scope")?;
+        let scope = Scope::new(config.scope.clone()).context("invalid scope")?;
         let redactor = if config.redact {
             Redactor::new()
         } else {
@@ -217,6 +251,7 @@ impl Pipeline {
             options: config.options,
             archive: None,
             store_config: config.store,
+            scope_config: config.scope,
             redact: config.redact,
             generation: 0,
         })
@@ -306,6 +341,11 @@ impl Pipeline {
             self.store_config.template_overrides = old;
         }
         result
+    }
+
+    /// The scope now.
+    pub(crate) fn scope_config(&self) -> &ScopeConfig {
+        &self.scope_config
     }
 
     /// How many times the pipeline was rescoped (see [`Pipeline::rescope`]).

@@ -25,6 +25,7 @@ use super::manifest::Manifest;
 use super::status::Counters;
 use crate::archive_dir::{self, ArchiveDir, FLOWS_FILE};
 use crate::pipeline::enrich::{PipelineFn, Runner};
+use crate::pipeline::redocument::{self, corrections_first};
 use crate::pipeline::write::Debounce;
 use crate::pipeline::{Pipeline, PipelineConfig};
 
@@ -524,28 +525,13 @@ impl Task {
         scope: ScopeConfig,
         overrides: Option<ar_store::template::Overrides>,
     ) -> anyhow::Result<()> {
-        let dir = self.dir.clone();
-        let mut warnings = Vec::new();
-        // Where each flow is now, for the web view's rows (none without one).
-        let mut placed = std::collections::HashMap::new();
-        let keep = self.live.is_some();
-        let replay = |fresh: &mut Pipeline| {
-            warnings = archive_dir::read_flows(&dir, |flow| {
-                let ingest = fresh.ingest(&flow)?;
-                if keep {
-                    placed.insert(flow.id.0, crate::web::placement(ingest));
-                }
-                Ok(())
-            })?;
-            Ok(())
-        };
-        match overrides {
-            Some(overrides) => self.pipeline.retemplate(scope, overrides, replay)?,
-            None => self.pipeline.rescope(scope, replay)?,
-        }
-        if let Some(live) = &self.live {
-            live.replace_placements(|id| placed.remove(&id));
-        }
+        let warnings = redocument::from_archive(
+            &mut self.pipeline,
+            &self.dir,
+            scope,
+            overrides,
+            self.live.as_ref(),
+        )?;
         for warning in warnings {
             let _ = self
                 .events
@@ -561,12 +547,7 @@ impl Task {
     /// rewrites the documents and keeps them in `session.json`, so
     /// `--resume` and `ar import` of the directory apply them too.
     fn add_templates(&mut self, patterns: Vec<String>) -> anyhow::Result<String> {
-        let mut templates = patterns.clone();
-        for old in self.templates.borrow().iter() {
-            if !templates.contains(old) {
-                templates.push(old.clone());
-            }
-        }
+        let templates = corrections_first(&patterns, &self.templates.borrow());
         let overrides = ar_store::template::Overrides::parse(templates.iter().map(String::as_str))?;
         let before = self.books.counters(&self.pipeline);
         let scope = scope_config(&self.target, &self.scope.borrow());
@@ -577,12 +558,11 @@ impl Task {
             manifest.settings.templates = templates;
             manifest.save(&self.dir, after, time::OffsetDateTime::now_utc())?;
         }
-        Ok(format!(
-            "templated with {}: re-documented {} flows, {} endpoints (was {})",
-            patterns.join(", "),
+        Ok(redocument::correction_line(
+            &patterns,
             after.flows,
             after.endpoints,
-            before.endpoints
+            before.endpoints,
         ))
     }
 

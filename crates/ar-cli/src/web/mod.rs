@@ -1,7 +1,7 @@
 //! The wiring of the live web view (`ar-web`) into `ar <url>` and `ar
 //! proxy`: its flags, what each flow tells the feed, and the
-//! [`ar_web::Backend`]s the page reads through (the session's capture task,
-//! `ar proxy`'s output directory).
+//! [`ar_web::Backend`] the page reads through (the pipeline of the session's
+//! capture task or of `ar proxy`'s capture thread).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -69,39 +69,8 @@ async fn archived_flow(dir: PathBuf, id: u64) -> Option<Flow> {
     .flatten()
 }
 
-/// `ar proxy`'s answers: its capture threads own the pipeline and are not
-/// to be stopped for the page, so the spec is read as last written (at
-/// most a second old) and flows from the archive; endpoints and their
-/// evidence are the session's (`ar <url>`) alone for now.
-pub(crate) struct DirBackend {
-    dir: PathBuf,
-}
-
-impl DirBackend {
-    /// Answers from the output directory `dir`.
-    pub(crate) fn new(dir: PathBuf) -> Arc<Self> {
-        Arc::new(Self { dir })
-    }
-}
-
-#[async_trait]
-impl Backend for DirBackend {
-    async fn archived_flow(&self, id: u64) -> Option<Flow> {
-        archived_flow(self.dir.clone(), id).await
-    }
-
-    async fn documents(&self) -> Option<Documents> {
-        let read = |name: &str| std::fs::read_to_string(self.dir.join(name)).ok();
-        Some(Documents::new(
-            read("openapi.yaml")?,
-            read("openapi.json")?,
-            read("API.md")?,
-        ))
-    }
-}
-
-/// The page's questions, answered on the capture task (endpoints, spec)
-/// and from the archive (flows older than the ones kept in memory).
+/// The page's questions, answered on the pipeline's owner (endpoints,
+/// spec, corrections), through `ar`'s proxy (replay) and from the archive (flows older than the ones kept in memory).
 pub(crate) struct PipelineBackend {
     runner: Runner,
     templater: Templater,

@@ -238,6 +238,112 @@ fn ar_proxy_serves_the_live_view_of_its_flows_behind_its_token() {
     assert!(status.success(), "exit status {status}");
 }
 
+/// The JSON body of an HTTP answer read by hand.
+fn json_body(answer: &str) -> serde_json::Value {
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {answer}"))
+}
+
+#[test]
+fn ar_proxy_live_view_explains_corrects_and_replays_its_endpoints() {
+    let (port, dir) = (origin(), tempfile::tempdir().unwrap());
+    let out = dir.path().join("out");
+    let proxy = RunningProxy::offline(dir.path(), port, &["--scope", "api.test"]);
+    let ui = proxy.wait_for("  ui       http://127.0.0.1:");
+    let ui = ui.trim().trim_start_matches("ui").trim();
+    let authority = ui.trim_start_matches("http://").split('/').next().unwrap();
+    let token = ui.split("token=").nth(1).unwrap();
+    for user in 1..=3 {
+        let status = Command::new("curl")
+            .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
+            .arg(format!("http://{}", proxy.addr))
+            .arg(format!("http://api.test:{port}/users/{user}"))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        proxy.wait_for(&format!("/users/{user}"));
+    }
+    let get = |target: &str| crate::web::raw(authority, authority, "GET", target);
+    let post = |target: &str, body: &str| {
+        crate::web::raw_with_body(authority, authority, "POST", target, body)
+    };
+
+    // The endpoint the three flows joined, with its evidence.
+    let endpoints = crate::settled(
+        Duration::from_secs(10),
+        || get(&format!("/api/endpoints?token={token}")),
+        |answer| answer.contains("/users/{"),
+    );
+    let endpoints = json_body(&endpoints);
+    let users = endpoints
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["template"].as_str().unwrap().starts_with("/users/{"))
+        .unwrap_or_else(|| panic!("{endpoints}"));
+    assert_eq!(users["flows"], 3, "{users}");
+    let key = users["key"].as_str().unwrap();
+    let encoded: String = url::form_urlencoded::byte_serialize(key.as_bytes()).collect();
+    let explained = get(&format!("/api/explain?token={token}&key={encoded}"));
+    assert!(explained.starts_with("HTTP/1.1 200"), "{explained}");
+    assert!(explained.contains("users"), "{explained}");
+
+    // A correction: the id is a literal after all. The spec on disk follows
+    // at once, and the correction is kept beside the archive.
+    let corrected = post(
+        &format!("/api/correct?token={token}&key={encoded}&segment=1&as=literal"),
+        "",
+    );
+    assert!(corrected.starts_with("HTTP/1.1 200"), "{corrected}");
+    assert!(
+        corrected.contains("re-documented 3 flows, 3 endpoints (was 1)"),
+        "{corrected}"
+    );
+    let spec = std::fs::read_to_string(out.join("openapi.yaml")).unwrap();
+    for user in 1..=3 {
+        assert!(spec.contains(&format!("/users/{user}:")), "{spec}");
+    }
+    let kept = std::fs::read_to_string(out.join("templates.txt")).unwrap();
+    assert!(kept.contains("/users/2"), "{kept}");
+
+    // A replay of an edited request goes through the proxy and is captured as one.
+    let listed = get(&format!("/api/flows?token={token}&q=users/1"));
+    let from = json_body(&listed)["rows"][0]["id"].clone();
+    let edited = serde_json::json!({
+        "from": from,
+        "method": "GET",
+        "url": format!("http://api.test:{port}/users/4"),
+        "headers": [["accept", "application/json"]],
+    });
+    let replayed = post(&format!("/api/replay?token={token}"), &edited.to_string());
+    assert!(replayed.starts_with("HTTP/1.1 200"), "{replayed}");
+    assert!(replayed.contains(r#""ok":true"#), "{replayed}");
+    proxy.wait_for("/users/4");
+    let (_, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+    let (replays, archive) = crate::shop::replayed_flows(&out);
+    assert_eq!(replays.len(), 1, "{archive}");
+    assert_eq!(
+        replays[0]["request"]["url"],
+        format!("http://api.test:{port}/users/4")
+    );
+
+    // `ar import` of the directory applies the correction too.
+    let imported = dir.path().join("imported");
+    let status = Command::new(env!("CARGO_BIN_EXE_ar"))
+        .arg("import")
+        .arg(&out)
+        .arg("--out")
+        .arg(&imported)
+        .args(["--scope", "api.test"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let spec = std::fs::read_to_string(imported.join("openapi.yaml")).unwrap();
+    assert!(spec.contains("/users/2:"), "{spec}");
+}
+
 #[test]
 fn ar_proxy_templates_shape_the_live_spec() {
     let (port, dir) = (origin(), tempfile::tempdir().unwrap());

@@ -88,10 +88,22 @@ fn raw_get(authority: &str, host: &str, target: &str) -> String {
 /// Sends one bodiless HTTP/1.1 request by hand and returns the whole answer
 /// (an event stream: what came within ten seconds).
 pub(crate) fn raw(authority: &str, host: &str, method: &str, target: &str) -> String {
+    raw_with_body(authority, host, method, target, "")
+}
+
+/// Sends one HTTP/1.1 request with `body` by hand and returns the whole answer.
+pub(crate) fn raw_with_body(
+    authority: &str,
+    host: &str,
+    method: &str,
+    target: &str,
+    body: &str,
+) -> String {
     let mut stream = TcpStream::connect(authority).unwrap();
     write!(
         stream,
-        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        "{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     )
     .unwrap();
     stream

@@ -11,6 +11,7 @@
 //! priority, with a thread of normal priority to catch up when it falls
 //! behind ([`workers`]).
 
+mod view;
 mod workers;
 
 use std::io::Write;
@@ -26,8 +27,9 @@ use tokio::sync::{mpsc, oneshot};
 use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
 use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
-use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs};
-use crate::web::DirBackend;
+use crate::pipeline::redocument::corrections_first;
+use crate::pipeline::{Pipeline, PipelineConfig, TEMPLATES_FILE, TemplateArgs, read_dir_templates};
+use crate::web::{PipelineBackend, Replayer};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 
 /// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
@@ -88,6 +90,12 @@ struct Capture {
     slice: Vec<Flow>,
     /// The live web view's feed, when it runs.
     live: Option<Live>,
+    /// The output directory: the archive, the documents, the corrections.
+    out_dir: PathBuf,
+    /// The web view's corrections, latest first (kept in [`TEMPLATES_FILE`]).
+    corrections: Vec<String>,
+    /// The templates given on the command line, after the corrections.
+    given: Vec<String>,
 }
 
 impl Capture {
@@ -145,8 +153,7 @@ impl Capture {
             mut archive,
             docs,
             mut out,
-            slice: _,
-            live: _,
+            ..
         } = self;
         archive.sync()?;
         let _ = writeln!(
@@ -234,10 +241,13 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let archive = ArchiveDir::open(&args.out)?;
     let (tx, batches) = mpsc::channel::<Vec<Flow>>(BATCH_QUEUE);
+    let given = args.templates.read()?;
+    // Corrections made in the web view of an earlier `ar proxy` here.
+    let corrections = read_dir_templates(&args.out)?;
     let spec_pipeline = Pipeline::new(
         PipelineConfig::default()
             .with_scope_hosts(&args.scope)
-            .with_templates(&args.templates.read()?)?,
+            .with_templates(&corrections_first(&corrections, &given))?,
     )?;
     let mut builder = Proxy::builder(Arc::clone(&ca))
         .port(args.port)
@@ -284,19 +294,33 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         out,
         "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}"
     )?;
+    if !corrections.is_empty() {
+        writeln!(
+            out,
+            "  templates {} corrections from {}",
+            corrections.len(),
+            args.out.join(TEMPLATES_FILE).display()
+        )?;
+    }
     let spec_path = args.out.join("openapi.yaml");
     writeln!(
         out,
         "  spec     {} + API.md (kept current; a line per new endpoint)",
         spec_path.display()
     )?;
+    let (jobs, jobs_rx) = view::Jobs::channel();
     // Kept until the end: dropping it stops the web view.
     let ui = match args.ui.port() {
         Some(port) => {
             let live = Live::new(SessionView::new(format!("ar proxy on http://{addr}")));
             live.set_driver("human");
             let config = WebConfig::port(port).on_refusal(|line| eprintln!("ar: warning: {line}"));
-            let backend = DirBackend::new(args.out.clone());
+            let backend = PipelineBackend::new(
+                jobs.runner(),
+                jobs.templater(),
+                Replayer::new(addr, ca.cert_der().clone())?,
+                args.out.clone(),
+            );
             let ui = WebUi::start(config, live.clone(), backend)
                 .await
                 .context("cannot start the live web view (--no-ui goes without it)")?;
@@ -313,14 +337,24 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         out: Box::new(out),
         slice: Vec::with_capacity(SLICE_FLOWS),
         live: ui.as_ref().map(|(_, live)| live.clone()),
+        out_dir: args.out.clone(),
+        corrections,
+        given,
     };
+    // Without a web view nothing sends jobs: the capture thread sees the channel closed.
+    drop(jobs);
     let (stop_capture, stop) = oneshot::channel();
     let (done, mut captured) = oneshot::channel();
     let runtime = tokio::runtime::Handle::current();
     std::thread::Builder::new()
         .name("ar-capture".into())
         .spawn(move || {
-            let _ = done.send(workers::serve(capture, batches, stop, &runtime));
+            let inputs = workers::Inputs {
+                batches,
+                jobs: jobs_rx,
+                stop,
+            };
+            let _ = done.send(workers::serve(capture, inputs, &runtime));
         })
         .context("cannot start the capture thread")?;
 

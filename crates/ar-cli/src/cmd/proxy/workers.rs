@@ -153,15 +153,28 @@ fn lower_priority() {
     }
 }
 
+/// Work on the capture from elsewhere (the web view's questions and
+/// corrections), run between two slices of flows on the receiving thread.
+pub(super) type Job = Box<dyn FnOnce(&mut Capture) + Send>;
+
+/// What `ar proxy`'s capture thread is fed.
+pub(super) struct Inputs {
+    /// The flows, a delivery tick at a time.
+    pub(super) batches: mpsc::Receiver<Vec<Flow>>,
+    /// Work from the web view.
+    pub(super) jobs: mpsc::UnboundedReceiver<Job>,
+    /// Fires when the proxy has stopped.
+    pub(super) stop: oneshot::Receiver<()>,
+}
+
 /// Does the capture work of every flow until `stop` fires (or the proxy is
 /// gone) and returns the capture with all of it done. Call it on a thread
 /// of normal priority: it receives the batches, hands them to a thread of
-/// low priority, helps when that one falls behind, and does what is left at
-/// the end.
+/// low priority, helps when that one falls behind, runs the jobs, and does
+/// what is left at the end.
 pub(super) fn serve(
     capture: Capture,
-    mut batches: mpsc::Receiver<Vec<Flow>>,
-    mut stop: oneshot::Receiver<()>,
+    mut inputs: Inputs,
     runtime: &tokio::runtime::Handle,
 ) -> anyhow::Result<Capture> {
     let shared = Shared::new(capture);
@@ -169,7 +182,7 @@ pub(super) fn serve(
         let low = std::thread::Builder::new()
             .name("ar-capture-low".into())
             .spawn_scoped(scope, || shared.work_at_low_priority())?;
-        let received = receive(&shared, &mut batches, &mut stop, runtime, &low);
+        let received = receive(&shared, &mut inputs, runtime, &low);
         shared.end()?;
         let low_result = low.join().map_err(panicked)?;
         received?;
@@ -180,31 +193,56 @@ pub(super) fn serve(
     shared.capture.into_inner().map_err(panicked)
 }
 
+/// What the receiving thread woke up for.
+enum Woken {
+    /// The proxy stopped (or is gone: nothing more will come).
+    Stop,
+    /// A batch of flows.
+    Batch(Vec<Flow>),
+    /// Work from the web view.
+    Job(Job),
+    /// Nothing within an interval.
+    Idle,
+}
+
 /// Receives batches until the proxy stops (or the low thread ends: it only
 /// does on an error, which ends the capture), queues them, and works
-/// through the queue itself when the low thread falls behind.
+/// through the queue itself when the low thread falls behind. Jobs run
+/// here, at normal priority, as soon as the capture is between two slices.
 fn receive(
     shared: &Shared,
-    batches: &mut mpsc::Receiver<Vec<Flow>>,
-    stop: &mut oneshot::Receiver<()>,
+    inputs: &mut Inputs,
     runtime: &tokio::runtime::Handle,
     low: &std::thread::ScopedJoinHandle<'_, anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
+    let mut jobs_open = true;
     loop {
-        let (stopping, first) = runtime.block_on(async {
+        let woken = runtime.block_on(async {
             tokio::select! {
-                _ = &mut *stop => (true, None),
-                batch = batches.recv() => match batch {
-                    Some(batch) => (false, Some(batch)),
-                    // The proxy is gone: nothing more will come.
-                    None => (true, None),
+                _ = &mut inputs.stop => Woken::Stop,
+                batch = inputs.batches.recv() => batch.map_or(Woken::Stop, Woken::Batch),
+                job = inputs.jobs.recv(), if jobs_open => match job {
+                    Some(job) => Woken::Job(job),
+                    None => {
+                        jobs_open = false;
+                        Woken::Idle
+                    }
                 },
                 // Notices a failed low thread while traffic is idle.
-                () = tokio::time::sleep(DEFAULT_INTERVAL) => (false, None),
+                () = tokio::time::sleep(DEFAULT_INTERVAL) => Woken::Idle,
             }
         });
+        let (stopping, first) = match woken {
+            Woken::Stop => (true, None),
+            Woken::Batch(batch) => (false, Some(batch)),
+            Woken::Job(job) => {
+                job(&mut *shared.capture()?);
+                (false, None)
+            }
+            Woken::Idle => (false, None),
+        };
         // With whatever else has queued by now.
-        let rest = std::iter::from_fn(|| batches.try_recv().ok());
+        let rest = std::iter::from_fn(|| inputs.batches.try_recv().ok());
         let waiting = shared.enqueue(first.into_iter().chain(rest))?;
         if stopping || low.is_finished() {
             return Ok(());
@@ -232,6 +270,9 @@ mod tests {
             out: Box::new(std::io::sink()),
             slice: Vec::new(),
             live: None,
+            out_dir: dir.to_path_buf(),
+            corrections: Vec::new(),
+            given: Vec::new(),
         }
     }
 
@@ -277,9 +318,15 @@ mod tests {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let (batches, receiver) = mpsc::channel(1024);
         let (stop, stopped) = oneshot::channel();
+        let (_jobs, jobs_rx) = mpsc::unbounded_channel();
         let handle = runtime.handle().clone();
         let capture = capture(dir.path());
-        let serving = std::thread::spawn(move || serve(capture, receiver, stopped, &handle));
+        let inputs = Inputs {
+            batches: receiver,
+            jobs: jobs_rx,
+            stop: stopped,
+        };
+        let serving = std::thread::spawn(move || serve(capture, inputs, &handle));
         // Bursts past HELP_AFTER, so the receiving thread helps too.
         let total = 50 * 500;
         assert!(total > 2 * HELP_AFTER as u64);
