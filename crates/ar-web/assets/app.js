@@ -483,7 +483,7 @@ function corrections(endpoint) {
   const segments = endpoint.template.replace(/^\//, '').split('/');
   const rows = segments.map((segment, i) => {
     const param = segment.startsWith('{');
-    const value = param ? el('input', { type: 'text', size: 10, 'aria-label': `Value of "${segment}" to split off` }) : null;
+    const split = param ? splitValue(segment, (endpoint.values || []).find((v) => v.segment === i)) : null;
     return el('li', {},
       el('code', { text: segment }), ' ',
       el('button', {
@@ -496,18 +496,40 @@ function corrections(endpoint) {
         'aria-label': `Make "${segment}" and what follows one parameter`,
         onclick: () => correct({ segment: i, as: 'rest' }),
       }),
-      param ? el('span', {}, ' · ', value, ' ', el('button', {
+      param ? el('span', {}, ' · ', split.field, ' ', el('button', {
         text: 'split off',
         'aria-label': `Split a value off "${segment}"`,
-        onclick: () => correct({ segment: i, as: 'split', value: value.value }),
-      })) : null);
+        onclick: () => correct({ segment: i, as: 'split', value: split.value() }),
+      }), split.note) : null);
   });
   return el('div', {},
     el('h3', { text: 'Correct the template' }),
-    el('p', { class: 'facts', text: 'Kept in session.json: --resume and ar import of this directory apply it too.' }),
+    el('p', { class: 'facts', text: 'Kept beside the archive: ar import of this directory applies it too.' }),
     el('ul', { class: 'segments' }, ...rows),
     mergeForm(endpoint, correct),
     said);
+}
+
+/**
+ * The value of parameter `segment` to split off: picked among the values its
+ * flows had (most seen first; the server leaves out any that looks like a
+ * secret), or typed.
+ */
+function splitValue(segment, seen) {
+  const typed = el('input', { type: 'text', size: 10, 'aria-label': `Another value of "${segment}" to split off`, placeholder: 'or type one' });
+  const values = seen ? seen.values : [];
+  if (values.length === 0) {
+    typed.setAttribute('aria-label', `Value of "${segment}" to split off`);
+    typed.removeAttribute('placeholder');
+    return { field: typed, value: () => typed.value, note: null };
+  }
+  const pick = el('select', { 'aria-label': `Value of "${segment}" to split off` },
+    ...values.map(([value, count]) => el('option', { value, text: `${value} (${count} flow${count === 1 ? '' : 's'})` })));
+  const left = [];
+  if (seen.more > 0) left.push(`${seen.more} more values`);
+  if (seen.secret > 0) left.push(`${seen.secret} that look like secrets`);
+  const note = left.length ? el('span', { class: 'facts', text: ` (not listed: ${left.join(', ')}; type one)` }) : null;
+  return { field: el('span', {}, pick, ' ', typed), value: () => typed.value.trim() || pick.value, note };
 }
 
 /** "Merge with": another endpoint of the same host, under the template the user writes or the narrowest one. */

@@ -55,6 +55,60 @@ pub struct EndpointView {
     pub statuses: BTreeMap<u16, u64>,
     /// The first JSON response body's shape, secrets redacted.
     pub shape: Option<String>,
+    /// The values each parameter segment had, to pick one to split off.
+    pub values: Vec<SegmentValues>,
+}
+
+/// The values one parameter segment of an endpoint had: what the page
+/// offers to split off. A value that looks like a credential is counted,
+/// never sent: the page would show it to whoever looks over a shoulder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SegmentValues {
+    /// The segment, counted from 0 after the leading `/`.
+    pub segment: usize,
+    /// Values and their flow counts, most seen first, at most [`PICK_VALUES`].
+    pub values: Vec<(String, u64)>,
+    /// Distinct values left out because they look like secrets.
+    pub secret: usize,
+    /// Distinct values beyond the first [`PICK_VALUES`].
+    pub more: usize,
+}
+
+/// Values offered per parameter segment.
+pub const PICK_VALUES: usize = 50;
+
+impl SegmentValues {
+    /// The values of each one-segment parameter of `endpoint`'s template.
+    fn of(endpoint: &Endpoint, redactor: &Redactor) -> Vec<Self> {
+        let template = endpoint.template();
+        (0..template.segments.len())
+            .filter(|&at| template.param_at(at).is_some_and(|p| !p.rest))
+            .map(|at| {
+                let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+                for (path, flows) in endpoint.concrete_paths() {
+                    if let Some(value) = crate::correction::segment_of(path, at) {
+                        *counts.entry(value).or_default() += flows;
+                    }
+                }
+                let (secret, shown): (Vec<_>, Vec<_>) = counts
+                    .into_iter()
+                    .partition(|(value, _)| redactor.is_secret_value(value));
+                let mut values: Vec<(String, u64)> = shown
+                    .into_iter()
+                    .map(|(value, flows)| (value.to_owned(), flows))
+                    .collect();
+                values.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                let more = values.len().saturating_sub(PICK_VALUES);
+                values.truncate(PICK_VALUES);
+                Self {
+                    segment: at,
+                    values,
+                    secret: secret.len(),
+                    more,
+                }
+            })
+            .collect()
+    }
 }
 
 /// Bytes of shape preview per endpoint.
@@ -71,6 +125,7 @@ impl EndpointView {
             flows: endpoint.flow_count(),
             statuses: endpoint.statuses().clone(),
             shape: response_shape(endpoint, redactor),
+            values: SegmentValues::of(endpoint, redactor),
         }
     }
 
@@ -148,5 +203,40 @@ pub trait Backend: Send + Sync + 'static {
     async fn replay(&self, request: ar_store::Request) -> Result<String, String> {
         let _ = request;
         Err("replay is made in an `ar <url>` session".to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::correction::tests::store_with;
+
+    #[test]
+    fn a_parameters_values_are_offered_most_seen_first_and_secrets_never() {
+        let token = "sk_live_9fK2xQ7vLm4RzT8bWc3NpY6hJd";
+        assert!(Redactor::new().is_secret_value(token), "a token-like value");
+        let paths = [
+            "/v1/users/41/orders",
+            "/v1/users/42/orders",
+            "/v1/users/42/orders",
+            &format!("/v1/users/{token}/orders"),
+        ];
+        // A user template, so the secret value joins the same endpoint whatever the learnt rules say.
+        let store = store_with(&paths, &["api.shop.test/v1/users/{userId}/orders"]);
+        let views = EndpointView::all(&store, &Redactor::new());
+        let [view] = views.as_slice() else {
+            panic!("{views:?}")
+        };
+        assert_eq!(
+            view.values,
+            [SegmentValues {
+                segment: 2,
+                values: vec![("42".to_owned(), 2), ("41".to_owned(), 1)],
+                secret: 1,
+                more: 0,
+            }]
+        );
+        let json = serde_json::to_string(&views).unwrap();
+        assert!(!json.contains(token), "{json}");
     }
 }

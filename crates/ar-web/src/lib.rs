@@ -49,7 +49,7 @@ mod sse;
 #[cfg(test)]
 mod testing;
 
-pub use backend::{Backend, Documents, EndpointView};
+pub use backend::{Backend, Documents, EndpointView, PICK_VALUES, SegmentValues};
 pub use live::{Live, SessionView};
 pub use rejoin::{Joined, endpoints_now};
 pub use row::{Driver, Filter, FlowRow, Placement};

@@ -282,6 +282,11 @@ fn ar_proxy_live_view_explains_corrects_and_replays_its_endpoints() {
         .find(|e| e["template"].as_str().unwrap().starts_with("/users/{"))
         .unwrap_or_else(|| panic!("{endpoints}"));
     assert_eq!(users["flows"], 3, "{users}");
+    // The values the id had, offered to split one off.
+    assert_eq!(
+        users["values"],
+        serde_json::json!([{"segment": 1, "values": [["1", 1], ["2", 1], ["3", 1]], "secret": 0, "more": 0}]),
+    );
     let key = users["key"].as_str().unwrap();
     let encoded: String = url::form_urlencoded::byte_serialize(key.as_bytes()).collect();
     let explained = get(&format!("/api/explain?token={token}&key={encoded}"));

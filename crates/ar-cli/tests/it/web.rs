@@ -408,10 +408,8 @@ fn a_split_and_a_merge_rewrite_the_spec_and_the_flows_follow_their_endpoint() {
             .iter()
             .find(|e| e.name == r#"Value of "{productId}" to split off"#)
             .unwrap();
-        browser
-            .type_text(value.reference, "101", false)
-            .await
-            .unwrap();
+        // Picked among the values the flows had.
+        browser.select(value.reference, "101").await.unwrap();
         click_named(&browser, "split off", |n| {
             n == r#"Split a value off "{productId}""#
         })

@@ -104,7 +104,7 @@ fn join(host: &str, parts: &[String]) -> String {
 }
 
 /// Segment `at` of a concrete path (`/a/b` → `a`, `b`).
-fn segment_of(path: &str, at: usize) -> Option<&str> {
+pub(crate) fn segment_of(path: &str, at: usize) -> Option<&str> {
     path.trim_start_matches('/').split('/').nth(at)
 }
 
