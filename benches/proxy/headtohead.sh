@@ -13,7 +13,9 @@
 # BASELINE=PATH puts another build of `ar` (`ar proxy`) in hudsucker's place: an A/B of a change,
 # measured the same way (run it both ways round; each build gets its own archive). AR_ARGS and
 # BASELINE_ARGS add `ar proxy` arguments to each: `BASELINE=target/release/ar BASELINE_ARGS=--no-ui`
-# measures what the live web view (on by default, no page open) costs.
+# measures what the live web view (on by default, no page open) costs. AR_WATCH=1 opens the subject's
+# page stream (`/api/events`, every flow pushed as a row, as an open page gets it) for the whole run:
+# with BASELINE set to the same build, what a page open and streaming costs.
 #
 # HUD_HAR=1 makes hudsucker record too, built as `ar` is (bodies collected, each exchange handed to a
 # writer thread that serializes a HAR line and appends it to a file): the capture `ar` does, less
@@ -36,7 +38,7 @@
 # since it measured error pages (common.sh, no_errors). The summary prints the totals.
 #
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR=
-#                                         AR_ARGS= BASELINE_ARGS= ORIGIN=rust|nginx MODES= SKIP_BUILD=1)
+#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= ORIGIN=rust|nginx MODES= SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,22 +55,31 @@ BIN=$TARGET/release
 
 start_origin
 check_origin
+# With AR_WATCH both `ar` builds print to files (the subject's names its page), else to /dev/null.
+AR_STDOUT=/dev/null BASELINE_STDOUT=/dev/null
+[[ -n ${AR_WATCH:-} ]] && AR_STDOUT=$WORK/ar.stdout BASELINE_STDOUT=$WORK/baseline.stdout
 "$BIN/ar" ca --ca-dir "$WORK/ca" >/dev/null
 case $SUBJECT in
   # shellcheck disable=SC2086 # AR_ARGS is words
-  ar) ar_proxy "$BIN/ar" $AR_PORT "$WORK/ar-out" ${AR_ARGS:-} >/dev/null & ;;
+  ar) ar_proxy "$BIN/ar" $AR_PORT "$WORK/ar-out" ${AR_ARGS:-} >"$AR_STDOUT" & ;;
   ar-core) bench_proxy "$BIN/capture_core" $AR_PORT 2>/dev/null & ;;
   *) echo "SUBJECT is ar or ar-core" >&2; exit 2 ;;
 esac
 AR_PID=$!; PIDS+=($AR_PID)
 if [[ -n $BASELINE ]]; then
   # shellcheck disable=SC2086 # BASELINE_ARGS is words
-  ar_proxy "$BASELINE" $HS_PORT "$WORK/baseline-out" ${BASELINE_ARGS:-} >/dev/null &
+  ar_proxy "$BASELINE" $HS_PORT "$WORK/baseline-out" ${BASELINE_ARGS:-} >"$BASELINE_STDOUT" &
 else
   bench_proxy "$BIN/hudsucker_proxy" $HS_PORT ${HUD_HAR:+"$WORK/hudsucker.har.jsonl"} &
 fi
 HS_PID=$!; PIDS+=($HS_PID)
 wait_port $AR_PORT; wait_port $HS_PORT
+if [[ -n ${AR_WATCH:-} ]]; then
+  ui=$(grep -o 'http://127.0.0.1:[0-9]*/?token=[0-9a-f]*' "$AR_STDOUT" | head -1)
+  [[ -n $ui ]] || { echo "AR_WATCH: the subject printed no web view address" >&2; exit 2; }
+  curl -sN "${ui/\/?token=//api/events?token=}" >"$WORK/events.txt" &
+  PIDS+=($!)
+fi
 
 # measure PID PORT MODE CONNS: "requests/s CPU-ms-per-1k-requests requests errors retried" (retried:
 # requests the client sent again because their connection closed before they were taken); the CPU includes
@@ -146,6 +157,9 @@ if [[ $SUBJECT == ar ]]; then
   sleep 0.2 # the last tick's flows
   archived=$(wc -l <"$WORK/ar-out/flows.jsonl")
   echo "ar relayed $RELAYED requests and archived $archived flows$( ((archived == RELAYED)) && echo ", every one" || echo ": SOME FLOWS ARE MISSING")"
+fi
+if [[ -n ${AR_WATCH:-} ]]; then
+  echo "the page stream got $(grep -c '^event: flow' "$WORK/events.txt") flow events of $RELAYED flows (a stream that falls 4,096 behind is reset and skips ahead, as a page would)"
 fi
 if [[ -n $HUD_HAR && -z $BASELINE ]]; then
   recorded=$(wc -l <"$WORK/hudsucker.har.jsonl")

@@ -9,6 +9,11 @@
 //! genson-rs installs mimalloc as the global allocator, so every contender in this binary runs
 //! on mimalloc.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "a bench reads its corpus and times itself; the crate it measures stays pure"
+)]
+
 mod support;
 
 use std::sync::OnceLock;

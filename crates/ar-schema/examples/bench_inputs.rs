@@ -12,6 +12,12 @@
 //! With `--only FILE` just that input is timed (the script interleaves tools file by file);
 //! with `--runs 0` the inputs are written and nothing is timed.
 
+#![expect(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "an example is a caller: it reads the file and the arguments the crate does not"
+)]
+
 #[path = "../benches/support/mod.rs"]
 mod support;
 

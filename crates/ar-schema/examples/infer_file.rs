@@ -4,6 +4,11 @@
 //!
 //! `valgrind --tool=callgrind target/release/examples/infer_file benches/schema/data/small-samples.jsonl`
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "an example is a caller: it reads the file and the arguments the crate does not"
+)]
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: infer_file FILE")?;
     let bytes = std::fs::read(&path)?;

@@ -24,6 +24,12 @@
 //!   target/release/deps/ingest-* small_json_flows --sample-count 1 --sample-size 1
 //! ```
 
+#![expect(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "a bench times itself and reads /proc; the crate it measures stays pure"
+)]
+
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};

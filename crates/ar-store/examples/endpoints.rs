@@ -5,6 +5,12 @@
 //! cargo run -p ar-store --example endpoints -- --target https://shop.test --explain FILE.har...
 //! ```
 
+#![expect(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "an example is a caller: it reads the file and the arguments the crate does not"
+)]
+
 use std::fs::File;
 use std::io::BufReader;
 use std::process::ExitCode;

@@ -1,6 +1,12 @@
 //! Integration tests of ar-openapi: canned HARs (tests/data, made by
 //! `make_hars.py`) through the real ar-store HAR importer and endpoint store.
 
+#![expect(
+    clippy::disallowed_methods,
+    clippy::disallowed_types,
+    reason = "tests read fixtures from disk; the crate they test stays pure"
+)]
+
 mod codegen;
 mod golden;
 mod laws;
