@@ -9,7 +9,6 @@
 
 mod archive_dir;
 mod archiver;
-mod browser;
 mod cli;
 mod cmd;
 mod files;

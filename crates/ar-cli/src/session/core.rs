@@ -19,8 +19,8 @@ use super::config::SessionConfig;
 use super::driver::{Driver, DriverContext, PageVisits, TurnReport};
 use super::manifest::Manifest;
 use super::status::{Counters, Style, status_line};
-use crate::browser::{BrowserConfig, ChromeBrowser};
 use crate::web::{PipelineBackend, Replayer};
+use ar_browser::{BrowserConfig, ChromeBrowser};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 
 /// Flows the proxy may queue for the pipeline before it degrades to dropping.

@@ -2,18 +2,12 @@
 //! tiny local HTTP server serves. Each test starts one browser (about a
 //! second) and checks several behaviours with it.
 
-// The browser module lives in the binary crate; compile it into this test
-// binary too so its items can be driven directly.
-#[path = "../../src/browser/mod.rs"]
-#[allow(dead_code, unreachable_pub)]
-pub(crate) mod imp;
-
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ar_agent::browser::{Browser, BrowserError, DialogAction, Scroll, Wait, diff};
-use imp::{BrowserConfig, ChromeBrowser, LaunchError};
+use ar_browser::{BrowserConfig, ChromeBrowser, LaunchError};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use ar_agent::browser::{Browser, Snapshot};
 
-use super::browser::imp::{BrowserConfig, ChromeBrowser};
 use super::shop::{Shop, lines_of, wait_bounded, wait_for};
+use ar_browser::{BrowserConfig, ChromeBrowser};
 
 /// A running `ar` session with its stdin open for commands.
 struct Running {

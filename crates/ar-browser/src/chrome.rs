@@ -34,7 +34,7 @@ const SESSION_TIMEOUT: Duration = Duration::from_secs(60);
 /// group kill) and deletes the throwaway profile; [`ChromeBrowser::close`]
 /// does it gracefully (a persistent `--profile` gets its cookies flushed).
 #[derive(Debug)]
-pub(crate) struct ChromeBrowser {
+pub struct ChromeBrowser {
     pub(super) client: Client,
     pub(super) refs: Mutex<RefTable<Element>>,
     pub(super) network: Arc<tokio::sync::Mutex<NetworkTracker>>,
@@ -54,7 +54,7 @@ pub(crate) struct ChromeBrowser {
 
 impl ChromeBrowser {
     /// Starts chromedriver (unless `config.webdriver` names one) and a Chromium session.
-    pub(crate) async fn launch(config: &BrowserConfig) -> Result<Self, LaunchError> {
+    pub async fn launch(config: &BrowserConfig) -> Result<Self, LaunchError> {
         let work_dir = tempfile::Builder::new()
             .prefix("ar-browser-")
             .tempdir()
@@ -129,7 +129,7 @@ impl ChromeBrowser {
         dead_code,
         reason = "for tests and for token accounting; the session does not need it"
     )]
-    pub(crate) fn user_data_dir(&self) -> &Path {
+    pub fn user_data_dir(&self) -> &Path {
         &self.user_data_dir
     }
 
@@ -138,7 +138,7 @@ impl ChromeBrowser {
         dead_code,
         reason = "for tests and for token accounting; the session does not need it"
     )]
-    pub(crate) fn driver_pid(&self) -> Option<u32> {
+    pub fn driver_pid(&self) -> Option<u32> {
         self.driver.as_ref().map(DriverProcess::pid)
     }
 
@@ -147,7 +147,7 @@ impl ChromeBrowser {
         dead_code,
         reason = "for tests and for token accounting; the session does not need it"
     )]
-    pub(crate) async fn html_len(&self) -> Result<usize, BrowserError> {
+    pub async fn html_len(&self) -> Result<usize, BrowserError> {
         let script = "return document.documentElement.outerHTML.length";
         let len = self
             .run(
@@ -164,7 +164,7 @@ impl ChromeBrowser {
 
     /// Ends the session gracefully (Chromium flushes its profile), then
     /// stops chromedriver. Bounded: a hung browser is killed after 5 s.
-    pub(crate) async fn close(mut self) {
+    pub async fn close(mut self) {
         let client = self.client.clone();
         let _ = tokio::time::timeout(Duration::from_secs(5), client.close()).await;
         if let Some(mut driver) = self.driver.take() {

@@ -22,7 +22,5 @@ mod process;
 mod refs;
 mod scripts;
 
-#[allow(unused_imports, reason = "the session wiring (issue 6) uses these")]
-pub(crate) use chrome::ChromeBrowser;
-#[allow(unused_imports, reason = "the session wiring (issue 6) uses these")]
-pub(crate) use launch::{BrowserConfig, INSTALL_HINT, LaunchError};
+pub use chrome::ChromeBrowser;
+pub use launch::{BrowserConfig, LaunchError};

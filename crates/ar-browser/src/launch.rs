@@ -35,27 +35,27 @@ PrivacySandboxSettings4,SafeBrowsingEnhancedProtection,SignInProfileCreation",
 
 /// How to start the browser.
 #[derive(Debug, Clone)]
-pub(crate) struct BrowserConfig {
+pub struct BrowserConfig {
     /// No window (CI, servers); headed otherwise so a human can watch and `/take`.
-    pub(crate) headless: bool,
+    pub headless: bool,
     /// The capture proxy, `127.0.0.1:PORT`.
-    pub(crate) proxy: Option<String>,
+    pub proxy: Option<String>,
     /// Base64 SHA-256 SPKI hashes of CAs Chromium must trust (the proxy's CA).
-    pub(crate) spki_hashes: Vec<String>,
+    pub spki_hashes: Vec<String>,
     /// A persistent user data dir (`--profile`); a throwaway temp dir otherwise.
-    pub(crate) profile: Option<PathBuf>,
+    pub profile: Option<PathBuf>,
     /// Use this WebDriver server instead of starting chromedriver.
-    pub(crate) webdriver: Option<String>,
+    pub webdriver: Option<String>,
     /// The Chromium binary; searched on PATH when not given.
-    pub(crate) chromium: Option<PathBuf>,
+    pub chromium: Option<PathBuf>,
     /// The chromedriver binary; searched on PATH when not given.
-    pub(crate) chromedriver: Option<PathBuf>,
+    pub chromedriver: Option<PathBuf>,
     /// Window size in CSS pixels.
-    pub(crate) window: (u32, u32),
+    pub window: (u32, u32),
     /// More Chromium flags (e.g. `--host-resolver-rules=...`).
-    pub(crate) extra_args: Vec<String>,
+    pub extra_args: Vec<String>,
     /// Upper bound for one WebDriver command (a hung browser must not hang `ar`).
-    pub(crate) command_timeout: Duration,
+    pub command_timeout: Duration,
 }
 
 impl Default for BrowserConfig {
@@ -77,7 +77,7 @@ impl Default for BrowserConfig {
 
 /// Why the browser could not be started.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum LaunchError {
+pub enum LaunchError {
     #[error(
         "chromedriver not found ({looked_for}): install it with `{INSTALL_HINT}`, or pass --webdriver URL"
     )]
