@@ -182,14 +182,11 @@ mod tests {
             live.record(&get(id, &path), &Placement::default());
         }
         let text = chunk(&mut body).await;
-        let shown: Vec<&str> = text
-            .split("\n\n")
-            .filter(|event| !event.is_empty())
-            .map(|event| {
-                assert!(event.starts_with("event: flow\ndata: {"), "{event}");
-                event
-            })
-            .collect();
+        let shown: Vec<&str> = text.split("\n\n").filter(|e| !e.is_empty()).collect();
+        assert!(
+            shown.iter().all(|e| e.starts_with("event: flow\ndata: {")),
+            "{text}"
+        );
         assert_eq!(shown.len(), 50, "the matching half, in one chunk");
         assert!(shown[0].contains("/items/0") && shown[49].contains("/items/98"));
     }
