@@ -35,6 +35,8 @@ pub fn check(data: &[u8]) {
             Ok(0) => break,
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => break,
+            // A signal (libFuzzer's timers) interrupted the wait: wait again.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => panic!("the proxy neither answered nor closed: {e}"),
         }
     }
