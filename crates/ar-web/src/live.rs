@@ -266,29 +266,16 @@ fn flow_bytes(flow: &Flow) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ar_store::{Client, FlowId, HttpVersion, Request, Timestamp};
-
-    fn flow(id: u64, path: &str) -> Flow {
-        Flow::new(
-            FlowId(id),
-            Timestamp::from_unix_micros(0),
-            Client::Human,
-            Request::new(
-                "GET",
-                format!("https://shop.test{path}"),
-                HttpVersion::Http11,
-            ),
-        )
-    }
+    use crate::testing::get;
 
     #[test]
     fn a_subscriber_starts_from_the_rows_before_it_and_hears_each_one_after() {
         let live = Live::default();
-        live.record(&flow(1, "/api/a"), &Placement::default());
+        live.record(&get(1, "/api/a"), &Placement::default());
         let filter = Filter::from_query("q=api");
         let (before, mut changes) = live.subscribe(&filter);
         assert_eq!(before, 1);
-        live.record(&flow(2, "/api/b"), &Placement::default());
+        live.record(&get(2, "/api/b"), &Placement::default());
         let Ok(Change::Flow(row)) = changes.try_recv() else {
             panic!("no flow event")
         };
@@ -307,8 +294,8 @@ mod tests {
             ScopeDecision::In(InReason::TargetSite),
             Some("GET shop.test/api/users/41".into()),
         );
-        live.record(&flow(1, "/api/users/41"), &joined);
-        live.record(&flow(2, "/api/users/42"), &joined);
+        live.record(&get(1, "/api/users/41"), &joined);
+        live.record(&get(2, "/api/users/42"), &joined);
         let (_, mut changes) = live.subscribe(&Filter::default());
         let now = Placement::new(
             ScopeDecision::In(InReason::TargetSite),
