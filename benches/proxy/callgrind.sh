@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # User-space instructions per request of one proxy, all threads, under callgrind: repeatable where
-# wall-clock figures on a shared machine are not (BENCHMARKS.md, "ar-capture: proxy").
+# wall-clock figures on a shared machine are not (benches/notes/proxy.md).
 #
 # Usage: benches/proxy/callgrind.sh ar|capture_core|hudsucker_proxy http|https
 #        (after `cargo build --release -p ar-cli` and a release build of benches/proxy; needs valgrind)

@@ -86,7 +86,7 @@ mode_args() { if [[ $1 == https-h2 ]]; then echo --h2; fi; }
 # connection has carried 1,000 streams, and any request already in flight on that connection
 # fails. Both proxies here share one h2 connection between all their clients, and both answer
 # that request 502 instead of sending it again. About one request per 1,000 fails, so the run is
-# not a result. NGINX_KEEPALIVE_REQUESTS=1000 reproduces this (BENCHMARKS.md, "ar-capture: proxy").
+# not a result. NGINX_KEEPALIVE_REQUESTS=1000 reproduces this (benches/notes/proxy.md).
 nginx_origin() {
   local dir=$WORK/nginx
   mkdir -p "$dir"

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ar_store::{Client, Flow};
+use ar_flow::{Client, Flow};
 use rustls_pki_types::CertificateDer;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
@@ -237,10 +237,10 @@ impl ProxyBuilder {
     }
 
     /// Starts with the lock on destructive requests on (default off): a request
-    /// that reads as destructive ([`ar_store::destructive::path_is_destructive`]:
+    /// that reads as destructive ([`ar_flow::destructive::path_is_destructive`]:
     /// `DELETE`, or a write whose path ends in `delete`, `clear`, `logout`, ...)
     /// is not sent; the client gets a 403 saying why, and the flow is recorded
-    /// with an [`ErrorKind::Refused`](ar_store::ErrorKind::Refused) error.
+    /// with an [`ErrorKind::Refused`](ar_flow::ErrorKind::Refused) error.
     /// Switch it at run time with [`crate::ProxyHandle::set_destructive_lock`];
     /// [`crate::ProxyHandle::take_refusals`] says what it refused.
     ///

@@ -7,7 +7,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use ar_store::{Body, ErrorKind, Flow, HttpVersion};
+use ar_flow::{Body, ErrorKind, Flow, HttpVersion};
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Empty};
@@ -258,7 +258,7 @@ where
         dialed.port
     );
     request.body = raw_body(up);
-    let mut response = ar_store::Response::new(200, HttpVersion::Http11);
+    let mut response = ar_flow::Response::new(200, HttpVersion::Http11);
     response.reason = "Connection established".into();
     response.body = raw_body(down);
     let mut flow =

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// Everything that can go wrong setting up capture: the CA, the listener,
 /// extra trust roots. Failures of single exchanges are not errors of this
-/// type: they become error [`Flow`](ar_store::Flow)s and 502 responses.
+/// type: they become error [`Flow`](ar_flow::Flow)s and 502 responses.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CaptureError {

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use ar_store::{Body, Client, ErrorKind, Flow, FlowId, Timestamp};
+use ar_flow::{Body, Client, ErrorKind, Flow, FlowId, Timestamp};
 use http::{HeaderValue, Request, Response, StatusCode, Uri, header};
 use http_body::Body as _;
 use http_body_util::BodyExt as _;
@@ -24,14 +24,14 @@ pub(crate) struct Started {
     pub(crate) at: Timestamp,
     pub(crate) clock: Instant,
     pub(crate) client: Client,
-    pub(crate) request: ar_store::Request,
+    pub(crate) request: ar_flow::Request,
     pub(crate) meta: BodyMeta,
 }
 
 impl Started {
     pub(crate) fn new<B>(shared: &Shared, req: &Request<B>, url: String) -> Self {
         let mut request =
-            ar_store::Request::new(req.method().as_str(), url, record::version(req.version()));
+            ar_flow::Request::new(req.method().as_str(), url, record::version(req.version()));
         request.headers = record::headers(req.headers());
         let replay = req.headers().contains_key(crate::REPLAY_HEADER);
         if replay {
@@ -166,7 +166,7 @@ pub(crate) async fn handle(
     };
     let (mut parts, body) = response.into_parts();
     let mut recorded =
-        ar_store::Response::new(parts.status.as_u16(), record::version(parts.version));
+        ar_flow::Response::new(parts.status.as_u16(), record::version(parts.version));
     recorded.reason = parts
         .extensions
         .get::<hyper::ext::ReasonPhrase>()
@@ -254,7 +254,7 @@ struct Pending {
     shared: Arc<Shared>,
     started: Started,
     request_tap: RequestTap,
-    response: ar_store::Response,
+    response: ar_flow::Response,
     meta: BodyMeta,
     info: UpstreamInfo,
     /// The upstream connection, given back to the pool if the exchange ended cleanly.

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use ar_store::{ErrorKind, Flow, HttpVersion, Response};
+use ar_flow::{ErrorKind, Flow, HttpVersion, Response};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -193,7 +193,7 @@ pub(crate) fn record_refused(shared: &Shared, sample: &Sample, target: &Target) 
         MAX_HTTP1_HEAD / 1024,
         cut.unwrap_or("")
     );
-    let request = ar_store::Request::new(method, url, HttpVersion::Http11);
+    let request = ar_flow::Request::new(method, url, HttpVersion::Http11);
     let mut flow = Flow::new(shared.next_id(), record::now(), shared.client(), request)
         .with_response(Response::new(431, HttpVersion::Http11))
         .with_error(ErrorKind::Refused, message);

@@ -1,6 +1,6 @@
 //! `ar-capture` is the HTTPS-intercepting proxy of `ar`: it sits between a
 //! client (a browser, curl, an app) and the sites it talks to, relays every
-//! exchange faithfully, and emits each one as an [`ar_store::Flow`].
+//! exchange faithfully, and emits each one as an [`ar_flow::Flow`].
 //!
 //! - [`CertificateAuthority`] loads or creates the CA and mints per-host leaves.
 //! - [`Proxy`] (configured with [`ProxyBuilder`]) serves HTTP proxy requests
@@ -53,7 +53,7 @@ mod websocket;
 
 /// A request header that marks a request as a replay of a captured one
 /// (sent by `ar`'s web view through the proxy): the flow is recorded as
-/// [`ar_store::Client::Replay`], and the header is neither recorded nor
+/// [`ar_flow::Client::Replay`], and the header is neither recorded nor
 /// forwarded, so the origin sees the request as edited, nothing more.
 pub const REPLAY_HEADER: &str = "x-ar-replay";
 

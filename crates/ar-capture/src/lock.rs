@@ -1,9 +1,9 @@
 //! The lock on destructive requests (issue #26): while it is on, a request
-//! that reads as destructive ([`ar_store::destructive::path_is_destructive`]:
+//! that reads as destructive ([`ar_flow::destructive::path_is_destructive`]:
 //! `DELETE`, or a write whose path ends in `delete`, `clear`, `logout`, ...)
 //! is never sent. The client gets a 403 saying why, and the exchange is
 //! recorded like any other the proxy refused: an error flow of kind
-//! [`ErrorKind::Refused`](ar_store::ErrorKind::Refused) with its request.
+//! [`ErrorKind::Refused`](ar_flow::ErrorKind::Refused) with its request.
 //!
 //! `ar`'s sessions switch it on while the no-LLM explorer drives (unless
 //! `--explore-unsafe`), and off for the agent and the human, with
@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use ar_store::ErrorKind;
+use ar_flow::ErrorKind;
 use http::{HeaderValue, Request, Response, StatusCode, Uri};
 use http_body_util::BodyExt as _;
 use hyper::body::Incoming;
@@ -94,7 +94,7 @@ impl Lock {
     /// Whether a request with `method` to `uri` must not be sent now.
     pub(crate) fn refuses(&self, method: &http::Method, uri: &Uri) -> bool {
         self.on.load(Ordering::Relaxed)
-            && ar_store::destructive::path_is_destructive(method.as_str(), uri.path())
+            && ar_flow::destructive::path_is_destructive(method.as_str(), uri.path())
     }
 
     /// What was refused since the last call.

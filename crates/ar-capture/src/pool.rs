@@ -215,7 +215,7 @@ impl Pool {
             (uri.authority().cloned(), uri.scheme_str() == Some("https"))
         else {
             return Err(SendError::Dial(UpstreamError::new(
-                ar_store::ErrorKind::Protocol,
+                ar_flow::ErrorKind::Protocol,
                 format!("no host in {uri}"),
             )));
         };

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ar_store::{Client, FlowId};
+use ar_flow::{Client, FlowId};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
@@ -24,7 +24,7 @@ use crate::upstream::Dialer;
 
 /// The capture proxy: an HTTP proxy (absolute-form requests and CONNECT)
 /// that intercepts TLS with leaves from a [`CertificateAuthority`] and
-/// emits every exchange as an [`ar_store::Flow`].
+/// emits every exchange as an [`ar_flow::Flow`].
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), ar_capture::CaptureError> {

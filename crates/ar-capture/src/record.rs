@@ -1,10 +1,10 @@
-//! Turning what the proxy saw into `ar-store` values: headers, bodies
+//! Turning what the proxy saw into `ar-flow` values: headers, bodies
 //! (decoded, capped), timestamps; and the hop-by-hop header rules of
 //! RFC 9110 §7.6.1 for what is forwarded.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ar_store::{Body, Headers, HttpVersion, Timestamp};
+use ar_flow::{Body, Headers, HttpVersion, Timestamp};
 use http::header::{self, HeaderMap, HeaderName};
 
 use crate::decode;

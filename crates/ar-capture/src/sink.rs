@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use ar_store::Flow;
+use ar_flow::Flow;
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{Sender, error::TrySendError};
 
@@ -73,7 +73,7 @@ impl Counters {
 /// Each delivery wakes the consumers (in `ar proxy`, the archive and the spec
 /// threads), and on a VM a wakeup costs far more than the work it brings when
 /// a batch is small: with 2 ms, `ar proxy` spent 8–23% more CPU per request
-/// than with 20 ms at a browser-like four connections (BENCHMARKS.md, "a 20
+/// than with 20 ms at a browser-like four connections (benches/notes/proxy.md, "a 20
 /// ms delivery tick"). 50 ms gained nothing more. 20 ms is still far below
 /// anything a person or an agent waits on.
 pub const DELIVERY_TICK: Duration = Duration::from_millis(20);
@@ -219,7 +219,7 @@ impl Sinks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ar_store::{Client, FlowId, HttpVersion, Request, Timestamp};
+    use ar_flow::{Client, FlowId, HttpVersion, Request, Timestamp};
 
     fn flow(id: u64) -> Flow {
         Flow::new(

@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ar_store::ErrorKind;
+use ar_flow::ErrorKind;
 use http::Uri;
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;

@@ -13,7 +13,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use ar_store::{Body, Direction, ErrorKind, Flow, WebSocketFrame, WebSocketLog, WsOpcode};
+use ar_flow::{Body, Direction, ErrorKind, Flow, WebSocketFrame, WebSocketLog, WsOpcode};
 use bytes::Bytes;
 use http::{Request, Response, StatusCode, Uri, header};
 use http_body_util::{BodyExt as _, Empty, Full, Limited};
@@ -168,7 +168,7 @@ async fn relay_handshake(
             return started.fail(&shared, Body::empty(), ErrorKind::Timeout, message);
         }
     };
-    let mut recorded = ar_store::Response::new(
+    let mut recorded = ar_flow::Response::new(
         response.status().as_u16(),
         record::version(response.version()),
     );
@@ -251,7 +251,7 @@ async fn refused(
     shared: Arc<Shared>,
     started: Started,
     response: Response<Incoming>,
-    mut recorded: ar_store::Response,
+    mut recorded: ar_flow::Response,
     server_addr: std::net::SocketAddr,
 ) -> Response<ProxyBody> {
     let (mut parts, body) = response.into_parts();

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
+use ar_flow::archive::{ArchiveReader, ArchiveRecord, ArchiveWriter, BodyStore};
+use ar_flow::har::{HarCreator, HarWriter};
 use ar_store::Flow;
-use ar_store::archive::{ArchiveReader, ArchiveRecord, ArchiveWriter, BodyStore};
-use ar_store::har::{HarCreator, HarWriter};
 
 /// File name of the flow log inside an output directory.
 pub(crate) const FLOWS_FILE: &str = "flows.jsonl";

@@ -1,6 +1,6 @@
 //! The archive reader on torn and corrupt lines.
 
-use ar_store::archive::{ArchiveReader, MemoryBodyStore};
+use ar_flow::archive::{ArchiveReader, MemoryBodyStore};
 
 /// Reads `data` as `flows.jsonl` to the end. Damaged lines come back as
 /// warnings or an error, never a panic, and the reader always ends: each

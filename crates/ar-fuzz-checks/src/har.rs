@@ -1,7 +1,7 @@
 //! HAR import, lenient and strict, on any bytes, and export of what was
 //! imported.
 
-use ar_store::har::{HarCreator, ImportOptions, export_har, import_har};
+use ar_flow::har::{HarCreator, ImportOptions, export_har, import_har};
 
 /// Imports `data` both ways. Neither panics; what a strict read takes, a
 /// lenient read takes too, flow for flow; and the flows a lenient read took,

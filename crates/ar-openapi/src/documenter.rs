@@ -108,7 +108,7 @@ pub struct Ledger {
     /// a spec that stands on repaired input says so.
     pub input_notes: Vec<String>,
     /// Requests the capture proxy refused while the explorer drove, because
-    /// they read as destructive ([`ar_store::destructive`]): never sent.
+    /// they read as destructive ([`ar_flow::destructive`]): never sent.
     pub refused_destructive: u64,
     /// The first of them as `METHOD /path` (at most 20 of them), each with
     /// how many times it was refused.
@@ -242,7 +242,7 @@ impl Documenter {
     pub fn skip(&mut self, flow: &Flow, reason: SkipReason) {
         self.ledger.flows += 1;
         *self.ledger.skipped.entry(reason).or_default() += 1;
-        if ar_store::destructive::refused_as_destructive(flow) {
+        if ar_flow::destructive::refused_as_destructive(flow) {
             self.ledger.note_refused(flow);
         }
         if matches!(reason, SkipReason::OutOfScopeHost | SkipReason::Tracker) {

@@ -94,7 +94,7 @@ impl EndpointDoc {
     ) {
         self.flows += 1;
         let request = &flow.request;
-        let (origin, path, query) = split_url(&request.url);
+        let (origin, path, query) = ar_flow::url::split_url(&request.url);
         let origin = match origin.bytes().rposition(|b| b == b'@') {
             Some(at) => Cow::Owned(format!(
                 "{}://{}",
@@ -112,7 +112,7 @@ impl EndpointDoc {
             |n, v| redactor.param_value(n, v).into_owned(),
         );
         let carriers = self.observe_request_headers(&request.headers, redactor, roles);
-        let raw_query = query_of(&request.url);
+        let raw_query = ar_flow::url::query_of(&request.url);
         let credentials = credentials_in(carriers, raw_query);
         self.bearer_jwt |= credentials.iter().any(|c| c.jwt);
         let set: Vec<SecurityKind> = credentials.into_iter().map(|c| c.kind).collect();
@@ -215,7 +215,7 @@ impl EndpointDoc {
         for (segment, value) in template_segments.into_iter().zip(values) {
             if let Some((name, suffix)) = param_parts(segment) {
                 let value = value.strip_suffix(suffix).unwrap_or(value);
-                let decoded = crate::form::percent_decode(value);
+                let decoded = ar_flow::url::percent_decode(value);
                 let stats = self
                     .path
                     .entry((*name).to_string())
@@ -472,86 +472,5 @@ fn example_text(body: &Body, redactor: &Redactor) -> Option<String> {
         Some(clipped)
     } else {
         Some(text)
-    }
-}
-
-/// Splits an absolute URL into origin (`https://host:port`), path and query,
-/// leaving out any fragment. Runs on every flow: one forward pass over the
-/// bytes, with no searcher to set up.
-pub(crate) fn split_url(url: &str) -> (&str, &str, Option<&str>) {
-    let bytes = url.as_bytes();
-    // The scheme ends at the first `://` before the fragment.
-    let mut after_scheme = 0;
-    let mut colon = next_of(bytes, 0, |b| b == b':' || b == b'#');
-    while bytes.get(colon) == Some(&b':') {
-        if bytes[colon + 1..].starts_with(b"//") {
-            after_scheme = colon + 3;
-            break;
-        }
-        colon = next_of(bytes, colon + 1, |b| b == b':' || b == b'#');
-    }
-    let path_start = next_of(bytes, after_scheme, |b| matches!(b, b'/' | b'?' | b'#'));
-    let path_end = next_of(bytes, path_start, |b| b == b'?' || b == b'#');
-    let (origin, path) = (&url[..path_start], &url[path_start..path_end]);
-    if bytes.get(path_end) == Some(&b'?') {
-        let query_end = next_of(bytes, path_end + 1, |b| b == b'#');
-        (origin, path, Some(&url[path_end + 1..query_end]))
-    } else {
-        (origin, path, None)
-    }
-}
-
-/// Where the first byte from `from` on that `stop` accepts is (the end if none).
-fn next_of(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
-    (bytes[from..].iter().position(|b| stop(*b))).map_or(bytes.len(), |at| from + at)
-}
-
-/// The query string as the credential and GraphQL checks read a URL: after
-/// the first `?`, up to any `#`. Found once per flow for both.
-pub(crate) fn query_of(url: &str) -> Option<&str> {
-    let bytes = url.as_bytes();
-    let start = bytes.iter().position(|b| *b == b'?')? + 1;
-    Some(&url[start..next_of(bytes, start, |b| b == b'#')])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// How URLs were split before the one-pass [`split_url`]: the reference
-    /// it must agree with.
-    fn split_url_by_searches(url: &str) -> (&str, &str, Option<&str>) {
-        let url = url.split('#').next().unwrap_or("");
-        let after_scheme = url.find("://").map_or(0, |i| i + 3);
-        let path_start = url[after_scheme..]
-            .find(['/', '?'])
-            .map_or(url.len(), |i| after_scheme + i);
-        let (origin, rest) = url.split_at(path_start);
-        match rest.split_once('?') {
-            Some((path, query)) => (origin, path, Some(query)),
-            None => (origin, rest, None),
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn one_pass_split_agrees_with_the_searches(url in "[a-z:/?#@.=&é]{0,24}") {
-            proptest::prop_assert_eq!(split_url(&url), split_url_by_searches(&url));
-            let expected = url.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or(""));
-            proptest::prop_assert_eq!(query_of(&url), expected);
-        }
-    }
-
-    #[test]
-    fn urls_split_into_origin_path_and_query() {
-        assert_eq!(
-            split_url("https://a.test:8443/x/y?q=1#f"),
-            ("https://a.test:8443", "/x/y", Some("q=1"))
-        );
-        assert_eq!(split_url("http://a.test"), ("http://a.test", "", None));
-        assert_eq!(
-            split_url("http://a.test?x"),
-            ("http://a.test", "", Some("x"))
-        );
     }
 }

@@ -3,39 +3,7 @@
 //! JSON requests do. Never panics on malformed input: unparsable parts are
 //! skipped.
 
-/// Percent-decodes a URL component (`+` is a space, as in forms and query
-/// strings). Invalid escapes are kept verbatim; non-UTF-8 bytes become U+FFFD.
-pub(crate) fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'+' => out.push(b' '),
-            b'%' if index + 2 < bytes.len() => {
-                match (hex_value(bytes[index + 1]), hex_value(bytes[index + 2])) {
-                    (Some(high), Some(low)) => {
-                        out.push(high * 16 + low);
-                        index += 2;
-                    }
-                    _ => out.push(b'%'),
-                }
-            }
-            byte => out.push(byte),
-        }
-        index += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex_value(byte: u8) -> Option<u8> {
-    match byte {
-        b'0'..=b'9' => Some(byte - b'0'),
-        b'a'..=b'f' => Some(byte - b'a' + 10),
-        b'A'..=b'F' => Some(byte - b'A' + 10),
-        _ => None,
-    }
-}
+use ar_flow::url::percent_decode;
 
 /// Splits `a=1&b=x%20y` into decoded `(name, value)` pairs, in order.
 pub(crate) fn parse_urlencoded(text: &str) -> Vec<(String, String)> {
@@ -43,7 +11,10 @@ pub(crate) fn parse_urlencoded(text: &str) -> Vec<(String, String)> {
         .filter(|pair| !pair.is_empty())
         .map(|pair| {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (percent_decode(name), percent_decode(value))
+            (
+                percent_decode(name).into_owned(),
+                percent_decode(value).into_owned(),
+            )
         })
         .collect()
 }
@@ -154,14 +125,6 @@ fn split_bytes<'a>(haystack: &'a [u8], needle: &[u8]) -> Vec<&'a [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percent_decoding_handles_plus_escapes_and_garbage() {
-        assert_eq!(percent_decode("a+b%20c%2Fd"), "a b c/d");
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(percent_decode("%FF"), "\u{FFFD}");
-    }
 
     #[test]
     fn urlencoded_pairs_keep_order_and_empty_values() {

@@ -42,7 +42,7 @@ pub(crate) struct GraphqlCall {
 /// The GraphQL operations in a request: a POST with a JSON body (single or
 /// batched) or a GET with `query`/`operationName` in the query string.
 /// Empty when the request is not GraphQL. `query` is the URL's query string
-/// ([`crate::endpoint::query_of`]).
+/// ([`ar_flow::url::query_of`]).
 pub(crate) fn calls(request: &Request, query: Option<&str>) -> Vec<GraphqlCall> {
     let media = crate::fold::media_type(&request.body).unwrap_or_default();
     if !request.body.bytes.is_empty()
@@ -184,7 +184,7 @@ mod tests {
     use super::*;
 
     fn calls_of(request: &Request) -> Vec<GraphqlCall> {
-        calls(request, crate::endpoint::query_of(&request.url))
+        calls(request, ar_flow::url::query_of(&request.url))
     }
     use ar_store::{Body, HttpVersion};
 

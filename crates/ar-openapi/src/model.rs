@@ -187,7 +187,7 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
         .map(|(host, _)| *host);
     if let (Some(base_url), Some(primary)) = (&options.base_url, primary) {
         let base_url = base_url.trim_end_matches('/');
-        let base_path = crate::endpoint::split_url(base_url).1.to_string();
+        let base_path = ar_flow::url::split_url(base_url).1.to_string();
         server_of.insert(primary, (base_url.to_string(), base_path));
     }
     let mut servers: Vec<String> = Vec::new();

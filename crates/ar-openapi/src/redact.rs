@@ -280,8 +280,8 @@ impl Redactor {
             .split('&')
             .map(|pair| match pair.split_once('=') {
                 Some((name, value)) => {
-                    let decoded_name = crate::form::percent_decode(name);
-                    let decoded_value = crate::form::percent_decode(value);
+                    let decoded_name = ar_flow::url::percent_decode(name);
+                    let decoded_value = ar_flow::url::percent_decode(value);
                     if self.is_secret_name(&decoded_name) || self.is_secret_value(&decoded_value) {
                         format!("{name}={REDACTED}")
                     } else {

@@ -7,10 +7,10 @@
 
 use ar_store::{Header, Request};
 
-use crate::endpoint::query_of;
 use crate::fold::{has_part, with_lowercase, with_normalised};
 use crate::naming::camel;
 use crate::redact::Redactor;
+use ar_flow::url::query_of;
 
 /// Where an API key travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

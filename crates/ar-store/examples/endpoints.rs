@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::process::ExitCode;
 
-use ar_store::har::{ImportOptions, stream_har};
+use ar_flow::har::{ImportOptions, stream_har};
 use ar_store::scope::{Scope, ScopeConfig};
 use ar_store::store::{EndpointStore, StoreConfig};
 

@@ -1,19 +1,14 @@
-//! `ar-store` is the data model of `ar`: one captured HTTP exchange is a [`Flow`].
+//! `ar-store` groups captured HTTP exchanges ([`Flow`]s, from `ar-flow`)
+//! into the endpoints of an API.
 //!
 //! The crate is a pure core: it does no I/O, reads no clock and spawns no
-//! threads. Time arrives as data ([`Timestamp`]), bytes arrive as slices or
-//! through `Read`/`Write` values the caller supplies.
+//! threads. Time arrives as data ([`Timestamp`]).
 //!
-//! - [`har`]: streaming HAR 1.2 import (Chrome, Firefox, mitmproxy, Charles,
-//!   Proxyman quirks) and export.
-//! - [`archive`]: the lossless `flows.jsonl` line format with spilled bodies.
 //! - [`template`]: signatures `(method, host, path template, status class)`,
 //!   path templating in two layers with evidence, GraphQL operations.
 //! - [`scope`]: which flows describe the target's API.
 //! - [`store`]: the [`EndpointStore`](store::EndpointStore) that groups flows
 //!   into endpoints with bounded samples and parameter statistics.
-//! - [`destructive`]: which requests and actions read as destructive (the
-//!   explorer's two locks).
 //!
 //! ```
 //! use ar_store::{Body, Client, Flow, FlowId, Headers, HttpVersion, Request, Response, Timestamp};
@@ -31,18 +26,15 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod archive;
-pub mod destructive;
 mod error;
-mod flow;
-pub mod har;
 pub mod scope;
 pub mod store;
 pub mod template;
-mod url;
 
 pub use error::Error;
-pub use flow::{
-    Body, Client, Direction, ErrorKind, Flow, FlowError, FlowId, Header, Headers, HttpVersion,
-    Request, Response, Timestamp, Timings, WebSocketFrame, WebSocketLog, WsOpcode,
+// The store's API speaks the flow model: re-exported so that a user of the
+// store needs one import, with `ar-flow` its one owner.
+pub use ar_flow::{
+    Body, BodySide, Client, Direction, ErrorKind, Flow, FlowError, FlowId, Header, Headers,
+    HttpVersion, Request, Response, Timestamp, Timings, WebSocketFrame, WebSocketLog, WsOpcode,
 };

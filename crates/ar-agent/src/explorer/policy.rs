@@ -9,7 +9,7 @@ use url::Url;
 /// Phrases that make an action destructive in a label though they are not
 /// verbs a request path would carry (paying, ordering, sending to people).
 /// The verbs themselves (delete, clear, disable, sign out, ...) are
-/// [`ar_store::destructive`]'s, shared with the proxy's lock.
+/// [`ar_flow::destructive`]'s, shared with the proxy's lock.
 const DESTRUCTIVE_PHRASES: &[&str] = &[
     "close account",
     "log off",
@@ -47,7 +47,7 @@ pub(crate) fn is_destructive(name: &str, href: Option<&str>) -> bool {
             .iter()
             .any(|w| h.contains(w))
     });
-    phrase || ar_store::destructive::reads_destructive(&name) || href_hit
+    phrase || ar_flow::destructive::reads_destructive(&name) || href_hit
 }
 
 /// The site of a host: its registrable domain (`shop.test` for `api.shop.test`).

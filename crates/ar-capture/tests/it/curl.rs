@@ -1,7 +1,7 @@
 //! curl, a real-world client, through the proxy with `--cacert` (our CA)
 //! to TLS origins that speak HTTP/2 or only HTTP/1.1.
 
-use ar_store::{ErrorKind, HttpVersion};
+use ar_flow::{ErrorKind, HttpVersion};
 
 use crate::support::*;
 

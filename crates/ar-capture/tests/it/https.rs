@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use ar_store::{Direction, ErrorKind, HttpVersion, WsOpcode};
+use ar_flow::{Direction, ErrorKind, HttpVersion, WsOpcode};
 use futures_util::{SinkExt as _, StreamExt as _};
 use http::StatusCode;
 use http_body_util::BodyExt as _;

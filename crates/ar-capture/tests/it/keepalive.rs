@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use ar_store::Flow;
+use ar_flow::Flow;
 use bytes::Bytes;
 use http::StatusCode;
 use http_body_util::BodyExt as _;

@@ -4,7 +4,7 @@
 //! everything else passes. Switched off at run time, the same request goes
 //! through.
 
-use ar_store::ErrorKind;
+use ar_flow::ErrorKind;
 use http::{Request, StatusCode};
 
 use crate::support::*;

@@ -1,7 +1,7 @@
 //! Plain HTTP through the proxy (absolute-form requests): a 1 GB stream,
 //! loops, and requests that are not proxy requests.
 
-use ar_store::ErrorKind;
+use ar_flow::ErrorKind;
 use bytes::Bytes;
 use http::StatusCode;
 use http_body_util::BodyExt as _;
@@ -119,7 +119,7 @@ async fn a_replay_is_marked_in_the_archive_and_its_mark_never_reaches_the_origin
     assert!(seen.contains("x-edited"), "{seen}");
     assert!(!seen.contains(ar_capture::REPLAY_HEADER), "{seen}");
     let flow = h.flow_for("/headers").await;
-    assert_eq!(flow.client, ar_store::Client::Replay);
+    assert_eq!(flow.client, ar_flow::Client::Replay);
     assert!(flow.request.headers.get("x-edited").is_some());
     assert!(
         flow.request

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ar_capture::{CertificateAuthority, Proxy, ProxyBuilder, ProxyHandle};
-use ar_store::Flow;
+use ar_flow::Flow;
 use base64::Engine as _;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};

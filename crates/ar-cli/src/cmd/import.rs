@@ -11,9 +11,9 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use anyhow::{Context as _, bail};
+use ar_flow::archive::{ArchiveReader, ArchiveRecord, BodyStore};
+use ar_flow::har::{EntryIssue, ImportOptions, stream_har};
 use ar_store::Flow;
-use ar_store::archive::{ArchiveReader, ArchiveRecord, BodyStore};
-use ar_store::har::{EntryIssue, ImportOptions, stream_har};
 
 use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs, read_dir_templates};
 use crate::session::manifest::{MANIFEST_FILE, Manifest};

@@ -156,7 +156,7 @@ fn intent_drives_chromium_and_the_spec_gets_the_agents_endpoints_with_llm_names(
         "after a scroll the agent gets a diff, not the page: {}",
         results[3].1
     );
-    // Token accounting (BENCHMARKS.md, "ar-agent: tool-result sizes").
+    // Token accounting (benches/notes/agent-tool-results.md).
     println!("| step | tool | result bytes | ~tokens |");
     println!("|---:|---|---:|---:|");
     for (i, (step, result)) in results.iter().enumerate() {

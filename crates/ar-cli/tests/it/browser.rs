@@ -668,7 +668,7 @@ async fn a_crashed_browser_or_driver_is_reported_not_waited_on() {
 /// Snapshot size against the page's HTML on local copies of real pages (the
 /// Rust docs shipped with the toolchain) and on the fixture shop. A
 /// measurement, not a check: run with `--ignored --nocapture`, figures go to
-/// BENCHMARKS.md.
+/// `benches/notes/agent-tool-results.md`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "measurement; prints a table"]
 async fn snapshot_sizes() {

@@ -541,7 +541,7 @@ const BENCH_FLOWS: u64 = 100_000;
 /// Appends `count` synthetic flows (20 endpoints on the shop's host, small
 /// JSON answers, ids after `first`) to `dir/flows.jsonl`.
 fn append_synthetic_flows(dir: &std::path::Path, host: &str, first: u64, count: u64) {
-    use ar_store::archive::{ArchiveWriter, MemoryBodyStore};
+    use ar_flow::archive::{ArchiveWriter, MemoryBodyStore};
     use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
     let file = std::fs::OpenOptions::new()
         .append(true)
@@ -571,7 +571,7 @@ fn append_synthetic_flows(dir: &std::path::Path, host: &str, first: u64, count: 
     }
 }
 
-/// BENCHMARKS.md "Live web view": an archive of 100,000 flows resumed,
+/// benches/notes/web-view.md: an archive of 100,000 flows resumed,
 /// then the page opened in Chromium: time to the first rows drawn and to
 /// a filtered list, as the page itself says them (its status line), and
 /// the server's answer to one filtered page of rows.

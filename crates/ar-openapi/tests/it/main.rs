@@ -21,9 +21,9 @@ mod yaml11;
 
 use std::path::{Path, PathBuf};
 
+use ar_flow::har::{ImportOptions, import_har};
 use ar_openapi::{Documentation, Documenter, Enrichment, Options, Redactor, document};
 use ar_store::Flow;
-use ar_store::har::{ImportOptions, import_har};
 use ar_store::scope::{Scope, ScopeConfig};
 use ar_store::store::{EndpointStore, StoreConfig};
 

@@ -29,8 +29,8 @@ mod verdict;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
 
-use crate::url::UrlParts;
 use crate::{Error, Flow};
+use ar_flow::url::UrlParts;
 
 pub use domain::registrable_domain;
 pub(crate) use verdict::HostCache;

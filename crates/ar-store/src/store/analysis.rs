@@ -8,8 +8,6 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::bodymemo::{BodyMemo, Candidate, Sighting};
 use super::fieldpath::FieldPath;
 use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
@@ -19,15 +17,7 @@ use crate::template::{
     classify_segment, is_generic_field, is_id_field, is_version_like, name_from_field,
 };
 
-/// Which body of a flow a value came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BodySide {
-    /// The request body.
-    Request,
-    /// The response body.
-    Response,
-}
+pub use ar_flow::BodySide;
 
 /// Whether a body should be scanned as JSON: it claims (by `media`, its
 /// media type as sent) or looks to be JSON and is not larger than `max_bytes`.

@@ -283,7 +283,7 @@ impl Endpoint {
         }
         if let Some(q) = query {
             self.query.observe(
-                crate::url::query_pairs(q),
+                ar_flow::url::query_pairs(q),
                 as_sent,
                 max_params,
                 self.param_stamp,
@@ -400,7 +400,7 @@ impl<'f> FlowMedia<'f> {
 }
 
 fn lowercase(s: &str) -> Cow<'_, str> {
-    if crate::url::has_ascii_uppercase(s.as_bytes()) {
+    if ar_flow::url::has_ascii_uppercase(s.as_bytes()) {
         Cow::Owned(s.to_ascii_lowercase())
     } else {
         Cow::Borrowed(s)

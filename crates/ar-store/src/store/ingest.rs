@@ -15,8 +15,8 @@ use crate::template::{
     GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_operation_split,
     is_version_like, singular, split_path,
 };
-use crate::url::UrlParts;
 use crate::{Flow, Timestamp};
+use ar_flow::url::UrlParts;
 
 impl EndpointStore {
     /// Ingests one flow: scope, signature, endpoint, counters, samples.

@@ -61,8 +61,8 @@ use serde::{Deserialize, Serialize};
 use crate::scope::{HostCache, OutReason, Scope, ScopeDecision};
 use crate::template::{Overrides, Templater, TemplaterConfig};
 
-pub(crate) use crate::flow::media_type;
 pub use analysis::BodySide;
+pub(crate) use ar_flow::media_type;
 pub use endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
 pub use params::{ParamSet, ParamStats, ValueKind};
 pub use samples::{Sample, SampleReason};

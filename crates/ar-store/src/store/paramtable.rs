@@ -58,7 +58,7 @@ impl ParamTable {
             let hint = self.last_order.get(position).copied().unwrap_or(u32::MAX);
             // Equal to a stored (normalized) name: `normalize(raw)` is that name.
             if let Some((stored, counter)) = self.params.get_index_mut(hint as usize)
-                && crate::url::eq_words(stored.as_bytes(), raw.as_bytes())
+                && ar_flow::url::eq_words(stored.as_bytes(), raw.as_bytes())
             {
                 counter.record(value, stamp);
                 continue;

@@ -16,8 +16,8 @@ use super::endpoint::{EndpointId, FlowMedia};
 use super::samples::Sample;
 use super::{EndpointStore, Identity, Merge, Rekey, Route, SplitOutcome};
 use crate::template::PathTemplate;
-use crate::url::UrlParts;
 use crate::{Error, Timestamp};
+use ar_flow::url::UrlParts;
 
 /// What one re-templating did. A consumer applies the merges, then the
 /// splits (rebuilding the endpoints they list), then the key changes.

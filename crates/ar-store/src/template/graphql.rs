@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Flow;
-use crate::url::{UrlParts, query_pairs};
+use ar_flow::url::{UrlParts, query_pairs};
 
 /// The kind of a GraphQL operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -75,7 +75,6 @@
 mod graphql;
 mod naming;
 mod overrides;
-mod segment;
 mod trie;
 mod view;
 
@@ -83,15 +82,17 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use ar_flow::segment::{SegmentKind, classify_segment, is_method_verb};
 pub(crate) use graphql::graphql_operation_split;
 pub use graphql::{GraphQlOperation, OperationKind, graphql_operation};
 pub use overrides::{Overrides, Pattern, PatternError};
-pub use segment::{SegmentKind, classify_segment};
 pub use trie::{Templater, TemplaterConfig};
 
+pub(crate) use ar_flow::segment::{
+    SegmentSuffix, format_suffix, is_format_token, is_version_like, split_path, split_suffix,
+};
 pub use naming::singular;
 pub(crate) use naming::{is_generic_field, is_id_field, name_from_field};
-pub(crate) use segment::is_version_like;
 pub(crate) use trie::Origin;
 
 /// Why a position of a template is a parameter.
@@ -489,142 +490,6 @@ impl StatusClass {
             Some(400..=499) => Self::ClientError,
             Some(500..=599) => Self::ServerError,
             _ => Self::NoResponse,
-        }
-    }
-}
-
-/// Response formats that a path may name in a suffix (`/t/27176.json`),
-/// each with its trie token ([`SegmentSuffix::token`]).
-const FORMATS: [(&str, &str); 8] = [
-    ("json", "\0.json"),
-    ("xml", "\0.xml"),
-    ("csv", "\0.csv"),
-    ("txt", "\0.txt"),
-    ("html", "\0.html"),
-    ("yaml", "\0.yaml"),
-    ("atom", "\0.atom"),
-    ("rss", "\0.rss"),
-];
-
-/// What the trie keeps apart from a segment's stem, as a child of its own:
-/// a response format (`27176.json`: the value `27176` answered as JSON) or,
-/// in a path's last segment, a custom method (`instances/i1:start`, as
-/// Google's AIP-136 writes them: an operation on `i1`, not another value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SegmentSuffix<'a> {
-    /// One of [`FORMATS`], by its marker.
-    Format(&'static str),
-    /// `:verb`, as written.
-    Method(&'a str),
-}
-
-impl<'a> SegmentSuffix<'a> {
-    /// The trie's token: a NUL, then the suffix as written. A NUL never
-    /// appears in a raw URL path, so no segment can be mistaken for one.
-    pub(crate) fn token(self) -> std::borrow::Cow<'a, str> {
-        match self {
-            Self::Format(marker) => marker.into(),
-            Self::Method(text) => format!("\0{text}").into(),
-        }
-    }
-
-    /// As written in the path: `.json`, `:start`.
-    pub(crate) fn text(self) -> &'a str {
-        match self {
-            Self::Format(marker) => &marker[1..],
-            Self::Method(text) => text,
-        }
-    }
-}
-
-/// Splits a raw segment into its stem and what follows it ([`SegmentSuffix`]).
-/// A stem with a dot of its own (`example.com.json`) or none at all keeps
-/// the whole segment; a custom method is only split off the `last` segment,
-/// and only as `:` and a lowerCamel verb after a stem without a colon.
-///
-/// ```text
-/// split_suffix("27176.json", false) == ("27176", Some(Format("\0.json")))
-/// split_suffix("a.b.json", false)   == ("a.b.json", None)
-/// split_suffix("i1:start", true)    == ("i1", Some(Method(":start")))
-/// split_suffix("i1:start", false)   == ("i1:start", None)
-/// ```
-pub(crate) fn split_suffix(segment: &str, last: bool) -> (&str, Option<SegmentSuffix<'_>>) {
-    if last && let Some(colon) = memchr::memrchr(b':', segment.as_bytes()) {
-        let (stem, verb) = (&segment[..colon], &segment[colon + 1..]);
-        if is_method_verb(verb) && !stem.is_empty() && !stem.contains(':') {
-            return (stem, Some(SegmentSuffix::Method(&segment[colon..])));
-        }
-    }
-    let Some(dot) = memchr::memrchr(b'.', segment.as_bytes()) else {
-        return (segment, None);
-    };
-    let (stem, ext) = (&segment[..dot], &segment[dot + 1..]);
-    if stem.is_empty() || stem.contains('.') {
-        return (segment, None);
-    }
-    match FORMATS.iter().find(|(e, _)| *e == ext) {
-        Some((_, marker)) => (stem, Some(SegmentSuffix::Format(marker))),
-        None => (segment, None),
-    }
-}
-
-/// Whether `verb` (after the `:` ending a path) names a custom method:
-/// lowerCamel letters, two or more (`start`, `batchGet`), where a port or a
-/// time (`:8080`, `:30`) has digits.
-///
-/// ```
-/// use ar_store::template::is_method_verb;
-/// assert!(is_method_verb("batchGet") && !is_method_verb("8080") && !is_method_verb("Start"));
-/// ```
-pub fn is_method_verb(verb: &str) -> bool {
-    verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
-        && verb.len() >= 2
-        && verb.bytes().all(|b| b.is_ascii_alphabetic())
-}
-
-/// The suffix a trie token stands for (`.json`, `:start`), or `None` for any
-/// other token.
-pub(crate) fn format_suffix(token: &str) -> Option<&str> {
-    token.strip_prefix('\0')
-}
-
-/// Whether a trie token is a response format, which says how a path
-/// answers, not where it leads (a custom method does say where).
-pub(crate) fn is_format_token(token: &str) -> bool {
-    token.starts_with("\0.")
-}
-
-/// Splits a URL path into raw segments and whether it had a trailing slash.
-pub(crate) fn split_path(path: &str) -> (impl Iterator<Item = &str>, bool) {
-    let trimmed = path.strip_prefix('/').unwrap_or(path);
-    let trailing = trimmed.ends_with('/') && !trimmed.is_empty();
-    let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
-    let iter = Segments {
-        rest: (!trimmed.is_empty()).then_some(trimmed),
-    };
-    (iter, trailing)
-}
-
-/// `rest.split('/')` as byte searches (a `char` pattern search costs more
-/// to set up than a path segment takes to scan).
-struct Segments<'a> {
-    rest: Option<&'a str>,
-}
-
-impl<'a> Iterator for Segments<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
-        let rest = self.rest?;
-        match rest.bytes().position(|b| b == b'/') {
-            Some(i) => {
-                self.rest = Some(&rest[i + 1..]);
-                Some(&rest[..i])
-            }
-            None => {
-                self.rest = None;
-                Some(rest)
-            }
         }
     }
 }

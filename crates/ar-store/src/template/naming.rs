@@ -72,7 +72,7 @@ pub(crate) fn name_params(segments: &[NameInput<'_>]) -> Vec<String> {
 
 /// Segments that name no resource: API prefixes and versions.
 fn is_noise(text: &str) -> bool {
-    super::segment::is_version_like(text)
+    super::is_version_like(text)
         || matches!(
             text,
             "api" | "rest" | "public" | "private" | "internal" | "latest"

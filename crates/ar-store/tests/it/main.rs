@@ -6,9 +6,7 @@
     reason = "tests read fixtures from disk; the crate they test stays pure"
 )]
 
-mod archive;
 mod golden;
-mod har;
 mod narrowing;
 mod store;
 mod support;

@@ -321,7 +321,7 @@ mod robustness {
         /// Arbitrary flows (odd URLs, binary bodies, no response) never panic the store,
         /// and every flow is counted exactly once.
         #[test]
-        fn arbitrary_flows_are_counted_and_never_panic(flows in prop::collection::vec(crate::archive::flow(), 1..20)) {
+        fn arbitrary_flows_are_counted_and_never_panic(flows in prop::collection::vec(ar_flow::strategy::flow(), 1..20)) {
             let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
             for f in &flows {
                 store.ingest(f);

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ar_store::har::{HarImport, ImportOptions, import_har};
+use ar_flow::har::{HarImport, ImportOptions, import_har};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
 pub(crate) fn fixture(name: &str) -> PathBuf {

@@ -5,7 +5,7 @@
 //! A case's expectations of the direct answer only check the setup, so that
 //! no cell passes because the server did something else.
 
-use ar_store::{Direction, Flow, HttpVersion, WsOpcode};
+use ar_flow::{Direction, Flow, HttpVersion, WsOpcode};
 use sha2::Digest as _;
 
 use super::servers::{AFTER_DOC_MODIFIED, Kind, Server};
@@ -499,7 +499,7 @@ fn is_hello(location: &str) -> bool {
 }
 
 /// The message went out and came back, as text frames.
-fn check_frames(log: &ar_store::WebSocketLog) -> Result<(), String> {
+fn check_frames(log: &ar_flow::WebSocketLog) -> Result<(), String> {
     let sent = |direction| {
         log.frames.iter().any(|f| {
             f.direction == direction

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ar_store::HttpVersion;
+use ar_flow::HttpVersion;
 use tokio::io::AsyncReadExt as _;
 
 use super::cases::{Case, ClientTraits, Outcome, Request, upload_body};

@@ -27,7 +27,7 @@ use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ar_store::{Flow, HttpVersion};
+use ar_flow::{Flow, HttpVersion};
 use futures_util::StreamExt as _;
 
 use crate::support::*;

@@ -7,7 +7,7 @@
 //! [`SLICE_FLOWS`] flows it still offers its core to whoever waits
 //! (`sched_yield`): without that it loses what the low priority gains. On
 //! two saturated cores this relays 2–8% more requests per second than the
-//! same work at normal priority (BENCHMARKS.md, "the capture work at nice
+//! same work at normal priority (benches/notes/proxy.md, "the capture work at nice
 //! 19").
 //!
 //! A thread that low falls behind when other work never leaves a core idle

@@ -238,7 +238,7 @@ impl Body {
     /// capitals, instead of allocating a copy for every body.
     ///
     /// ```
-    /// use ar_store::Body;
+    /// use ar_flow::Body;
     ///
     /// let body = Body::from_decoded(Some("Application/JSON; charset=utf-8".into()), Vec::new());
     /// assert_eq!(body.media_type_as_sent(), Some("Application/JSON"));
@@ -254,7 +254,7 @@ impl Body {
 /// Every flow's content types pass here (several times), so: a search for
 /// `;` eight bytes at a time, and no Unicode whitespace search when both
 /// ends are visible ASCII.
-pub(crate) fn media_type(content_type: &str) -> &str {
+pub fn media_type(content_type: &str) -> &str {
     let end = find_semicolon(content_type.as_bytes()).unwrap_or(content_type.len());
     let media = &content_type[..end];
     match (media.as_bytes().first(), media.as_bytes().last()) {
@@ -540,6 +540,16 @@ mod base64_bytes {
             .decode(text.as_bytes())
             .map_err(serde::de::Error::custom)
     }
+}
+
+/// Which body of a flow a value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BodySide {
+    /// The request body.
+    Request,
+    /// The response body.
+    Response,
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
-//! Layer 1 of templating: classifying one path segment without context.
+//! One path segment on its own: what its spelling says it is (layer 1 of
+//! templating: a value or a name), and the suffix it may carry (`.json`,
+//! `:start`).
 //!
 //! A segment is a parameter on its own when its spelling alone says "this is
 //! a value, not a name": digits, UUIDs, hashes, dates, emails, prefixed ids.
@@ -66,7 +68,7 @@ impl SegmentKind {
     }
 
     /// Whether values of this kind identify a resource (named `{thingId}`).
-    pub(crate) fn is_id_like(self) -> bool {
+    pub fn is_id_like(self) -> bool {
         !matches!(
             self,
             Self::Date
@@ -86,7 +88,7 @@ impl SegmentKind {
     /// evidence across paths (a value that never varies, values that each
     /// lead to paths of their own) tells which; the templater keeps such
     /// values apart until it has decided.
-    pub(crate) fn is_weak(self, segment: &str) -> bool {
+    pub fn is_weak(self, segment: &str) -> bool {
         match self {
             Self::Integer => segment.len() <= 2,
             Self::Date => segment.len() == 10,
@@ -102,7 +104,7 @@ impl SegmentKind {
 /// tags (`v2`), file names.
 ///
 /// ```
-/// use ar_store::template::{classify_segment, SegmentKind};
+/// use ar_flow::segment::{classify_segment, SegmentKind};
 /// assert_eq!(classify_segment("42"), Some(SegmentKind::Integer));
 /// assert_eq!(classify_segment("cus_9Xh2kQ"), Some(SegmentKind::PrefixedId));
 /// assert_eq!(classify_segment("PROJ-123"), Some(SegmentKind::IssueKey));
@@ -201,7 +203,7 @@ fn is_locale(b: &[u8]) -> bool {
 }
 
 /// Version tags (`v1`, `v2.1`, `V3`) are names of an API generation, never values.
-pub(crate) fn is_version_like(segment: &str) -> bool {
+pub fn is_version_like(segment: &str) -> bool {
     let b = segment.as_bytes();
     b.len() >= 2
         && (b[0] == b'v' || b[0] == b'V')
@@ -399,6 +401,143 @@ fn is_opaque(b: &[u8]) -> bool {
 
 fn is_b64url(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'-' || c == b'_'
+}
+
+/// Response formats that a path may name in a suffix (`/t/27176.json`),
+/// each with its token ([`SegmentSuffix::token`]).
+const FORMATS: [(&str, &str); 8] = [
+    ("json", "\0.json"),
+    ("xml", "\0.xml"),
+    ("csv", "\0.csv"),
+    ("txt", "\0.txt"),
+    ("html", "\0.html"),
+    ("yaml", "\0.yaml"),
+    ("atom", "\0.atom"),
+    ("rss", "\0.rss"),
+];
+
+/// What the trie keeps apart from a segment's stem, as a child of its own:
+/// a response format (`27176.json`: the value `27176` answered as JSON) or,
+/// in a path's last segment, a custom method (`instances/i1:start`, as
+/// Google's AIP-136 writes them: an operation on `i1`, not another value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentSuffix<'a> {
+    /// A response format (`.json`), by its marker.
+    Format(&'static str),
+    /// `:verb`, as written.
+    Method(&'a str),
+}
+
+impl<'a> SegmentSuffix<'a> {
+    /// A token for the suffix that no segment can be: a NUL, then the
+    /// suffix as written (a NUL never appears in a raw URL path). The
+    /// templater's trie keeps suffixes apart from stems with it.
+    pub fn token(self) -> std::borrow::Cow<'a, str> {
+        match self {
+            Self::Format(marker) => marker.into(),
+            Self::Method(text) => format!("\0{text}").into(),
+        }
+    }
+
+    /// As written in the path: `.json`, `:start`.
+    pub fn text(self) -> &'a str {
+        match self {
+            Self::Format(marker) => &marker[1..],
+            Self::Method(text) => text,
+        }
+    }
+}
+
+/// Splits a raw segment into its stem and what follows it ([`SegmentSuffix`]).
+/// A stem with a dot of its own (`example.com.json`) or none at all keeps
+/// the whole segment; a custom method is only split off the `last` segment,
+/// and only as `:` and a lowerCamel verb after a stem without a colon.
+///
+/// ```text
+/// split_suffix("27176.json", false) == ("27176", Some(Format("\0.json")))
+/// split_suffix("a.b.json", false)   == ("a.b.json", None)
+/// split_suffix("i1:start", true)    == ("i1", Some(Method(":start")))
+/// split_suffix("i1:start", false)   == ("i1:start", None)
+/// ```
+pub fn split_suffix(segment: &str, last: bool) -> (&str, Option<SegmentSuffix<'_>>) {
+    if last && let Some(colon) = memchr::memrchr(b':', segment.as_bytes()) {
+        let (stem, verb) = (&segment[..colon], &segment[colon + 1..]);
+        if is_method_verb(verb) && !stem.is_empty() && !stem.contains(':') {
+            return (stem, Some(SegmentSuffix::Method(&segment[colon..])));
+        }
+    }
+    let Some(dot) = memchr::memrchr(b'.', segment.as_bytes()) else {
+        return (segment, None);
+    };
+    let (stem, ext) = (&segment[..dot], &segment[dot + 1..]);
+    if stem.is_empty() || stem.contains('.') {
+        return (segment, None);
+    }
+    match FORMATS.iter().find(|(e, _)| *e == ext) {
+        Some((_, marker)) => (stem, Some(SegmentSuffix::Format(marker))),
+        None => (segment, None),
+    }
+}
+
+/// Whether `verb` (after the `:` ending a path) names a custom method:
+/// lowerCamel letters, two or more (`start`, `batchGet`), where a port or a
+/// time (`:8080`, `:30`) has digits.
+///
+/// ```
+/// use ar_flow::segment::is_method_verb;
+/// assert!(is_method_verb("batchGet") && !is_method_verb("8080") && !is_method_verb("Start"));
+/// ```
+pub fn is_method_verb(verb: &str) -> bool {
+    verb.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+        && verb.len() >= 2
+        && verb.bytes().all(|b| b.is_ascii_alphabetic())
+}
+
+/// The suffix a trie token stands for (`.json`, `:start`), or `None` for any
+/// other token.
+pub fn format_suffix(token: &str) -> Option<&str> {
+    token.strip_prefix('\0')
+}
+
+/// Whether a trie token is a response format, which says how a path
+/// answers, not where it leads (a custom method does say where).
+pub fn is_format_token(token: &str) -> bool {
+    token.starts_with("\0.")
+}
+
+/// Splits a URL path into raw segments and whether it had a trailing slash.
+pub fn split_path(path: &str) -> (impl Iterator<Item = &str>, bool) {
+    let trimmed = path.strip_prefix('/').unwrap_or(path);
+    let trailing = trimmed.ends_with('/') && !trimmed.is_empty();
+    let trimmed = trimmed.strip_suffix('/').unwrap_or(trimmed);
+    let iter = Segments {
+        rest: (!trimmed.is_empty()).then_some(trimmed),
+    };
+    (iter, trailing)
+}
+
+/// `rest.split('/')` as byte searches (a `char` pattern search costs more
+/// to set up than a path segment takes to scan).
+struct Segments<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Segments<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match rest.bytes().position(|b| b == b'/') {
+            Some(i) => {
+                self.rest = Some(&rest[i + 1..]);
+                Some(&rest[..i])
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Archive line encoding: `ArchiveWriter::append` per flow.
 //!
 //! ```text
-//! cargo bench -p ar-store --bench archive
+//! cargo bench -p ar-flow --bench archive
 //! ```
 //!
 //! - `append_small_json`: a realistic proxied exchange (HTTP/1.1, 8 request
@@ -16,13 +16,13 @@
 //! Instructions of the line encoding alone (one sample of 1,000 flows):
 //!
 //! ```text
-//! cargo bench -p ar-store --bench archive --no-run
+//! cargo bench -p ar-flow --bench archive --no-run
 //! valgrind --tool=callgrind --toggle-collect='*encode_into*' \
 //!     target/release/deps/archive-<hash> append_small_json --sample-count 1 --sample-size 1
 //! ```
 
-use ar_store::archive::{ArchiveWriter, MemoryBodyStore};
-use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+use ar_flow::archive::{ArchiveWriter, MemoryBodyStore};
+use ar_flow::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 use divan::counter::ItemsCount;
 use divan::{Bencher, black_box};
 

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::UNTIMED;
 use super::time::{format_iso8601, format_iso8601_exact};
-use crate::store::BodySide;
+use crate::BodySide;
 use crate::url::{UrlParts, query_pairs};
 use crate::{Body, Direction, Error, Flow, Headers, WsOpcode};
 

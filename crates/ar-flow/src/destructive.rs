@@ -15,7 +15,7 @@
 //! do.
 //!
 //! ```
-//! use ar_store::destructive::{is_destructive_verb, path_is_destructive, reads_destructive};
+//! use ar_flow::destructive::{is_destructive_verb, path_is_destructive, reads_destructive};
 //!
 //! assert!(is_destructive_verb("delete") && !is_destructive_verb("deleted"));
 //! assert!(reads_destructive("Sign out") && reads_destructive("clearCache"));
@@ -25,7 +25,7 @@
 //! assert!(!path_is_destructive("GET", "/api/demo/delete"));
 //! ```
 
-use crate::template::{classify_segment, split_suffix};
+use crate::segment::{classify_segment, split_suffix};
 use crate::url::UrlParts;
 use crate::{Client, ErrorKind, Flow};
 

@@ -1,13 +1,16 @@
-//! The archive rebuilds every flow exactly (property test), and survives crashes.
+//! `proptest` strategies for arbitrary flows (feature `proptest`): what the
+//! archive's round trip and the store's laws are tested on, in this crate
+//! and in the crates that build on it.
 
-use ar_store::archive::{ArchiveWarning, ArchiveWriter, MemoryBodyStore, read_archive};
-use ar_store::{
+use proptest::prelude::*;
+
+use crate::{
     Body, Client, Direction, ErrorKind, Flow, FlowError, FlowId, Header, Headers, HttpVersion,
     Request, Response, Timestamp, Timings, WebSocketFrame, WebSocketLog, WsOpcode,
 };
-use proptest::prelude::*;
 
-fn version() -> impl Strategy<Value = HttpVersion> {
+/// Any HTTP version, the named ones and odd ones as written.
+pub fn version() -> impl Strategy<Value = HttpVersion> {
     prop_oneof![
         Just(HttpVersion::Http10),
         Just(HttpVersion::Http11),
@@ -17,7 +20,8 @@ fn version() -> impl Strategy<Value = HttpVersion> {
     ]
 }
 
-fn headers() -> impl Strategy<Value = Headers> {
+/// Up to four headers, names and values of any printable text.
+pub fn headers() -> impl Strategy<Value = Headers> {
     prop::collection::vec(("[:a-zA-Z-]{0,12}", "\\PC{0,20}"), 0..5).prop_map(|pairs| {
         Headers(
             pairs
@@ -28,7 +32,8 @@ fn headers() -> impl Strategy<Value = Headers> {
     })
 }
 
-fn body() -> impl Strategy<Value = Body> {
+/// A body of any bytes (binary, text, long runs), with any of the facts of the wire.
+pub fn body() -> impl Strategy<Value = Body> {
     let bytes = prop_oneof![
         3 => prop::collection::vec(any::<u8>(), 0..64),
         1 => "\\PC{0,80}".prop_map(String::into_bytes),
@@ -56,11 +61,14 @@ fn body() -> impl Strategy<Value = Body> {
         )
 }
 
-fn timing() -> impl Strategy<Value = Option<f64>> {
+/// A phase's time: none, any milliseconds, `-1` (HAR's "not applicable").
+pub fn timing() -> impl Strategy<Value = Option<f64>> {
     prop::option::of(prop_oneof![-1.0e9..1.0e9f64, Just(0.1 + 0.2), Just(-1.0)])
 }
 
-pub(crate) fn flow() -> impl Strategy<Value = Flow> {
+/// Any flow: request, maybe a response or an error, WebSocket frames,
+/// timings, times and the client that sent it.
+pub fn flow() -> impl Strategy<Value = Flow> {
     let request = (
         "[A-Z]{1,7}",
         "(https?|wss?)://[a-z.]{1,12}(:[0-9]{1,5})?(/\\PC{0,20})?",
@@ -183,66 +191,4 @@ pub(crate) fn flow() -> impl Strategy<Value = Flow> {
             websocket,
         },
     )
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
-
-    #[test]
-    fn archive_round_trips_every_flow(flows in prop::collection::vec(flow(), 1..6), threshold in prop_oneof![Just(0usize), Just(256), Just(1 << 20)]) {
-        let mut bodies = MemoryBodyStore::default();
-        let mut writer = ArchiveWriter::new(Vec::new()).with_spill_threshold(threshold);
-        for f in &flows {
-            writer.append(f, &mut bodies).unwrap();
-        }
-        let bytes = writer.into_inner();
-        prop_assert_eq!(bytes.iter().filter(|b| **b == b'\n').count(), flows.len(), "one line per flow");
-        let contents = read_archive(&bytes[..], &bodies).unwrap();
-        prop_assert!(contents.warnings.is_empty(), "{:?}", contents.warnings);
-        prop_assert_eq!(contents.flows, flows);
-    }
-
-    #[test]
-    fn a_torn_tail_loses_only_the_last_flow(flows in prop::collection::vec(flow(), 2..5), cut in 1usize..200) {
-        let mut bodies = MemoryBodyStore::default();
-        let mut writer = ArchiveWriter::new(Vec::new());
-        for f in &flows {
-            writer.append(f, &mut bodies).unwrap();
-        }
-        let mut bytes = writer.into_inner();
-        let last_start = bytes[..bytes.len() - 1].iter().rposition(|b| *b == b'\n').unwrap() + 1;
-        let last_len = bytes.len() - last_start;
-        bytes.truncate(bytes.len() - cut.min(last_len - 1).max(2));
-        let contents = read_archive(&bytes[..], &bodies).unwrap();
-        prop_assert_eq!(&contents.flows[..], &flows[..flows.len() - 1]);
-        let torn = matches!(contents.warnings[..], [ArchiveWarning::TornLastLine { .. }]);
-        prop_assert!(torn, "{:?}", contents.warnings);
-    }
-}
-
-#[test]
-fn archive_lines_are_har_entries_readable_by_the_har_importer() {
-    let flow = crate::support::json_flow(
-        9,
-        "GET",
-        "https://shop.test/api/x?y=1",
-        200,
-        "{\"ok\":true}",
-    );
-    let mut writer = ArchiveWriter::new(Vec::new());
-    writer
-        .append(&flow, &mut MemoryBodyStore::default())
-        .unwrap();
-    let line = String::from_utf8(writer.into_inner()).unwrap();
-    let har = format!(
-        "{{\"log\":{{\"version\":\"1.2\",\"entries\":[{}]}}}}",
-        line.trim()
-    );
-    let imported =
-        ar_store::har::import_har(har.as_bytes(), &ar_store::har::ImportOptions::strict()).unwrap();
-    assert_eq!(imported.flows[0].request.url, flow.request.url);
-    assert_eq!(
-        imported.flows[0].response.as_ref().unwrap().body.bytes,
-        b"{\"ok\":true}"
-    );
 }

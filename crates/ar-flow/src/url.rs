@@ -8,24 +8,24 @@ use std::borrow::Cow;
 
 /// The parts of a URL the store cares about, borrowed from the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct UrlParts<'a> {
+pub struct UrlParts<'a> {
     /// Lowercase expected; as written otherwise (`https`).
-    pub(crate) scheme: &'a str,
+    pub scheme: &'a str,
     /// Host without userinfo and port; IPv6 literals keep their brackets.
-    pub(crate) host: &'a str,
+    pub host: &'a str,
     /// Explicit port, when one was written and parses.
-    pub(crate) port: Option<u16>,
+    pub port: Option<u16>,
     /// `host[:port]` as written (no userinfo): what a host key with a port borrows.
     host_port: &'a str,
     /// Path starting with `/` (or empty when the URL has none).
-    pub(crate) path: &'a str,
+    pub path: &'a str,
     /// Query without the `?`, when present.
-    pub(crate) query: Option<&'a str>,
+    pub query: Option<&'a str>,
 }
 
 impl<'a> UrlParts<'a> {
     /// Splits `url`; never fails.
-    pub(crate) fn split(url: &'a str) -> Self {
+    pub fn split(url: &'a str) -> Self {
         // Byte searches (memchr) instead of `str` patterns: this runs once per
         // flow, and every delimiter is ASCII, so byte offsets are char boundaries.
         // A first `://` after anything but scheme characters gives no scheme.
@@ -83,7 +83,7 @@ impl<'a> UrlParts<'a> {
     }
 
     /// [`UrlParts::host_key`], borrowed when nothing needs changing (the usual case).
-    pub(crate) fn host_key_cow(&self) -> Cow<'a, str> {
+    pub fn host_key_cow(&self) -> Cow<'a, str> {
         let default_port = self.port.is_none_or(|port| {
             matches!(
                 (self.scheme, port),
@@ -108,7 +108,7 @@ impl<'a> UrlParts<'a> {
     }
 
     /// `host` or `host:port` when the port is not the scheme's default, lowercased.
-    pub(crate) fn host_key(&self) -> String {
+    pub fn host_key(&self) -> String {
         let mut key = self.host.to_ascii_lowercase();
         if let Some(port) = self.port {
             let default = matches!(
@@ -158,7 +158,7 @@ fn split_host_port(authority: &str) -> (&str, Option<u16>) {
 /// Splits a query string into raw `(name, value)` pairs, percent-decoded
 /// (`+` as space), skipping empty pieces; byte searches (every flow's query
 /// is split).
-pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
+pub fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> + '_ {
     // Most queries have nothing to decode: one search of the whole query
     // then spares every name and value its own.
     let plain = !query.bytes().any(|b| b == b'%' || b == b'+');
@@ -202,7 +202,7 @@ pub(crate) fn query_pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Co
 
 /// Whether any byte is `A`..=`Z`, eight bytes at a time (hosts and header
 /// names are checked on every flow).
-pub(crate) fn has_ascii_uppercase(bytes: &[u8]) -> bool {
+pub fn has_ascii_uppercase(bytes: &[u8]) -> bool {
     let mut chunks = bytes.chunks_exact(8);
     for chunk in &mut chunks {
         if uppercase_bits(word(chunk)) != 0 {
@@ -215,7 +215,7 @@ pub(crate) fn has_ascii_uppercase(bytes: &[u8]) -> bool {
 /// Whether `a == b`, eight bytes at a time without a call: for the short
 /// names (headers, query parameters) compared on every flow, a call to
 /// `memcmp` cost more than the comparison.
-pub(crate) fn eq_words(a: &[u8], b: &[u8]) -> bool {
+pub fn eq_words(a: &[u8], b: &[u8]) -> bool {
     let len = a.len();
     if len != b.len() {
         return false;
@@ -232,7 +232,7 @@ pub(crate) fn eq_words(a: &[u8], b: &[u8]) -> bool {
 
 /// Whether `a` and `b` are equal ignoring ASCII case (`eq_ignore_ascii_case`),
 /// eight bytes at a time: header names are compared on every flow.
-pub(crate) fn eq_ignore_ascii_case_words(a: &[u8], b: &[u8]) -> bool {
+pub fn eq_ignore_ascii_case_words(a: &[u8], b: &[u8]) -> bool {
     let len = a.len();
     if len != b.len() {
         return false;
@@ -273,7 +273,7 @@ fn lowercase_word(x: u64) -> u64 {
 
 /// Percent-decodes `text` (and `+` as space); invalid escapes stay as written,
 /// and bytes that are not UTF-8 are replaced.
-pub(crate) fn percent_decode(text: &str) -> Cow<'_, str> {
+pub fn percent_decode(text: &str) -> Cow<'_, str> {
     if !text.bytes().any(|b| b == b'%' || b == b'+') {
         return Cow::Borrowed(text);
     }
@@ -304,6 +304,45 @@ fn hex_val(b: u8) -> Option<u8> {
         b'A'..=b'F' => Some(b - b'A' + 10),
         _ => None,
     }
+}
+
+/// Splits an absolute URL into origin (`https://host:port`), path and query,
+/// leaving out any fragment. Runs on every flow: one forward pass over the
+/// bytes, with no searcher to set up.
+pub fn split_url(url: &str) -> (&str, &str, Option<&str>) {
+    let bytes = url.as_bytes();
+    // The scheme ends at the first `://` before the fragment.
+    let mut after_scheme = 0;
+    let mut colon = next_of(bytes, 0, |b| b == b':' || b == b'#');
+    while bytes.get(colon) == Some(&b':') {
+        if bytes[colon + 1..].starts_with(b"//") {
+            after_scheme = colon + 3;
+            break;
+        }
+        colon = next_of(bytes, colon + 1, |b| b == b':' || b == b'#');
+    }
+    let path_start = next_of(bytes, after_scheme, |b| matches!(b, b'/' | b'?' | b'#'));
+    let path_end = next_of(bytes, path_start, |b| b == b'?' || b == b'#');
+    let (origin, path) = (&url[..path_start], &url[path_start..path_end]);
+    if bytes.get(path_end) == Some(&b'?') {
+        let query_end = next_of(bytes, path_end + 1, |b| b == b'#');
+        (origin, path, Some(&url[path_end + 1..query_end]))
+    } else {
+        (origin, path, None)
+    }
+}
+
+/// Where the first byte from `from` on that `stop` accepts is (the end if none).
+fn next_of(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
+    (bytes[from..].iter().position(|b| stop(*b))).map_or(bytes.len(), |at| from + at)
+}
+
+/// The query string as the credential and GraphQL checks read a URL: after
+/// the first `?`, up to any `#`. Found once per flow for both.
+pub fn query_of(url: &str) -> Option<&str> {
+    let bytes = url.as_bytes();
+    let start = bytes.iter().position(|b| *b == b'?')? + 1;
+    Some(&url[start..next_of(bytes, start, |b| b == b'#')])
 }
 
 #[cfg(test)]
@@ -518,5 +557,50 @@ mod tests {
                 assert!(!eq_words(name, &other) && !eq_words(&other, name));
             }
         }
+    }
+
+    /// How URLs were split before the one-pass [`split_url`]: the reference
+    /// it must agree with.
+    fn split_url_by_searches(url: &str) -> (&str, &str, Option<&str>) {
+        let url = url.split('#').next().unwrap_or("");
+        let after_scheme = url.find("://").map_or(0, |i| i + 3);
+        let path_start = url[after_scheme..]
+            .find(['/', '?'])
+            .map_or(url.len(), |i| after_scheme + i);
+        let (origin, rest) = url.split_at(path_start);
+        match rest.split_once('?') {
+            Some((path, query)) => (origin, path, Some(query)),
+            None => (origin, rest, None),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn one_pass_split_agrees_with_the_searches(url in "[a-z:/?#@.=&é]{0,24}") {
+            proptest::prop_assert_eq!(split_url(&url), split_url_by_searches(&url));
+            let expected = url.split_once('?').map(|(_, q)| q.split('#').next().unwrap_or(""));
+            proptest::prop_assert_eq!(query_of(&url), expected);
+        }
+    }
+
+    #[test]
+    fn urls_split_into_origin_path_and_query() {
+        assert_eq!(
+            split_url("https://a.test:8443/x/y?q=1#f"),
+            ("https://a.test:8443", "/x/y", Some("q=1"))
+        );
+        assert_eq!(split_url("http://a.test"), ("http://a.test", "", None));
+        assert_eq!(
+            split_url("http://a.test?x"),
+            ("http://a.test", "", Some("x"))
+        );
+    }
+
+    #[test]
+    fn percent_decoding_handles_plus_escapes_and_garbage() {
+        assert_eq!(percent_decode("a+b%20c%2Fd"), "a b c/d");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("%FF"), "\u{FFFD}");
     }
 }

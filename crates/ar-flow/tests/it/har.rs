@@ -2,8 +2,8 @@
 
 use std::io::{self, Read};
 
-use ar_store::har::{HarCreator, ImportOptions, export_har, import_har, stream_har};
-use ar_store::{Direction, Error, ErrorKind, HttpVersion, WsOpcode};
+use ar_flow::har::{HarCreator, ImportOptions, export_har, import_har, stream_har};
+use ar_flow::{Direction, Error, ErrorKind, HttpVersion, WsOpcode};
 
 use crate::support::{fixture, import, json_flow};
 
@@ -249,7 +249,7 @@ fn export_then_import_keeps_what_har_can_say() {
 }
 
 mod robustness {
-    use ar_store::har::{ImportOptions, import_har};
+    use ar_flow::har::{ImportOptions, import_har};
     use proptest::prelude::*;
 
     proptest! {

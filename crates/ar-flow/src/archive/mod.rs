@@ -14,8 +14,8 @@
 //! middle, so `--resume` always gets every intact flow.
 //!
 //! ```
-//! use ar_store::archive::{ArchiveReader, ArchiveRecord, ArchiveWriter, MemoryBodyStore};
-//! use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+//! use ar_flow::archive::{ArchiveReader, ArchiveRecord, ArchiveWriter, MemoryBodyStore};
+//! use ar_flow::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 //!
 //! let mut response = Response::new(200, HttpVersion::Http2);
 //! response.body = Body::from_decoded(Some("application/octet-stream".into()), vec![7; 100_000]);
@@ -37,7 +37,7 @@
 //!
 //! ```no_run
 //! use std::{fs, io, path::PathBuf};
-//! use ar_store::archive::BodyStore;
+//! use ar_flow::archive::BodyStore;
 //!
 //! struct DirBodyStore(PathBuf);
 //! impl BodyStore for DirBodyStore {

@@ -15,7 +15,7 @@
 //! [`EntryIssue`], so a summary can say what the spec stands on.
 //!
 //! ```
-//! use ar_store::har::{import_har, ImportOptions};
+//! use ar_flow::har::{import_har, ImportOptions};
 //!
 //! let har = br#"{"log":{"version":"1.2","creator":{"name":"t","version":"1"},"entries":[
 //!   {"startedDateTime":"2024-05-01T10:00:00.000Z","time":5,
@@ -299,8 +299,8 @@ impl Default for HarCreator {
 /// Writes a HAR 1.2 file entry by entry, so a long capture is never held twice.
 ///
 /// ```
-/// use ar_store::har::{HarCreator, HarWriter, import_har, ImportOptions};
-/// use ar_store::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+/// use ar_flow::har::{HarCreator, HarWriter, import_har, ImportOptions};
+/// use ar_flow::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 ///
 /// let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(1_700_000_000_000_000), Client::Agent,
 ///     Request::new("GET", "https://shop.test/api/cart?x=1", HttpVersion::Http2))

@@ -161,8 +161,8 @@ pub(super) fn encode_via_value(
     bodies: &mut dyn BodyStore,
     threshold: usize,
 ) -> Result<String, Error> {
+    use crate::BodySide;
     use crate::har::entry_value;
-    use crate::store::BodySide;
     let mut spill = |body: &Body| -> Result<Option<String>, Error> {
         if body.bytes.len() <= threshold {
             return Ok(None);
