@@ -12,6 +12,7 @@
 //!   Proxyman quirks) and export.
 //! - [`archive`]: the lossless `flows.jsonl` line format with spilled bodies.
 //! - [`url`]: an allocation-light URL splitter, query pairs, percent-decoding.
+//! - [`graphql`]: the operation a GraphQL document starts with.
 //! - [`segment`]: what one path segment's spelling says it is (an id, a
 //!   date, a version, a name) and the suffix it carries (`.json`, `:start`).
 //! - [`destructive`]: which requests and actions read as destructive (the
@@ -37,6 +38,7 @@ pub mod archive;
 pub mod destructive;
 mod error;
 mod flow;
+pub mod graphql;
 pub mod har;
 pub mod segment;
 #[cfg(feature = "proptest")]

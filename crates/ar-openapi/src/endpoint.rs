@@ -9,12 +9,13 @@ use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
 use crate::fold;
-use crate::graphql::{self, GraphqlKind};
+use crate::graphql;
 use crate::header_roles::HeaderRoles;
 use crate::naming::param_parts;
 use crate::params::{ParamSet, ParamStats};
 use crate::redact::Redactor;
 use crate::security::{HeaderCredential, SecurityKind, credentials_in};
+use ar_flow::graphql::OperationKind;
 
 /// At most this many GraphQL operations, media types and credential sets are
 /// tracked per endpoint; memory stays bounded whatever the traffic.
@@ -39,7 +40,7 @@ pub(crate) struct ResponseDoc {
 /// One GraphQL operation seen on an endpoint.
 #[derive(Debug, Clone)]
 pub(crate) struct GraphqlOp {
-    pub(crate) kind: GraphqlKind,
+    pub(crate) kind: OperationKind,
     pub(crate) count: u64,
     pub(crate) variables: SchemaBuilder,
     pub(crate) response: SchemaBuilder,

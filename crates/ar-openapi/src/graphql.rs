@@ -1,30 +1,9 @@
 //! GraphQL requests: one HTTP path (`/graphql`) carries many operations, so
 //! they are documented by operation name rather than by path.
 
+use ar_flow::graphql::{OperationKind, document_head};
 use ar_store::Request;
 use serde_json::Value;
-
-/// The kind of a GraphQL operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum GraphqlKind {
-    /// `query`
-    Query,
-    /// `mutation`
-    Mutation,
-    /// `subscription`
-    Subscription,
-}
-
-impl GraphqlKind {
-    /// The GraphQL keyword.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Query => "query",
-            Self::Mutation => "mutation",
-            Self::Subscription => "subscription",
-        }
-    }
-}
 
 /// One GraphQL operation found in a request.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +11,7 @@ pub(crate) struct GraphqlCall {
     /// The operation name (`operationName`, else the name in the document, else `anonymous`).
     pub(crate) name: String,
     /// Query, mutation or subscription.
-    pub(crate) kind: GraphqlKind,
+    pub(crate) kind: OperationKind,
     /// The `variables` object, if any.
     pub(crate) variables: Option<Value>,
     /// The query document text.
@@ -101,7 +80,7 @@ fn call_from_object(object: &Value) -> Option<GraphqlCall> {
         // Persisted queries send only a name and a hash.
         None => name.map(|name| GraphqlCall {
             name: name.to_string(),
-            kind: GraphqlKind::Query,
+            kind: OperationKind::Query,
             variables,
             query: None,
         }),
@@ -113,7 +92,10 @@ fn call_from_parts(
     name: Option<&str>,
     variables: Option<Value>,
 ) -> Option<GraphqlCall> {
-    let (kind, document_name) = parse_head(query)?;
+    let (kind, document_name) = match document_head(query) {
+        (OperationKind::Unknown, _) => return None,
+        head => head,
+    };
     let name = name
         .filter(|n| !n.is_empty())
         .map(str::to_string)
@@ -124,59 +106,6 @@ fn call_from_parts(
         variables,
         query: Some(query.to_string()),
     })
-}
-
-/// The kind and name of the first operation in a GraphQL document.
-fn parse_head(document: &str) -> Option<(GraphqlKind, Option<String>)> {
-    let mut rest = document.trim_start();
-    // Skip comments and fragments defined before the operation.
-    loop {
-        if rest.starts_with('#') {
-            rest = rest
-                .split_once('\n')
-                .map_or("", |(_, after)| after)
-                .trim_start();
-        } else if rest.starts_with("fragment") {
-            let close = matching_brace_end(rest)?;
-            rest = rest[close..].trim_start();
-        } else {
-            break;
-        }
-    }
-    if rest.starts_with('{') {
-        return Some((GraphqlKind::Query, None));
-    }
-    let keyword: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
-    let kind = match keyword.as_str() {
-        "query" => GraphqlKind::Query,
-        "mutation" => GraphqlKind::Mutation,
-        "subscription" => GraphqlKind::Subscription,
-        _ => return None,
-    };
-    let after = rest[keyword.len()..].trim_start();
-    let name: String = after
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    Some((kind, (!name.is_empty()).then_some(name)))
-}
-
-fn matching_brace_end(text: &str) -> Option<usize> {
-    let open = text.find('{')?;
-    let mut depth = 0usize;
-    for (index, c) in text[open..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(open + index + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -202,14 +131,14 @@ mod tests {
         ));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name, "GetUser");
-        assert_eq!(found[0].kind, GraphqlKind::Query);
+        assert_eq!(found[0].kind, OperationKind::Query);
         assert_eq!(found[0].variables, Some(serde_json::json!({"id": "1"})));
         let found = calls_of(&post(
             r#"{"operationName":"AddToCart","query":"fragment F on X { a } mutation AddToCart { add { id } }"}"#,
         ));
         assert_eq!(
             (found[0].name.as_str(), found[0].kind),
-            ("AddToCart", GraphqlKind::Mutation)
+            ("AddToCart", OperationKind::Mutation)
         );
     }
 

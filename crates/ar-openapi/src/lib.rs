@@ -63,7 +63,6 @@ mod yaml;
 pub use assemble::{Documentation, assemble, document, to_json, to_yaml};
 pub use documenter::{Documenter, EndpointInfo, Ledger, SkipReason, ValueSource};
 pub use error::Error;
-pub use graphql::GraphqlKind;
 pub use options::{Annotation, Enrichment, Options};
 pub use redact::{REDACTED, Redactor};
 pub use security::{Credential, KeyLocation, SecurityKind, detect_credentials};

@@ -8,21 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Flow;
+use ar_flow::graphql::{OperationKind, document_head, looks_like_document};
 use ar_flow::url::{UrlParts, query_pairs};
-
-/// The kind of a GraphQL operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OperationKind {
-    /// `query` (also the `{ ... }` shorthand).
-    Query,
-    /// `mutation`.
-    Mutation,
-    /// `subscription`.
-    Subscription,
-    /// Not stated (persisted query by hash or name only).
-    Unknown,
-}
 
 /// A GraphQL operation recognised in a request.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -186,84 +173,11 @@ fn from_json(value: &serde_json::Value, graphql_path: bool) -> Option<GraphQlOpe
 
 fn operation(name: Option<String>, doc: Option<&str>) -> GraphQlOperation {
     let (kind, doc_name) = doc
-        .map(parse_document)
+        .map(document_head)
         .unwrap_or((OperationKind::Unknown, None));
     GraphQlOperation {
         name: name.or(doc_name),
         kind,
-    }
-}
-
-fn looks_like_document(doc: &str) -> bool {
-    let t = skip_ignored(doc);
-    t.starts_with('{')
-        || t.starts_with("query")
-        || t.starts_with("mutation")
-        || t.starts_with("subscription")
-        || t.starts_with("fragment")
-}
-
-/// Skips whitespace, commas and `#` comments.
-fn skip_ignored(mut text: &str) -> &str {
-    loop {
-        text = text.trim_start_matches(|c: char| c.is_whitespace() || c == ',' || c == '\u{feff}');
-        if let Some(rest) = text.strip_prefix('#') {
-            text = rest.split_once('\n').map(|(_, r)| r).unwrap_or("");
-        } else {
-            return text;
-        }
-    }
-}
-
-/// The kind and name of the first operation in a document; fragments before it are skipped.
-fn parse_document(doc: &str) -> (OperationKind, Option<String>) {
-    let mut text = skip_ignored(doc);
-    loop {
-        if text.starts_with('{') {
-            return (OperationKind::Query, None);
-        }
-        let word: String = text
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        let kind = match word.as_str() {
-            "query" => OperationKind::Query,
-            "mutation" => OperationKind::Mutation,
-            "subscription" => OperationKind::Subscription,
-            "fragment" => {
-                // Skip the fragment's selection set, counting braces.
-                let Some(open) = text.find('{') else {
-                    return (OperationKind::Unknown, None);
-                };
-                let mut depth = 0usize;
-                let mut end = None;
-                for (i, c) in text[open..].char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = Some(open + i + 1);
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                let Some(end) = end else {
-                    return (OperationKind::Unknown, None);
-                };
-                text = skip_ignored(&text[end..]);
-                continue;
-            }
-            _ => return (OperationKind::Unknown, None),
-        };
-        let rest = skip_ignored(&text[word.len()..]);
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        return (kind, (!name.is_empty()).then_some(name));
     }
 }
 

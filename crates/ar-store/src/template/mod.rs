@@ -82,9 +82,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use ar_flow::graphql::OperationKind;
 pub use ar_flow::segment::{SegmentKind, classify_segment, is_method_verb};
 pub(crate) use graphql::graphql_operation_split;
-pub use graphql::{GraphQlOperation, OperationKind, graphql_operation};
+pub use graphql::{GraphQlOperation, graphql_operation};
 pub use overrides::{Overrides, Pattern, PatternError};
 pub use trie::{Templater, TemplaterConfig};
 
