@@ -17,7 +17,7 @@
 //!   date, a version, a name) and the suffix it carries (`.json`, `:start`).
 //! - [`destructive`]: which requests and actions read as destructive (the
 //!   explorer's two locks).
-//! - `strategy` (feature `proptest`): arbitrary flows for property tests.
+//! - `testing` (feature `testing`): arbitrary flows for property tests, small flow builders.
 //!
 //! ```
 //! use ar_flow::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
@@ -41,8 +41,8 @@ mod flow;
 pub mod graphql;
 pub mod har;
 pub mod segment;
-#[cfg(feature = "proptest")]
-pub mod strategy;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod url;
 
 pub use error::Error;

@@ -97,6 +97,29 @@ impl RunningProxy {
         }
     }
 
+    /// The live web view's `host:port` and token, from the line that prints its URL.
+    fn ui(&self) -> (String, String) {
+        let line = self.wait_for("  ui       http://127.0.0.1:");
+        let url = line.trim().trim_start_matches("ui").trim();
+        let authority = url.trim_start_matches("http://").split('/').next().unwrap();
+        let token = url.split("token=").nth(1).unwrap();
+        (authority.to_owned(), token.to_owned())
+    }
+
+    /// `curl` fetches `url` through the proxy; returns once the proxy printed
+    /// the flow's line (it shows the path without the query).
+    fn fetch(&self, url: &str) {
+        let status = Command::new("curl")
+            .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
+            .arg(format!("http://{}", self.addr))
+            .arg(url)
+            .status()
+            .unwrap();
+        assert!(status.success(), "curl {url}");
+        let path = url.split('?').next().unwrap();
+        self.wait_for(path);
+    }
+
     /// SIGTERM, then the rest of stdout and the exit status.
     fn stop(mut self) -> (Vec<String>, std::process::ExitStatus) {
         Command::new("kill")
@@ -186,18 +209,9 @@ fn ar_proxy_archives_every_flow_and_flushes_on_sigterm() {
 fn ar_proxy_serves_the_live_view_of_its_flows_behind_its_token() {
     let (port, dir) = (origin(), tempfile::tempdir().unwrap());
     let proxy = RunningProxy::offline(dir.path(), port, &["--scope", "api.test"]);
-    let ui = proxy.wait_for("  ui       http://127.0.0.1:");
-    let ui = ui.trim().trim_start_matches("ui").trim();
-    let authority = ui.trim_start_matches("http://").split('/').next().unwrap();
-    let token = ui.split("token=").nth(1).unwrap();
-    let status = Command::new("curl")
-        .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
-        .arg(format!("http://{}", proxy.addr))
-        .arg(format!("http://api.test:{port}/users/1?token=hunter2"))
-        .status()
-        .unwrap();
-    assert!(status.success());
-    proxy.wait_for("/users/1");
+    let (authority, token) = proxy.ui();
+    let (authority, token) = (authority.as_str(), token.as_str());
+    proxy.fetch(&format!("http://api.test:{port}/users/1?token=hunter2"));
 
     let get = |target: &str| crate::web::raw(authority, authority, "GET", target);
     let listed = get(&format!("/api/flows?token={token}&q=users"));
@@ -249,19 +263,10 @@ fn ar_proxy_live_view_explains_corrects_and_replays_its_endpoints() {
     let (port, dir) = (origin(), tempfile::tempdir().unwrap());
     let out = dir.path().join("out");
     let proxy = RunningProxy::offline(dir.path(), port, &["--scope", "api.test"]);
-    let ui = proxy.wait_for("  ui       http://127.0.0.1:");
-    let ui = ui.trim().trim_start_matches("ui").trim();
-    let authority = ui.trim_start_matches("http://").split('/').next().unwrap();
-    let token = ui.split("token=").nth(1).unwrap();
+    let (authority, token) = proxy.ui();
+    let (authority, token) = (authority.as_str(), token.as_str());
     for user in 1..=3 {
-        let status = Command::new("curl")
-            .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
-            .arg(format!("http://{}", proxy.addr))
-            .arg(format!("http://api.test:{port}/users/{user}"))
-            .status()
-            .unwrap();
-        assert!(status.success());
-        proxy.wait_for(&format!("/users/{user}"));
+        proxy.fetch(&format!("http://api.test:{port}/users/{user}"));
     }
     let get = |target: &str| crate::web::raw(authority, authority, "GET", target);
     let post = |target: &str, body: &str| {
@@ -355,14 +360,7 @@ fn ar_proxy_templates_shape_the_live_spec() {
     let out = dir.path().join("out");
     let proxy = RunningProxy::offline(dir.path(), port, &["--template", "/files/{path*}"]);
     for path in ["/files/a/b/report.txt", "/files/notes.txt"] {
-        let status = Command::new("curl")
-            .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
-            .arg(format!("http://{}", proxy.addr))
-            .arg(format!("http://api.test:{port}{path}"))
-            .status()
-            .unwrap();
-        assert!(status.success());
-        proxy.wait_for(path);
+        proxy.fetch(&format!("http://api.test:{port}{path}"));
     }
     let live = crate::settled(
         Duration::from_secs(10),

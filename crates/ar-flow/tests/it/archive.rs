@@ -1,7 +1,7 @@
 //! The archive rebuilds every flow exactly (property test), and survives crashes.
 
 use ar_flow::archive::{ArchiveWarning, ArchiveWriter, MemoryBodyStore, read_archive};
-use ar_flow::strategy::flow;
+use ar_flow::testing::flow;
 use proptest::prelude::*;
 
 proptest! {
@@ -41,7 +41,7 @@ proptest! {
 
 #[test]
 fn archive_lines_are_har_entries_readable_by_the_har_importer() {
-    let flow = crate::support::json_flow(
+    let flow = ar_flow::testing::json_flow(
         9,
         "GET",
         "https://shop.test/api/x?y=1",

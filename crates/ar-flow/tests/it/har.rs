@@ -5,7 +5,9 @@ use std::io::{self, Read};
 use ar_flow::har::{HarCreator, ImportOptions, export_har, import_har, stream_har};
 use ar_flow::{Direction, Error, ErrorKind, HttpVersion, WsOpcode};
 
-use crate::support::{fixture, import, json_flow};
+use ar_flow::testing::json_flow;
+
+use crate::support::{fixture, import};
 
 #[test]
 fn chrome_quirks() {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use ar_store::scope::Scope;
 use ar_store::store::{EndpointStore, Ingested, StoreConfig};
 
-use crate::support::json_flow;
+use ar_flow::testing::json_flow;
 
 /// Eight plural words under `/categories`, each with a `settings` child: alike
 /// subtrees, and with eight of them the plural-words rule no longer keeps

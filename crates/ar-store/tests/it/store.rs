@@ -4,7 +4,7 @@ use ar_store::scope::{OutReason, Scope, ScopeConfig, ScopeDecision};
 use ar_store::store::{EndpointStore, Query, StoreConfig, ValueKind};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Timestamp};
 
-use crate::support::json_flow;
+use ar_flow::testing::json_flow;
 
 fn store() -> EndpointStore {
     EndpointStore::new(
@@ -321,7 +321,7 @@ mod robustness {
         /// Arbitrary flows (odd URLs, binary bodies, no response) never panic the store,
         /// and every flow is counted exactly once.
         #[test]
-        fn arbitrary_flows_are_counted_and_never_panic(flows in prop::collection::vec(ar_flow::strategy::flow(), 1..20)) {
+        fn arbitrary_flows_are_counted_and_never_panic(flows in prop::collection::vec(ar_flow::testing::flow(), 1..20)) {
             let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
             for f in &flows {
                 store.ingest(f);

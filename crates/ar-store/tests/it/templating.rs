@@ -7,7 +7,7 @@ use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::template::Templater;
 use proptest::prelude::*;
 
-use crate::support::json_flow;
+use ar_flow::testing::json_flow;
 
 /// Paths drawn from the shapes the templater must handle: ids, slugs that
 /// only vary across samples, `me`, versions, closed vocabularies, and

@@ -1,6 +1,7 @@
-//! `proptest` strategies for arbitrary flows (feature `proptest`): what the
-//! archive's round trip and the store's laws are tested on, in this crate
-//! and in the crates that build on it.
+//! Helpers for the tests of this crate and of the crates that build on it
+//! (feature `testing`): `proptest` strategies for arbitrary flows (what the
+//! archive's round trip and the store's laws are tested on) and a builder
+//! of small JSON flows.
 
 use proptest::prelude::*;
 
@@ -191,4 +192,19 @@ pub fn flow() -> impl Strategy<Value = Flow> {
             websocket,
         },
     )
+}
+
+/// A flow of `method url` answered `status` with the JSON `body`, sent by
+/// the agent, started `id` microseconds after a fixed instant.
+pub fn json_flow(id: u64, method: &str, url: &str, status: u16, body: &str) -> Flow {
+    let mut response = Response::new(status, HttpVersion::Http11);
+    response.headers.push("content-type", "application/json");
+    response.body = Body::from_decoded(Some("application/json".into()), body.as_bytes().to_vec());
+    Flow::new(
+        FlowId(id),
+        Timestamp::from_unix_micros(1_700_000_000_000_000 + id as i64),
+        Client::Agent,
+        Request::new(method, url, HttpVersion::Http11),
+    )
+    .with_response(response)
 }
