@@ -223,6 +223,9 @@ pub(crate) struct Pipeline {
     /// The scope the store was built with, for a change of templates alone.
     scope_config: ScopeConfig,
     redact: bool,
+    /// Whether the caller named the spec ([`Pipeline::set_title`]); if not,
+    /// each rendering names it after the host with the most endpoints.
+    titled: bool,
     /// Bumped by every rescope: endpoint ids from an older generation mean nothing now.
     generation: u64,
 }
@@ -253,6 +256,7 @@ impl Pipeline {
             store_config: config.store,
             scope_config: config.scope,
             redact: config.redact,
+            titled: false,
             generation: 0,
         })
     }
@@ -320,6 +324,7 @@ impl Pipeline {
         replay(&mut fresh)?;
         fresh.enrichment = std::mem::take(&mut self.enrichment);
         fresh.archive = self.archive.take();
+        fresh.titled = self.titled;
         fresh.generation = self.generation + 1;
         *self = fresh;
         Ok(())
@@ -361,6 +366,9 @@ impl Pipeline {
     /// Renders the three documents from everything ingested so far.
     pub(crate) fn documents(&mut self) -> anyhow::Result<Documents> {
         self.documenter.sync(&self.store);
+        if !self.titled {
+            self.options.title = self.default_title();
+        }
         let docs = ar_openapi::document(&self.documenter, &self.enrichment, &self.options)?;
         Ok(Documents {
             yaml: docs.yaml()?,
@@ -372,6 +380,7 @@ impl Pipeline {
     /// Sets the spec's title.
     pub(crate) fn set_title(&mut self, title: String) {
         self.options.title = title;
+        self.titled = true;
     }
 
     /// "<host> API" for the host with the most endpoints, else "Captured API".
@@ -432,6 +441,37 @@ mod tests {
             Request::new("GET", url, HttpVersion::Http11),
         )
         .with_response(response)
+    }
+
+    #[test]
+    fn an_untitled_spec_is_named_after_the_host_with_the_most_endpoints() {
+        let mut pipeline = Pipeline::new(PipelineConfig::default()).unwrap();
+        let empty = pipeline.documents().unwrap();
+        assert!(empty.yaml.contains("title: Captured API"), "{}", empty.yaml);
+        pipeline
+            .ingest(&flow(1, "https://api.shop.test/users", 200, "[]"))
+            .unwrap();
+        pipeline
+            .ingest(&flow(2, "https://api.shop.test/orders", 200, "[]"))
+            .unwrap();
+        pipeline
+            .ingest(&flow(3, "https://cdn.shop.test/config", 200, "{}"))
+            .unwrap();
+        let named = pipeline.documents().unwrap();
+        assert!(
+            named.yaml.contains("title: api.shop.test API"),
+            "{}",
+            named.yaml
+        );
+        // A title the caller gives stays, whatever comes next.
+        pipeline.set_title("Shop".into());
+        pipeline
+            .ingest(&flow(4, "https://cdn.shop.test/a", 200, "{}"))
+            .unwrap();
+        pipeline
+            .ingest(&flow(5, "https://cdn.shop.test/b", 200, "{}"))
+            .unwrap();
+        assert!(pipeline.documents().unwrap().yaml.contains("title: Shop"));
     }
 
     #[test]
