@@ -65,6 +65,11 @@ impl LiveDocs {
         &mut self.pipeline
     }
 
+    /// The directory the documents are written to.
+    pub(crate) fn out_dir(&self) -> &std::path::Path {
+        &self.out_dir
+    }
+
     /// Rewrites the documents now (after a correction, which the user waits on).
     pub(crate) fn write_now(&mut self) -> anyhow::Result<()> {
         self.debounce.written(Instant::now());
@@ -94,7 +99,7 @@ impl LiveDocs {
 
     /// Writes the documents one last time and returns the pipeline (for a summary).
     pub(crate) fn finish(mut self) -> anyhow::Result<Pipeline> {
-        self.pipeline.documents()?.write_to(&self.out_dir)?;
+        self.write_now()?;
         Ok(self.pipeline)
     }
 }

@@ -90,8 +90,6 @@ struct Capture {
     slice: Vec<Flow>,
     /// The live web view's feed, when it runs.
     live: Option<Live>,
-    /// The output directory: the archive, the documents, the corrections.
-    out_dir: PathBuf,
     /// The web view's corrections, latest first (kept in [`TEMPLATES_FILE`]).
     corrections: Vec<String>,
     /// The templates given on the command line, after the corrections.
@@ -337,7 +335,6 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         out: Box::new(out),
         slice: Vec::with_capacity(SLICE_FLOWS),
         live: ui.as_ref().map(|(_, live)| live.clone()),
-        out_dir: args.out.clone(),
         corrections,
         given,
     };

@@ -61,19 +61,16 @@ impl Capture {
         let templates = corrections_first(&corrections, &self.given);
         let overrides = ar_store::template::Overrides::parse(templates.iter().map(String::as_str))?;
         let before = self.docs.summary();
+        // The archive and the documents share the output directory.
+        let dir = self.docs.out_dir().to_path_buf();
         let pipeline = self.docs.pipeline_mut();
         let scope = pipeline.scope_config().clone();
-        let warnings = redocument::from_archive(
-            pipeline,
-            &self.out_dir,
-            scope,
-            Some(overrides),
-            self.live.as_ref(),
-        )?;
+        let warnings =
+            redocument::from_archive(pipeline, &dir, scope, Some(overrides), self.live.as_ref())?;
         for warning in warnings {
             eprintln!("ar: warning: {warning}");
         }
-        write_dir_templates(&self.out_dir, &corrections)?;
+        write_dir_templates(&dir, &corrections)?;
         self.corrections = corrections;
         self.docs.write_now()?;
         if let Some(live) = &self.live {

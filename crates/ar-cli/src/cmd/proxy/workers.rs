@@ -270,7 +270,6 @@ mod tests {
             out: Box::new(std::io::sink()),
             slice: Vec::new(),
             live: None,
-            out_dir: dir.to_path_buf(),
             corrections: Vec::new(),
             given: Vec::new(),
         }
