@@ -1,5 +1,7 @@
 //! Prints the spec and markdown generated from one captured flow.
-use ar_openapi::{Documenter, EndpointInfo, Enrichment, Options, Redactor, document};
+use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_store::scope::{Scope, ScopeConfig};
+use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
 fn main() {
@@ -23,18 +25,11 @@ fn main() {
         request,
     )
     .with_response(response);
-    let mut documenter = Documenter::new(Redactor::new());
-    let info = EndpointInfo {
-        id: 1,
-        key: "GET api.shop.test/users/{userId}".into(),
-        method: "GET".into(),
-        host: "api.shop.test".into(),
-        template: "/users/{userId}".into(),
-        sources: vec![],
-        rest_param: None,
-    };
-    documenter.observe(&flow, &info);
-    let docs = document(&documenter, &Enrichment::new(), &Options::default()).expect("assembles");
+    let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).expect("a valid scope");
+    let mut store = EndpointStore::new(scope, StoreConfig::default())
+        .with_evidence(Documenter::new(Redactor::new()));
+    store.ingest(&flow);
+    let docs = document(&store, &Enrichment::new(), &Options::default()).expect("assembles");
     println!("{}", docs.yaml().expect("yaml"));
     println!("{}", docs.markdown);
 }

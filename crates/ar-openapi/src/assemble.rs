@@ -1,5 +1,7 @@
-//! The public entry points: documenter (+ enrichment + options) → OpenAPI
-//! and markdown, and the serialisers.
+//! The public entry points: store and its documenter (+ enrichment +
+//! options) → OpenAPI and markdown, and the serialisers.
+
+use ar_store::store::EndpointStore;
 
 use crate::documenter::Documenter;
 use crate::error::Error;
@@ -27,28 +29,30 @@ impl Documentation {
     }
 }
 
-/// Builds the OpenAPI document and the markdown from what `documenter` saw.
+/// Builds the OpenAPI document and the markdown from the endpoints of
+/// `store` and the [`Documenter`] it keeps as their evidence.
 ///
 /// Deterministic: the same observations give byte-identical output.
 ///
 /// ```
-/// use ar_openapi::{document, Documenter, EndpointInfo, Enrichment, Options, Redactor};
+/// use ar_openapi::{document, Documenter, Enrichment, Options, Redactor};
+/// use ar_store::scope::{Scope, ScopeConfig};
+/// use ar_store::store::{EndpointStore, StoreConfig};
 /// use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 ///
-/// let mut request = Request::new("GET", "https://api.shop.test/users/42?expand=orders", HttpVersion::Http11);
-/// request.headers.push("Authorization", "Bearer secret-token-value");
-/// let mut response = Response::new(200, HttpVersion::Http11);
-/// response.body = Body::from_decoded(Some("application/json".into()), br#"{"id":42,"name":"Ada"}"#.to_vec());
-/// let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request).with_response(response);
-///
-/// let mut documenter = Documenter::new(Redactor::new());
-/// let info = EndpointInfo {
-///     id: 1, key: "GET api.shop.test/users/{userId}".into(), method: "GET".into(),
-///     host: "api.shop.test".into(), template: "/users/{userId}".into(), sources: vec![],
-///     rest_param: None,
-/// };
-/// documenter.observe(&flow, &info);
-/// let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+/// let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+/// let mut store = EndpointStore::new(scope, StoreConfig::default())
+///     .with_evidence(Documenter::new(Redactor::new()));
+/// for user in [42, 43] {
+///     let url = format!("https://api.shop.test/users/{user}?expand=orders");
+///     let mut request = Request::new("GET", url, HttpVersion::Http11);
+///     request.headers.push("Authorization", "Bearer secret-token-value");
+///     let mut response = Response::new(200, HttpVersion::Http11);
+///     let body = format!(r#"{{"id":{user},"name":"Ada"}}"#);
+///     response.body = Body::from_decoded(Some("application/json".into()), body.into_bytes());
+///     store.ingest(&Flow::new(FlowId(user), Timestamp::from_unix_micros(0), Client::Human, request).with_response(response));
+/// }
+/// let docs = document(&store, &Enrichment::new(), &Options::default()).unwrap();
 /// let yaml = docs.yaml().unwrap();
 /// assert!(yaml.contains("/users/{userId}:"));
 /// assert!(yaml.contains("operationId: getUser"));
@@ -56,12 +60,18 @@ impl Documentation {
 /// assert!(!yaml.contains("secret-token-value"));
 /// assert!(docs.markdown.contains("#### `GET /users/{userId}`"));
 /// ```
+///
+/// # Errors
+///
+/// [`Error::NoDocumenter`] when `store` keeps no [`Documenter`]; the others
+/// when the document cannot be typed or serialised.
 pub fn document(
-    documenter: &Documenter,
+    store: &EndpointStore,
     enrichment: &Enrichment,
     options: &Options,
 ) -> Result<Documentation, Error> {
-    let mut model = model::build(documenter, enrichment, options);
+    let documenter: &Documenter = store.evidence().ok_or(Error::NoDocumenter)?;
+    let mut model = model::build(store, documenter, enrichment, options);
     components::extract(&mut model, options.component_min_uses);
     let doc = spec::document(
         &model,
@@ -82,11 +92,11 @@ pub fn document(
 
 /// Only the OpenAPI document (see [`document`]).
 pub fn assemble(
-    documenter: &Documenter,
+    store: &EndpointStore,
     enrichment: &Enrichment,
     options: &Options,
 ) -> Result<openapiv3::OpenAPI, Error> {
-    document(documenter, enrichment, options).map(|docs| docs.openapi)
+    document(store, enrichment, options).map(|docs| docs.openapi)
 }
 
 /// Serialises a spec as YAML.

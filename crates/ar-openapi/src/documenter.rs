@@ -1,51 +1,19 @@
-//! The documenter: observes in-scope flows with the store's verdict and keeps,
-//! per endpoint, everything the spec and the markdown need.
+//! The documenter: the evidence the store keeps per endpoint for the spec
+//! and the markdown, and the ledger of what was left out.
 
 use std::collections::BTreeMap;
 
 use ar_store::Flow;
+use ar_store::scope::OutReason;
+use ar_store::store::{Endpoint, EndpointEvidence, EndpointId, LeftOut, Observation};
 
 use crate::endpoint::EndpointDoc;
 use crate::header_roles::HeaderRoles;
 use crate::redact::Redactor;
 
-/// An endpoint as the store sees it: identity, current template, and where
-/// its path parameters' values came from. The documenter is told this with
-/// every flow, and again (via [`Documenter::refresh`]) when templates widen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EndpointInfo {
-    /// The store's endpoint id.
-    pub id: u64,
-    /// The stable key agents use (`GET api.shop.test/users/{userId}`, or a GraphQL operation name).
-    pub key: String,
-    /// Uppercase method.
-    pub method: String,
-    /// Host (with `:port` when not the default).
-    pub host: String,
-    /// Path template, e.g. `/users/{userId}/orders`.
-    pub template: String,
-    /// Where path parameter values were seen before (for OpenAPI links).
-    pub sources: Vec<ValueSource>,
-    /// The last path parameter when it takes the rest of the path, slashes
-    /// included (a user template's `{path*}`): its values span several
-    /// segments (`a/b/c.txt`), which the template text cannot say.
-    pub rest_param: Option<String>,
-}
-
-/// A path parameter whose value was first seen in another endpoint's response.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct ValueSource {
-    /// The path parameter name (`orderId`).
-    pub param: String,
-    /// The endpoint id the value came from.
-    pub from_endpoint: u64,
-    /// Where in that endpoint's body, as a JSON path (`$.orders[].id`).
-    pub json_path: String,
-    /// Whether the value was in the response body (else the request body).
-    pub from_response: bool,
-}
-
-/// Why a flow did not make it into the spec, for the ledger in `API.md`.
+/// Why a flow did not make it into the spec, as the ledger in `API.md`
+/// groups it for a reader: the store's reasons, where several read as one
+/// line (a deny list, a path glob), and the documenter's own (page loads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SkipReason {
     /// The host is not in scope.
@@ -66,6 +34,23 @@ pub enum SkipReason {
     Preflight,
     /// In scope, but the store's endpoint limit was reached.
     OverCapacity,
+}
+
+impl From<LeftOut> for SkipReason {
+    fn from(why: LeftOut) -> Self {
+        match why {
+            LeftOut::Scope(OutReason::OutOfScopeHost) => Self::OutOfScopeHost,
+            LeftOut::Scope(OutReason::StaticAsset) => Self::StaticAsset,
+            LeftOut::Scope(OutReason::Tracker) => Self::Tracker,
+            LeftOut::Scope(OutReason::HtmlPage) => Self::HtmlPage,
+            LeftOut::Scope(OutReason::Preflight) => Self::Preflight,
+            LeftOut::Scope(OutReason::Refused) => Self::Refused,
+            LeftOut::Scope(
+                OutReason::UserDeniedHost | OutReason::UserDeniedPath | OutReason::NotAllowedPath,
+            ) => Self::UserRule,
+            LeftOut::OverCapacity => Self::OverCapacity,
+        }
+    }
 }
 
 impl SkipReason {
@@ -121,24 +106,26 @@ const MAX_REFUSED_LISTED: usize = 20;
 /// At most this many out-of-scope hosts are listed by name.
 const MAX_OTHER_HOSTS: usize = 500;
 
-/// Collects per-endpoint documentation evidence from flows.
+/// The documentation evidence of every endpoint: held by the store (as its
+/// [`EndpointEvidence`]), which shows it each flow under the endpoint the
+/// flow landed in and carries it through merges and splits; read back by
+/// [`crate::document`].
 ///
 /// ```
-/// use ar_openapi::{Documenter, EndpointInfo, Redactor};
+/// use ar_openapi::{Documenter, Redactor};
+/// use ar_store::scope::{Scope, ScopeConfig};
+/// use ar_store::store::{EndpointStore, StoreConfig};
 /// use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 ///
+/// let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+/// let mut store = EndpointStore::new(scope, StoreConfig::default())
+///     .with_evidence(Documenter::new(Redactor::new()));
 /// let mut response = Response::new(200, HttpVersion::Http11);
 /// response.body = Body::from_decoded(Some("application/json".into()), br#"{"id":42}"#.to_vec());
 /// let request = Request::new("GET", "https://api.shop.test/users/42", HttpVersion::Http11);
-/// let flow = Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request).with_response(response);
+/// store.ingest(&Flow::new(FlowId(1), Timestamp::from_unix_micros(0), Client::Human, request).with_response(response));
 ///
-/// let mut documenter = Documenter::new(Redactor::new());
-/// let info = EndpointInfo {
-///     id: 1, key: "GET api.shop.test/users/{userId}".into(), method: "GET".into(),
-///     host: "api.shop.test".into(), template: "/users/{userId}".into(), sources: vec![],
-///     rest_param: None,
-/// };
-/// documenter.observe(&flow, &info);
+/// let documenter = store.evidence::<Documenter>().unwrap();
 /// assert_eq!(documenter.endpoint_count(), 1);
 /// assert_eq!(documenter.ledger().documented, 1);
 /// ```
@@ -147,7 +134,7 @@ pub struct Documenter {
     redactor: Redactor,
     /// What each header name means, under `redactor`'s rules.
     roles: HeaderRoles,
-    pub(crate) endpoints: BTreeMap<u64, (EndpointInfo, EndpointDoc)>,
+    pub(crate) endpoints: BTreeMap<EndpointId, EndpointDoc>,
     ledger: Ledger,
 }
 
@@ -174,31 +161,6 @@ impl Documenter {
         &self.redactor
     }
 
-    /// Learns from one in-scope flow that the store placed in `endpoint`.
-    ///
-    /// HTML page loads are not API calls: they are counted in the ledger
-    /// and otherwise ignored.
-    pub fn observe(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
-        if self.count_observed(flow) {
-            self.learn(flow, endpoint);
-        }
-    }
-
-    /// [`Documenter::observe`] for a flow of endpoint `id` whose identity the
-    /// documenter already holds as the store has it: nothing to copy.
-    pub(crate) fn observe_current(&mut self, flow: &Flow, id: u64) {
-        if self.count_observed(flow) {
-            self.learn_into(id, flow);
-        }
-    }
-
-    /// Observes without counting in the ledger (for rebuilding from samples).
-    pub(crate) fn observe_quietly(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
-        if !is_html_page(flow) {
-            self.learn(flow, endpoint);
-        }
-    }
-
     /// Counts an observed flow in the ledger; `false` for an HTML page load,
     /// which is counted as skipped and not documented.
     fn count_observed(&mut self, flow: &Flow) -> bool {
@@ -215,31 +177,16 @@ impl Documenter {
         true
     }
 
-    /// Takes `endpoint` as the endpoint's identity and learns from `flow`.
-    fn learn(&mut self, flow: &Flow, endpoint: &EndpointInfo) {
-        let entry = self
-            .endpoints
-            .entry(endpoint.id)
-            .or_insert_with(|| (endpoint.clone(), EndpointDoc::default()));
-        entry.0.clone_from(endpoint);
-        self.learn_into(endpoint.id, flow);
-    }
-
-    /// Adds `flow` to the evidence of endpoint `id`, if documented.
-    fn learn_into(&mut self, id: u64, flow: &Flow) {
-        if let Some(entry) = self.endpoints.get_mut(&id) {
-            learn(
-                entry,
-                flow,
-                &self.redactor,
-                &mut self.roles,
-                &mut self.ledger,
-            );
-        }
+    /// Adds `flow` to the evidence of `endpoint`, under its current template.
+    fn learn(&mut self, flow: &Flow, endpoint: &Endpoint) {
+        let doc = self.endpoints.entry(endpoint.id()).or_default();
+        let before = doc.undecodable;
+        doc.observe(flow, endpoint.template(), &self.redactor, &mut self.roles);
+        self.ledger.undecodable_bodies += doc.undecodable - before;
     }
 
     /// Counts a flow that was left out, and its host when the host was the reason.
-    pub fn skip(&mut self, flow: &Flow, reason: SkipReason) {
+    fn skip(&mut self, flow: &Flow, reason: SkipReason) {
         self.ledger.flows += 1;
         *self.ledger.skipped.entry(reason).or_default() += 1;
         if ar_flow::destructive::refused_as_destructive(flow) {
@@ -255,39 +202,9 @@ impl Documenter {
         }
     }
 
-    /// The store merged endpoint `from` into `into`: their evidence is combined.
-    pub fn merge_endpoints(&mut self, into: u64, from: u64) {
-        if into == from {
-            return;
-        }
-        let Some((_, absorbed)) = self.endpoints.remove(&from) else {
-            return;
-        };
-        if let Some((_, survivor)) = self.endpoints.get_mut(&into) {
-            survivor.merge(&absorbed);
-        }
-    }
-
-    /// Forgets an endpoint the store removed.
-    pub fn remove_endpoint(&mut self, id: u64) {
-        self.endpoints.remove(&id);
-    }
-
-    /// Updates an endpoint's identity (its template widened, its key changed).
-    pub fn refresh(&mut self, endpoint: &EndpointInfo) {
-        if let Some((info, _)) = self.endpoints.get_mut(&endpoint.id) {
-            info.clone_from(endpoint);
-        }
-    }
-
     /// Number of documented endpoints.
     pub fn endpoint_count(&self) -> usize {
         self.endpoints.len()
-    }
-
-    /// The identities of the documented endpoints, by id.
-    pub fn endpoints(&self) -> impl Iterator<Item = &EndpointInfo> {
-        self.endpoints.values().map(|(info, _)| info)
     }
 
     /// What was left out and why.
@@ -302,7 +219,7 @@ impl Documenter {
     /// says what the schemas leave out.
     pub fn body_limits(&self) -> ar_schema::LimitReport {
         let mut total = ar_schema::LimitReport::default();
-        for (_, doc) in self.endpoints.values() {
+        for doc in self.endpoints.values() {
             let responses = doc.responses.values().flat_map(|r| r.content.values());
             for stats in doc.request.values().chain(responses) {
                 let report = stats.schema.schema().limits();
@@ -315,23 +232,45 @@ impl Documenter {
     }
 }
 
-/// Adds `flow` to an endpoint's evidence, under the endpoint's current template.
-fn learn(
-    (info, doc): &mut (EndpointInfo, EndpointDoc),
-    flow: &Flow,
-    redactor: &Redactor,
-    roles: &mut HeaderRoles,
-    ledger: &mut Ledger,
-) {
-    let before = doc.undecodable;
-    doc.observe(
-        flow,
-        &info.template,
-        info.rest_param.as_deref(),
-        redactor,
-        roles,
-    );
-    ledger.undecodable_bodies += doc.undecodable - before;
+impl EndpointEvidence for Documenter {
+    /// HTML page loads are not API calls: a fresh one is counted in the
+    /// ledger as skipped, and none is documented.
+    fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation) {
+        let api_call = match observation {
+            Observation::Fresh => self.count_observed(flow),
+            Observation::Resampled => !is_html_page(flow),
+        };
+        if api_call {
+            self.learn(flow, endpoint);
+        }
+    }
+
+    fn merge(&mut self, from: EndpointId, into: EndpointId) {
+        if from == into {
+            return;
+        }
+        let Some(absorbed) = self.endpoints.remove(&from) else {
+            return;
+        };
+        if let Some(survivor) = self.endpoints.get_mut(&into) {
+            survivor.merge(&absorbed);
+        }
+    }
+
+    fn forget(&mut self, endpoint: EndpointId) {
+        self.endpoints.remove(&endpoint);
+    }
+
+    /// A split can leave an endpoint without a sample of its own (the
+    /// reservoir kept other paths' flows): it stays documented rather than
+    /// vanishing from the spec, with its flows counted and no evidence.
+    fn resampled(&mut self, endpoint: &Endpoint, unsampled: u64) {
+        self.endpoints.entry(endpoint.id()).or_default().unsampled = unsampled;
+    }
+
+    fn left_out(&mut self, flow: &Flow, why: LeftOut) {
+        self.skip(flow, SkipReason::from(why));
+    }
 }
 
 /// A GET answered with an HTML document is a page load, not an API call.
@@ -345,7 +284,6 @@ fn is_html_page(flow: &Flow) -> bool {
         })
 }
 
-/// The host (and port) of an absolute URL, without userinfo.
 impl Ledger {
     /// Counts a request the proxy refused as destructive, by name.
     fn note_refused(&mut self, flow: &Flow) {
@@ -371,6 +309,7 @@ fn path_of(url: &str) -> &str {
     }
 }
 
+/// The host (and port) of an absolute URL, without userinfo.
 pub(crate) fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
@@ -379,22 +318,22 @@ pub(crate) fn host_of(url: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
+    use ar_store::scope::{Scope, ScopeConfig};
+    use ar_store::store::{EndpointStore, StoreConfig};
     use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 
     use super::*;
     use crate::{Enrichment, Options, document};
 
-    /// The endpoint `GET api.shop.test{template}`, as the store names it.
-    fn endpoint(template: &str) -> EndpointInfo {
-        EndpointInfo {
-            id: 1,
-            key: format!("GET api.shop.test{template}"),
-            method: "GET".into(),
-            host: "api.shop.test".into(),
-            template: template.into(),
-            sources: vec![],
-            rest_param: None,
-        }
+    /// A store of `shop.test` that keeps documentation evidence.
+    fn documented_store() -> EndpointStore {
+        let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+        EndpointStore::new(scope, StoreConfig::default())
+            .with_evidence(Documenter::new(Redactor::new()))
+    }
+
+    fn documenter(store: &EndpointStore) -> &Documenter {
+        store.evidence().expect("the store keeps a documenter")
     }
 
     /// A GET of `url` answered 200 with `body` as JSON.
@@ -411,12 +350,56 @@ mod tests {
         (flow, response)
     }
 
+    #[test]
+    fn requests_the_proxy_refused_are_listed_in_the_ledger_not_documented() {
+        let mut store = documented_store();
+        let flows = [
+            ("DELETE", "https://shop.test/api/carts/3", Client::Explorer),
+            (
+                "DELETE",
+                "https://shop.test/api/carts/3?force=1",
+                Client::Explorer,
+            ),
+            ("POST", "https://shop.test/api/demo/clear", Client::Explorer),
+            ("POST", "https://other.test/api/wipe", Client::Explorer),
+            // Refused for another reason (a loop, --offline): not the lock's doing.
+            ("GET", "https://shop.test/api/cart", Client::Explorer),
+            ("DELETE", "https://shop.test/api/carts/4", Client::Human),
+        ];
+        for (n, (method, url, client)) in flows.into_iter().enumerate() {
+            let request = Request::new(method, url, HttpVersion::Http11);
+            let flow = Flow::new(
+                FlowId(n as u64),
+                Timestamp::from_unix_micros(0),
+                client,
+                request,
+            )
+            .with_error(ar_store::ErrorKind::Refused, "refused");
+            store.ingest(&flow);
+        }
+        assert!(
+            store.endpoints().is_empty(),
+            "refused flows are no evidence"
+        );
+        let ledger = documenter(&store).ledger();
+        assert_eq!(ledger.skipped.get(&SkipReason::Refused), Some(&5));
+        assert_eq!(ledger.other_hosts.get("other.test"), Some(&1));
+        assert_eq!(ledger.refused_destructive, 4);
+        assert_eq!(
+            ledger.refused_destructive_first,
+            [
+                ("DELETE /api/carts/3".to_string(), 2),
+                ("POST /api/demo/clear".to_string(), 1),
+                ("POST /api/wipe".to_string(), 1),
+            ]
+        );
+    }
+
     /// Issue #31: a body the capture stopped decoding (a decompression bomb)
     /// is documented without it, and the ledger says so.
     #[test]
     fn a_body_cut_short_at_capture_is_named_in_the_ledger() {
-        let mut documenter = Documenter::new(Redactor::new());
-        let info = endpoint("/blobs/{blobId}");
+        let mut store = documented_store();
         for (id, cut) in [(1, false), (2, true)] {
             let url = format!("https://api.shop.test/blobs/{id}");
             let (flow, mut response) = json_get(id, &url, br#"{"id":1}"#.to_vec());
@@ -425,10 +408,10 @@ mod tests {
                 response.body.truncated = true;
                 response.body.decode_error = Some("possible decompression bomb".into());
             }
-            documenter.observe(&flow.with_response(response), &info);
+            store.ingest(&flow.with_response(response));
         }
-        assert_eq!(documenter.ledger().truncated_bodies, 1);
-        let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+        assert_eq!(documenter(&store).ledger().truncated_bodies, 1);
+        let docs = document(&store, &Enrichment::new(), &Options::default()).unwrap();
         assert!(
             docs.markdown
                 .contains("decompression bomb); documented without it | 1 |"),
@@ -442,8 +425,7 @@ mod tests {
     /// request did not choose is.
     #[test]
     fn a_field_that_echoes_a_query_filter_is_no_enum() {
-        let mut documenter = Documenter::new(Redactor::new());
-        let info = endpoint("/issues");
+        let mut store = documented_store();
         let kinds = ["bug", "docs", "feature"];
         for page in 0..12u64 {
             let items: Vec<String> = (0..6)
@@ -452,9 +434,9 @@ mod tests {
             let body = format!(r#"{{"page":{page},"data":[{}]}}"#, items.join(","));
             let url = format!("https://api.shop.test/issues?state=open&page={page}");
             let (flow, response) = json_get(page, &url, body.into_bytes());
-            documenter.observe(&flow.with_response(response), &info);
+            store.ingest(&flow.with_response(response));
         }
-        let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+        let docs = document(&store, &Enrichment::new(), &Options::default()).unwrap();
         let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
         let item = &spec["paths"]["/issues"]["get"]["responses"]["200"]["content"]["application/json"]
             ["schema"]["properties"]["data"]["items"]["properties"];

@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use ar_schema::SchemaBuilder;
+use ar_store::template::{PathTemplate, Segment};
 use ar_store::{Body, Flow, Header, Headers};
 use serde_json::Value;
 
@@ -11,7 +12,6 @@ use crate::body::{BodyKind, BodyStats};
 use crate::fold;
 use crate::graphql;
 use crate::header_roles::HeaderRoles;
-use crate::naming::param_parts;
 use crate::params::{ParamSet, ParamStats};
 use crate::redact::Redactor;
 use crate::security::{HeaderCredential, SecurityKind, credentials_in};
@@ -83,13 +83,11 @@ pub(crate) struct EndpointDoc {
 }
 
 impl EndpointDoc {
-    /// Learns from one flow whose path matched `template` (whose last
-    /// parameter `rest`, if given, takes the rest of the path).
+    /// Learns from one flow whose path matched `template`.
     pub(crate) fn observe(
         &mut self,
         flow: &Flow,
-        template: &str,
-        rest: Option<&str>,
+        template: &PathTemplate,
         redactor: &Redactor,
         roles: &mut HeaderRoles,
     ) {
@@ -105,7 +103,7 @@ impl EndpointDoc {
             None => Cow::Borrowed(origin),
         };
         count_bounded(&mut self.origins, &*origin, MAX_ORIGINS);
-        self.observe_path(template, rest, path, redactor);
+        self.observe_path(template, path, redactor);
         let pairs = query.map(crate::form::parse_urlencoded).unwrap_or_default();
         self.query.observe(
             pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
@@ -180,29 +178,20 @@ impl EndpointDoc {
         carriers
     }
 
-    fn observe_path(
-        &mut self,
-        template: &str,
-        rest: Option<&str>,
-        path: &str,
-        redactor: &Redactor,
-    ) {
-        if !template.contains('{') {
+    /// Learns the values of the template's parameters from the concrete path.
+    fn observe_path(&mut self, template: &PathTemplate, path: &str, redactor: &Redactor) {
+        let segments = &template.segments;
+        if template.params().next().is_none() {
             return; // no path parameter to learn about
         }
         let concrete: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        let template_segments: Vec<&str> = template.split('/').filter(|s| !s.is_empty()).collect();
         // A trailing rest parameter takes every remaining segment.
-        let rest = rest.filter(|name| {
-            template_segments
-                .last()
-                .and_then(|last| param_parts(last))
-                .is_some_and(|(last, suffix)| last == *name && suffix.is_empty())
-        });
+        let rest =
+            matches!(segments.last(), Some(Segment::Param(p)) if p.rest && p.suffix.is_empty());
         let joined;
         let values: Vec<&str> = match rest {
-            Some(_) if concrete.len() >= template_segments.len() => {
-                let last = template_segments.len() - 1;
+            true if concrete.len() >= segments.len() => {
+                let last = segments.len() - 1;
                 joined = concrete[last..].join("/");
                 concrete[..last]
                     .iter()
@@ -210,16 +199,17 @@ impl EndpointDoc {
                     .chain([joined.as_str()])
                     .collect()
             }
-            _ if concrete.len() == template_segments.len() => concrete,
+            _ if concrete.len() == segments.len() => concrete,
             _ => return,
         };
-        for (segment, value) in template_segments.into_iter().zip(values) {
-            if let Some((name, suffix)) = param_parts(segment) {
-                let value = value.strip_suffix(suffix).unwrap_or(value);
+        for (segment, value) in segments.iter().zip(values) {
+            if let Segment::Param(param) = segment {
+                let name = param.name.as_str();
+                let value = value.strip_suffix(param.suffix.as_str()).unwrap_or(value);
                 let decoded = ar_flow::url::percent_decode(value);
                 let stats = self
                     .path
-                    .entry((*name).to_string())
+                    .entry(name.to_string())
                     .or_insert_with(|| ParamStats::new(name));
                 stats.present += 1;
                 stats.observe(&decoded, || {

@@ -4,6 +4,11 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// The store given to [`crate::document`] keeps no [`crate::Documenter`].
+    #[error(
+        "the endpoint store keeps no documentation evidence: build it with `.with_evidence(Documenter::new(..))` before the first flow"
+    )]
+    NoDocumenter,
     /// The assembled document did not fit the OpenAPI 3.0 types (a bug in ar-openapi).
     #[error("the assembled document is not valid OpenAPI 3.0: {reason}")]
     Typing {

@@ -5,12 +5,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ar_schema::RenderOptions;
+use ar_store::store::EndpointStore;
 use serde_json::{Value, json};
 
 use crate::body::{BodyKind, BodyStats};
-use crate::documenter::{Documenter, EndpointInfo};
+use crate::documenter::Documenter;
 use crate::echo::drop_echoed_enums;
 use crate::endpoint::{EndpointDoc, Exchange};
+use crate::identity::EndpointInfo;
 use crate::naming;
 use crate::options::{Enrichment, Options};
 use crate::params::ParamStats;
@@ -123,13 +125,20 @@ type Groups = BTreeMap<(String, String, String), (EndpointInfo, EndpointDoc, Vec
 /// Per host: origins with counts, templates, endpoint count.
 type Hosts<'a> = BTreeMap<&'a str, (BTreeMap<&'a str, u64>, Vec<&'a str>, usize)>;
 
-/// Builds the model from what the documenter saw.
-pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &Options) -> Model {
+/// Builds the model from the store's endpoints and what the documenter saw of them.
+pub(crate) fn build(
+    store: &EndpointStore,
+    documenter: &Documenter,
+    enrichment: &Enrichment,
+    options: &Options,
+) -> Model {
     let render = RenderOptions::default().sample_counts(options.sample_counts);
     // Endpoints sharing method, host and template are one operation: the store keys
     // GraphQL traffic by operation name, but OpenAPI has one `POST /graphql`.
     let mut grouped: Groups = BTreeMap::new();
-    for (info, doc) in documenter.endpoints.values() {
+    let documented = (documenter.endpoints.iter())
+        .filter_map(|(id, doc)| Some((EndpointInfo::of(store.endpoint(*id)?), doc)));
+    for (info, doc) in documented {
         let group = (
             info.method.to_ascii_uppercase(),
             info.host.clone(),
@@ -142,10 +151,11 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
                 if !doc.graphql.is_empty() {
                     first.key = format!("{} {}{}", group.0, group.1, group.2);
                 }
-                first.sources.extend(info.sources.iter().cloned());
+                first.sources.extend(info.sources);
             }
             None => {
-                grouped.insert(group, (info.clone(), doc.clone(), vec![info.id]));
+                let members = vec![info.id];
+                grouped.insert(group, (info, doc.clone(), members));
             }
         }
     }
@@ -427,7 +437,7 @@ pub(crate) fn build(documenter: &Documenter, enrichment: &Enrichment, options: &
     }
 
     // Links: a response whose body provided a later operation's path parameter.
-    let targets: Vec<(u64, String, Vec<crate::documenter::ValueSource>)> = order
+    let targets: Vec<(u64, String, Vec<crate::identity::ValueSource>)> = order
         .iter()
         .map(|(info, _)| (info.id, id_of[&info.id].clone(), info.sources.clone()))
         .collect();

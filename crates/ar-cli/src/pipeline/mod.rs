@@ -1,6 +1,6 @@
 //! The ingest/doc pipeline shared by `ar import`, `ar proxy` and the `ar <url>`
-//! session: one owner of the endpoint store and the documenter (and,
-//! optionally, an archive), fed one flow at a time, able to render
+//! session: one owner of the endpoint store (which keeps the documenter as its
+//! endpoints' evidence) and, optionally, an archive, fed one flow at a time, able to render
 //! `openapi.yaml`, `openapi.json` and `API.md` at any moment.
 //!
 //! Two ways to drive it:
@@ -211,10 +211,10 @@ pub(crate) struct Summary {
     pub(crate) endpoints: u64,
 }
 
-/// The single owner of the store, the documenter and the optional archive.
+/// The single owner of the store (with its documenter) and the optional archive.
 pub(crate) struct Pipeline {
+    /// Keeps the [`Documenter`] as its endpoints' evidence.
     store: EndpointStore,
-    documenter: Documenter,
     enrichment: Enrichment,
     options: Options,
     archive: Option<Box<dyn Archive>>,
@@ -248,8 +248,8 @@ impl Pipeline {
             Redactor::danger_disabled()
         };
         Ok(Self {
-            store: EndpointStore::new(scope, config.store.clone()),
-            documenter: Documenter::new(redactor),
+            store: EndpointStore::new(scope, config.store.clone())
+                .with_evidence(Documenter::new(redactor)),
             enrichment: Enrichment::new(),
             options: config.options,
             archive: None,
@@ -273,8 +273,6 @@ impl Pipeline {
             archive.append(flow).context("cannot archive a flow")?;
         }
         let ingested = self.store.ingest(flow);
-        self.documenter
-            .observe_ingested(flow, &ingested, &self.store);
         let split_off = ingested
             .splits
             .iter()
@@ -365,11 +363,10 @@ impl Pipeline {
 
     /// Renders the three documents from everything ingested so far.
     pub(crate) fn documents(&mut self) -> anyhow::Result<Documents> {
-        self.documenter.sync(&self.store);
         if !self.titled {
             self.options.title = self.default_title();
         }
-        let docs = ar_openapi::document(&self.documenter, &self.enrichment, &self.options)?;
+        let docs = ar_openapi::document(&self.store, &self.enrichment, &self.options)?;
         Ok(Documents {
             yaml: docs.yaml()?,
             json: docs.json()?,
@@ -411,12 +408,20 @@ impl Pipeline {
 
     /// Records, for API.md, that the input was repaired or partly unreadable.
     pub(crate) fn note_input(&mut self, note: String) {
-        self.documenter.note_input(note);
+        self.documenter_mut().note_input(note);
     }
 
     /// What was left out, and why.
     pub(crate) fn ledger(&self) -> &ar_openapi::Ledger {
-        self.documenter.ledger()
+        self.documenter().ledger()
+    }
+
+    fn documenter(&self) -> &Documenter {
+        (self.store.evidence()).expect("the pipeline's store keeps a documenter")
+    }
+
+    fn documenter_mut(&mut self) -> &mut Documenter {
+        (self.store.evidence_mut()).expect("the pipeline's store keeps a documenter")
     }
 
     /// The store (read-only), for callers that search or explain endpoints.

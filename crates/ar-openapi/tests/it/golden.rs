@@ -187,13 +187,11 @@ fn enrichment_names_operations_and_the_store_merges_are_followed() {
     let mut store = EndpointStore::new(
         Scope::new(ScopeConfig::default()).unwrap(),
         StoreConfig::default(),
-    );
-    let mut documenter = Documenter::new(Redactor::new());
+    )
+    .with_evidence(Documenter::new(Redactor::new()));
     for flow in flows("rest") {
-        let ingested = store.ingest(&flow);
-        documenter.observe_ingested(&flow, &ingested, &store);
+        store.ingest(&flow);
     }
-    documenter.sync(&store);
     let key = store
         .endpoints()
         .iter()
@@ -210,7 +208,7 @@ fn enrichment_names_operations_and_the_store_merges_are_followed() {
             description: None,
         },
     );
-    let docs = document(&documenter, &enrichment, &Options::default()).unwrap();
+    let docs = document(&store, &enrichment, &Options::default()).unwrap();
     let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
     let op = &spec["paths"]["/products/{product}"]["get"];
     assert_eq!(
@@ -236,11 +234,10 @@ fn a_split_in_the_store_splits_the_documentation() {
     let mut store = EndpointStore::new(
         Scope::new(ScopeConfig::default()).unwrap(),
         StoreConfig::default(),
-    );
-    let mut documenter = Documenter::new(Redactor::new());
+    )
+    .with_evidence(Documenter::new(Redactor::new()));
     for flow in flows("rest") {
-        let ingested = store.ingest(&flow);
-        documenter.observe_ingested(&flow, &ingested, &store);
+        store.ingest(&flow);
     }
     let merged = store
         .endpoints()
@@ -248,11 +245,9 @@ fn a_split_in_the_store_splits_the_documentation() {
         .find(|e| e.template().to_string() == "/api/v1/products/{product}")
         .map(|e| e.id())
         .expect("slugs merged");
-    let outcome = store.split(merged, 3).unwrap();
-    documenter.apply_split(&outcome, &store);
-    documenter.sync(&store);
+    store.split(merged, 3).unwrap();
     let spec: serde_json::Value = serde_json::from_str(
-        &document(&documenter, &Enrichment::new(), &Options::default())
+        &document(&store, &Enrichment::new(), &Options::default())
             .unwrap()
             .json()
             .unwrap(),

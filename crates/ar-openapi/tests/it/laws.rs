@@ -1,6 +1,8 @@
 //! Properties that hold for any input (proptest).
 
-use ar_openapi::{Documenter, EndpointInfo, Enrichment, Options, Redactor, document};
+use ar_openapi::{Documenter, Enrichment, Options, Redactor, document};
+use ar_store::scope::{Scope, ScopeConfig};
+use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::{Body, Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
 use proptest::prelude::*;
 
@@ -36,16 +38,15 @@ fn flow(id: u64, secret: &str, user: u32) -> Flow {
     .with_response(response)
 }
 
-fn info() -> EndpointInfo {
-    EndpointInfo {
-        id: 1,
-        key: "GET api.shop.test/users/{userId}".into(),
-        method: "GET".into(),
-        host: "api.shop.test".into(),
-        template: "/users/{userId}".into(),
-        sources: vec![],
-        rest_param: None,
+/// `flows` through a store that keeps a documenter, documented.
+fn documented(flows: impl IntoIterator<Item = Flow>) -> ar_openapi::Documentation {
+    let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+    let mut store = EndpointStore::new(scope, StoreConfig::default())
+        .with_evidence(Documenter::new(Redactor::new()));
+    for flow in flows {
+        store.ingest(&flow);
     }
+    document(&store, &Enrichment::new(), &Options::default()).unwrap()
 }
 
 proptest! {
@@ -55,11 +56,7 @@ proptest! {
     /// whatever it looks like.
     #[test]
     fn credentials_never_reach_the_outputs(secret in "[A-Za-z0-9_-]{12,40}", users in proptest::collection::vec(1u32..100_000, 1..4)) {
-        let mut documenter = Documenter::new(Redactor::new());
-        for (n, user) in users.iter().enumerate() {
-            documenter.observe(&flow(n as u64, &secret, *user), &info());
-        }
-        let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+        let docs = documented(users.iter().enumerate().map(|(n, user)| flow(n as u64, &secret, *user)));
         for output in [docs.yaml().unwrap(), docs.json().unwrap(), docs.markdown.clone()] {
             prop_assert!(!output.contains(&secret), "{} leaked", secret);
         }
@@ -70,11 +67,9 @@ proptest! {
     #[test]
     fn schemas_and_parameters_do_not_depend_on_arrival_order(users in proptest::collection::vec(1u32..100_000, 2..6)) {
         let build = |order: &[u32]| {
-            let mut documenter = Documenter::new(Redactor::new());
-            for (n, user) in order.iter().enumerate() {
-                documenter.observe(&flow(n as u64, "tok_abcdefghijkl", *user), &info());
-            }
-            let json = document(&documenter, &Enrichment::new(), &Options::default()).unwrap().json().unwrap();
+            let json = documented(order.iter().enumerate().map(|(n, user)| flow(n as u64, "tok_abcdefghijkl", *user)))
+                .json()
+                .unwrap();
             let mut spec: serde_json::Value = serde_json::from_str(&json).unwrap();
             let op = &mut spec["paths"]["/users/{userId}"]["get"];
             op["responses"]["200"]["content"]["application/json"].as_object_mut().unwrap().remove("example");

@@ -68,17 +68,15 @@ pub(crate) fn import(name: &str, scope: ScopeConfig) -> Imported {
 /// `flows` ingested in order into `store` and documented as the pipeline
 /// does it; the store comes back beside the documentation.
 pub(crate) fn document_flows<'a>(
-    mut store: EndpointStore,
+    store: EndpointStore,
     flows: impl IntoIterator<Item = &'a Flow>,
     options: &Options,
 ) -> (EndpointStore, Documentation) {
-    let mut documenter = Documenter::new(Redactor::new());
+    let mut store = store.with_evidence(Documenter::new(Redactor::new()));
     for flow in flows {
-        let ingested = store.ingest(flow);
-        documenter.observe_ingested(flow, &ingested, &store);
+        store.ingest(flow);
     }
-    documenter.sync(&store);
-    let docs = document(&documenter, &Enrichment::new(), options).expect("assembles");
+    let docs = document(&store, &Enrichment::new(), options).expect("assembles");
     (store, docs)
 }
 

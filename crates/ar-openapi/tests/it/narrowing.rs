@@ -1,5 +1,5 @@
 //! A template that narrows while flows arrive: the store splits the endpoint
-//! it had made, and the documentation follows through `observe_ingested`.
+//! it had made, and the documentation it keeps as evidence follows.
 
 use std::collections::BTreeMap;
 
@@ -45,18 +45,16 @@ fn settings(copies: impl Fn(usize) -> usize) -> Vec<String> {
 
 /// The spec (as JSON) of `paths` ingested in order, and the store.
 fn spec_of(paths: &[String]) -> (serde_json::Value, EndpointStore, u64) {
-    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
-    let mut documenter = Documenter::new(Redactor::new());
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default())
+        .with_evidence(Documenter::new(Redactor::new()));
     let mut splits = 0;
     for (i, path) in paths.iter().enumerate() {
         let flow = flow(i as u64, path);
-        let ingested = store.ingest(&flow);
-        splits += ingested.splits.len() as u64;
-        documenter.observe_ingested(&flow, &ingested, &store);
+        splits += store.ingest(&flow).splits.len() as u64;
     }
-    documenter.sync(&store);
+    let documenter: &Documenter = store.evidence().unwrap();
     assert_eq!(documenter.ledger().documented, paths.len() as u64);
-    let docs = document(&documenter, &Enrichment::new(), &Options::default()).unwrap();
+    let docs = document(&store, &Enrichment::new(), &Options::default()).unwrap();
     let spec = serde_json::from_str(&docs.json().unwrap()).unwrap();
     (spec, store, splits)
 }

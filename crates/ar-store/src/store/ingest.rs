@@ -19,8 +19,16 @@ use crate::{Flow, Timestamp};
 use ar_flow::url::UrlParts;
 
 impl EndpointStore {
-    /// Ingests one flow: scope, signature, endpoint, counters, samples.
+    /// Ingests one flow: scope, signature, endpoint, counters, samples, and
+    /// the [`EndpointEvidence`](super::EndpointEvidence) kept, if any.
     pub fn ingest(&mut self, flow: &Flow) -> Ingested {
+        let ingested = self.place_flow(flow);
+        self.carry_evidence(flow, &ingested);
+        ingested
+    }
+
+    /// [`EndpointStore::ingest`] but for the evidence.
+    fn place_flow(&mut self, flow: &Flow) -> Ingested {
         self.stats.flows += 1;
         let url = UrlParts::split(&flow.request.url);
         let scope = self

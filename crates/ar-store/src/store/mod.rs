@@ -6,10 +6,9 @@
 //! host changed. Templates mostly widen, and endpoints merge; now and then a
 //! template narrows (a fold that later traffic contradicts), and an endpoint
 //! whose concrete paths no longer share one template splits along the new
-//! templates, as [`EndpointStore::split`] splits on request. A consumer that
-//! keeps per-endpoint state (ar-openapi's schema builders) applies
-//! [`Merge`]s by folding `from` into `into`, then rebuilds the endpoints each
-//! [`SplitOutcome`] lists from their samples, then follows [`Rekey`]s.
+//! templates, as [`EndpointStore::split`] splits on request. What a consumer
+//! keeps per endpoint (ar-openapi's schema builders) the store holds as
+//! [`EndpointEvidence`] and carries through those merges and splits itself.
 //!
 //! Memory is bounded whatever the traffic: samples per endpoint and their
 //! body bytes, parameters per endpoint, literals per trie node, endpoints
@@ -41,6 +40,7 @@
 mod analysis;
 mod bodymemo;
 mod endpoint;
+mod evidence;
 mod fastscan;
 mod fieldpath;
 mod fingerprint;
@@ -64,6 +64,7 @@ use crate::template::{Overrides, Templater, TemplaterConfig};
 pub use analysis::BodySide;
 pub(crate) use ar_flow::media_type;
 pub use endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
+pub use evidence::{EndpointEvidence, LeftOut, Observation};
 pub use params::{ParamSet, ParamStats, ValueKind};
 pub use samples::{Sample, SampleReason};
 pub use search::Query;
@@ -350,6 +351,8 @@ pub struct EndpointStore {
     out_hosts: usize,
     next_id: u32,
     stats: StoreStats,
+    /// What the owner keeps per endpoint, if anything ([`EndpointEvidence`]).
+    evidence: Option<Box<dyn EndpointEvidence>>,
 }
 
 const MAX_ALIASES: usize = 10_000;
@@ -383,6 +386,7 @@ impl EndpointStore {
             out_hosts: 0,
             next_id: 1,
             stats: StoreStats::default(),
+            evidence: None,
         }
     }
 

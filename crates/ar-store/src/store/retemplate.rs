@@ -412,6 +412,7 @@ impl EndpointStore {
         }
         outcome.merged = changes.merged;
         outcome.rekeyed = changes.rekeyed;
+        self.carry_split(&outcome);
         Ok(outcome)
     }
 }
