@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use ar_agent::agent::{
     Agent, AgentConfig, AgentEvent, StoreFn, TurnEnd, Workspace, WorkspaceError,
 };
+use ar_agent::browser::Browser;
 use ar_agent::llm::{BoxFuture, Provider, ProviderConfig, ProviderKind, Usage, process_env};
 use ar_openapi::Annotation;
 use ar_store::Client;
@@ -26,8 +27,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::args::Provider as ProviderFlag;
 use super::config::SessionConfig;
-use super::core::{Event, Session};
 use super::driver::{Driver, DriverContext, TurnReport};
+use super::event::Event;
+use super::handles::SessionHandles;
 use super::status::Counters;
 use crate::pipeline::Pipeline;
 use crate::pipeline::enrich::{EnrichWorker, Runner};
@@ -136,6 +138,69 @@ impl AgentSlot {
         })
     }
 
+    /// The agent's model, or why there is none (no API key).
+    pub(crate) fn provider(&self) -> Result<Arc<dyn Provider>, String> {
+        self.provider.clone()
+    }
+
+    /// Whether this is the first time the agent is missing (say why once).
+    pub(crate) fn first_warning(&mut self) -> bool {
+        !std::mem::replace(&mut self.warned, true)
+    }
+
+    /// Hands `text` to the agent's running turn, which takes it up after
+    /// its current intent; `false` when no turn takes it.
+    pub(crate) fn queue(&self, text: String) -> bool {
+        self.inbox
+            .as_ref()
+            .is_some_and(|inbox| inbox.send(text).is_ok())
+    }
+
+    /// The workspace of the agent's tools in the session `handles` reach:
+    /// the store, docs and scope through its capture task; `ask_human`
+    /// through `ask`, else through the REPL.
+    pub(crate) fn workspace(
+        &self,
+        handles: SessionHandles,
+        ask: Option<AskHuman>,
+    ) -> Arc<dyn Workspace> {
+        Arc::new(SessionWorkspace {
+            run: handles.run,
+            scoper: handles.scoper,
+            replayer: handles.replayer,
+            counters: handles.counters,
+            events: handles.events,
+            human: Arc::clone(&self.human),
+            human_present: self.human_present,
+            ask,
+        })
+    }
+
+    /// An agent turn on `text`, driving `browser` with `workspace`'s tools
+    /// (the agent is created on the first turn and kept for the next).
+    pub(crate) fn turn(
+        &mut self,
+        provider: Arc<dyn Provider>,
+        browser: Arc<dyn Browser>,
+        workspace: Arc<dyn Workspace>,
+        text: String,
+    ) -> Box<dyn Driver> {
+        let config = self.config.clone();
+        let agent = Arc::clone(self.agent.get_or_insert_with(|| {
+            Arc::new(tokio::sync::Mutex::new(Agent::new(
+                provider, browser, workspace, config,
+            )))
+        }));
+        let (inbox, queue) = mpsc::unbounded_channel();
+        self.inbox = Some(inbox);
+        Box::new(AgentDriver {
+            agent,
+            first: Some(text),
+            queue,
+            total: Arc::clone(&self.total),
+        })
+    }
+
     /// `/take` during the agent's turn: remember to resume on `/done`.
     pub(crate) fn pause(&mut self) {
         self.paused = true;
@@ -202,103 +267,6 @@ fn usage(u: &Usage) -> String {
         u.cache_read,
         u.output
     )
-}
-
-/// Plain text or `--intent`: an agent turn, a queued follow-up, or the explorer without a key.
-pub(crate) fn intent(
-    session: &mut Session,
-    text: String,
-    out: &mut (dyn Write + Send),
-) -> anyhow::Result<()> {
-    let provider = match &session.agent_slot().provider {
-        Ok(provider) => Arc::clone(provider),
-        Err(message) => {
-            let message = message.clone();
-            if session.turn_running() {
-                writeln!(
-                    out,
-                    "no agent (no API key); the {} is running",
-                    session.turn_name().unwrap_or("driver")
-                )?;
-                return Ok(());
-            }
-            if !std::mem::replace(&mut session.agent_slot_mut().warned, true) {
-                writeln!(out, "{message}")?;
-            }
-            writeln!(
-                out,
-                "falling back to the built-in explorer (no LLM) for \"{text}\""
-            )?;
-            return super::explore::start(session, out);
-        }
-    };
-    if session.turn_name() == Some("agent")
-        && let Some(inbox) = &session.agent_slot().inbox
-        && inbox.send(text.clone()).is_ok()
-    {
-        writeln!(
-            out,
-            "queued: the agent takes it up after the current intent"
-        )?;
-        return Ok(());
-    }
-    start_turn(session, provider, text, out)
-}
-
-/// Starts an agent turn on `text` (creating the agent on first use).
-pub(crate) fn start_turn(
-    session: &mut Session,
-    provider: Arc<dyn Provider>,
-    text: String,
-    out: &mut (dyn Write + Send),
-) -> anyhow::Result<()> {
-    let Some(browser) = session.browser() else {
-        writeln!(out, "the browser is not running")?;
-        return Ok(());
-    };
-    let workspace = session_workspace(session, None);
-    let slot = session.agent_slot_mut();
-    let agent = match &slot.agent {
-        Some(agent) => Arc::clone(agent),
-        None => {
-            let agent = Arc::new(tokio::sync::Mutex::new(Agent::new(
-                provider,
-                browser,
-                workspace,
-                slot.config.clone(),
-            )));
-            slot.agent = Some(Arc::clone(&agent));
-            agent
-        }
-    };
-    let (inbox, queue) = mpsc::unbounded_channel();
-    slot.inbox = Some(inbox);
-    let driver = AgentDriver {
-        agent,
-        first: Some(text),
-        queue,
-        total: Arc::clone(&slot.total),
-    };
-    if session.start_turn(Box::new(driver), out)? {
-        writeln!(
-            out,
-            "the agent is on it (/stop or Ctrl-C ends the turn, /take pauses it)"
-        )?;
-    }
-    Ok(())
-}
-
-/// `/done` after `/take` paused the agent: resume with what the user added.
-pub(crate) fn resume_after_take(
-    session: &mut Session,
-    added: Counters,
-    out: &mut (dyn Write + Send),
-) -> anyhow::Result<()> {
-    let Ok(provider) = session.agent_slot().provider.clone() else {
-        return Ok(());
-    };
-    let text = format!("{} Carry on with the intent.", summary_for_agent(added));
-    start_turn(session, provider, text, out)
 }
 
 /// One turn: the first intent, then any queued while it ran.
@@ -413,21 +381,6 @@ impl Driver for AgentDriver {
 /// asks through its client): takes the reason, answers what the agent is told.
 pub(crate) type AskHuman =
     Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, WorkspaceError>> + Send + Sync>;
-
-/// The workspace of `session`'s tools: the store, docs and scope through its
-/// capture task; `ask_human` through `ask`, else through the REPL.
-pub(crate) fn session_workspace(session: &Session, ask: Option<AskHuman>) -> Arc<dyn Workspace> {
-    Arc::new(SessionWorkspace {
-        run: session.runner(),
-        scoper: session.scoper(),
-        replayer: session.replayer(),
-        counters: session.counters_watch(),
-        events: session.events(),
-        human: Arc::clone(&session.agent_slot().human),
-        human_present: session.agent_slot().human_present,
-        ask,
-    })
-}
 
 /// The agent's workspace in a session: closures run by the capture task,
 /// `ask_human` through the REPL (or `ask`).

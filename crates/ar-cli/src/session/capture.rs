@@ -20,7 +20,7 @@ use ar_web::Live;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::config::SessionConfig;
-use super::core::Event;
+use super::event::Event;
 use super::manifest::Manifest;
 use super::status::Counters;
 use crate::archive_dir::{self, ArchiveDir, FLOWS_FILE};

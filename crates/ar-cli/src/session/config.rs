@@ -8,7 +8,7 @@ use anyhow::{Context as _, bail};
 use url::Url;
 
 use super::args::{Provider, SessionArgs};
-use super::manifest::Manifest;
+use super::manifest::{Manifest, Settings};
 
 /// Everything a session needs to start, already checked.
 #[derive(Debug, Clone)]
@@ -69,6 +69,32 @@ pub(crate) struct SessionConfig {
 }
 
 impl SessionConfig {
+    /// `session.json` for this session: a new one, or `previous` carried on.
+    pub(crate) fn manifest(
+        &self,
+        previous: Option<Manifest>,
+        now: time::OffsetDateTime,
+    ) -> Manifest {
+        let settings = Settings {
+            headless: self.headless,
+            resolve: self.resolve.clone(),
+            upstream_ca: self.upstream_ca.clone(),
+            offline: self.offline,
+            explore_unsafe: self.explore_unsafe,
+            no_llm_doc: self.no_llm_doc,
+            model: self.model.clone(),
+            provider: self.provider,
+            templates: self.templates.clone(),
+        };
+        Manifest::start(
+            self.target.to_string(),
+            self.scope.clone(),
+            settings,
+            previous,
+            now,
+        )
+    }
+
     /// Validates the flags; `now` names a fresh output directory.
     pub(crate) fn from_args(args: SessionArgs, now: time::OffsetDateTime) -> anyhow::Result<Self> {
         let previous = match &args.resume {

@@ -8,15 +8,20 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use ar_agent::browser::{Browser, Wait};
+use ar_agent::llm::Provider;
 use ar_capture::{CertificateAuthority, Proxy, ProxyHandle, Refusals};
 use ar_store::Client;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::agent::AgentSlot;
 use super::capture::Capture;
 use super::commands::{Command, HELP};
 use super::config::SessionConfig;
 use super::driver::{Driver, DriverContext, PageVisits, TurnReport};
+use super::event::Event;
+use super::explore::Explorer;
+use super::handles::SessionHandles;
 use super::manifest::Manifest;
 use super::status::{Counters, Style, status_line};
 use crate::web::{PipelineBackend, Replayer};
@@ -44,15 +49,6 @@ struct Turn {
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<()>,
     before: Counters,
-}
-
-/// Something the session loop should show or act on.
-#[derive(Debug)]
-pub(crate) enum Event {
-    /// A line to print (driver progress, a new endpoint).
-    Message(String),
-    /// The running turn ended; pass it to [`Session::end_turn`].
-    TurnEnded(anyhow::Result<TurnReport>),
 }
 
 /// A finished turn, for the caller to report.
@@ -90,7 +86,7 @@ pub(crate) struct Session {
     shown: Counters,
     shown_at: std::time::Instant,
     /// The LLM agent and the enrichment worker.
-    agent: super::agent::AgentSlot,
+    agent: AgentSlot,
     /// The live web view and its feed.
     ui: Option<(WebUi, Live)>,
     /// Sends requests again through the proxy (the web view's and the agent's replay).
@@ -117,7 +113,7 @@ impl Session {
         } else {
             None
         };
-        let mut manifest = Manifest::start(&config, previous, time::OffsetDateTime::now_utc());
+        let mut manifest = config.manifest(previous, time::OffsetDateTime::now_utc());
 
         let ca_dir = match &config.ca_dir {
             Some(dir) => dir.clone(),
@@ -198,7 +194,7 @@ impl Session {
             writeln!(out, "  ui       {}", ui.url())?;
         }
 
-        let agent = super::agent::AgentSlot::start(&config, capture.runner(), &events, out)?;
+        let agent = AgentSlot::start(&config, capture.runner(), &events, out)?;
         let browser_config = BrowserConfig {
             headless: config.headless,
             proxy: Some(proxy_addr.to_string()),
@@ -265,13 +261,19 @@ impl Session {
     }
 
     /// The agent's state.
-    pub(crate) fn agent_slot(&self) -> &super::agent::AgentSlot {
+    pub(crate) fn agent_slot(&self) -> &AgentSlot {
         &self.agent
     }
 
-    /// The agent's state, to change.
-    pub(crate) fn agent_slot_mut(&mut self) -> &mut super::agent::AgentSlot {
-        &mut self.agent
+    /// The handles a driver's tools get to the running session.
+    pub(crate) fn handles(&self) -> SessionHandles {
+        SessionHandles {
+            run: self.capture.runner(),
+            scoper: self.capture.scoper(),
+            replayer: self.replayer.clone(),
+            counters: self.capture.counters_watch(),
+            events: self.events.clone(),
+        }
     }
 
     /// The browser, while it runs.
@@ -294,11 +296,6 @@ impl Session {
     /// Bumped each time the documents are rewritten.
     pub(crate) fn written_watch(&self) -> tokio::sync::watch::Receiver<u64> {
         self.capture.written_watch()
-    }
-
-    /// Where lines for the user go.
-    pub(crate) fn events(&self) -> mpsc::UnboundedSender<Event> {
-        self.events.clone()
     }
 
     /// What has been captured and documented so far.
@@ -504,7 +501,7 @@ impl Session {
             Command::Spec => self.capture.describe_spec(out).await?,
             Command::Scope { host, add } => self.change_scope(&host, add, out).await?,
             Command::Save => self.save(out).await?,
-            Command::Explore => super::explore::start(self, out)?,
+            Command::Explore => self.explore(out)?,
             Command::Open(urls) => {
                 let urls = urls
                     .iter()
@@ -519,7 +516,7 @@ impl Session {
                     self.start_turn(visits, out)?;
                 }
             }
-            Command::Intent(text) => super::agent::intent(self, text, out)?,
+            Command::Intent(text) => self.intent(text, out)?,
             Command::Unknown(word) => writeln!(out, "unknown command /{word}: /help lists them")?,
             Command::Usage(usage) => writeln!(out, "usage: {usage}")?,
         }
@@ -584,9 +581,98 @@ impl Session {
             added.flows, added.in_scope_flows, added.endpoints
         )?;
         if self.agent.take_paused() {
-            super::agent::resume_after_take(self, added, out)?;
+            self.resume_agent(added, out)?;
         }
         Ok(())
+    }
+
+    /// Starts the explorer's turn on the session's target.
+    fn explore(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+        let explorer = Explorer::for_session(&self.config);
+        if self.start_turn(Box::new(explorer), out)? {
+            writeln!(
+                out,
+                "exploring {} (no LLM; /stop or Ctrl-C ends it)",
+                self.config.target
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Plain text or `--intent`: an agent turn, a queued follow-up, or the
+    /// explorer without a key.
+    pub(crate) fn intent(
+        &mut self,
+        text: String,
+        out: &mut (dyn Write + Send),
+    ) -> anyhow::Result<()> {
+        let provider = match self.agent.provider() {
+            Ok(provider) => provider,
+            Err(message) => {
+                if self.turn_running() {
+                    writeln!(
+                        out,
+                        "no agent (no API key); the {} is running",
+                        self.turn_name().unwrap_or("driver")
+                    )?;
+                    return Ok(());
+                }
+                if self.agent.first_warning() {
+                    writeln!(out, "{message}")?;
+                }
+                writeln!(
+                    out,
+                    "falling back to the built-in explorer (no LLM) for \"{text}\""
+                )?;
+                return self.explore(out);
+            }
+        };
+        if self.turn_name() == Some("agent") && self.agent.queue(text.clone()) {
+            writeln!(
+                out,
+                "queued: the agent takes it up after the current intent"
+            )?;
+            return Ok(());
+        }
+        self.start_agent_turn(provider, text, out)
+    }
+
+    /// Starts an agent turn on `text` (creating the agent on first use).
+    fn start_agent_turn(
+        &mut self,
+        provider: Arc<dyn Provider>,
+        text: String,
+        out: &mut (dyn Write + Send),
+    ) -> anyhow::Result<()> {
+        let Some(browser) = self.browser() else {
+            writeln!(out, "the browser is not running")?;
+            return Ok(());
+        };
+        let workspace = self.agent.workspace(self.handles(), None);
+        let driver = self.agent.turn(provider, browser, workspace, text);
+        if self.start_turn(driver, out)? {
+            writeln!(
+                out,
+                "the agent is on it (/stop or Ctrl-C ends the turn, /take pauses it)"
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `/done` after `/take` paused the agent: resume with what the user added.
+    fn resume_agent(
+        &mut self,
+        added: Counters,
+        out: &mut (dyn Write + Send),
+    ) -> anyhow::Result<()> {
+        let Ok(provider) = self.agent.provider() else {
+            return Ok(());
+        };
+        let text = format!(
+            "{} Carry on with the intent.",
+            super::agent::summary_for_agent(added)
+        );
+        self.start_agent_turn(provider, text, out)
     }
 
     /// `/open` accepts paths relative to the target (`/products`).
@@ -623,16 +709,6 @@ impl Session {
             Err(error) => writeln!(out, "{} {error:#}", self.style.warn("error:"))?,
         }
         Ok(())
-    }
-
-    /// Asks the capture task to change the scope (for the agent's workspace).
-    pub(crate) fn scoper(&self) -> super::capture::Scoper {
-        self.capture.scoper()
-    }
-
-    /// Sends requests again through the session's proxy.
-    pub(crate) fn replayer(&self) -> Replayer {
-        self.replayer.clone()
     }
 
     /// `/save`: spec and docs, `capture.har`, `session.json`.

@@ -3,13 +3,10 @@
 //! [`Client::Explorer`]; each thing it does is a progress line; Ctrl-C or
 //! `/stop` cancels it between actions.
 
-use std::io::Write;
-
 use ar_agent::explorer::{ExplorerConfig, StopReason, explore};
 use ar_store::Client;
 
 use super::config::SessionConfig;
-use super::core::Session;
 use super::driver::{Driver, DriverContext, TurnReport};
 
 /// The explorer, configured from the session's flags.
@@ -80,17 +77,4 @@ impl Driver for Explorer {
             cancelled: report.stopped == StopReason::Cancelled,
         })
     }
-}
-
-/// Starts the explorer's turn on the session's target.
-pub(crate) fn start(session: &mut Session, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
-    let explorer = Explorer::for_session(session.config());
-    if session.start_turn(Box::new(explorer), out)? {
-        writeln!(
-            out,
-            "exploring {} (no LLM; /stop or Ctrl-C ends it)",
-            session.config().target
-        )?;
-    }
-    Ok(())
 }

@@ -9,7 +9,6 @@ use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
 use super::args::Provider;
-use super::config::SessionConfig;
 use super::status::Counters;
 
 /// The file name inside the output directory.
@@ -75,27 +74,19 @@ pub(crate) struct Settings {
 }
 
 impl Manifest {
-    /// A manifest for a new session, or the previous one carried on (`runs` + 1).
+    /// A manifest for a new session on `target` with `scope` and
+    /// `settings`, or the previous one carried on (`runs` + 1).
     pub(crate) fn start(
-        config: &SessionConfig,
+        target: String,
+        scope: Vec<String>,
+        settings: Settings,
         previous: Option<Manifest>,
         now: time::OffsetDateTime,
     ) -> Self {
         let stamp = rfc3339(now);
-        let settings = Settings {
-            headless: config.headless,
-            resolve: config.resolve.clone(),
-            upstream_ca: config.upstream_ca.clone(),
-            offline: config.offline,
-            explore_unsafe: config.explore_unsafe,
-            no_llm_doc: config.no_llm_doc,
-            model: config.model.clone(),
-            provider: config.provider,
-            templates: config.templates.clone(),
-        };
         match previous {
             Some(previous) => Self {
-                scope: config.scope.clone(),
+                scope,
                 updated: stamp,
                 runs: previous.runs + 1,
                 settings,
@@ -103,8 +94,8 @@ impl Manifest {
             },
             None => Self {
                 version: VERSION,
-                target: config.target.to_string(),
-                scope: config.scope.clone(),
+                target,
+                scope,
                 out_of_scope: Vec::new(),
                 created: stamp.clone(),
                 updated: stamp,
@@ -153,6 +144,7 @@ mod tests {
     use super::*;
     use crate::pipeline::TemplateArgs;
     use crate::session::args::SessionArgs;
+    use crate::session::config::SessionConfig;
 
     fn config(dir: &Path) -> SessionConfig {
         let args = SessionArgs {
@@ -168,8 +160,7 @@ mod tests {
     #[test]
     fn a_saved_manifest_resumes_with_its_target_scope_and_resolve_entries() {
         let dir = tempfile::tempdir().unwrap();
-        let mut manifest =
-            Manifest::start(&config(dir.path()), None, time::OffsetDateTime::UNIX_EPOCH);
+        let mut manifest = config(dir.path()).manifest(None, time::OffsetDateTime::UNIX_EPOCH);
         let counters = Counters {
             flows: 12,
             in_scope_flows: 7,
@@ -193,7 +184,7 @@ mod tests {
 
         let loaded = Manifest::load(dir.path()).unwrap();
         assert_eq!(loaded.counters, counters);
-        let again = Manifest::start(&resumed, Some(loaded), time::OffsetDateTime::UNIX_EPOCH);
+        let again = resumed.manifest(Some(loaded), time::OffsetDateTime::UNIX_EPOCH);
         assert_eq!(again.runs, 2);
     }
 
@@ -212,7 +203,7 @@ mod tests {
             ..SessionArgs::default()
         };
         let config = SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap();
-        let mut manifest = Manifest::start(&config, None, time::OffsetDateTime::UNIX_EPOCH);
+        let mut manifest = config.manifest(None, time::OffsetDateTime::UNIX_EPOCH);
         manifest
             .save(
                 dir.path(),

@@ -17,8 +17,17 @@
 //! - `core`: [`core::Session`], the running parts and every command.
 //! - `driver`: the [`driver::Driver`] trait turns are run through;
 //!   `explore` (the built-in explorer) and `agent` (the LLM) are drivers.
+//!   `core` starts their turns; they never see the `Session`: a driver gets
+//!   a [`driver::DriverContext`] (browser, cancel, progress) and the agent's
+//!   tools get [`handles::SessionHandles`] (channels to the capture task,
+//!   the replayer, the counters, the events).
+//! - `event`: what the capture task and the drivers tell the session loop.
 //! - `input` / `run`: the editor, pipes and signals, and the loop.
 //! - `status` / `commands`: the status line and the REPL grammar.
+//!
+//! The modules import one another in one direction only: `run` → `core` →
+//! `agent`, `explore` → `handles` → `capture` → `event` → `driver`; `config`
+//! reads `manifest` (to resume), never the other way.
 
 mod agent;
 pub(crate) mod args;
@@ -27,17 +36,20 @@ mod commands;
 mod config;
 mod core;
 pub(crate) mod driver;
+mod event;
 mod explore;
+mod handles;
 mod input;
 pub(crate) mod manifest;
 mod run;
 mod status;
 
-pub(crate) use agent::{AskHuman, session_workspace, summary_for_agent};
+pub(crate) use agent::{AskHuman, summary_for_agent};
 pub(crate) use args::SessionArgs;
 pub(crate) use capture::Templater;
 pub(crate) use config::SessionConfig;
-pub(crate) use core::{Event, Session, TurnOutcome};
+pub(crate) use core::{Session, TurnOutcome};
+pub(crate) use event::Event;
 pub(crate) use explore::Explorer;
 pub(crate) use run::{report, run, run_in_runtime};
 pub(crate) use status::{Counters, Style};

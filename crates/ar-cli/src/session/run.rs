@@ -16,7 +16,8 @@ use tokio::sync::mpsc;
 use super::args::SessionArgs;
 use super::commands::{self, Command};
 use super::config::SessionConfig;
-use super::core::{Event, Next, Session, TurnOutcome};
+use super::core::{Next, Session, TurnOutcome};
+use super::event::Event;
 use super::input::{self, Input, Printer};
 use super::status::Style;
 

@@ -28,7 +28,6 @@ use crate::pipeline::Documents;
 use crate::pipeline::enrich::Runner;
 use crate::session::{
     Counters, Event, Explorer, Session, SessionArgs, SessionConfig, Style, TurnOutcome,
-    session_workspace,
 };
 
 /// What every site opened by this server shares (the server's own flags).
@@ -324,7 +323,7 @@ impl Sites {
             counters: session.counters_watch(),
             handoff: Arc::clone(&handoff),
         });
-        let workspace = session_workspace(&session, Some(ask));
+        let workspace = session.agent_slot().workspace(session.handles(), Some(ask));
         let site = Arc::new(Site {
             id: id.clone(),
             target,
