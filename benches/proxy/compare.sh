@@ -9,7 +9,7 @@
 # (one connection, compared with the direct run), MB/s for a large body, and
 # the proxy's peak RSS. Ratios against mitmproxy and hudsucker at the end.
 # For `ar`, the CPU is also split by thread: the relay (tokio workers), the
-# capture work (archive + live spec: `ar-capture-low` at nice 19, and `ar-capture`,
+# capture work (archive + live spec: `ar-capture-work` at nice 19, and `ar-capture`,
 # which receives the flows and helps when they pile up) and the main thread `ar`
 # (waits for Ctrl-C).
 #
@@ -80,7 +80,7 @@ run_suite() {
       t1=$(ticks "$pid"); n=$(field requests "$out")
       keep "$name.$scheme.cpu" "$(per_k $((t1 - t0)) "$n")" low
       if [[ $name == ar ]]; then
-        # relay (tokio-rt-worker), capture (`ar-capture-low`, `ar-capture`), main thread (`ar`), this round
+        # relay (tokio-rt-worker), capture (`ar-capture-work`, `ar-capture`), main thread (`ar`), this round
         while read -r thread after; do
           local was; was=$(awk -v t="$thread" '$1 == t {print $2}' <<<"$before")
           R[$name.$scheme.split.$thread]=$(per_k $((after - ${was:-0})) "$n")
@@ -158,7 +158,7 @@ echo "(A = $a, B = $b; latency columns: microseconds added over the direct run, 
 echo "ar archived ${R[ar.flows]} flows to flows.jsonl during its last round; its exit summary: ${R[ar.summary]}"
 for scheme in $MODE_A $MODE_B; do
   split=""
-  for thread in tokio-rt-worker ar-capture-low ar-capture ar; do split+=" $thread ${R[ar.$scheme.split.$thread]:-0}s"; done
+  for thread in tokio-rt-worker ar-capture-work ar-capture ar; do split+=" $thread ${R[ar.$scheme.split.$thread]:-0}s"; done
   echo "ar CPU per 1,000 $scheme requests by thread (last round): total ${R[ar.$scheme.split.total]}s =$split (relay; capture: archive + live spec, low-priority and receiving threads; main thread)"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2fx", a / b; else print "n/a" }'; }

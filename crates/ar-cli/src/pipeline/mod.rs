@@ -10,6 +10,7 @@
 //!   a second and at the end, and reports each new endpoint (what `ar proxy`
 //!   does, on its capture thread).
 
+pub(crate) mod capture_threads;
 pub(crate) mod enrich;
 pub(crate) mod live;
 pub(crate) mod redocument;

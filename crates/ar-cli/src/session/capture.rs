@@ -1,11 +1,15 @@
-//! The capture task: the one owner of the pipeline (archive, store,
-//! documenter, documents). Flows arrive from the proxy's channel; the
-//! session asks questions through a request channel; counters are published
-//! on a watch channel so the status line never waits for the task.
+//! The session's capture: the one owner of the pipeline (archive, store,
+//! documenter, documents), run by the capture driver that `ar proxy` uses
+//! too ([`crate::pipeline::capture_threads`]). Flows arrive from the proxy in
+//! batches; the session's questions and changes (`/flows`, `/scope`, the
+//! agent's tools, the web view's corrections) are [`Job`]s run between two
+//! slices of flows; counters are published on a watch channel so the status
+//! line never waits for the capture.
 //!
 //! Documents are rewritten by the pipeline's debounce (at most once a second,
-//! only when something changed), checked on every flow and on a timer, so a
-//! new endpoint is on disk within a second even when traffic stops.
+//! only when something changed), checked after every slice and every
+//! [`TICK`] while idle, so a new endpoint is on disk within a second or so
+//! even when traffic stops.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -24,29 +28,25 @@ use super::event::Event;
 use super::manifest::Manifest;
 use super::status::Counters;
 use crate::archive_dir::{self, ArchiveDir, FLOWS_FILE};
+use crate::pipeline::capture_threads::{self, Job, Pace, Work};
 use crate::pipeline::enrich::{PipelineFn, Runner};
 use crate::pipeline::redocument::{self, corrections_first};
 use crate::pipeline::write::Debounce;
 use crate::pipeline::{Pipeline, PipelineConfig};
 
-/// How often the task checks whether documents are due.
+/// How often the capture checks whether documents are due when no flow comes.
 const TICK: Duration = Duration::from_millis(200);
+
+/// How a session's capture is paced. A browser's traffic is light and the
+/// user watches the spec grow, so the work keeps normal priority.
+const PACE: Pace = Pace {
+    slice: 8,
+    idle: TICK,
+    low_priority: false,
+};
 
 /// The file `capture.har` is written to on `/save` and at exit.
 pub(crate) const HAR_FILE: &str = "capture.har";
-
-enum Request {
-    Endpoints(Option<String>, oneshot::Sender<Vec<String>>),
-    Spec(oneshot::Sender<String>),
-    Save(oneshot::Sender<anyhow::Result<String>>),
-    /// Run a closure on the pipeline (the agent's tools, the enrichment worker).
-    Pipeline(PipelineFn),
-    /// Add (`true`) or remove a host from the scope, re-documenting the archive.
-    Scope(String, bool, oneshot::Sender<anyhow::Result<String>>),
-    /// Put these user templates before the others, re-documenting the archive.
-    Templates(Vec<String>, oneshot::Sender<anyhow::Result<String>>),
-    Finish,
-}
 
 /// What was written at the end.
 #[derive(Debug, Clone)]
@@ -84,15 +84,17 @@ pub(crate) type Templater = std::sync::Arc<
     dyn Fn(Vec<String>) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
 >;
 
-/// The session's handle on the capture task.
+/// The session's handle on its capture.
 pub(crate) struct Capture {
-    requests: mpsc::UnboundedSender<Request>,
+    jobs: mpsc::UnboundedSender<Job<Task>>,
+    /// Ends the capture ([`Capture::finish`]).
+    stop: oneshot::Sender<()>,
     counters: watch::Receiver<Counters>,
     written: watch::Receiver<u64>,
     scope: watch::Receiver<ScopeHosts>,
     templates: watch::Receiver<Vec<String>>,
     next_flow_id: u64,
-    task: tokio::task::JoinHandle<anyhow::Result<Written>>,
+    task: tokio::task::JoinHandle<anyhow::Result<Task>>,
 }
 
 impl Capture {
@@ -102,7 +104,7 @@ impl Capture {
     /// also told to `live`, the web view's feed, when there is one.
     pub(crate) fn start(
         config: &SessionConfig,
-        flows: mpsc::Receiver<Flow>,
+        batches: mpsc::Receiver<Vec<Flow>>,
         events: mpsc::UnboundedSender<Event>,
         live: Option<Live>,
         out: &mut (dyn Write + Send),
@@ -161,7 +163,8 @@ impl Capture {
             )?;
         }
         let next_flow_id = books.next_id.max(1);
-        let (requests, requests_rx) = mpsc::unbounded_channel();
+        let (jobs, jobs_rx) = mpsc::unbounded_channel();
+        let (stop, stopped) = oneshot::channel();
         let (counters_tx, counters_rx) = watch::channel(counters);
         let (scope_tx, scope_rx) = watch::channel(hosts);
         let (written_tx, written_rx) = watch::channel(0);
@@ -182,10 +185,16 @@ impl Capture {
                 live,
                 debounce: Debounce::new(WRITE_EVERY),
             };
-            runtime.block_on(task.serve(flows, requests_rx))
+            let inputs = capture_threads::Inputs {
+                batches,
+                jobs: jobs_rx,
+                stop: stopped,
+            };
+            capture_threads::serve(task, inputs, PACE, &runtime)
         });
         Ok(Self {
-            requests,
+            jobs,
+            stop,
             counters: counters_rx,
             written: written_rx,
             scope: scope_rx,
@@ -217,34 +226,58 @@ impl Capture {
         self.written.clone()
     }
 
-    /// A way for other tasks to run closures on the pipeline.
+    /// A way for other tasks to run closures on the pipeline (the agent's
+    /// tools, the enrichment worker, the web view's questions).
     pub(crate) fn runner(&self) -> Runner {
-        let requests = self.requests.clone();
-        std::sync::Arc::new(move |f: PipelineFn| requests.send(Request::Pipeline(f)).is_ok())
+        let jobs = self.jobs.clone();
+        std::sync::Arc::new(move |f: PipelineFn| {
+            jobs.send(Box::new(move |task: &mut Task| {
+                if f(&mut task.pipeline) {
+                    task.debounce.mark_dirty();
+                }
+            }))
+            .is_ok()
+        })
     }
 
     /// A way for other tasks (the agent's `scope_add`) to change the scope.
     pub(crate) fn scoper(&self) -> Scoper {
-        let requests = self.requests.clone();
+        let jobs = self.jobs.clone();
         std::sync::Arc::new(move |host: String, add: bool| {
             let (tx, rx) = oneshot::channel();
-            requests
-                .send(Request::Scope(host, add, tx))
-                .is_ok()
-                .then_some(rx)
+            jobs.send(Box::new(move |task: &mut Task| {
+                let _ = tx.send(task.change_scope(&host, add));
+            }))
+            .is_ok()
+            .then_some(rx)
         })
     }
 
     /// A way for the web view to apply corrections (user templates).
     pub(crate) fn templater(&self) -> Templater {
-        let requests = self.requests.clone();
+        let jobs = self.jobs.clone();
         std::sync::Arc::new(move |patterns: Vec<String>| {
             let (tx, rx) = oneshot::channel();
-            requests
-                .send(Request::Templates(patterns, tx))
-                .is_ok()
-                .then_some(rx)
+            jobs.send(Box::new(move |task: &mut Task| {
+                let _ = tx.send(task.add_templates(patterns));
+            }))
+            .is_ok()
+            .then_some(rx)
         })
+    }
+
+    /// Runs `f` on the capture between two slices of flows; its answer.
+    async fn ask<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Task) -> T + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let (tx, rx) = oneshot::channel();
+        self.jobs
+            .send(Box::new(move |task: &mut Task| {
+                let _ = tx.send(f(task));
+            }))
+            .map_err(|_| anyhow::anyhow!("the capture stopped"))?;
+        rx.await.context("the capture stopped")
     }
 
     /// The user templates now, corrections first (for `session.json`).
@@ -255,9 +288,8 @@ impl Capture {
     /// Adds or removes `host`: the archive is documented again under the new
     /// scope and the documents rewritten; returns a line for the user.
     pub(crate) async fn change_scope(&self, host: &str, add: bool) -> anyhow::Result<String> {
-        let (tx, rx) = oneshot::channel();
-        self.send(Request::Scope(host.to_owned(), add, tx))?;
-        rx.await.context("the capture task stopped")?
+        let host = host.to_owned();
+        self.ask(move |task| task.change_scope(&host, add)).await?
     }
 
     /// The scope's hosts now (for `session.json`).
@@ -271,9 +303,8 @@ impl Capture {
         query: Option<&str>,
         out: &mut (dyn Write + Send),
     ) -> anyhow::Result<()> {
-        let (tx, rx) = oneshot::channel();
-        self.send(Request::Endpoints(query.map(str::to_owned), tx))?;
-        let lines = rx.await.context("the capture task stopped")?;
+        let asked = query.map(str::to_owned);
+        let lines = (self.ask(move |task| task.endpoint_lines(asked.as_deref()))).await?;
         if lines.is_empty() {
             match query {
                 Some(q) => writeln!(out, "no endpoint matches \"{q}\"")?,
@@ -288,30 +319,25 @@ impl Capture {
 
     /// `/spec`: where the spec is and what it holds.
     pub(crate) async fn describe_spec(&self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
-        let (tx, rx) = oneshot::channel();
-        self.send(Request::Spec(tx))?;
-        writeln!(out, "{}", rx.await.context("the capture task stopped")?)?;
+        writeln!(out, "{}", self.ask(|task| task.spec_summary()).await?)?;
         Ok(())
     }
 
     /// `/save`: documents now, plus `capture.har`.
     pub(crate) async fn save(&self) -> anyhow::Result<String> {
-        let (tx, rx) = oneshot::channel();
-        self.send(Request::Save(tx))?;
-        rx.await.context("the capture task stopped")?
+        self.ask(Task::save).await?
     }
 
-    /// Drains the flows still queued (the proxy must be stopped first),
-    /// writes everything and ends the task.
+    /// Captures the flows still queued (the proxy must be stopped first),
+    /// writes everything and ends the capture.
     pub(crate) async fn finish(self) -> anyhow::Result<Written> {
-        let _ = self.requests.send(Request::Finish);
-        self.task.await.context("the capture task failed")?
-    }
-
-    fn send(&self, request: Request) -> anyhow::Result<()> {
-        self.requests
-            .send(request)
-            .map_err(|_| anyhow::anyhow!("the capture task stopped"))
+        let _ = self.stop.send(());
+        let mut task = self.task.await.context("the capture thread failed")??;
+        let files = task.save()?;
+        Ok(Written {
+            counters: task.books.counters(&task.pipeline),
+            files,
+        })
     }
 }
 
@@ -376,8 +402,8 @@ fn normalise_host(text: &str) -> String {
     host.trim_end_matches('.').to_ascii_lowercase()
 }
 
-/// The task's state: the pipeline and what the session asks about it.
-struct Task {
+/// The capture's state: the pipeline and what the session asks about it.
+pub(crate) struct Task {
     pipeline: Pipeline,
     books: Books,
     dir: PathBuf,
@@ -395,57 +421,23 @@ struct Task {
     debounce: Debounce,
 }
 
-impl Task {
-    async fn serve(
-        mut self,
-        mut flows: mpsc::Receiver<Flow>,
-        mut requests: mpsc::UnboundedReceiver<Request>,
-    ) -> anyhow::Result<Written> {
-        let mut tick = tokio::time::interval(TICK);
-        let mut flows_open = true;
-        loop {
-            tokio::select! {
-                flow = flows.recv(), if flows_open => match flow {
-                    Some(flow) => self.ingest(&flow)?,
-                    None => flows_open = false,
-                },
-                request = requests.recv() => match request {
-                    Some(Request::Endpoints(query, reply)) => {
-                        let _ = reply.send(self.endpoint_lines(query.as_deref()));
-                    }
-                    Some(Request::Spec(reply)) => {
-                        let _ = reply.send(self.spec_summary());
-                    }
-                    Some(Request::Save(reply)) => {
-                        let _ = reply.send(self.save());
-                    }
-                    Some(Request::Pipeline(f)) => {
-                        if f(&mut self.pipeline) {
-                            self.debounce.mark_dirty();
-                        }
-                    }
-                    Some(Request::Scope(host, add, reply)) => {
-                        let _ = reply.send(self.change_scope(&host, add));
-                    }
-                    Some(Request::Templates(patterns, reply)) => {
-                        let _ = reply.send(self.add_templates(patterns));
-                    }
-                    Some(Request::Finish) | None => break,
-                },
-                _ = tick.tick() => self.write_if_due(),
-            }
+impl Work for Task {
+    fn take(&mut self, flows: &[Flow]) -> anyhow::Result<()> {
+        for flow in flows {
+            self.ingest(flow)?;
         }
-        // The proxy is stopped: take what it queued before it went.
-        while let Ok(flow) = flows.try_recv() {
-            self.ingest(&flow)?;
-        }
-        let files = self.save()?;
-        Ok(Written {
-            counters: self.books.counters(&self.pipeline),
-            files,
-        })
+        self.publish_counters();
+        self.write_if_due();
+        Ok(())
     }
 
+    fn caught_up(&mut self) -> anyhow::Result<()> {
+        self.write_if_due();
+        Ok(())
+    }
+}
+
+impl Task {
     fn ingest(&mut self, flow: &Flow) -> anyhow::Result<()> {
         let report = self.books.ingest(&mut self.pipeline, flow)?;
         if report.in_scope {
@@ -457,8 +449,6 @@ impl Task {
         if let Some(live) = &self.live {
             crate::web::record(live, flow, report);
         }
-        self.publish_counters();
-        self.write_if_due();
         Ok(())
     }
 
@@ -686,16 +676,16 @@ mod tests {
             Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         let json = "application/json";
         flows
-            .send(flow(1, "https://shop.test/api/cart", json, "{}"))
+            .send(vec![flow(1, "https://shop.test/api/cart", json, "{}")])
             .await
             .unwrap();
         flows
-            .send(flow(
+            .send(vec![flow(
                 2,
                 "https://stock.partner.test/levels/7",
                 json,
                 r#"{"n":7}"#,
-            ))
+            )])
             .await
             .unwrap();
         let spec = dir.path().join("openapi.yaml");
@@ -717,7 +707,7 @@ mod tests {
 
         // The archive writer carried over: new flows are still archived and documented.
         flows
-            .send(flow(3, "https://shop.test/api/orders", json, "[]"))
+            .send(vec![flow(3, "https://shop.test/api/orders", json, "[]")])
             .await
             .unwrap();
         let again = capture
@@ -746,30 +736,30 @@ mod tests {
         assert_eq!(capture.next_flow_id(), 1);
 
         flows
-            .send(flow(
+            .send(vec![flow(
                 1,
                 "https://shop.test/api/users/41",
                 "application/json",
                 r#"{"id":41}"#,
-            ))
+            )])
             .await
             .unwrap();
         flows
-            .send(flow(
+            .send(vec![flow(
                 2,
                 "https://shop.test/api/users/42",
                 "application/json",
                 r#"{"id":42}"#,
-            ))
+            )])
             .await
             .unwrap();
         flows
-            .send(flow(
+            .send(vec![flow(
                 3,
                 "https://metrics.test/pixel.gif",
                 "image/gif",
                 "GIF89a",
-            ))
+            )])
             .await
             .unwrap();
         let Some(Event::Message(line)) = events_rx.recv().await else {
@@ -840,12 +830,12 @@ mod tests {
         let capture =
             Capture::start(&config(dir.path()), flows_rx, events, None, &mut Vec::new()).unwrap();
         flows
-            .send(flow(
+            .send(vec![flow(
                 7,
                 "https://shop.test/api/cart",
                 "application/json",
                 r#"{"items":[]}"#,
-            ))
+            )])
             .await
             .unwrap();
         drop(flows);
@@ -873,12 +863,12 @@ mod tests {
         assert_eq!(capture.next_flow_id(), 8);
         assert_eq!(capture.counters().endpoints, 1);
         flows
-            .send(flow(
+            .send(vec![flow(
                 8,
                 "https://shop.test/api/categories",
                 "application/json",
                 "[]",
-            ))
+            )])
             .await
             .unwrap();
         drop(flows);

@@ -28,9 +28,6 @@ use crate::web::{PipelineBackend, Replayer};
 use ar_browser::{BrowserConfig, ChromeBrowser};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 
-/// Flows the proxy may queue for the pipeline before it degrades to dropping.
-const FLOW_QUEUE: usize = 8192;
-
 /// Least time between two status lines that only count more flows.
 const STATUS_QUIET: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -126,7 +123,7 @@ impl Session {
         );
 
         let (events, events_rx) = mpsc::unbounded_channel();
-        let (flows_tx, flows_rx) = mpsc::channel(FLOW_QUEUE);
+        let (flows_tx, flows_rx) = mpsc::channel(crate::pipeline::capture_threads::BATCH_QUEUE);
         let live = config
             .ui_port
             .map(|_| Live::new(SessionView::new(config.target.as_str())));
@@ -135,7 +132,7 @@ impl Session {
 
         let mut builder = Proxy::builder(Arc::clone(&ca))
             .port(config.proxy_port)
-            .archive_sink(flows_tx)
+            .batch_sink(flows_tx)
             .client(if config.explore {
                 Client::Explorer
             } else {

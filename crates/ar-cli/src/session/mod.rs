@@ -3,7 +3,7 @@
 //! a REPL to steer it.
 //!
 //! ```text
-//!  browser ──proxy (ar-capture)──► flows ──► capture task (one owner of the store)
+//!  browser ──proxy (ar-capture)──► batches ──► capture (one owner of the store)
 //!     ▲                                        │ flows.jsonl, store, documenter
 //!     │ Driver turn (explorer / agent / /open)  ▼
 //!  Session ◄── commands (REPL, pipe) ── openapi.yaml + API.md (atomic, ≤ 1 s)
@@ -13,15 +13,16 @@
 //! - `manifest`: `session.json`, what `--resume` reads.
 //! - the archive on disk is `crate::archive_dir` (shared with `ar proxy`):
 //!   `flows.jsonl` + `bodies/`, read back on resume, streamed into `capture.har`.
-//! - `capture`: the task that owns the pipeline and answers queries.
+//! - `capture`: the capture work that owns the pipeline and answers queries,
+//!   run by the capture driver `ar proxy` uses too (`crate::pipeline::capture_threads`).
 //! - `core`: [`core::Session`], the running parts and every command.
 //! - `driver`: the [`driver::Driver`] trait turns are run through;
 //!   `explore` (the built-in explorer) and `agent` (the LLM) are drivers.
 //!   `core` starts their turns; they never see the `Session`: a driver gets
 //!   a [`driver::DriverContext`] (browser, cancel, progress) and the agent's
-//!   tools get [`handles::SessionHandles`] (channels to the capture task,
+//!   tools get [`handles::SessionHandles`] (channels to the capture,
 //!   the replayer, the counters, the events).
-//! - `event`: what the capture task and the drivers tell the session loop.
+//! - `event`: what the capture and the drivers tell the session loop.
 //! - `input` / `run`: the editor, pipes and signals, and the loop.
 //! - `status` / `commands`: the status line and the REPL grammar.
 //!

@@ -7,12 +7,12 @@
 //! prints a line per flow, then documents the same flows: `openapi.yaml`,
 //! `openapi.json` and `API.md` kept current (rewritten at most once a second
 //! and on exit), a line per new endpoint. The archive lines go out in one
-//! write once the flows received are done. The work runs at the lowest CPU
-//! priority, with a thread of normal priority to catch up when it falls
-//! behind ([`workers`]).
+//! write once the flows received are done. The capture driver
+//! ([`crate::pipeline::capture_threads`], which sessions use too) runs it at the
+//! lowest CPU priority, with a thread of normal priority to catch up when it
+//! falls behind.
 
 mod view;
-mod workers;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,21 +26,25 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::archive_dir::ArchiveDir;
 use crate::cmd::ca;
+use crate::pipeline::capture_threads::{self, Pace, Work};
 use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
 use crate::pipeline::redocument::corrections_first;
 use crate::pipeline::{Pipeline, PipelineConfig, TEMPLATES_FILE, TemplateArgs, read_dir_templates};
 use crate::web::{PipelineBackend, Replayer};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 
-/// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
-/// the capture work before the proxy starts dropping (and counting) them rather
-/// than slowing traffic down: about 10 s of traffic.
-const BATCH_QUEUE: usize = 512;
-
 /// Flows captured at a time (about 50 µs of work): the low-priority capture
 /// thread offers its core to a relay worker between two slices, and the
 /// helper can take over there.
 const SLICE_FLOWS: usize = 8;
+
+/// How `ar proxy`'s capture work is paced: a slice at a time at the lowest
+/// priority, relaying first.
+const PACE: Pace = Pace {
+    slice: SLICE_FLOWS,
+    idle: DEFAULT_INTERVAL,
+    low_priority: true,
+};
 
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]
@@ -86,8 +90,6 @@ struct Capture {
     docs: LiveDocs,
     /// Standard output: a line per flow and per new endpoint.
     out: Box<dyn Write + Send>,
-    /// The flows being captured (kept to reuse its memory).
-    slice: Vec<Flow>,
     /// The live web view's feed, when it runs.
     live: Option<Live>,
     /// The web view's corrections, latest first (kept in [`TEMPLATES_FILE`]).
@@ -96,18 +98,18 @@ struct Capture {
     given: Vec<String>,
 }
 
-impl Capture {
-    /// Archives and prints the flows of `slice`, then documents them, and
-    /// empties it. The archive line goes to a buffer ([`Capture::write_out`]
-    /// writes it). An archive error stops the proxy: nothing is lost silently.
-    fn run_slice(&mut self) -> anyhow::Result<()> {
-        for flow in &self.slice {
+impl Work for Capture {
+    /// Archives and prints `flows`, then documents them. The archive lines
+    /// go to a buffer ([`Work::caught_up`] writes it). An archive error
+    /// stops the proxy: nothing is lost silently.
+    fn take(&mut self, flows: &[Flow]) -> anyhow::Result<()> {
+        for flow in flows {
             self.archive.append(flow)?;
             // A closed stdout (`ar proxy | head`) must not stop the capture.
             let _ = write_flow_line(&mut self.out, flow);
         }
         let out = &mut self.out;
-        for flow in &self.slice {
+        for flow in flows {
             let ingest = self.docs.ingest(flow, |new| {
                 let _ = writeln!(out, "{new}");
             })?;
@@ -115,13 +117,12 @@ impl Capture {
                 crate::web::record(live, flow, ingest);
             }
         }
-        self.slice.clear();
         Ok(())
     }
 
     /// Writes out what is buffered (the archive lines in one write, the
     /// printed lines) and rewrites the documents if they are due.
-    fn write_out(&mut self) -> anyhow::Result<()> {
+    fn caught_up(&mut self) -> anyhow::Result<()> {
         self.archive.flush()?;
         // Capture goes on when the spec cannot be written (a full disk, say): the next due write retries.
         match self.docs.write_if_due() {
@@ -143,7 +144,9 @@ impl Capture {
         let _ = self.out.flush();
         Ok(())
     }
+}
 
+impl Capture {
     /// On exit: the archive forced to disk, the documents written one last
     /// time, and a summary of both, with the flows the proxy had to drop.
     fn finish(self, spec: &std::path::Path, dropped: u64) -> anyhow::Result<()> {
@@ -238,7 +241,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let archive = ArchiveDir::open(&args.out)?;
-    let (tx, batches) = mpsc::channel::<Vec<Flow>>(BATCH_QUEUE);
+    let (tx, batches) = mpsc::channel::<Vec<Flow>>(capture_threads::BATCH_QUEUE);
     let given = args.templates.read()?;
     // Corrections made in the web view of an earlier `ar proxy` here.
     let corrections = read_dir_templates(&args.out)?;
@@ -333,7 +336,6 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         archive,
         docs: LiveDocs::new(spec_pipeline, args.out.clone(), DEFAULT_INTERVAL),
         out: Box::new(out),
-        slice: Vec::with_capacity(SLICE_FLOWS),
         live: ui.as_ref().map(|(_, live)| live.clone()),
         corrections,
         given,
@@ -346,12 +348,12 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     std::thread::Builder::new()
         .name("ar-capture".into())
         .spawn(move || {
-            let inputs = workers::Inputs {
+            let inputs = capture_threads::Inputs {
                 batches,
                 jobs: jobs_rx,
                 stop,
             };
-            let _ = done.send(workers::serve(capture, inputs, &runtime));
+            let _ = done.send(capture_threads::serve(capture, inputs, PACE, &runtime));
         })
         .context("cannot start the capture thread")?;
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::Capture;
-use super::workers::Job;
+use crate::pipeline::capture_threads::Job;
 use crate::pipeline::enrich::{PipelineFn, Runner};
 use crate::pipeline::redocument::{self, corrections_first};
 use crate::pipeline::write_dir_templates;
@@ -17,11 +17,11 @@ use crate::session::Templater;
 
 /// Sends work to the capture thread.
 #[derive(Clone)]
-pub(super) struct Jobs(mpsc::UnboundedSender<Job>);
+pub(super) struct Jobs(mpsc::UnboundedSender<Job<Capture>>);
 
 impl Jobs {
     /// A sender, and the receiver the capture thread takes jobs from.
-    pub(super) fn channel() -> (Self, mpsc::UnboundedReceiver<Job>) {
+    pub(super) fn channel() -> (Self, mpsc::UnboundedReceiver<Job<Capture>>) {
         let (tx, rx) = mpsc::unbounded_channel();
         (Self(tx), rx)
     }

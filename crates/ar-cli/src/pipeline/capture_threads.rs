@@ -1,10 +1,14 @@
-//! Which thread does `ar proxy`'s capture work, and at what CPU priority.
+//! The capture driver: which thread does the capture work of `ar proxy` and
+//! of a session (archive, store, documents; a [`Work`]), at what CPU
+//! priority, and how work from elsewhere (the web view's questions and
+//! corrections, the agent's tools, the REPL's commands; [`Job`]s) gets its
+//! turn between two slices of flows.
 //!
-//! Relaying comes first. The capture work ([`Capture`]: archive, flow lines,
-//! spec) runs on a thread at the lowest CPU priority (`nice` 19), so that
-//! on a busy machine it takes the cores the relay, the client and the
-//! server leave idle instead of preempting them. Between two slices of
-//! [`SLICE_FLOWS`] flows it still offers its core to whoever waits
+//! Relaying comes first. With [`Pace::low_priority`] the capture work runs
+//! on a thread at the lowest CPU priority (`nice` 19), so that on a busy
+//! machine it takes the cores the relay, the client and the server leave
+//! idle instead of preempting them. Between two slices of
+//! [`Pace::slice`] flows it still offers its core to whoever waits
 //! (`sched_yield`): without that it loses what the low priority gains. On
 //! two saturated cores this relays 2–8% more requests per second than the
 //! same work at normal priority (benches/notes/proxy.md, "the capture work at nice
@@ -15,19 +19,23 @@
 //! its priority again. So the thread that receives the batches from the
 //! proxy stays at normal priority and, whenever more than [`HELP_AFTER`]
 //! flows wait, does the work itself, without yielding: a yield would put
-//! it behind every hog. The low thread holds the capture for one slice at a
-//! time, so the helper waits at most that long for it, and whoever holds
-//! the capture takes the next flows from the queue while holding it, so
-//! flows are archived in the order they came.
+//! it behind every hog. The low thread holds the work for one slice at a
+//! time, so the helper (and a job) waits at most that long for it, and
+//! whoever holds the work takes the next flows from the queue while
+//! holding it, so flows are archived in the order they came.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+use std::time::Duration;
+
 use ar_store::Flow;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Capture, SLICE_FLOWS};
-use crate::pipeline::live::DEFAULT_INTERVAL;
+/// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
+/// the capture work before the proxy starts dropping (and counting) them rather
+/// than slowing traffic down: about 10 s of traffic.
+pub(crate) const BATCH_QUEUE: usize = 512;
 
 /// Flows waiting for the low thread beyond which the receiving thread does
 /// the work itself: about half a second of traffic at 16k requests/s.
@@ -36,13 +44,50 @@ const HELP_AFTER: usize = 8 * 1024;
 /// The `nice` value of the low thread: the lowest priority there is.
 const LOW_PRIORITY: i32 = 19;
 
-/// The capture state and the flows waiting for it, shared by the two threads.
-struct Shared {
+/// What is done with the flows: `ar proxy`'s capture, a session's.
+pub(crate) trait Work: Send {
+    /// Does the capture work of `flows`, oldest first.
+    fn take(&mut self, flows: &[Flow]) -> anyhow::Result<()>;
+
+    /// No flow waits (for now): write out what is buffered, and the
+    /// documents if they are due.
+    fn caught_up(&mut self) -> anyhow::Result<()>;
+}
+
+/// Work on the [`Work`] from elsewhere, run between two slices of flows on
+/// the receiving thread, at normal priority.
+pub(crate) type Job<W> = Box<dyn FnOnce(&mut W) + Send>;
+
+/// How the work is paced.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pace {
+    /// Flows taken at a time: the low thread offers its core between two
+    /// slices, and the helper or a job can take over there.
+    pub(crate) slice: usize,
+    /// With no flow coming, [`Work::caught_up`] is still called this often,
+    /// so that the last changes reach the documents when traffic stops.
+    pub(crate) idle: Duration,
+    /// Whether the work runs at the lowest CPU priority. For a proxy that
+    /// any number of clients load (`ar proxy`): relaying comes first. Not
+    /// for a browser's traffic (a session), which is light and whose spec
+    /// the user watches grow.
+    pub(crate) low_priority: bool,
+}
+
+/// The work and the flows waiting for it, shared by the two threads.
+struct Shared<W> {
     /// Flows received and not yet taken, oldest first.
     queue: Mutex<Queue>,
     /// Signalled when flows are queued and when the work ends.
     queued: Condvar,
-    capture: Mutex<Capture>,
+    work: Mutex<Slicing<W>>,
+    pace: Pace,
+}
+
+/// The work, and the slice of flows it is given (kept to reuse its memory).
+struct Slicing<W> {
+    work: W,
+    slice: Vec<Flow>,
 }
 
 #[derive(Default)]
@@ -56,12 +101,16 @@ fn panicked<T>(_: T) -> anyhow::Error {
     anyhow::anyhow!("the capture thread panicked")
 }
 
-impl Shared {
-    fn new(capture: Capture) -> Self {
+impl<W: Work> Shared<W> {
+    fn new(work: W, pace: Pace) -> Self {
         Self {
             queue: Mutex::new(Queue::default()),
             queued: Condvar::new(),
-            capture: Mutex::new(capture),
+            work: Mutex::new(Slicing {
+                work,
+                slice: Vec::with_capacity(pace.slice),
+            }),
+            pace,
         }
     }
 
@@ -69,8 +118,8 @@ impl Shared {
         self.queue.lock().map_err(panicked)
     }
 
-    fn capture(&self) -> anyhow::Result<MutexGuard<'_, Capture>> {
-        self.capture.lock().map_err(panicked)
+    fn work(&self) -> anyhow::Result<MutexGuard<'_, Slicing<W>>> {
+        self.work.lock().map_err(panicked)
     }
 
     /// Queues the flows of `batches` for the low thread; returns how many wait now.
@@ -90,20 +139,21 @@ impl Shared {
         Ok(())
     }
 
-    /// Takes the next slice of flows (while holding `capture`) and does its
+    /// Takes the next slice of flows (while holding `work`) and does its
     /// capture work; writes everything out once the queue is empty. With
     /// nothing queued it only rewrites the documents when they are due.
     /// Returns whether flows remain.
-    fn work_slice(&self, capture: &mut Capture) -> anyhow::Result<bool> {
+    fn work_slice(&self, slicing: &mut Slicing<W>) -> anyhow::Result<bool> {
         let remaining = {
             let mut queue = self.queue()?;
-            let n = queue.flows.len().min(SLICE_FLOWS);
-            capture.slice.extend(queue.flows.drain(..n));
+            let n = queue.flows.len().min(self.pace.slice);
+            slicing.slice.extend(queue.flows.drain(..n));
             queue.flows.len()
         };
-        capture.run_slice()?;
+        slicing.work.take(&slicing.slice)?;
+        slicing.slice.clear();
         if remaining == 0 {
-            capture.write_out()?;
+            slicing.work.caught_up()?;
         }
         Ok(remaining > 0)
     }
@@ -112,8 +162,8 @@ impl Shared {
     /// priority, without yielding: the low thread is behind, so this is
     /// what the proxy waits on.
     fn work_all(&self) -> anyhow::Result<()> {
-        let mut capture = self.capture()?;
-        while self.work_slice(&mut capture)? {}
+        let mut work = self.work()?;
+        while self.work_slice(&mut work)? {}
         Ok(())
     }
 
@@ -121,21 +171,21 @@ impl Shared {
     /// between slices, and at least once per rewrite interval, so that the
     /// last changes reach the documents when traffic stops.
     fn work_at_low_priority(&self) -> anyhow::Result<()> {
-        lower_priority();
+        if self.pace.low_priority {
+            lower_priority();
+        }
         loop {
             {
                 let queue = self.queue()?;
                 let (queue, _) = self
                     .queued
-                    .wait_timeout_while(queue, DEFAULT_INTERVAL, |q| {
-                        q.flows.is_empty() && !q.ending
-                    })
+                    .wait_timeout_while(queue, self.pace.idle, |q| q.flows.is_empty() && !q.ending)
                     .map_err(panicked)?;
                 if queue.ending {
                     return Ok(());
                 }
             }
-            while self.work_slice(&mut *self.capture()?)? {
+            while self.work_slice(&mut *self.work()?)? {
                 std::thread::yield_now();
             }
         }
@@ -153,34 +203,31 @@ fn lower_priority() {
     }
 }
 
-/// Work on the capture from elsewhere (the web view's questions and
-/// corrections), run between two slices of flows on the receiving thread.
-pub(super) type Job = Box<dyn FnOnce(&mut Capture) + Send>;
-
-/// What `ar proxy`'s capture thread is fed.
-pub(super) struct Inputs {
+/// What the capture driver is fed.
+pub(crate) struct Inputs<W> {
     /// The flows, a delivery tick at a time.
-    pub(super) batches: mpsc::Receiver<Vec<Flow>>,
-    /// Work from the web view.
-    pub(super) jobs: mpsc::UnboundedReceiver<Job>,
-    /// Fires when the proxy has stopped.
-    pub(super) stop: oneshot::Receiver<()>,
+    pub(crate) batches: mpsc::Receiver<Vec<Flow>>,
+    /// Work from elsewhere.
+    pub(crate) jobs: mpsc::UnboundedReceiver<Job<W>>,
+    /// Fires when the proxy has stopped (or the work should end).
+    pub(crate) stop: oneshot::Receiver<()>,
 }
 
 /// Does the capture work of every flow until `stop` fires (or the proxy is
-/// gone) and returns the capture with all of it done. Call it on a thread
-/// of normal priority: it receives the batches, hands them to a thread of
-/// low priority, helps when that one falls behind, runs the jobs, and does
-/// what is left at the end.
-pub(super) fn serve(
-    capture: Capture,
-    mut inputs: Inputs,
+/// gone) and returns the work with all of it done. Call it on a thread
+/// of normal priority: it receives the batches, hands them to a worker
+/// thread (of low priority, if `pace` says so), helps when that one falls
+/// behind, runs the jobs, and does what is left at the end.
+pub(crate) fn serve<W: Work>(
+    work: W,
+    mut inputs: Inputs<W>,
+    pace: Pace,
     runtime: &tokio::runtime::Handle,
-) -> anyhow::Result<Capture> {
-    let shared = Shared::new(capture);
+) -> anyhow::Result<W> {
+    let shared = Shared::new(work, pace);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         let low = std::thread::Builder::new()
-            .name("ar-capture-low".into())
+            .name("ar-capture-work".into())
             .spawn_scoped(scope, || shared.work_at_low_priority())?;
         let received = receive(&shared, &mut inputs, runtime, &low);
         shared.end()?;
@@ -190,37 +237,44 @@ pub(super) fn serve(
         // What the low thread left, and what came at the end.
         shared.work_all()
     })?;
-    shared.capture.into_inner().map_err(panicked)
+    Ok(shared.work.into_inner().map_err(panicked)?.work)
 }
 
 /// What the receiving thread woke up for.
-enum Woken {
-    /// The proxy stopped (or is gone: nothing more will come).
+enum Woken<W> {
+    /// Told to stop (or whoever could tell is gone).
     Stop,
     /// A batch of flows.
     Batch(Vec<Flow>),
-    /// Work from the web view.
-    Job(Job),
+    /// Work from elsewhere.
+    Job(Job<W>),
     /// Nothing within an interval.
     Idle,
 }
 
-/// Receives batches until the proxy stops (or the low thread ends: it only
+/// Receives batches until told to stop (or the low thread ends: it only
 /// does on an error, which ends the capture), queues them, and works
 /// through the queue itself when the low thread falls behind. Jobs run
-/// here, at normal priority, as soon as the capture is between two slices.
-fn receive(
-    shared: &Shared,
-    inputs: &mut Inputs,
+/// here, at normal priority, as soon as the capture is between two slices,
+/// also once no more batches can come (the proxy is gone) and until `stop`.
+fn receive<W: Work>(
+    shared: &Shared<W>,
+    inputs: &mut Inputs<W>,
     runtime: &tokio::runtime::Handle,
     low: &std::thread::ScopedJoinHandle<'_, anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
-    let mut jobs_open = true;
+    let (mut batches_open, mut jobs_open) = (true, true);
     loop {
         let woken = runtime.block_on(async {
             tokio::select! {
                 _ = &mut inputs.stop => Woken::Stop,
-                batch = inputs.batches.recv() => batch.map_or(Woken::Stop, Woken::Batch),
+                batch = inputs.batches.recv(), if batches_open => match batch {
+                    Some(batch) => Woken::Batch(batch),
+                    None => {
+                        batches_open = false;
+                        Woken::Idle
+                    }
+                },
                 job = inputs.jobs.recv(), if jobs_open => match job {
                     Some(job) => Woken::Job(job),
                     None => {
@@ -229,14 +283,14 @@ fn receive(
                     }
                 },
                 // Notices a failed low thread while traffic is idle.
-                () = tokio::time::sleep(DEFAULT_INTERVAL) => Woken::Idle,
+                () = tokio::time::sleep(shared.pace.idle) => Woken::Idle,
             }
         });
         let (stopping, first) = match woken {
             Woken::Stop => (true, None),
             Woken::Batch(batch) => (false, Some(batch)),
             Woken::Job(job) => {
-                job(&mut *shared.capture()?);
+                job(&mut shared.work()?.work);
                 (false, None)
             }
             Woken::Idle => (false, None),
@@ -259,20 +313,28 @@ mod tests {
 
     use super::*;
     use crate::archive_dir::ArchiveDir;
-    use crate::pipeline::live::LiveDocs;
-    use crate::pipeline::{Pipeline, PipelineConfig};
 
-    fn capture(dir: &std::path::Path) -> Capture {
-        let pipeline = Pipeline::new(PipelineConfig::default()).unwrap();
-        Capture {
-            archive: ArchiveDir::open(dir).unwrap(),
-            docs: LiveDocs::new(pipeline, dir.to_path_buf(), DEFAULT_INTERVAL),
-            out: Box::new(std::io::sink()),
-            slice: Vec::new(),
-            live: None,
-            corrections: Vec::new(),
-            given: Vec::new(),
+    /// Work that archives each flow, its lines written once caught up.
+    struct Archiving(ArchiveDir);
+
+    impl Work for Archiving {
+        fn take(&mut self, flows: &[Flow]) -> anyhow::Result<()> {
+            flows.iter().try_for_each(|flow| self.0.append(flow))
         }
+
+        fn caught_up(&mut self) -> anyhow::Result<()> {
+            self.0.flush()
+        }
+    }
+
+    const PACE: Pace = Pace {
+        slice: 8,
+        idle: Duration::from_secs(1),
+        low_priority: true,
+    };
+
+    fn capture(dir: &std::path::Path) -> Archiving {
+        Archiving(ArchiveDir::open(dir).unwrap())
     }
 
     fn batch(ids: std::ops::Range<u64>) -> Vec<Flow> {
@@ -325,7 +387,7 @@ mod tests {
             jobs: jobs_rx,
             stop: stopped,
         };
-        let serving = std::thread::spawn(move || serve(capture, inputs, &handle));
+        let serving = std::thread::spawn(move || serve(capture, inputs, PACE, &handle));
         // Bursts past HELP_AFTER, so the receiving thread helps too.
         let total = 50 * 500;
         assert!(total > 2 * HELP_AFTER as u64);
@@ -343,7 +405,7 @@ mod tests {
     #[test]
     fn the_receiving_thread_does_the_work_the_low_thread_has_not_done() {
         let dir = tempfile::tempdir().unwrap();
-        let shared = Shared::new(capture(dir.path()));
+        let shared = Shared::new(capture(dir.path()), PACE);
         // No low thread runs: as when CPU hogs keep it from every core.
         let total = (HELP_AFTER as u64 / 100 + 1) * 100;
         let waiting = shared
