@@ -121,3 +121,20 @@ pub fn to_json(openapi: &openapiv3::OpenAPI) -> Result<String, Error> {
     text.push('\n');
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use ar_store::scope::{Scope, ScopeConfig};
+    use ar_store::store::StoreConfig;
+
+    use super::*;
+
+    #[test]
+    fn a_store_that_keeps_no_documenter_is_refused_with_what_to_do() {
+        let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+        let store = EndpointStore::new(scope, StoreConfig::default());
+        let error = document(&store, &Enrichment::new(), &Options::default()).unwrap_err();
+        assert!(matches!(error, Error::NoDocumenter));
+        assert!(error.to_string().contains("with_evidence(Documenter::new"));
+    }
+}
