@@ -1,56 +1,5 @@
-//! What a consumer keeps per endpoint (ar-openapi's schema builders and
-//! parameter statistics), held by the store and carried along by it.
-//!
-//! Endpoints merge when templates widen and split when one narrows; state
-//! kept beside the store would have to replay every such decision to stay in
-//! step. Held here, it is told at the moment the store decides: a flow placed
-//! in an endpoint is observed under that endpoint as it is then, two merging
-//! endpoints merge their evidence, and an endpoint that split is rebuilt from
-//! the samples the store kept (mixed evidence cannot be divided).
-//!
-//! The store holds it as a trait object, so the many readers of endpoints
-//! (the agent's tools, the web view, MCP) take one `EndpointStore` type and
-//! need not know what evidence is kept; its owner reads it back by type with
-//! [`EndpointStore::evidence`].
-//!
-//! ```
-//! use ar_store::store::{Endpoint, EndpointId, EndpointStore, EndpointEvidence, LeftOut, Observation, StoreConfig};
-//! use ar_store::scope::{Scope, ScopeConfig};
-//! use ar_store::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
-//! use std::collections::BTreeMap;
-//!
-//! /// Flows per endpoint, and flows in none.
-//! #[derive(Debug, Default)]
-//! struct Tally { flows: BTreeMap<EndpointId, u64>, left_out: u64 }
-//!
-//! impl EndpointEvidence for Tally {
-//!     fn observe(&mut self, _: &Flow, endpoint: &Endpoint, _: Observation) {
-//!         *self.flows.entry(endpoint.id()).or_default() += 1;
-//!     }
-//!     fn merge(&mut self, from: EndpointId, into: EndpointId) {
-//!         let moved = self.flows.remove(&from).unwrap_or(0);
-//!         *self.flows.entry(into).or_default() += moved;
-//!     }
-//!     fn forget(&mut self, endpoint: EndpointId) { self.flows.remove(&endpoint); }
-//!     fn resampled(&mut self, endpoint: &Endpoint, unsampled: u64) {
-//!         *self.flows.entry(endpoint.id()).or_default() += unsampled;
-//!     }
-//!     fn left_out(&mut self, _: &Flow, _: LeftOut) { self.left_out += 1; }
-//! }
-//!
-//! let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
-//! let mut store = EndpointStore::new(scope, StoreConfig::default()).with_evidence(Tally::default());
-//! for (n, url) in ["https://shop.test/users/42", "https://shop.test/users/43", "https://cdn.test/x"].iter().enumerate() {
-//!     let request = Request::new("GET", *url, HttpVersion::Http11);
-//!     let flow = Flow::new(FlowId(n as u64), Timestamp::from_unix_micros(0), Client::Human, request)
-//!         .with_response(Response::new(204, HttpVersion::Http11));
-//!     store.ingest(&flow);
-//! }
-//! let tally = store.evidence::<Tally>().unwrap();
-//! let users = store.resolve_key("GET shop.test/users/{userId}").unwrap();
-//! assert_eq!(tally.flows[&users.id()], 2);
-//! assert_eq!(tally.left_out, 1);
-//! ```
+//! The evidence the store keeps per endpoint for its owner, and how the
+//! store carries it through merges and splits ([`EndpointEvidence`]).
 
 use std::any::Any;
 use std::fmt;
@@ -61,8 +10,59 @@ use crate::FlowId;
 use crate::scope::{OutReason, ScopeDecision};
 use crate::store::Endpoint;
 
-/// Per-endpoint state kept by the store's owner and carried by the store
-/// through merges and splits. See the [module docs](self).
+/// What a consumer keeps per endpoint (ar-openapi's schema builders and
+/// parameter statistics), held by the store and carried along by it.
+///
+/// Endpoints merge when templates widen and split when one narrows; state
+/// kept beside the store would have to replay every such decision to stay in
+/// step. Held here, it is told at the moment the store decides: a flow placed
+/// in an endpoint is observed under that endpoint as it is then, two merging
+/// endpoints merge their evidence, and an endpoint that split is rebuilt from
+/// the samples the store kept (mixed evidence cannot be divided).
+///
+/// The store holds it as a trait object, so the many readers of endpoints
+/// (the agent's tools, the web view, MCP) take one `EndpointStore` type and
+/// need not know what evidence is kept; its owner reads it back by type with
+/// [`EndpointStore::evidence`].
+///
+/// ```
+/// use ar_store::store::{Endpoint, EndpointId, EndpointStore, EndpointEvidence, LeftOut, Observation, StoreConfig};
+/// use ar_store::scope::{Scope, ScopeConfig};
+/// use ar_store::{Client, Flow, FlowId, HttpVersion, Request, Response, Timestamp};
+/// use std::collections::BTreeMap;
+///
+/// /// Flows per endpoint, and flows in none.
+/// #[derive(Debug, Default)]
+/// struct Tally { flows: BTreeMap<EndpointId, u64>, left_out: u64 }
+///
+/// impl EndpointEvidence for Tally {
+///     fn observe(&mut self, _: &Flow, endpoint: &Endpoint, _: Observation) {
+///         *self.flows.entry(endpoint.id()).or_default() += 1;
+///     }
+///     fn merge(&mut self, from: EndpointId, into: EndpointId) {
+///         let moved = self.flows.remove(&from).unwrap_or(0);
+///         *self.flows.entry(into).or_default() += moved;
+///     }
+///     fn forget(&mut self, endpoint: EndpointId) { self.flows.remove(&endpoint); }
+///     fn resampled(&mut self, endpoint: &Endpoint, unsampled: u64) {
+///         *self.flows.entry(endpoint.id()).or_default() += unsampled;
+///     }
+///     fn left_out(&mut self, _: &Flow, _: LeftOut) { self.left_out += 1; }
+/// }
+///
+/// let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+/// let mut store = EndpointStore::new(scope, StoreConfig::default()).with_evidence(Tally::default());
+/// for (n, url) in ["https://shop.test/users/42", "https://shop.test/users/43", "https://cdn.test/x"].iter().enumerate() {
+///     let request = Request::new("GET", *url, HttpVersion::Http11);
+///     let flow = Flow::new(FlowId(n as u64), Timestamp::from_unix_micros(0), Client::Human, request)
+///         .with_response(Response::new(204, HttpVersion::Http11));
+///     store.ingest(&flow);
+/// }
+/// let tally = store.evidence::<Tally>().unwrap();
+/// let users = store.resolve_key("GET shop.test/users/{userId}").unwrap();
+/// assert_eq!(tally.flows[&users.id()], 2);
+/// assert_eq!(tally.left_out, 1);
+/// ```
 pub trait EndpointEvidence: Any + fmt::Debug + Send {
     /// Learns from `flow`, which the store placed in `endpoint` (as the
     /// endpoint is now: its template, key and provenance links).
