@@ -82,17 +82,7 @@ pub(crate) fn document_flows<'a>(
 
 /// A GET of `url` answered 200 with the JSON `body`, at a time set by `id`.
 pub(crate) fn json_get(id: u64, url: &str, body: &str) -> Flow {
-    use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
-    let mut response = Response::new(200, HttpVersion::Http11);
-    response.headers.push("content-type", "application/json");
-    response.body = Body::from_decoded(Some("application/json".into()), body.as_bytes().to_vec());
-    Flow::new(
-        FlowId(id),
-        Timestamp::from_unix_micros(1_700_000_000_000_000 + id as i64),
-        Client::Agent,
-        Request::new("GET", url, HttpVersion::Http11),
-    )
-    .with_response(response)
+    ar_flow::testing::json_flow(id, "GET", url, 200, body)
 }
 
 /// Every host except trackers (what `ar import` does without `--scope`).
