@@ -18,9 +18,9 @@ Note: `ar` shares its name with the binutils archiver. Archiver-style calls
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// `ar <url> [flags]`: the session (see `session/args.rs`).
+    /// `ar <url> [flags]`: the session (see `cmd/session/args.rs`).
     #[command(flatten)]
-    session: crate::session::SessionArgs,
+    session: cmd::session::SessionArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,7 +63,7 @@ impl Cli {
             None if self.session.url.is_some() || self.session.resume.is_some() => {
                 // The session prints from several threads: no lock held here.
                 drop(stdout);
-                crate::session::run(self.session)
+                cmd::session::run(self.session)
             }
             None => {
                 use clap::CommandFactory as _;

@@ -1,20 +1,17 @@
 //! `ar` (auto-reverse): reverse-engineer a website's HTTP API.
 //!
 //! The binary stays thin: it parses arguments into a config, wires the
-//! library crates together and prints. Each subcommand lives in `cmd/`.
+//! library crates together (the running parts are `ar-session`) and prints.
+//! Each subcommand lives in `cmd/`; `ar <url>` in `cmd/session`.
 
 // Doc comments on clap arguments are the `--help` text, where placeholders
 // such as `<host>` are meant literally, not as HTML.
 #![allow(rustdoc::invalid_html_tags)]
 
-mod archive_dir;
 mod archiver;
+mod args;
 mod cli;
 mod cmd;
-mod files;
-mod pipeline;
-mod session;
-mod web;
 
 use std::process::ExitCode;
 

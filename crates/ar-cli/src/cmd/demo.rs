@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use ar_fixtures::{FixtureConfig, FixtureSite};
 
-use crate::session::SessionArgs;
+use crate::cmd::session::SessionArgs;
 
 /// Explore a built-in demo shop end to end (no network, no API key).
 #[derive(Debug, clap::Args)]
@@ -78,7 +78,7 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
             ..SessionArgs::default()
         };
         out.flush()?;
-        let code = crate::session::run_in_runtime(session).await;
+        let code = crate::cmd::session::run_in_runtime(session).await;
         site.shutdown().await;
         code
     });

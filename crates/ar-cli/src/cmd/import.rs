@@ -15,8 +15,10 @@ use ar_flow::archive::{ArchiveReader, ArchiveRecord, BodyStore};
 use ar_flow::har::{EntryIssue, ImportOptions, stream_har};
 use ar_store::Flow;
 
-use crate::pipeline::{Pipeline, PipelineConfig, TemplateArgs, read_dir_templates};
-use crate::session::manifest::{MANIFEST_FILE, Manifest};
+use ar_session::pipeline::{Pipeline, PipelineConfig, read_dir_templates};
+use ar_session::session::{MANIFEST_FILE, Manifest};
+
+use crate::args::TemplateArgs;
 
 /// Turn captured traffic (HAR files, `flows.jsonl` archives) into an OpenAPI spec and API.md.
 #[derive(Debug, clap::Args)]

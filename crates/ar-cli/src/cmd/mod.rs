@@ -8,3 +8,4 @@ pub(crate) mod import;
 pub(crate) mod infer_schema;
 pub(crate) mod mcp;
 pub(crate) mod proxy;
+pub(crate) mod session;

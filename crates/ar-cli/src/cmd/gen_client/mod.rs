@@ -184,7 +184,7 @@ fn write(dir: &Path, name: &str, text: &str) -> anyhow::Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    crate::files::write_atomic(&path, text.as_bytes())
+    ar_session::files::write_atomic(&path, text.as_bytes())
 }
 
 /// The spec a client was made from, saved beside it as `openapi.yaml`.

@@ -23,7 +23,7 @@ use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::{ElicitationMode, Peer};
 use tokio::sync::watch;
 
-use crate::session::{AskHuman, Counters, Session, summary_for_agent};
+use ar_session::session::{AskHuman, Counters, Session, summary_for_agent};
 
 /// How long a form may stay open before the hand-off gives up: a login or a
 /// captcha takes minutes, a person who walked away should not hold the

@@ -10,7 +10,7 @@
 //!
 //! - `catalog`: the tool list, read from ar-agent's registry (the agent's
 //!   model sees the same tools) plus the server's own.
-//! - `sites`: the open sites, each a [`crate::session::Session`] reused as is.
+//! - `sites`: the open sites, each a [`ar_session::session::Session`] reused as is.
 //! - `server`: the MCP handler (tools, resources, subscriptions).
 //! - `docs`: the spec, API.md and the endpoint list with evidence.
 //! - `human`: `ask_human` through the client (elicitation, else `human_done`).

@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 use super::catalog::{self, Entry, Own, SITE_ARG};
 use super::docs::{self, Format};
 use super::sites::{Site, Sites, tool_error};
-use crate::session::summary_for_agent;
+use ar_session::session::summary_for_agent;
 
 /// The newest protocol revision served (see the module docs).
 const NEWEST: ProtocolVersion = ProtocolVersion::V_2025_11_25;

@@ -24,11 +24,11 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::human;
-use crate::pipeline::Documents;
-use crate::pipeline::enrich::Runner;
-use crate::session::{
-    Counters, Event, Explorer, Session, SessionArgs, SessionConfig, Style, TurnOutcome,
-};
+use ar_session::pipeline::Documents;
+use ar_session::pipeline::enrich::Runner;
+use ar_session::session::{Counters, Event, Explorer, Session, Style, TurnOutcome};
+
+use crate::cmd::session::SessionArgs;
 
 /// What every site opened by this server shares (the server's own flags).
 #[derive(Debug, Clone, Default)]
@@ -94,7 +94,7 @@ impl OpenArgs {
             headless: self.headless,
             profile: self.profile,
             scope: self.scope,
-            templates: crate::pipeline::TemplateArgs {
+            templates: crate::args::TemplateArgs {
                 template: self.template,
                 templates: Vec::new(),
             },
@@ -236,7 +236,7 @@ impl Site {
         };
         let outcome =
             ended.map_err(|_| tool_error("site_closed", "the site closed while exploring"))?;
-        Ok(crate::session::report(Style::detect(false), &outcome))
+        Ok(crate::cmd::session::report(Style::detect(false), &outcome))
     }
 
     /// Stamps the site's flows with `client` from now on (the proxy's lock on
@@ -294,11 +294,9 @@ impl Sites {
             )
         })?;
         let headless = args.headless;
-        let config = SessionConfig::from_args(
-            args.session_args(&self.defaults),
-            time::OffsetDateTime::now_utc(),
-        )
-        .map_err(|e| tool_error("invalid_arguments", format!("{e:#}")))?;
+        let config = (args.session_args(&self.defaults))
+            .config(time::OffsetDateTime::now_utc())
+            .map_err(|e| tool_error("invalid_arguments", format!("{e:#}")))?;
         let host = config.target.host_str().unwrap_or("site").to_owned();
         let target = config.target.to_string();
         let out_dir = config.out_dir.clone();

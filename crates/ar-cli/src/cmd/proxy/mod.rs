@@ -8,7 +8,7 @@
 //! `openapi.json` and `API.md` kept current (rewritten at most once a second
 //! and on exit), a line per new endpoint. The archive lines go out in one
 //! write once the flows received are done. The capture driver
-//! ([`crate::pipeline::capture_threads`], which sessions use too) runs it at the
+//! ([`ar_session::pipeline::capture_threads`], which sessions use too) runs it at the
 //! lowest CPU priority, with a thread of normal priority to catch up when it
 //! falls behind.
 
@@ -24,13 +24,14 @@ use ar_capture::{DEFAULT_BODY_CAP, Proxy};
 use ar_store::{Client, Flow};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::archive_dir::ArchiveDir;
+use crate::args::TemplateArgs;
 use crate::cmd::ca;
-use crate::pipeline::capture_threads::{self, Pace, Work};
-use crate::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
-use crate::pipeline::redocument::corrections_first;
-use crate::pipeline::{Pipeline, PipelineConfig, TEMPLATES_FILE, TemplateArgs, read_dir_templates};
-use crate::web::{PipelineBackend, Replayer};
+use ar_session::archive_dir::ArchiveDir;
+use ar_session::pipeline::capture_threads::{self, Pace, Work};
+use ar_session::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
+use ar_session::pipeline::redocument::corrections_first;
+use ar_session::pipeline::{Pipeline, PipelineConfig, TEMPLATES_FILE, read_dir_templates};
+use ar_session::web::{PipelineBackend, Replayer};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 
 /// Flows captured at a time (about 50 µs of work): the low-priority capture
@@ -81,7 +82,7 @@ pub(crate) struct Args {
     templates: TemplateArgs,
     /// The live web view.
     #[command(flatten)]
-    ui: crate::web::UiArgs,
+    ui: crate::args::UiArgs,
 }
 
 /// What `ar proxy` does with each flow, a slice of flows at a time.
@@ -114,7 +115,7 @@ impl Work for Capture {
                 let _ = writeln!(out, "{new}");
             })?;
             if let Some(live) = &self.live {
-                crate::web::record(live, flow, ingest);
+                ar_session::web::record(live, flow, ingest);
             }
         }
         Ok(())

@@ -13,13 +13,11 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use ar_session::session::commands::{self, Command};
+use ar_session::session::{Event, Next, Session, Style, TurnOutcome};
+
 use super::args::SessionArgs;
-use super::commands::{self, Command};
-use super::config::SessionConfig;
-use super::core::{Next, Session, TurnOutcome};
-use super::event::Event;
 use super::input::{self, Input, Printer};
-use super::status::Style;
 
 /// How often the status line may be reprinted.
 const STATUS_EVERY: Duration = Duration::from_millis(1000);
@@ -39,7 +37,7 @@ pub(crate) fn run(args: SessionArgs) -> anyhow::Result<ExitCode> {
 /// The session inside a running Tokio runtime (`ar demo` starts its fixture site first).
 pub(crate) async fn run_in_runtime(args: SessionArgs) -> anyhow::Result<ExitCode> {
     let gen_client = args.gen_client;
-    let config = SessionConfig::from_args(args, time::OffsetDateTime::now_utc())?;
+    let config = args.config(time::OffsetDateTime::now_utc())?;
     let out_dir = config.out_dir.clone();
     let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let interactive = terminal && config.intents.is_empty() && !config.batch;
@@ -281,8 +279,8 @@ mod tests {
     use super::*;
     use ar_capture::Refusals;
 
-    use crate::session::driver::TurnReport;
-    use crate::session::status::Counters;
+    use ar_session::session::Counters;
+    use ar_session::session::driver::TurnReport;
 
     #[test]
     fn what_a_turn_added_ends_its_first_line_not_its_last() {

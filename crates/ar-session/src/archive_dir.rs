@@ -17,13 +17,13 @@ use ar_flow::har::{HarCreator, HarWriter};
 use ar_store::Flow;
 
 /// File name of the flow log inside an output directory.
-pub(crate) const FLOWS_FILE: &str = "flows.jsonl";
+pub const FLOWS_FILE: &str = "flows.jsonl";
 /// Directory of spilled bodies inside an output directory.
-pub(crate) const BODIES_DIR: &str = "bodies";
+pub const BODIES_DIR: &str = "bodies";
 
 /// Spilled bodies as files named by their SHA-256.
 #[derive(Debug, Clone)]
-pub(crate) struct DirBodyStore {
+pub struct DirBodyStore {
     dir: PathBuf,
 }
 
@@ -73,7 +73,7 @@ impl io::Write for Deferred {
 }
 
 /// An output directory's archive, open for appending.
-pub(crate) struct ArchiveDir {
+pub struct ArchiveDir {
     path: PathBuf,
     writer: ArchiveWriter<Deferred>,
     /// The buffer inside `writer`, for [`ArchiveDir::flush`].
@@ -85,7 +85,7 @@ pub(crate) struct ArchiveDir {
 
 impl ArchiveDir {
     /// Opens (creating as needed) `dir/flows.jsonl` for appending and `dir/bodies/`.
-    pub(crate) fn open(dir: &Path) -> anyhow::Result<Self> {
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
         let bodies = dir.join(BODIES_DIR);
         fs::create_dir_all(&bodies)
             .with_context(|| format!("cannot create {}", bodies.display()))?;
@@ -110,14 +110,14 @@ impl ArchiveDir {
     }
 
     /// Appends one flow to the buffer; [`ArchiveDir::flush`] writes it out.
-    pub(crate) fn append(&mut self, flow: &Flow) -> anyhow::Result<()> {
+    pub fn append(&mut self, flow: &Flow) -> anyhow::Result<()> {
         self.writer
             .append(flow, &mut self.bodies)
             .with_context(|| format!("cannot append to {}", self.path.display()))
     }
 
     /// Writes buffered lines to the file (call when no more flows are waiting).
-    pub(crate) fn flush(&mut self) -> anyhow::Result<()> {
+    pub fn flush(&mut self) -> anyhow::Result<()> {
         use std::io::Write as _;
         self.buffer
             .lock()
@@ -126,12 +126,12 @@ impl ArchiveDir {
     }
 
     /// Flows appended through this handle.
-    pub(crate) fn written(&self) -> u64 {
+    pub fn written(&self) -> u64 {
         self.writer.written()
     }
 
     /// Writes buffered lines and forces the file's data to disk (on exit).
-    pub(crate) fn sync(&mut self) -> anyhow::Result<()> {
+    pub fn sync(&mut self) -> anyhow::Result<()> {
         self.flush()?;
         self.sync_handle
             .sync_data()
@@ -139,7 +139,7 @@ impl ArchiveDir {
     }
 
     /// The path of `flows.jsonl`.
-    pub(crate) fn path(&self) -> &Path {
+    pub fn path(&self) -> &Path {
         &self.path
     }
 }
@@ -156,7 +156,7 @@ impl crate::pipeline::Archive for ArchiveDir {
 /// Calls `each` for every intact flow in `dir/flows.jsonl`, streaming (a
 /// missing file reads as empty); returns a warning per skipped line (a torn
 /// last line after a crash, a damaged line).
-pub(crate) fn read_flows(
+pub fn read_flows(
     dir: &Path,
     mut each: impl FnMut(Flow) -> anyhow::Result<()>,
 ) -> anyhow::Result<Vec<String>> {
@@ -187,7 +187,7 @@ pub(crate) fn read_flows(
 
 /// Streams the whole archive into `dir/<file>` as one HAR 1.2 document
 /// (atomically); returns the number of entries.
-pub(crate) fn export_har(dir: &Path, file: &str) -> anyhow::Result<u64> {
+pub fn export_har(dir: &Path, file: &str) -> anyhow::Result<u64> {
     crate::files::write_atomic_with(&dir.join(file), |out| {
         let mut har = HarWriter::new(out, &HarCreator::default())?;
         let mut entries = 0u64;

@@ -16,34 +16,34 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What a driver gets for its turn.
-pub(crate) struct DriverContext {
+pub struct DriverContext {
     /// The session's browser (already behind the capture proxy).
-    pub(crate) browser: Arc<dyn Browser>,
+    pub browser: Arc<dyn Browser>,
     /// Cancelled by Ctrl-C, `/stop`, `/take` or shutdown: end the turn soon.
-    pub(crate) cancel: CancellationToken,
+    pub cancel: CancellationToken,
     /// Progress lines for the user (`visited /products`), printed as they come.
-    pub(crate) progress: mpsc::UnboundedSender<String>,
+    pub progress: mpsc::UnboundedSender<String>,
 }
 
 impl DriverContext {
     /// Sends a progress line; a closed receiver (session ending) is fine.
-    pub(crate) fn say(&self, line: impl Into<String>) {
+    pub fn say(&self, line: impl Into<String>) {
         let _ = self.progress.send(line.into());
     }
 }
 
 /// A driver's report at the end of its turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TurnReport {
+pub struct TurnReport {
     /// One line on what the turn did (`visited 12 pages, 40 actions`).
-    pub(crate) summary: String,
+    pub summary: String,
     /// Whether the turn ended because it was cancelled.
-    pub(crate) cancelled: bool,
+    pub cancelled: bool,
 }
 
 /// Something that drives the browser for a turn.
 #[async_trait::async_trait]
-pub(crate) trait Driver: Send {
+pub trait Driver: Send {
     /// Who drives: flows started during the turn carry this.
     fn client(&self) -> Client;
 
@@ -58,14 +58,14 @@ pub(crate) trait Driver: Send {
 /// quiet: `/open URL` in the REPL, and the way tests drive a real browser
 /// through a session without the explorer.
 #[derive(Debug, Clone)]
-pub(crate) struct PageVisits {
+pub struct PageVisits {
     urls: Vec<String>,
     client: Client,
 }
 
 impl PageVisits {
     /// Visits `urls` in order on behalf of `client`.
-    pub(crate) fn new(urls: Vec<String>, client: Client) -> Self {
+    pub fn new(urls: Vec<String>, client: Client) -> Self {
         Self { urls, client }
     }
 }

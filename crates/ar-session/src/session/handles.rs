@@ -14,15 +14,15 @@ use crate::web::Replayer;
 /// loop through its events. Cheap to clone and owned, so a tool holds no
 /// borrow of the session, and a driver never holds `&mut Session`.
 #[derive(Clone)]
-pub(crate) struct SessionHandles {
+pub struct SessionHandles {
     /// Runs closures on the capture pipeline.
-    pub(crate) run: Runner,
+    pub run: Runner,
     /// Changes the capture's scope.
-    pub(crate) scoper: Scoper,
+    pub scoper: Scoper,
     /// Sends requests again through the session's proxy.
-    pub(crate) replayer: Replayer,
+    pub replayer: Replayer,
     /// What has been captured so far.
-    pub(crate) counters: watch::Receiver<Counters>,
+    pub counters: watch::Receiver<Counters>,
     /// Lines for the user.
-    pub(crate) events: mpsc::UnboundedSender<Event>,
+    pub events: mpsc::UnboundedSender<Event>,
 }

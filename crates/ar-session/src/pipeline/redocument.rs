@@ -18,7 +18,7 @@ use crate::archive_dir;
 /// templates change, `overrides`; the web view's rows (`live`) are placed
 /// again. Returns a warning per damaged archive line. On error the pipeline
 /// is left as it was. The caller writes the documents.
-pub(crate) fn from_archive(
+pub fn from_archive(
     pipeline: &mut Pipeline,
     dir: &Path,
     scope: ScopeConfig,
@@ -49,7 +49,7 @@ pub(crate) fn from_archive(
 }
 
 /// What a correction did, in a line for the user.
-pub(crate) fn correction_line(
+pub fn correction_line(
     patterns: &[String],
     flows: u64,
     endpoints: u64,
@@ -63,7 +63,7 @@ pub(crate) fn correction_line(
 
 /// The user templates after a correction: `patterns` first (the latest
 /// correction wins where two match a path), then the `old` ones not among them.
-pub(crate) fn corrections_first(patterns: &[String], old: &[String]) -> Vec<String> {
+pub fn corrections_first(patterns: &[String], old: &[String]) -> Vec<String> {
     let mut templates = patterns.to_vec();
     for pattern in old {
         if !templates.contains(pattern) {

@@ -17,7 +17,7 @@
 //! A thread that low falls behind when other work never leaves a core idle
 //! (CPU hogs in other processes), and an unprivileged process cannot raise
 //! its priority again. So the thread that receives the batches from the
-//! proxy stays at normal priority and, whenever more than [`HELP_AFTER`]
+//! proxy stays at normal priority and, whenever more than `HELP_AFTER`
 //! flows wait, does the work itself, without yielding: a yield would put
 //! it behind every hog. The low thread holds the work for one slice at a
 //! time, so the helper (and a job) waits at most that long for it, and
@@ -35,7 +35,7 @@ use tokio::sync::{mpsc, oneshot};
 /// Batches (one per proxy delivery tick, 20 ms) buffered between the proxy and
 /// the capture work before the proxy starts dropping (and counting) them rather
 /// than slowing traffic down: about 10 s of traffic.
-pub(crate) const BATCH_QUEUE: usize = 512;
+pub const BATCH_QUEUE: usize = 512;
 
 /// Flows waiting for the low thread beyond which the receiving thread does
 /// the work itself: about half a second of traffic at 16k requests/s.
@@ -45,7 +45,7 @@ const HELP_AFTER: usize = 8 * 1024;
 const LOW_PRIORITY: i32 = 19;
 
 /// What is done with the flows: `ar proxy`'s capture, a session's.
-pub(crate) trait Work: Send {
+pub trait Work: Send {
     /// Does the capture work of `flows`, oldest first.
     fn take(&mut self, flows: &[Flow]) -> anyhow::Result<()>;
 
@@ -56,22 +56,22 @@ pub(crate) trait Work: Send {
 
 /// Work on the [`Work`] from elsewhere, run between two slices of flows on
 /// the receiving thread, at normal priority.
-pub(crate) type Job<W> = Box<dyn FnOnce(&mut W) + Send>;
+pub type Job<W> = Box<dyn FnOnce(&mut W) + Send>;
 
 /// How the work is paced.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Pace {
+pub struct Pace {
     /// Flows taken at a time: the low thread offers its core between two
     /// slices, and the helper or a job can take over there.
-    pub(crate) slice: usize,
+    pub slice: usize,
     /// With no flow coming, [`Work::caught_up`] is still called this often,
     /// so that the last changes reach the documents when traffic stops.
-    pub(crate) idle: Duration,
+    pub idle: Duration,
     /// Whether the work runs at the lowest CPU priority. For a proxy that
     /// any number of clients load (`ar proxy`): relaying comes first. Not
     /// for a browser's traffic (a session), which is light and whose spec
     /// the user watches grow.
-    pub(crate) low_priority: bool,
+    pub low_priority: bool,
 }
 
 /// The work and the flows waiting for it, shared by the two threads.
@@ -204,13 +204,13 @@ fn lower_priority() {
 }
 
 /// What the capture driver is fed.
-pub(crate) struct Inputs<W> {
+pub struct Inputs<W> {
     /// The flows, a delivery tick at a time.
-    pub(crate) batches: mpsc::Receiver<Vec<Flow>>,
+    pub batches: mpsc::Receiver<Vec<Flow>>,
     /// Work from elsewhere.
-    pub(crate) jobs: mpsc::UnboundedReceiver<Job<W>>,
+    pub jobs: mpsc::UnboundedReceiver<Job<W>>,
     /// Fires when the proxy has stopped (or the work should end).
-    pub(crate) stop: oneshot::Receiver<()>,
+    pub stop: oneshot::Receiver<()>,
 }
 
 /// Does the capture work of every flow until `stop` fires (or the proxy is
@@ -218,7 +218,7 @@ pub(crate) struct Inputs<W> {
 /// of normal priority: it receives the batches, hands them to a worker
 /// thread (of low priority, if `pace` says so), helps when that one falls
 /// behind, runs the jobs, and does what is left at the end.
-pub(crate) fn serve<W: Work>(
+pub fn serve<W: Work>(
     work: W,
     mut inputs: Inputs<W>,
     pace: Pace,

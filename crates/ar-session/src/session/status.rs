@@ -8,20 +8,20 @@ use serde::{Deserialize, Serialize};
 
 /// What the session has captured and documented so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Counters {
+pub struct Counters {
     /// Flows captured (every exchange, archived).
-    pub(crate) flows: u64,
+    pub flows: u64,
     /// Flows that describe the target's API (in scope, not static, not telemetry).
-    pub(crate) in_scope_flows: u64,
+    pub in_scope_flows: u64,
     /// Distinct endpoints in the spec.
-    pub(crate) endpoints: u64,
+    pub endpoints: u64,
     /// Distinct hosts seen (in scope or not).
-    pub(crate) hosts: u64,
+    pub hosts: u64,
 }
 
 impl Counters {
     /// What grew from `before` to `self` (saturating, for summaries).
-    pub(crate) fn since(self, before: Counters) -> Counters {
+    pub fn since(self, before: Counters) -> Counters {
         Counters {
             flows: self.flows.saturating_sub(before.flows),
             in_scope_flows: self.in_scope_flows.saturating_sub(before.in_scope_flows),
@@ -31,7 +31,7 @@ impl Counters {
     }
 
     /// The counters by name, in the status line's order (the web view's Session panel).
-    pub(crate) fn named(self) -> Vec<(String, u64)> {
+    pub fn named(self) -> Vec<(String, u64)> {
         [
             ("flows", self.flows),
             ("in scope", self.in_scope_flows),
@@ -56,13 +56,13 @@ impl fmt::Display for Counters {
 
 /// Terminal styling: ANSI colour when wanted, plain text otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Style {
+pub struct Style {
     colour: bool,
 }
 
 impl Style {
     /// Colour when `terminal` and `NO_COLOR` is unset or empty (<https://no-color.org>).
-    pub(crate) fn detect(terminal: bool) -> Self {
+    pub fn detect(terminal: bool) -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Self {
             colour: terminal && !no_color,
@@ -70,28 +70,27 @@ impl Style {
     }
 
     /// No colour at all (tests, pipes).
-    #[cfg(test)]
-    pub(crate) const fn plain() -> Self {
+    pub const fn plain() -> Self {
         Self { colour: false }
     }
 
     /// Dim text (the status line).
-    pub(crate) fn dim(self, text: &str) -> String {
+    pub fn dim(self, text: &str) -> String {
         self.paint("2", text)
     }
 
     /// Green text (new endpoints, success).
-    pub(crate) fn good(self, text: &str) -> String {
+    pub fn good(self, text: &str) -> String {
         self.paint("32", text)
     }
 
     /// Yellow text (warnings, notices).
-    pub(crate) fn warn(self, text: &str) -> String {
+    pub fn warn(self, text: &str) -> String {
         self.paint("33", text)
     }
 
     /// Bold text (headings, the prompt).
-    pub(crate) fn bold(self, text: &str) -> String {
+    pub fn bold(self, text: &str) -> String {
         self.paint("1", text)
     }
 
@@ -105,7 +104,7 @@ impl Style {
 }
 
 /// The status line for `counters`, styled.
-pub(crate) fn status_line(style: Style, counters: Counters) -> String {
+pub(super) fn status_line(style: Style, counters: Counters) -> String {
     style.dim(&format!("[{counters}]"))
 }
 

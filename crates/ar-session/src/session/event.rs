@@ -4,7 +4,7 @@ use super::driver::TurnReport;
 
 /// Something the session loop should show or act on.
 #[derive(Debug)]
-pub(crate) enum Event {
+pub enum Event {
     /// A line to print (driver progress, a new endpoint).
     Message(String),
     /// The running turn ended; pass it to `Session::end_turn`.

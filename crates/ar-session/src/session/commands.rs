@@ -4,7 +4,7 @@
 
 /// One parsed line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Command {
+pub enum Command {
     /// Hand the browser to the user; capture goes on, flows are marked human.
     Take,
     /// Take the browser back and summarise what the user's browsing added.
@@ -45,7 +45,7 @@ pub(crate) enum Command {
 }
 
 /// The help text, one command per line.
-pub(crate) const HELP: &str = "\
+pub const HELP: &str = "\
 Commands:
   /take          take the browser yourself (capture continues; flows are marked as yours)
   /done          give the browser back and see what your browsing added
@@ -63,7 +63,7 @@ Commands:
 Anything else is an intent for the agent, e.g. \"map the checkout flow\".";
 
 /// Parses one line; `None` for a blank line.
-pub(crate) fn parse(line: &str) -> Option<Command> {
+pub fn parse(line: &str) -> Option<Command> {
     let line = line.trim();
     if line.is_empty() {
         return None;

@@ -11,14 +11,14 @@ use super::driver::{Driver, DriverContext, TurnReport};
 
 /// The explorer, configured from the session's flags.
 #[derive(Debug, Clone)]
-pub(crate) struct Explorer {
+pub struct Explorer {
     config: ExplorerConfig,
 }
 
 impl Explorer {
     /// The explorer for this session: from its target, within its budgets;
     /// destructive actions only with `--explore-unsafe`.
-    pub(crate) fn for_session(session: &SessionConfig) -> Self {
+    pub fn for_session(session: &SessionConfig) -> Self {
         let mut config = ExplorerConfig::new(session.target.as_str());
         config.allow_destructive = session.explore_unsafe;
         if let Some(pages) = session.explore_pages {
@@ -31,7 +31,7 @@ impl Explorer {
     }
 
     /// The same explorer with a budget of `pages` pages and, when given, `time`.
-    pub(crate) fn with_budget(mut self, pages: usize, time: Option<std::time::Duration>) -> Self {
+    pub fn with_budget(mut self, pages: usize, time: Option<std::time::Duration>) -> Self {
         self.config.max_pages = pages.max(1);
         if let Some(time) = time {
             self.config.time_budget = time;

@@ -25,7 +25,7 @@ use ar_openapi::Annotation;
 use ar_store::Client;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::args::Provider as ProviderFlag;
+use super::config::Provider as ProviderFlag;
 use super::config::SessionConfig;
 use super::driver::{Driver, DriverContext, TurnReport};
 use super::event::Event;
@@ -35,7 +35,7 @@ use crate::pipeline::Pipeline;
 use crate::pipeline::enrich::{EnrichWorker, Runner};
 
 /// The agent's model, resolved from the flags and the environment.
-pub(crate) fn provider_for(
+pub(super) fn provider_for(
     config: &SessionConfig,
 ) -> Result<Arc<dyn Provider>, ar_agent::llm::LlmError> {
     let kind = match config.provider {
@@ -62,7 +62,7 @@ pub(crate) fn provider_for(
 type Waiter = (oneshot::Sender<String>, Counters);
 
 /// The agent's part of the session state.
-pub(crate) struct AgentSlot {
+pub struct AgentSlot {
     provider: Result<Arc<dyn Provider>, String>,
     agent: Option<Arc<tokio::sync::Mutex<Agent>>>,
     inbox: Option<mpsc::UnboundedSender<String>>,
@@ -78,7 +78,7 @@ pub(crate) struct AgentSlot {
 
 impl AgentSlot {
     /// Resolves the provider and, unless `--no-llm-doc`, starts enrichment.
-    pub(crate) fn start(
+    pub fn start(
         config: &SessionConfig,
         runner: Runner,
         events: &mpsc::UnboundedSender<Event>,
@@ -139,18 +139,18 @@ impl AgentSlot {
     }
 
     /// The agent's model, or why there is none (no API key).
-    pub(crate) fn provider(&self) -> Result<Arc<dyn Provider>, String> {
+    pub fn provider(&self) -> Result<Arc<dyn Provider>, String> {
         self.provider.clone()
     }
 
     /// Whether this is the first time the agent is missing (say why once).
-    pub(crate) fn first_warning(&mut self) -> bool {
+    pub fn first_warning(&mut self) -> bool {
         !std::mem::replace(&mut self.warned, true)
     }
 
     /// Hands `text` to the agent's running turn, which takes it up after
     /// its current intent; `false` when no turn takes it.
-    pub(crate) fn queue(&self, text: String) -> bool {
+    pub fn queue(&self, text: String) -> bool {
         self.inbox
             .as_ref()
             .is_some_and(|inbox| inbox.send(text).is_ok())
@@ -159,11 +159,7 @@ impl AgentSlot {
     /// The workspace of the agent's tools in the session `handles` reach:
     /// the store, docs and scope through its capture task; `ask_human`
     /// through `ask`, else through the REPL.
-    pub(crate) fn workspace(
-        &self,
-        handles: SessionHandles,
-        ask: Option<AskHuman>,
-    ) -> Arc<dyn Workspace> {
+    pub fn workspace(&self, handles: SessionHandles, ask: Option<AskHuman>) -> Arc<dyn Workspace> {
         Arc::new(SessionWorkspace {
             run: handles.run,
             scoper: handles.scoper,
@@ -178,7 +174,7 @@ impl AgentSlot {
 
     /// An agent turn on `text`, driving `browser` with `workspace`'s tools
     /// (the agent is created on the first turn and kept for the next).
-    pub(crate) fn turn(
+    pub fn turn(
         &mut self,
         provider: Arc<dyn Provider>,
         browser: Arc<dyn Browser>,
@@ -202,12 +198,12 @@ impl AgentSlot {
     }
 
     /// `/take` during the agent's turn: remember to resume on `/done`.
-    pub(crate) fn pause(&mut self) {
+    pub fn pause(&mut self) {
         self.paused = true;
     }
 
     /// Whether the agent is waiting in `ask_human` for the user.
-    pub(crate) fn waiting_for_human(&self) -> bool {
+    pub fn waiting_for_human(&self) -> bool {
         self.human
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -217,7 +213,7 @@ impl AgentSlot {
 
     /// `/done`: answers a pending `ask_human` with what the user added;
     /// `None` when the agent is not waiting (any more).
-    pub(crate) fn human_done(&mut self, now: Counters) -> Option<Counters> {
+    pub fn human_done(&mut self, now: Counters) -> Option<Counters> {
         let (tx, before) = self
             .human
             .lock()
@@ -229,12 +225,12 @@ impl AgentSlot {
     }
 
     /// Whether the agent was paused by `/take` (and clears it).
-    pub(crate) fn take_paused(&mut self) -> bool {
+    pub fn take_paused(&mut self) -> bool {
         std::mem::take(&mut self.paused)
     }
 
     /// Stops enrichment and prints the session's token totals.
-    pub(crate) async fn shutdown(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+    pub async fn shutdown(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         let naming = match self.enrich.take() {
             Some(worker) => worker.stop().await,
             None => Usage::default(),
@@ -253,7 +249,7 @@ impl AgentSlot {
 }
 
 /// What the agent is told when the user gives the browser back.
-pub(crate) fn summary_for_agent(added: Counters) -> String {
+pub fn summary_for_agent(added: Counters) -> String {
     format!(
         "The user used the browser and gave it back: their browsing added {} flows ({} in scope) and {} new endpoints (doc_status lists them). The page may have changed: take a snapshot first.",
         added.flows, added.in_scope_flows, added.endpoints
@@ -379,7 +375,7 @@ impl Driver for AgentDriver {
 
 /// Another way to reach the person at the keyboard than the REPL (`ar mcp`
 /// asks through its client): takes the reason, answers what the agent is told.
-pub(crate) type AskHuman =
+pub type AskHuman =
     Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, WorkspaceError>> + Send + Sync>;
 
 /// The agent's workspace in a session: closures run by the capture task,

@@ -10,10 +10,10 @@
 //!   a second and at the end, and reports each new endpoint (what `ar proxy`
 //!   does, on its capture thread).
 
-pub(crate) mod capture_threads;
-pub(crate) mod enrich;
-pub(crate) mod live;
-pub(crate) mod redocument;
+pub mod capture_threads;
+pub mod enrich;
+pub mod live;
+pub mod redocument;
 pub(crate) mod write;
 
 use std::fmt;
@@ -26,26 +26,26 @@ use ar_store::scope::{Scope, ScopeConfig, ScopeDecision};
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::template::{Overrides, Pattern};
 
-pub(crate) use write::Documents;
+pub use write::Documents;
 
 /// Where the pipeline's flows are archived, if anywhere (the `ar <url>`
 /// session archives through the pipeline; `ar import` does not re-archive).
-pub(crate) trait Archive: Send {
+pub trait Archive: Send {
     /// Appends one flow; errors are reported, never silently dropped.
     fn append(&mut self, flow: &Flow) -> anyhow::Result<()>;
 }
 
 /// What the pipeline needs to know up front.
 #[derive(Debug, Clone)]
-pub(crate) struct PipelineConfig {
+pub struct PipelineConfig {
     /// Which hosts and paths are documented.
-    pub(crate) scope: ScopeConfig,
+    pub scope: ScopeConfig,
     /// Store limits.
-    pub(crate) store: StoreConfig,
+    pub store: StoreConfig,
     /// Redact secrets from the outputs (default on).
-    pub(crate) redact: bool,
+    pub redact: bool,
     /// Title, version, base URL of the spec.
-    pub(crate) options: Options,
+    pub options: Options,
 }
 
 impl Default for PipelineConfig {
@@ -62,7 +62,7 @@ impl Default for PipelineConfig {
 impl PipelineConfig {
     /// A scope from `--scope HOST,...`: the first host's site and every listed
     /// host are in scope; with no hosts, every host except trackers.
-    pub(crate) fn with_scope_hosts(mut self, hosts: &[String]) -> Self {
+    pub fn with_scope_hosts(mut self, hosts: &[String]) -> Self {
         let hosts: Vec<String> = hosts
             .iter()
             .map(|h| h.trim().to_string())
@@ -75,36 +75,12 @@ impl PipelineConfig {
         self
     }
 
-    /// User templates (`--template`, checked by [`TemplateArgs::read`]): paths
+    /// User templates (`--template`, checked by [`read_templates`]): paths
     /// matching one are templated by it, whatever the learnt rules say.
-    pub(crate) fn with_templates(mut self, patterns: &[String]) -> anyhow::Result<Self> {
+    pub fn with_templates(mut self, patterns: &[String]) -> anyhow::Result<Self> {
         self.store.template_overrides =
             Overrides::parse(patterns.iter().map(String::as_str)).context("--template")?;
         Ok(self)
-    }
-}
-
-/// The user templates of `--template PATTERN` and `--templates FILE` (one
-/// pattern a line, `#` comments and blank lines skipped), in that order,
-/// each checked: an error names the pattern (and the file and line) and
-/// what is wrong with it.
-/// `--template` and `--templates`, as `ar import`, `ar proxy` and sessions
-/// take them.
-#[derive(Debug, Clone, Default, clap::Args)]
-pub(crate) struct TemplateArgs {
-    /// A path template that beats the learnt ones (repeatable): `/api/files/{path*}`;
-    /// `{name}` is one segment, `{name*}` (last) the rest of the path; `HOST/path` for one host.
-    #[arg(long, value_name = "PATTERN")]
-    pub(crate) template: Vec<String>,
-    /// A file of path templates, one a line (`#` comments and blank lines are skipped).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) templates: Vec<PathBuf>,
-}
-
-impl TemplateArgs {
-    /// The patterns given, checked, files read, duplicates dropped.
-    pub(crate) fn read(&self) -> anyhow::Result<Vec<String>> {
-        read_templates(&self.template, &self.templates)
     }
 }
 
@@ -112,10 +88,10 @@ impl TemplateArgs {
 /// made in the web view, latest first, in the format of `--templates FILE`:
 /// `ar import` of the directory and the next `ar proxy` there apply them (a
 /// session keeps its own in `session.json`).
-pub(crate) const TEMPLATES_FILE: &str = "templates.txt";
+pub const TEMPLATES_FILE: &str = "templates.txt";
 
 /// The corrections kept in `dir` (none when there is no [`TEMPLATES_FILE`]).
-pub(crate) fn read_dir_templates(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
+pub fn read_dir_templates(dir: &std::path::Path) -> anyhow::Result<Vec<String>> {
     let path = dir.join(TEMPLATES_FILE);
     if !path.is_file() {
         return Ok(Vec::new());
@@ -124,10 +100,7 @@ pub(crate) fn read_dir_templates(dir: &std::path::Path) -> anyhow::Result<Vec<St
 }
 
 /// Keeps `patterns` (corrections, latest first) in `dir`'s [`TEMPLATES_FILE`], atomically.
-pub(crate) fn write_dir_templates(
-    dir: &std::path::Path,
-    patterns: &[String],
-) -> anyhow::Result<()> {
+pub fn write_dir_templates(dir: &std::path::Path, patterns: &[String]) -> anyhow::Result<()> {
     let mut text = String::from(
         "# Path templates from corrections in ar's web view, latest first.\n\
          # `ar import` of this directory applies them; so does `--templates FILE`.\n",
@@ -139,7 +112,11 @@ pub(crate) fn write_dir_templates(
     crate::files::write_atomic(&dir.join(TEMPLATES_FILE), text.as_bytes())
 }
 
-fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
+/// The user templates of `--template PATTERN` (`inline`) and `--templates
+/// FILE` (`files`, one pattern a line, `#` comments and blank lines skipped),
+/// in that order, each checked, duplicates dropped: an error names the
+/// pattern (and the file and line) and what is wrong with it.
+pub fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<String>> {
     let mut patterns = Vec::new();
     for text in inline {
         let pattern = Pattern::parse(text).context("--template")?;
@@ -160,16 +137,16 @@ fn read_templates(inline: &[String], files: &[PathBuf]) -> anyhow::Result<Vec<St
 
 /// A new endpoint, for live output: `+ GET api.shop.test/users/{userId}  (200)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct NewEndpoint {
+pub struct NewEndpoint {
     /// The stable key.
-    pub(crate) key: String,
+    pub key: String,
     /// Where it came from.
-    pub(crate) origin: Origin,
+    pub origin: Origin,
 }
 
 /// Why an endpoint appeared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Origin {
+pub enum Origin {
     /// The flow was the first of its kind; its status, if it had a response.
     FirstFlow(Option<u16>),
     /// A template narrowed with the flow's evidence and the store split this
@@ -189,31 +166,31 @@ impl fmt::Display for NewEndpoint {
 
 /// What happened to one flow.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Ingest {
+pub struct Ingest {
     /// Whether the flow was in scope.
-    pub(crate) in_scope: bool,
+    pub in_scope: bool,
     /// The scope verdict and its reason (the live web view shows it).
-    pub(crate) scope: Option<ScopeDecision>,
+    pub scope: Option<ScopeDecision>,
     /// The stable key of the endpoint the flow joined, when in scope.
-    pub(crate) endpoint: Option<String>,
+    pub endpoint: Option<String>,
     /// Endpoints that appeared: the one the flow created, if it was the first
     /// of its kind, and any the store split off because of it.
-    pub(crate) new_endpoints: Vec<NewEndpoint>,
+    pub new_endpoints: Vec<NewEndpoint>,
 }
 
 /// Counts for the one-line summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Summary {
+pub struct Summary {
     /// Flows ingested.
-    pub(crate) flows: u64,
+    pub flows: u64,
     /// Flows in scope.
-    pub(crate) in_scope: u64,
+    pub in_scope: u64,
     /// Endpoints in the store.
-    pub(crate) endpoints: u64,
+    pub endpoints: u64,
 }
 
 /// The single owner of the store (with its documenter) and the optional archive.
-pub(crate) struct Pipeline {
+pub struct Pipeline {
     /// Keeps the [`Documenter`] as its endpoints' evidence.
     store: EndpointStore,
     enrichment: Enrichment,
@@ -241,7 +218,7 @@ impl fmt::Debug for Pipeline {
 
 impl Pipeline {
     /// A pipeline with an empty store.
-    pub(crate) fn new(config: PipelineConfig) -> anyhow::Result<Self> {
+    pub fn new(config: PipelineConfig) -> anyhow::Result<Self> {
         let scope = Scope::new(config.scope.clone()).context("invalid scope")?;
         let redactor = if config.redact {
             Redactor::new()
@@ -263,13 +240,13 @@ impl Pipeline {
     }
 
     /// Archives every flow through `archive` before it is ingested.
-    pub(crate) fn with_archive(mut self, archive: Box<dyn Archive>) -> Self {
+    pub fn with_archive(mut self, archive: Box<dyn Archive>) -> Self {
         self.archive = Some(archive);
         self
     }
 
     /// Archives (if configured), stores and documents one flow.
-    pub(crate) fn ingest(&mut self, flow: &Flow) -> anyhow::Result<Ingest> {
+    pub fn ingest(&mut self, flow: &Flow) -> anyhow::Result<Ingest> {
         if let Some(archive) = &mut self.archive {
             archive.append(flow).context("cannot archive a flow")?;
         }
@@ -309,7 +286,7 @@ impl Pipeline {
     /// and the options carry over; [`Pipeline::generation`] goes up, since
     /// endpoint ids of the old store mean nothing in the new one. On error
     /// the pipeline is left as it was.
-    pub(crate) fn rescope(
+    pub fn rescope(
         &mut self,
         scope: ScopeConfig,
         replay: impl FnOnce(&mut Pipeline) -> anyhow::Result<()>,
@@ -333,7 +310,7 @@ impl Pipeline {
     /// way [`Pipeline::rescope`] replaces the scope: a fresh store under
     /// `scope` (the current one, for a template change alone) fed by
     /// `replay`. On error the pipeline is left as it was.
-    pub(crate) fn retemplate(
+    pub fn retemplate(
         &mut self,
         scope: ScopeConfig,
         overrides: Overrides,
@@ -348,22 +325,22 @@ impl Pipeline {
     }
 
     /// The scope now.
-    pub(crate) fn scope_config(&self) -> &ScopeConfig {
+    pub fn scope_config(&self) -> &ScopeConfig {
         &self.scope_config
     }
 
     /// How many times the pipeline was rescoped (see [`Pipeline::rescope`]).
-    pub(crate) fn generation(&self) -> u64 {
+    pub fn generation(&self) -> u64 {
         self.generation
     }
 
     /// Sets the names and prose of one endpoint (by stable key).
-    pub(crate) fn annotate(&mut self, key: impl Into<String>, annotation: Annotation) {
+    pub fn annotate(&mut self, key: impl Into<String>, annotation: Annotation) {
         self.enrichment.insert(key.into(), annotation);
     }
 
     /// Renders the three documents from everything ingested so far.
-    pub(crate) fn documents(&mut self) -> anyhow::Result<Documents> {
+    pub fn documents(&mut self) -> anyhow::Result<Documents> {
         if !self.titled {
             self.options.title = self.default_title();
         }
@@ -376,13 +353,13 @@ impl Pipeline {
     }
 
     /// Sets the spec's title.
-    pub(crate) fn set_title(&mut self, title: String) {
+    pub fn set_title(&mut self, title: String) {
         self.options.title = title;
         self.titled = true;
     }
 
-    /// "<host> API" for the host with the most endpoints, else "Captured API".
-    pub(crate) fn default_title(&self) -> String {
+    /// `"<host> API"` for the host with the most endpoints, else "Captured API".
+    pub fn default_title(&self) -> String {
         let mut per_host: std::collections::BTreeMap<&str, usize> =
             std::collections::BTreeMap::new();
         for endpoint in self.store.endpoints() {
@@ -398,7 +375,7 @@ impl Pipeline {
     }
 
     /// Counts for the summary line.
-    pub(crate) fn summary(&self) -> Summary {
+    pub fn summary(&self) -> Summary {
         let stats = self.store.stats();
         Summary {
             flows: stats.flows,
@@ -408,12 +385,12 @@ impl Pipeline {
     }
 
     /// Records, for API.md, that the input was repaired or partly unreadable.
-    pub(crate) fn note_input(&mut self, note: String) {
+    pub fn note_input(&mut self, note: String) {
         self.documenter_mut().note_input(note);
     }
 
     /// What was left out, and why.
-    pub(crate) fn ledger(&self) -> &ar_openapi::Ledger {
+    pub fn ledger(&self) -> &ar_openapi::Ledger {
         self.documenter().ledger()
     }
 
@@ -426,7 +403,7 @@ impl Pipeline {
     }
 
     /// The store (read-only), for callers that search or explain endpoints.
-    pub(crate) fn store(&self) -> &EndpointStore {
+    pub fn store(&self) -> &EndpointStore {
         &self.store
     }
 }

@@ -33,7 +33,7 @@ const STATUS_QUIET: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What the caller should do after a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Next {
+pub enum Next {
     /// Keep reading input.
     Continue,
     /// Flush everything and exit.
@@ -50,15 +50,15 @@ struct Turn {
 
 /// A finished turn, for the caller to report.
 #[derive(Debug)]
-pub(crate) struct TurnOutcome {
+pub struct TurnOutcome {
     /// The driver's name.
-    pub(crate) name: String,
+    pub name: String,
     /// Its report, or why it failed.
-    pub(crate) result: anyhow::Result<TurnReport>,
+    pub result: anyhow::Result<TurnReport>,
     /// What the turn added.
-    pub(crate) added: Counters,
+    pub added: Counters,
     /// What the proxy's lock on destructive requests refused during the turn.
-    pub(crate) refused: Refusals,
+    pub refused: Refusals,
 }
 
 /// Whether the proxy refuses destructive requests while `explorer` (or
@@ -68,7 +68,7 @@ fn locks_destructive(config: &SessionConfig, explorer: bool) -> bool {
 }
 
 /// The running session.
-pub(crate) struct Session {
+pub struct Session {
     config: SessionConfig,
     style: Style,
     manifest: Manifest,
@@ -94,7 +94,7 @@ impl Session {
     /// Starts everything: output dir, CA, pipeline (re-ingesting the archive
     /// on resume), proxy, browser on the target page.
     /// Events (progress, new endpoints, turn ends) arrive on the returned receiver.
-    pub(crate) async fn start(
+    pub async fn start(
         config: SessionConfig,
         style: Style,
         out: &mut (dyn Write + Send),
@@ -253,17 +253,17 @@ impl Session {
     }
 
     /// The session's config.
-    pub(crate) fn config(&self) -> &SessionConfig {
+    pub fn config(&self) -> &SessionConfig {
         &self.config
     }
 
     /// The agent's state.
-    pub(crate) fn agent_slot(&self) -> &AgentSlot {
+    pub fn agent_slot(&self) -> &AgentSlot {
         &self.agent
     }
 
     /// The handles a driver's tools get to the running session.
-    pub(crate) fn handles(&self) -> SessionHandles {
+    pub fn handles(&self) -> SessionHandles {
         SessionHandles {
             run: self.capture.runner(),
             scoper: self.capture.scoper(),
@@ -274,52 +274,52 @@ impl Session {
     }
 
     /// The browser, while it runs.
-    pub(crate) fn browser(&self) -> Option<Arc<dyn Browser>> {
+    pub fn browser(&self) -> Option<Arc<dyn Browser>> {
         self.browser
             .as_ref()
             .map(|b| Arc::clone(b) as Arc<dyn Browser>)
     }
 
     /// Runs closures on the capture pipeline (the agent's tools).
-    pub(crate) fn runner(&self) -> crate::pipeline::enrich::Runner {
+    pub fn runner(&self) -> crate::pipeline::enrich::Runner {
         self.capture.runner()
     }
 
     /// The counters as a watch.
-    pub(crate) fn counters_watch(&self) -> tokio::sync::watch::Receiver<Counters> {
+    pub fn counters_watch(&self) -> tokio::sync::watch::Receiver<Counters> {
         self.capture.counters_watch()
     }
 
     /// Bumped each time the documents are rewritten.
-    pub(crate) fn written_watch(&self) -> tokio::sync::watch::Receiver<u64> {
+    pub fn written_watch(&self) -> tokio::sync::watch::Receiver<u64> {
         self.capture.written_watch()
     }
 
     /// What has been captured and documented so far.
-    pub(crate) fn counters(&self) -> Counters {
+    pub fn counters(&self) -> Counters {
         self.capture.counters()
     }
 
     /// Adds a line the user was shown to the web view's Session panel.
-    pub(crate) fn show_progress(&self, line: &str) {
+    pub fn show_progress(&self, line: &str) {
         if let Some((_, live)) = &self.ui {
             live.progress(line);
         }
     }
 
     /// The live web view's URL (token included), when it runs.
-    pub(crate) fn ui_url(&self) -> Option<&str> {
+    pub fn ui_url(&self) -> Option<&str> {
         self.ui.as_ref().map(|(ui, _)| ui.url())
     }
 
     /// Whether a driver's turn is running.
-    pub(crate) fn turn_running(&self) -> bool {
+    pub fn turn_running(&self) -> bool {
         self.turn.is_some()
     }
 
     /// A status line when the counters changed: at once for a new endpoint
     /// or host, at most every few seconds for more flows (no scrolling flood).
-    pub(crate) fn status_update(&mut self) -> Option<String> {
+    pub fn status_update(&mut self) -> Option<String> {
         let now = self.counters();
         let news = now.endpoints != self.shown.endpoints || now.hosts != self.shown.hosts;
         let more = now != self.shown && self.shown_at.elapsed() >= STATUS_QUIET;
@@ -331,7 +331,7 @@ impl Session {
     }
 
     /// Closes the books on the turn that just sent [`Event::TurnEnded`].
-    pub(crate) fn end_turn(&mut self, result: anyhow::Result<TurnReport>) -> TurnOutcome {
+    pub fn end_turn(&mut self, result: anyhow::Result<TurnReport>) -> TurnOutcome {
         self.drive_as(Client::Human);
         let (name, before) = match self.turn.take() {
             Some(turn) => (turn.name, turn.before),
@@ -352,7 +352,7 @@ impl Session {
     /// Tells the proxy who drives from now on: it stamps their flows, and
     /// locks out destructive requests while the explorer drives (unless
     /// `--explore-unsafe`).
-    pub(crate) fn drive_as(&self, client: Client) {
+    pub fn drive_as(&self, client: Client) {
         if let Some((_, live)) = &self.ui {
             live.set_driver(match client {
                 Client::Explorer => "explorer",
@@ -368,7 +368,7 @@ impl Session {
     }
 
     /// Hands the browser to `driver` for a turn; false (with a message) when busy.
-    pub(crate) fn start_turn(
+    pub fn start_turn(
         &mut self,
         mut driver: Box<dyn Driver>,
         out: &mut (dyn Write + Send),
@@ -452,7 +452,7 @@ impl Session {
     }
 
     /// Asks the running turn to stop; false when none runs.
-    pub(crate) fn stop_turn(&mut self) -> bool {
+    pub fn stop_turn(&mut self) -> bool {
         match &self.turn {
             Some(turn) => {
                 turn.cancel.cancel();
@@ -463,12 +463,12 @@ impl Session {
     }
 
     /// The name of the running driver.
-    pub(crate) fn turn_name(&self) -> Option<&str> {
+    pub fn turn_name(&self) -> Option<&str> {
         self.turn.as_ref().map(|t| t.name.as_str())
     }
 
     /// Runs one command.
-    pub(crate) async fn handle(
+    pub async fn handle(
         &mut self,
         command: Command,
         out: &mut (dyn Write + Send),
@@ -598,11 +598,7 @@ impl Session {
 
     /// Plain text or `--intent`: an agent turn, a queued follow-up, or the
     /// explorer without a key.
-    pub(crate) fn intent(
-        &mut self,
-        text: String,
-        out: &mut (dyn Write + Send),
-    ) -> anyhow::Result<()> {
+    pub fn intent(&mut self, text: String, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         let provider = match self.agent.provider() {
             Ok(provider) => provider,
             Err(message) => {
@@ -692,7 +688,7 @@ impl Session {
 
     /// Changes the scope (`/scope add|remove HOST`, the agent's tools):
     /// everything captured is documented again under the new scope.
-    pub(crate) async fn change_scope(
+    pub async fn change_scope(
         &mut self,
         host: &str,
         add: bool,
@@ -709,7 +705,7 @@ impl Session {
     }
 
     /// `/save`: spec and docs, `capture.har`, `session.json`.
-    pub(crate) async fn save(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+    pub async fn save(&mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         let report = self.capture.save().await?;
         self.record_scope(self.capture.scope_hosts());
         self.manifest.save(
@@ -727,10 +723,7 @@ impl Session {
 
     /// Stops the driver, the browser and the proxy, drains every captured
     /// flow into the archive and the spec, writes everything, and reports.
-    pub(crate) async fn shutdown(
-        mut self,
-        out: &mut (dyn Write + Send),
-    ) -> anyhow::Result<Counters> {
+    pub async fn shutdown(mut self, out: &mut (dyn Write + Send)) -> anyhow::Result<Counters> {
         if let Some(turn) = self.turn.take() {
             turn.cancel.cancel();
             let _ = tokio::time::timeout(std::time::Duration::from_secs(5), turn.task).await;

@@ -5,7 +5,7 @@
 //! closures ([`PipelineFn`]) the owner runs, so ingest never waits for a
 //! model. Names are saved to `enrichment.json` after every call (atomic
 //! rewrite) and loaded back on `--resume`; a failed call leaves the
-//! deterministic name in place and is retried every [`RETRY_EVERY`].
+//! deterministic name in place and is retried every `RETRY_EVERY`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -22,10 +22,10 @@ use super::Pipeline;
 use crate::files::write_atomic;
 
 /// A closure the pipeline's owner runs; `true` when it changed the documents.
-pub(crate) type PipelineFn = Box<dyn FnOnce(&mut Pipeline) -> bool + Send>;
+pub type PipelineFn = Box<dyn FnOnce(&mut Pipeline) -> bool + Send>;
 
 /// Sends a closure to the pipeline's owner; false when it is gone.
-pub(crate) type Runner = Arc<dyn Fn(PipelineFn) -> bool + Send + Sync>;
+pub type Runner = Arc<dyn Fn(PipelineFn) -> bool + Send + Sync>;
 
 /// How often new endpoints are looked for.
 const POLL: Duration = Duration::from_millis(500);
@@ -56,7 +56,7 @@ fn changes(books: &mut Books) -> Vec<(String, Annotation)> {
 }
 
 /// The running worker.
-pub(crate) struct EnrichWorker {
+pub struct EnrichWorker {
     cancel: CancellationToken,
     task: tokio::task::JoinHandle<Usage>,
 }
@@ -64,7 +64,7 @@ pub(crate) struct EnrichWorker {
 impl EnrichWorker {
     /// Loads `dir/enrichment.json` (if any) and starts naming endpoints.
     /// Progress and failures go to `say`.
-    pub(crate) fn spawn(
+    pub fn spawn(
         provider: Arc<dyn Provider>,
         dir: PathBuf,
         run: Runner,
@@ -164,10 +164,10 @@ impl EnrichWorker {
         Ok(Self { cancel, task })
     }
 
-    /// Names what is still unnamed (for at most [`STOP_GRACE`]), stops, and
+    /// Names what is still unnamed (for at most `STOP_GRACE`), stops, and
     /// returns the tokens used. Endpoints left unnamed keep their default
     /// names and are named on `--resume`.
-    pub(crate) async fn stop(self) -> Usage {
+    pub async fn stop(self) -> Usage {
         self.cancel.cancel();
         let abort = self.task.abort_handle();
         match tokio::time::timeout(STOP_GRACE, self.task).await {

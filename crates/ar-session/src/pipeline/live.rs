@@ -15,11 +15,11 @@ use super::write::Debounce;
 use super::{Ingest, NewEndpoint, Pipeline, Summary};
 
 /// The default: at most one rewrite per second during capture.
-pub(crate) const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// A pipeline whose documents follow the traffic.
 #[derive(Debug)]
-pub(crate) struct LiveDocs {
+pub struct LiveDocs {
     pipeline: Pipeline,
     out_dir: PathBuf,
     debounce: Debounce,
@@ -27,7 +27,7 @@ pub(crate) struct LiveDocs {
 
 impl LiveDocs {
     /// Documents into `out_dir`, rewriting at most once per `interval`.
-    pub(crate) fn new(pipeline: Pipeline, out_dir: PathBuf, interval: Duration) -> Self {
+    pub fn new(pipeline: Pipeline, out_dir: PathBuf, interval: Duration) -> Self {
         Self {
             pipeline,
             out_dir,
@@ -36,7 +36,7 @@ impl LiveDocs {
     }
 
     /// Stores and documents one flow; `on_new` sees each endpoint it created.
-    pub(crate) fn ingest(
+    pub fn ingest(
         &mut self,
         flow: &Flow,
         mut on_new: impl FnMut(&NewEndpoint),
@@ -54,30 +54,30 @@ impl LiveDocs {
     /// Runs `f` on the pipeline (the web view's questions); when it returns
     /// true (it changed what the documents say), they are rewritten at the
     /// next due write.
-    pub(crate) fn run(&mut self, f: impl FnOnce(&mut Pipeline) -> bool) {
+    pub fn run(&mut self, f: impl FnOnce(&mut Pipeline) -> bool) {
         if f(&mut self.pipeline) {
             self.debounce.mark_dirty();
         }
     }
 
     /// The pipeline, to document the archive again (a correction).
-    pub(crate) fn pipeline_mut(&mut self) -> &mut Pipeline {
+    pub fn pipeline_mut(&mut self) -> &mut Pipeline {
         &mut self.pipeline
     }
 
     /// The directory the documents are written to.
-    pub(crate) fn out_dir(&self) -> &std::path::Path {
+    pub fn out_dir(&self) -> &std::path::Path {
         &self.out_dir
     }
 
     /// Rewrites the documents now (after a correction, which the user waits on).
-    pub(crate) fn write_now(&mut self) -> anyhow::Result<()> {
+    pub fn write_now(&mut self) -> anyhow::Result<()> {
         self.debounce.written(Instant::now());
         self.pipeline.documents()?.write_to(&self.out_dir)
     }
 
     /// Counts so far.
-    pub(crate) fn summary(&self) -> Summary {
+    pub fn summary(&self) -> Summary {
         self.pipeline.summary()
     }
 
@@ -85,7 +85,7 @@ impl LiveDocs {
     /// A failed write is retried an interval later, not at once: capture
     /// goes on while a disk is full, and the caller reports the error.
     /// True when the documents were rewritten.
-    pub(crate) fn write_if_due(&mut self) -> anyhow::Result<bool> {
+    pub fn write_if_due(&mut self) -> anyhow::Result<bool> {
         let now = Instant::now();
         if !self.debounce.due(now) {
             return Ok(false);
@@ -98,7 +98,7 @@ impl LiveDocs {
     }
 
     /// Writes the documents one last time and returns the pipeline (for a summary).
-    pub(crate) fn finish(mut self) -> anyhow::Result<Pipeline> {
+    pub fn finish(mut self) -> anyhow::Result<Pipeline> {
         self.write_now()?;
         Ok(self.pipeline)
     }

@@ -10,13 +10,13 @@ use std::path::Path;
 use anyhow::Context as _;
 
 /// Writes `bytes` to `path` atomically.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomic_with(path, |out| Ok(out.write_all(bytes)?))
 }
 
 /// Streams a file into place atomically: `fill` writes the content (for
 /// documents too big to build in memory first, like `capture.har`).
-pub(crate) fn write_atomic_with<T>(
+pub fn write_atomic_with<T>(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {

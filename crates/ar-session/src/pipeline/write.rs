@@ -11,18 +11,18 @@ use crate::files::write_atomic;
 
 /// The documents a pipeline produces, ready to be written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Documents {
+pub struct Documents {
     /// `openapi.yaml`
-    pub(crate) yaml: String,
+    pub yaml: String,
     /// `openapi.json`
-    pub(crate) json: String,
+    pub json: String,
     /// `API.md`
-    pub(crate) markdown: String,
+    pub markdown: String,
 }
 
 impl Documents {
     /// Writes the three files into `dir` (which must exist), each atomically.
-    pub(crate) fn write_to(&self, dir: &Path) -> anyhow::Result<()> {
+    pub fn write_to(&self, dir: &Path) -> anyhow::Result<()> {
         write_atomic(&dir.join("openapi.yaml"), self.yaml.as_bytes())?;
         write_atomic(&dir.join("openapi.json"), self.json.as_bytes())?;
         write_atomic(&dir.join("API.md"), self.markdown.as_bytes())

@@ -32,14 +32,14 @@ const HOP: [&str; 5] = [
 
 /// Where the proxy listens and the CA it signs with.
 #[derive(Clone)]
-pub(crate) struct Replayer {
+pub struct Replayer {
     proxy: SocketAddr,
     tls: tokio_rustls::TlsConnector,
 }
 
 impl Replayer {
     /// A replayer through the proxy at `proxy`, trusting ar's CA `ca_der`.
-    pub(crate) fn new(proxy: SocketAddr, ca_der: CertificateDer<'static>) -> anyhow::Result<Self> {
+    pub fn new(proxy: SocketAddr, ca_der: CertificateDer<'static>) -> anyhow::Result<Self> {
         let mut roots = rustls::RootCertStore::empty();
         roots.add(ca_der).context("ar's CA certificate")?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -55,7 +55,7 @@ impl Replayer {
     }
 
     /// Sends `request` through the proxy; what came back.
-    pub(crate) async fn send(&self, request: Request) -> anyhow::Result<Replayed> {
+    pub async fn send(&self, request: Request) -> anyhow::Result<Replayed> {
         tokio::time::timeout(TIMEOUT, self.exchange(request))
             .await
             .context("no answer within 30 s")?
@@ -92,11 +92,11 @@ impl Replayer {
 }
 
 /// A replayed request and its answer.
-pub(crate) struct Replayed {
+pub struct Replayed {
     /// `GET https://...`, as sent.
     sent: String,
     /// The answer: status, headers, the body as it came (not decoded).
-    pub(crate) response: Response,
+    pub response: Response,
 }
 
 impl std::fmt::Display for Replayed {

@@ -46,15 +46,15 @@ const PACE: Pace = Pace {
 };
 
 /// The file `capture.har` is written to on `/save` and at exit.
-pub(crate) const HAR_FILE: &str = "capture.har";
+pub(super) const HAR_FILE: &str = "capture.har";
 
 /// What was written at the end.
 #[derive(Debug, Clone)]
-pub(crate) struct Written {
+pub(super) struct Written {
     /// The final counters.
-    pub(crate) counters: Counters,
+    pub counters: Counters,
     /// The files written, for the message.
-    pub(crate) files: String,
+    pub files: String,
 }
 
 impl std::fmt::Display for Written {
@@ -65,27 +65,27 @@ impl std::fmt::Display for Written {
 
 /// The hosts the session's scope adds to the target's site, and takes out.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct ScopeHosts {
+pub(super) struct ScopeHosts {
     /// Extra in-scope hosts (`--scope`, `scope_add`, `/scope add`).
-    pub(crate) extra: Vec<String>,
+    pub extra: Vec<String>,
     /// Hosts taken out (`scope_remove` of a host that is not an extra one).
-    pub(crate) out: Vec<String>,
+    pub out: Vec<String>,
 }
 
 /// Asks the capture task to change the scope: `(host, add)`; `None` when
 /// the task is gone, else the confirmation to come.
-pub(crate) type Scoper = std::sync::Arc<
+pub(super) type Scoper = std::sync::Arc<
     dyn Fn(String, bool) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
 >;
 
 /// Asks the capture task to apply user templates (corrections from the
 /// web view); `None` when the task is gone, else the confirmation to come.
-pub(crate) type Templater = std::sync::Arc<
+pub type Templater = std::sync::Arc<
     dyn Fn(Vec<String>) -> Option<oneshot::Receiver<anyhow::Result<String>>> + Send + Sync,
 >;
 
 /// The session's handle on its capture.
-pub(crate) struct Capture {
+pub(super) struct Capture {
     jobs: mpsc::UnboundedSender<Job<Task>>,
     /// Ends the capture ([`Capture::finish`]).
     stop: oneshot::Sender<()>,
@@ -102,7 +102,7 @@ impl Capture {
     /// when resuming) and starts the task.
     /// Each flow (the archive's too) and each rewrite of the documents is
     /// also told to `live`, the web view's feed, when there is one.
-    pub(crate) fn start(
+    pub(super) fn start(
         config: &SessionConfig,
         batches: mpsc::Receiver<Vec<Flow>>,
         events: mpsc::UnboundedSender<Event>,
@@ -205,30 +205,30 @@ impl Capture {
     }
 
     /// The id the proxy's first flow should get (after the archive's last).
-    pub(crate) fn next_flow_id(&self) -> u64 {
+    pub(super) fn next_flow_id(&self) -> u64 {
         self.next_flow_id
     }
 
     /// The latest counters.
-    pub(crate) fn counters(&self) -> Counters {
+    pub(super) fn counters(&self) -> Counters {
         *self.counters.borrow()
     }
 
     /// The counters as a watch (for tasks that summarise what changed).
-    pub(crate) fn counters_watch(&self) -> watch::Receiver<Counters> {
+    pub(super) fn counters_watch(&self) -> watch::Receiver<Counters> {
         self.counters.clone()
     }
 
     /// How many times the documents were written: changes each time
     /// `openapi.yaml`, `openapi.json` and `API.md` are rewritten (`ar mcp`
     /// tells its clients that their resources changed).
-    pub(crate) fn written_watch(&self) -> watch::Receiver<u64> {
+    pub(super) fn written_watch(&self) -> watch::Receiver<u64> {
         self.written.clone()
     }
 
     /// A way for other tasks to run closures on the pipeline (the agent's
     /// tools, the enrichment worker, the web view's questions).
-    pub(crate) fn runner(&self) -> Runner {
+    pub(super) fn runner(&self) -> Runner {
         let jobs = self.jobs.clone();
         std::sync::Arc::new(move |f: PipelineFn| {
             jobs.send(Box::new(move |task: &mut Task| {
@@ -241,7 +241,7 @@ impl Capture {
     }
 
     /// A way for other tasks (the agent's `scope_add`) to change the scope.
-    pub(crate) fn scoper(&self) -> Scoper {
+    pub(super) fn scoper(&self) -> Scoper {
         let jobs = self.jobs.clone();
         std::sync::Arc::new(move |host: String, add: bool| {
             let (tx, rx) = oneshot::channel();
@@ -254,7 +254,7 @@ impl Capture {
     }
 
     /// A way for the web view to apply corrections (user templates).
-    pub(crate) fn templater(&self) -> Templater {
+    pub(super) fn templater(&self) -> Templater {
         let jobs = self.jobs.clone();
         std::sync::Arc::new(move |patterns: Vec<String>| {
             let (tx, rx) = oneshot::channel();
@@ -281,24 +281,24 @@ impl Capture {
     }
 
     /// The user templates now, corrections first (for `session.json`).
-    pub(crate) fn templates(&self) -> Vec<String> {
+    pub(super) fn templates(&self) -> Vec<String> {
         self.templates.borrow().clone()
     }
 
     /// Adds or removes `host`: the archive is documented again under the new
     /// scope and the documents rewritten; returns a line for the user.
-    pub(crate) async fn change_scope(&self, host: &str, add: bool) -> anyhow::Result<String> {
+    pub(super) async fn change_scope(&self, host: &str, add: bool) -> anyhow::Result<String> {
         let host = host.to_owned();
         self.ask(move |task| task.change_scope(&host, add)).await?
     }
 
     /// The scope's hosts now (for `session.json`).
-    pub(crate) fn scope_hosts(&self) -> ScopeHosts {
+    pub(super) fn scope_hosts(&self) -> ScopeHosts {
         self.scope.borrow().clone()
     }
 
     /// `/flows [q]`: one line per endpoint.
-    pub(crate) async fn list_endpoints(
+    pub(super) async fn list_endpoints(
         &self,
         query: Option<&str>,
         out: &mut (dyn Write + Send),
@@ -318,19 +318,19 @@ impl Capture {
     }
 
     /// `/spec`: where the spec is and what it holds.
-    pub(crate) async fn describe_spec(&self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
+    pub(super) async fn describe_spec(&self, out: &mut (dyn Write + Send)) -> anyhow::Result<()> {
         writeln!(out, "{}", self.ask(|task| task.spec_summary()).await?)?;
         Ok(())
     }
 
     /// `/save`: documents now, plus `capture.har`.
-    pub(crate) async fn save(&self) -> anyhow::Result<String> {
+    pub(super) async fn save(&self) -> anyhow::Result<String> {
         self.ask(Task::save).await?
     }
 
     /// Captures the flows still queued (the proxy must be stopped first),
     /// writes everything and ends the capture.
-    pub(crate) async fn finish(self) -> anyhow::Result<Written> {
+    pub(super) async fn finish(self) -> anyhow::Result<Written> {
         let _ = self.stop.send(());
         let mut task = self.task.await.context("the capture thread failed")??;
         let files = task.save()?;
@@ -403,7 +403,7 @@ fn normalise_host(text: &str) -> String {
 }
 
 /// The capture's state: the pipeline and what the session asks about it.
-pub(crate) struct Task {
+pub(super) struct Task {
     pipeline: Pipeline,
     books: Books,
     dir: PathBuf,
@@ -635,7 +635,6 @@ impl Task {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::args::SessionArgs;
     use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
 
     fn flow(id: u64, url: &str, content_type: &str, body: &str) -> Flow {
@@ -653,12 +652,8 @@ mod tests {
     }
 
     fn config(dir: &std::path::Path) -> SessionConfig {
-        let args = SessionArgs {
-            url: Some("https://shop.test/".into()),
-            out: Some(dir.to_path_buf()),
-            ..SessionArgs::default()
-        };
-        SessionConfig::from_args(args, time::OffsetDateTime::UNIX_EPOCH).unwrap()
+        let target = url::Url::parse("https://shop.test/").unwrap();
+        SessionConfig::new(target, dir.to_path_buf())
     }
 
     async fn text(write: impl AsyncFnOnce(&mut Vec<u8>)) -> String {

@@ -19,33 +19,15 @@ use crate::session::Templater;
 
 mod replay;
 
-pub(crate) use replay::Replayer;
-
-/// `--ui-port` and `--no-ui`.
-#[derive(Debug, Clone, Copy, Default, clap::Args)]
-pub(crate) struct UiArgs {
-    /// The live web view's port on 127.0.0.1 [default: any free port].
-    #[arg(long, value_name = "N", conflicts_with = "no_ui")]
-    pub(crate) ui_port: Option<u16>,
-    /// Do not serve the live web view.
-    #[arg(long)]
-    pub(crate) no_ui: bool,
-}
-
-impl UiArgs {
-    /// The port to serve on, or `None` for no web view.
-    pub(crate) fn port(self) -> Option<u16> {
-        (!self.no_ui).then_some(self.ui_port.unwrap_or(0))
-    }
-}
+pub use replay::Replayer;
 
 /// Tells the web view where the pipeline put `flow`.
-pub(crate) fn record(live: &Live, flow: &Flow, ingest: Ingest) {
+pub fn record(live: &Live, flow: &Flow, ingest: Ingest) {
     live.record(flow, &placement(ingest));
 }
 
 /// Where the pipeline put a flow, as the web view shows it.
-pub(crate) fn placement(ingest: Ingest) -> Placement {
+pub fn placement(ingest: Ingest) -> Placement {
     ingest.scope.map_or_else(Placement::default, |scope| {
         Placement::new(scope, ingest.endpoint)
     })
@@ -71,7 +53,7 @@ async fn archived_flow(dir: PathBuf, id: u64) -> Option<Flow> {
 
 /// The page's questions, answered on the pipeline's owner (endpoints,
 /// spec, corrections), through `ar`'s proxy (replay) and from the archive (flows older than the ones kept in memory).
-pub(crate) struct PipelineBackend {
+pub struct PipelineBackend {
     runner: Runner,
     templater: Templater,
     replayer: Replayer,
@@ -82,7 +64,7 @@ pub(crate) struct PipelineBackend {
 
 impl PipelineBackend {
     /// A backend asking the pipeline behind `runner`, with its archive in `dir`.
-    pub(crate) fn new(
+    pub fn new(
         runner: Runner,
         templater: Templater,
         replayer: Replayer,
