@@ -38,6 +38,8 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod archive_dir;
 pub mod files;
 pub mod pipeline;
