@@ -1,6 +1,7 @@
 //! `ar`'s running parts, as a library: the pipeline that turns flows into
 //! `openapi.yaml`, `openapi.json` and `API.md`; the one capture driver that
-//! feeds it (used by `ar proxy` and sessions alike); the archive directory;
+//! feeds it (used by `ar proxy` and sessions alike); the capture proxy
+//! alone (`ar proxy`); the archive directory;
 //! the web view's backend; and the session (browser, proxy, explorer, agent)
 //! that `ar <url>` and `ar mcp` put a front end on.
 //!
@@ -10,6 +11,7 @@
 //! - [`pipeline`]: one owner of the endpoint store and its documenter, fed a
 //!   flow at a time ([`pipeline::Pipeline`]), rewriting the documents live
 //!   ([`pipeline::live`]), on the capture threads ([`pipeline::capture_threads`]).
+//! - [`proxy`]: the capture proxy alone (`ar proxy`): archive, live documents, web view.
 //! - [`archive_dir`]: `flows.jsonl` + `bodies/`, appended, read back, exported to HAR.
 //! - [`web`]: what the web view asks of a pipeline, and replays through the proxy.
 //! - [`session`]: [`session::Session`] and the drivers that take turns in its browser.
@@ -43,5 +45,6 @@
 pub mod archive_dir;
 pub mod files;
 pub mod pipeline;
+pub mod proxy;
 pub mod session;
 pub mod web;

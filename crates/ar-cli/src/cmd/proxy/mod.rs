@@ -1,18 +1,10 @@
 //! `ar proxy`: capture-only mode. Any client (curl, an app, a script, an
 //! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
-//! appended to `OUT/flows.jsonl` (+ `bodies/`).
+//! appended to `OUT/flows.jsonl` (+ `bodies/`) and the spec is kept current.
 //!
-//! Flows arrive from the proxy in batches (one per delivery tick). The
-//! capture work ([`Capture`]) archives a slice of [`SLICE_FLOWS`] flows,
-//! prints a line per flow, then documents the same flows: `openapi.yaml`,
-//! `openapi.json` and `API.md` kept current (rewritten at most once a second
-//! and on exit), a line per new endpoint. The archive lines go out in one
-//! write once the flows received are done. The capture driver
-//! ([`ar_session::pipeline::capture_threads`], which sessions use too) runs it at the
-//! lowest CPU priority, with a thread of normal priority to catch up when it
-//! falls behind.
-
-mod view;
+//! The capture itself is [`ar_session::proxy`]; this module turns the flags
+//! into its config, says where everything is, prints a line per flow and
+//! per new endpoint, stops on Ctrl-C or SIGTERM and prints what was kept.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,32 +12,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{DEFAULT_BODY_CAP, Proxy};
-use ar_store::{Client, Flow};
-use tokio::sync::{mpsc, oneshot};
+use ar_capture::DEFAULT_BODY_CAP;
+use ar_session::pipeline::{NewEndpoint, TEMPLATES_FILE};
+use ar_session::proxy::{CaptureLog, ProxyCapture, ProxyConfig};
+use ar_store::Flow;
 
 use crate::args::TemplateArgs;
 use crate::cmd::ca;
-use ar_session::archive_dir::ArchiveDir;
-use ar_session::pipeline::capture_threads::{self, Pace, Work};
-use ar_session::pipeline::live::{DEFAULT_INTERVAL, LiveDocs};
-use ar_session::pipeline::redocument::corrections_first;
-use ar_session::pipeline::{Pipeline, PipelineConfig, TEMPLATES_FILE, read_dir_templates};
-use ar_session::web::{PipelineBackend, Replayer};
-use ar_web::{Live, SessionView, WebConfig, WebUi};
-
-/// Flows captured at a time (about 50 µs of work): the low-priority capture
-/// thread offers its core to a relay worker between two slices, and the
-/// helper can take over there.
-const SLICE_FLOWS: usize = 8;
-
-/// How `ar proxy`'s capture work is paced: a slice at a time at the lowest
-/// priority, relaying first.
-const PACE: Pace = Pace {
-    slice: SLICE_FLOWS,
-    idle: DEFAULT_INTERVAL,
-    low_priority: true,
-};
 
 /// Run the capture proxy alone and archive everything that goes through it.
 #[derive(Debug, clap::Args)]
@@ -85,101 +58,23 @@ pub(crate) struct Args {
     ui: crate::args::UiArgs,
 }
 
-/// What `ar proxy` does with each flow, a slice of flows at a time.
-struct Capture {
-    archive: ArchiveDir,
-    docs: LiveDocs,
-    /// Standard output: a line per flow and per new endpoint.
-    out: Box<dyn Write + Send>,
-    /// The live web view's feed, when it runs.
-    live: Option<Live>,
-    /// The web view's corrections, latest first (kept in [`TEMPLATES_FILE`]).
-    corrections: Vec<String>,
-    /// The templates given on the command line, after the corrections.
-    given: Vec<String>,
-}
+/// `ar proxy`'s standard output: a line per flow and per new endpoint,
+/// written in batches (one write when the capture has caught up), not one
+/// syscall each. A closed stdout (`ar proxy | head`) must not stop the
+/// capture, so write errors are ignored.
+struct Lines(std::io::BufWriter<std::io::Stdout>);
 
-impl Work for Capture {
-    /// Archives and prints `flows`, then documents them. The archive lines
-    /// go to a buffer ([`Work::caught_up`] writes it). An archive error
-    /// stops the proxy: nothing is lost silently.
-    fn take(&mut self, flows: &[Flow]) -> anyhow::Result<()> {
-        for flow in flows {
-            self.archive.append(flow)?;
-            // A closed stdout (`ar proxy | head`) must not stop the capture.
-            let _ = write_flow_line(&mut self.out, flow);
-        }
-        let out = &mut self.out;
-        for flow in flows {
-            let ingest = self.docs.ingest(flow, |new| {
-                let _ = writeln!(out, "{new}");
-            })?;
-            if let Some(live) = &self.live {
-                ar_session::web::record(live, flow, ingest);
-            }
-        }
-        Ok(())
+impl CaptureLog for Lines {
+    fn flow(&mut self, flow: &Flow) {
+        let _ = write_flow_line(&mut self.0, flow);
     }
 
-    /// Writes out what is buffered (the archive lines in one write, the
-    /// printed lines) and rewrites the documents if they are due.
-    fn caught_up(&mut self) -> anyhow::Result<()> {
-        self.archive.flush()?;
-        // Capture goes on when the spec cannot be written (a full disk, say): the next due write retries.
-        match self.docs.write_if_due() {
-            Ok(written) => {
-                if let Some(live) = &self.live {
-                    let summary = self.docs.summary();
-                    live.set_counters(vec![
-                        ("flows".to_owned(), summary.flows),
-                        ("in scope".to_owned(), summary.in_scope),
-                        ("endpoints".to_owned(), summary.endpoints),
-                    ]);
-                    if written {
-                        live.spec_written();
-                    }
-                }
-            }
-            Err(error) => eprintln!("ar: warning: cannot update the spec: {error:#}"),
-        }
-        let _ = self.out.flush();
-        Ok(())
+    fn new_endpoint(&mut self, endpoint: &NewEndpoint) {
+        let _ = writeln!(self.0, "{endpoint}");
     }
-}
 
-impl Capture {
-    /// On exit: the archive forced to disk, the documents written one last
-    /// time, and a summary of both, with the flows the proxy had to drop.
-    fn finish(self, spec: &std::path::Path, dropped: u64) -> anyhow::Result<()> {
-        let Self {
-            mut archive,
-            docs,
-            mut out,
-            ..
-        } = self;
-        archive.sync()?;
-        let _ = writeln!(
-            out,
-            "archived {} flows to {}",
-            archive.written(),
-            archive.path().display()
-        );
-        let summary = docs.finish()?.summary();
-        let _ = writeln!(
-            out,
-            "documented {} endpoints from {} in-scope flows in {}",
-            summary.endpoints,
-            summary.in_scope,
-            spec.display()
-        );
-        if dropped > 0 {
-            let _ = writeln!(
-                out,
-                "warning: {dropped} flows were dropped because the archive could not keep up"
-            );
-        }
-        let _ = out.flush();
-        Ok(())
+    fn flush(&mut self) {
+        let _ = self.0.flush();
     }
 }
 
@@ -236,45 +131,34 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(args: Args) -> anyhow::Result<ExitCode> {
-    // Per-flow lines are written in batches (see `Capture::run`), not one syscall each.
-    let mut out = std::io::BufWriter::new(std::io::stdout());
     let ca = Arc::new(ca::load(args.ca_dir)?);
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let archive = ArchiveDir::open(&args.out)?;
-    let (tx, batches) = mpsc::channel::<Vec<Flow>>(capture_threads::BATCH_QUEUE);
-    let given = args.templates.read()?;
-    // Corrections made in the web view of an earlier `ar proxy` here.
-    let corrections = read_dir_templates(&args.out)?;
-    let spec_pipeline = Pipeline::new(
-        PipelineConfig::default()
-            .with_scope_hosts(&args.scope)
-            .with_templates(&corrections_first(&corrections, &given))?,
-    )?;
-    let mut builder = Proxy::builder(Arc::clone(&ca))
-        .port(args.port)
-        .batch_sink(tx)
-        .body_cap(args.body_cap)
-        .offline(args.offline)
-        .client(Client::Human);
-    for path in &args.upstream_ca {
-        builder = builder.upstream_roots_pem(path)?;
-    }
-    for entry in &args.resolve {
-        builder = builder.resolve_entry(entry)?;
-    }
-    for host in &args.passthrough {
-        builder = builder.passthrough(host);
-    }
-    let proxy = builder.bind().await?;
-    let addr = proxy.local_addr();
+    let config = ProxyConfig {
+        port: args.port,
+        out_dir: args.out.clone(),
+        scope: args.scope.clone(),
+        upstream_ca: args.upstream_ca,
+        resolve: args.resolve,
+        offline: args.offline,
+        passthrough: args.passthrough,
+        body_cap: args.body_cap,
+        templates: args.templates.read()?,
+        ui_port: args.ui.port(),
+    };
+    let lines = Box::new(Lines(std::io::BufWriter::new(std::io::stdout())));
+    let capture = ProxyCapture::start(config, Arc::clone(&ca), lines).await?;
+    let mut out = std::io::stdout().lock();
+    let addr = capture.addr();
     let cert = ca
         .cert_path()
         .map(|p| p.display().to_string())
         .unwrap_or_default();
     let spki = ca.spki_sha256_base64();
     writeln!(out, "ar proxy listening on http://{addr}")?;
-    writeln!(out, "  archive  {} (+ bodies/)", archive.path().display())?;
+    writeln!(
+        out,
+        "  archive  {} (+ bodies/)",
+        capture.archive_path().display()
+    )?;
     if !args.scope.is_empty() {
         writeln!(
             out,
@@ -296,84 +180,51 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         out,
         "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}"
     )?;
-    if !corrections.is_empty() {
+    if capture.corrections() > 0 {
         writeln!(
             out,
             "  templates {} corrections from {}",
-            corrections.len(),
+            capture.corrections(),
             args.out.join(TEMPLATES_FILE).display()
         )?;
     }
-    let spec_path = args.out.join("openapi.yaml");
+    let spec = capture.spec_path();
     writeln!(
         out,
         "  spec     {} + API.md (kept current; a line per new endpoint)",
-        spec_path.display()
+        spec.display()
     )?;
-    let (jobs, jobs_rx) = view::Jobs::channel();
-    // Kept until the end: dropping it stops the web view.
-    let ui = match args.ui.port() {
-        Some(port) => {
-            let live = Live::new(SessionView::new(format!("ar proxy on http://{addr}")));
-            live.set_driver("human");
-            let config = WebConfig::port(port).on_refusal(|line| eprintln!("ar: warning: {line}"));
-            let backend = PipelineBackend::new(
-                jobs.runner(),
-                jobs.templater(),
-                Replayer::new(addr, ca.cert_der().clone())?,
-                args.out.clone(),
-            );
-            let ui = WebUi::start(config, live.clone(), backend)
-                .await
-                .context("cannot start the live web view (--no-ui goes without it)")?;
-            writeln!(out, "  ui       {}", ui.url())?;
-            Some((ui, live))
-        }
-        None => None,
-    };
+    if let Some(url) = capture.ui_url() {
+        writeln!(out, "  ui       {url}")?;
+    }
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
-    let capture = Capture {
-        archive,
-        docs: LiveDocs::new(spec_pipeline, args.out.clone(), DEFAULT_INTERVAL),
-        out: Box::new(out),
-        live: ui.as_ref().map(|(_, live)| live.clone()),
-        corrections,
-        given,
-    };
-    // Without a web view nothing sends jobs: the capture thread sees the channel closed.
-    drop(jobs);
-    let (stop_capture, stop) = oneshot::channel();
-    let (done, mut captured) = oneshot::channel();
-    let runtime = tokio::runtime::Handle::current();
-    std::thread::Builder::new()
-        .name("ar-capture".into())
-        .spawn(move || {
-            let inputs = capture_threads::Inputs {
-                batches,
-                jobs: jobs_rx,
-                stop,
-            };
-            let _ = done.send(capture_threads::serve(capture, inputs, PACE, &runtime));
-        })
-        .context("cannot start the capture thread")?;
-
-    let handle = proxy.spawn();
-    // A capture error (say, the archive's disk is full) stops the proxy too: nothing is lost silently.
-    let ended_early = tokio::select! {
-        () = shutdown_signal() => None,
-        result = &mut captured => Some(result),
-    };
-    let stats = handle.shutdown().await;
-    // Flows that finished while shutting down are archived (and documented) too.
-    let _ = stop_capture.send(());
-    let result = match ended_early {
-        Some(result) => result,
-        None => captured.await,
-    };
-    let capture = result.map_err(|_| anyhow::anyhow!("the capture thread panicked"))??;
-    capture.finish(&spec_path, stats.dropped_archive)?;
-    drop(ui);
+    // The capture thread prints a line per flow from here on.
+    drop(out);
+    let captured = capture.run(shutdown_signal()).await?;
+    let mut out = std::io::stdout().lock();
+    // A closed stdout must not turn a clean capture into an error.
+    let _ = writeln!(
+        out,
+        "archived {} flows to {}",
+        captured.archived,
+        captured.archive.display()
+    );
+    let _ = writeln!(
+        out,
+        "documented {} endpoints from {} in-scope flows in {}",
+        captured.summary.endpoints,
+        captured.summary.in_scope,
+        spec.display()
+    );
+    if captured.dropped > 0 {
+        let _ = writeln!(
+            out,
+            "warning: {} flows were dropped because the archive could not keep up",
+            captured.dropped
+        );
+    }
+    let _ = out.flush();
     Ok(ExitCode::SUCCESS)
 }
 
@@ -403,7 +254,7 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ar_store::{ErrorKind, FlowId, HttpVersion, Request, Response, Timestamp};
+    use ar_store::{Client, ErrorKind, FlowId, HttpVersion, Request, Response, Timestamp};
 
     #[test]
     fn flow_lines_hide_queries_and_show_errors() {

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 
 use super::Capture;
-use ar_session::pipeline::capture_threads::Job;
-use ar_session::pipeline::enrich::{PipelineFn, Runner};
-use ar_session::pipeline::redocument::{self, corrections_first};
-use ar_session::pipeline::write_dir_templates;
-use ar_session::session::Templater;
+use crate::pipeline::capture_threads::Job;
+use crate::pipeline::enrich::{PipelineFn, Runner};
+use crate::pipeline::redocument::{self, corrections_first};
+use crate::pipeline::write_dir_templates;
+use crate::session::Templater;
 
 /// Sends work to the capture thread.
 #[derive(Clone)]
