@@ -158,7 +158,7 @@ impl crate::pipeline::Archive for ArchiveDir {
 /// last line after a crash, a damaged line).
 pub fn read_flows(
     dir: &Path,
-    mut each: impl FnMut(Flow) -> anyhow::Result<()>,
+    each: impl FnMut(Flow) -> anyhow::Result<()>,
 ) -> anyhow::Result<Vec<String>> {
     let path = dir.join(FLOWS_FILE);
     let file = match File::open(&path) {
@@ -166,23 +166,39 @@ pub fn read_flows(
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
     };
-    let bodies = DirBodyStore {
-        dir: dir.join(BODIES_DIR),
-    };
-    let mut reader = ArchiveReader::new(BufReader::new(file));
     let mut warnings = Vec::new();
+    stream_archive(file, &path, each, |warning| {
+        warnings.push(warning);
+        Ok(())
+    })?;
+    Ok(warnings)
+}
+
+/// Reads an archive, `flows.jsonl` from `reader` (named `path` in messages,
+/// its spilled bodies in `bodies/` beside it), one line at a time: `each`
+/// gets every intact flow, `skipped` a warning per line left out (a torn
+/// last line after a crash, a damaged line, a missing body), naming the
+/// file. Either stops the read by returning an error.
+pub fn stream_archive(
+    reader: impl io::Read,
+    path: &Path,
+    mut each: impl FnMut(Flow) -> anyhow::Result<()>,
+    mut skipped: impl FnMut(String) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let bodies = DirBodyStore {
+        dir: path.parent().unwrap_or(Path::new(".")).join(BODIES_DIR),
+    };
+    let mut reader = ArchiveReader::new(BufReader::with_capacity(1 << 16, reader));
     while let Some(record) = reader
         .next_record(&bodies)
         .with_context(|| format!("cannot read {}", path.display()))?
     {
         match record {
             ArchiveRecord::Flow(flow) => each(flow)?,
-            ArchiveRecord::Skipped(warning) => {
-                warnings.push(format!("{}: {warning}", path.display()))
-            }
+            ArchiveRecord::Skipped(warning) => skipped(format!("{}: {warning}", path.display()))?,
         }
     }
-    Ok(warnings)
+    Ok(())
 }
 
 /// Streams the whole archive into `dir/<file>` as one HAR 1.2 document

@@ -5,16 +5,16 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{BufReader, IsTerminal as _, Read, Write};
+use std::io::{IsTerminal as _, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
 
 use anyhow::{Context as _, bail};
-use ar_flow::archive::{ArchiveReader, ArchiveRecord, BodyStore};
 use ar_flow::har::{EntryIssue, ImportOptions, stream_har};
 use ar_store::Flow;
 
+use ar_session::archive_dir::stream_archive;
 use ar_session::pipeline::{Pipeline, PipelineConfig, read_dir_templates};
 use ar_session::session::{MANIFEST_FILE, Manifest};
 
@@ -322,47 +322,27 @@ fn read_jsonl(
     strict: bool,
     on_flow: &mut dyn FnMut(Flow),
 ) -> anyhow::Result<(usize, Vec<String>)> {
-    let bodies = ArchiveBodies(path.parent().unwrap_or(Path::new(".")).join("bodies"));
-    let mut archive = ArchiveReader::new(BufReader::with_capacity(1 << 16, reader));
     let mut skipped = 0;
     let mut errors = Vec::new();
-    while let Some(record) = archive
-        .next_record(&bodies)
-        .with_context(|| format!("cannot read {}", path.display()))?
-    {
-        match record {
-            ArchiveRecord::Flow(flow) => on_flow(flow),
-            ArchiveRecord::Skipped(warning) if strict => bail!("{}: {warning}", path.display()),
-            ArchiveRecord::Skipped(warning) => {
-                skipped += 1;
-                if errors.len() < 3 {
-                    errors.push(format!("{}: {warning}", path.display()));
-                }
+    stream_archive(
+        reader,
+        path,
+        |flow| {
+            on_flow(flow);
+            Ok(())
+        },
+        |warning| {
+            if strict {
+                bail!("{warning}");
             }
-        }
-    }
+            skipped += 1;
+            if errors.len() < 3 {
+                errors.push(warning);
+            }
+            Ok(())
+        },
+    )?;
     Ok((skipped, errors))
-}
-
-/// The `bodies/` directory of an archive, read-only.
-struct ArchiveBodies(PathBuf);
-
-impl BodyStore for ArchiveBodies {
-    fn put(&mut self, sha256_hex: &str, _bytes: &[u8]) -> std::io::Result<()> {
-        Err(std::io::Error::other(format!(
-            "import never writes bodies ({sha256_hex})"
-        )))
-    }
-
-    fn get(&self, sha256_hex: &str) -> std::io::Result<Vec<u8>> {
-        if sha256_hex.len() != 64 || !sha256_hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("not a body hash: {sha256_hex}"),
-            ));
-        }
-        std::fs::read(self.0.join(sha256_hex))
-    }
 }
 
 fn list(files: &[PathBuf]) -> String {

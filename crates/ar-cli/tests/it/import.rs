@@ -114,6 +114,57 @@ fn several_inputs_and_an_archive_directory_import_together() {
 }
 
 #[test]
+fn a_damaged_archive_imports_what_is_intact_and_never_reads_outside_its_bodies() {
+    let out = tempfile::tempdir().unwrap();
+    let archive_dir = out.path().join("session");
+    std::fs::create_dir_all(archive_dir.join("bodies")).unwrap();
+    // A line as `ar` writes it, its response body spilled to `bodies/<sha256>`.
+    let body = r#"{"id":7,"name":"a body spilled to bodies/"}"#;
+    let hash = "02888a89071f97709f0e5f519ce2955af00435d5c4648a2faa4d28692da0426a";
+    std::fs::write(archive_dir.join("bodies").join(hash), body).unwrap();
+    let spilled = r#"{"_ar":{"client":"human","id":9,"request_body":{"size":0},"request_version":"HTTP/1.1","response":{"body":{"content_type":"application/json","size":43,"spilled":"HASH"},"version":"HTTP/1.1"},"started":1700000000000000,"timings":{},"v":1},"cache":{},"request":{"bodySize":-1,"cookies":[],"headers":[],"headersSize":-1,"httpVersion":"HTTP/1.1","method":"GET","queryString":[],"url":"https://shop.test/api/items/7"},"response":{"bodySize":-1,"content":{"mimeType":"application/json","size":43},"cookies":[],"headers":[{"name":"content-type","value":"application/json"}],"headersSize":-1,"httpVersion":"HTTP/1.1","redirectURL":"","status":200,"statusText":""},"startedDateTime":"2023-11-14T22:13:20.000Z","time":0.0,"timings":{"blocked":-1.0,"connect":-1.0,"dns":-1.0,"receive":0.0,"send":0.0,"ssl":-1.0,"wait":0.0}}"#;
+    let lines = [
+        spilled.replace("HASH", hash),
+        // The same line naming a file outside `bodies/`.
+        spilled.replace("HASH", "../../../../etc/passwd"),
+        // A last line cut short by a crash.
+        r#"{"startedDateTime": "2026-"#.to_owned(),
+    ];
+    std::fs::write(archive_dir.join("flows.jsonl"), lines.join("\n")).unwrap();
+
+    let docs = out.path().join("docs");
+    let args = [
+        "import",
+        archive_dir.to_str().unwrap(),
+        "--out",
+        docs.to_str().unwrap(),
+    ];
+    let result = ar(&args);
+    let stderr = text(&result.stderr);
+    assert!(result.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("flows.jsonl: archive line 2") && stderr.contains("not a SHA-256"),
+        "the warning names the file, the line and the problem: {stderr}"
+    );
+    let summary = text(&result.stdout);
+    assert!(summary.contains("1 flows read"), "{summary}");
+    let yaml = std::fs::read_to_string(docs.join("openapi.yaml")).unwrap();
+    // The spilled body was read back: its fields are in the response schema.
+    assert!(
+        yaml.contains("  /items/") && yaml.contains("name: a body spilled to bodies/"),
+        "{yaml}"
+    );
+
+    let result = ar(&[&args[..], &["--strict"]].concat());
+    let stderr = text(&result.stderr);
+    assert!(!result.status.success());
+    assert!(
+        stderr.contains("flows.jsonl: archive line 2") && stderr.contains("not a SHA-256"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn unusable_input_fails_with_a_clear_message() {
     let out = tempfile::tempdir().unwrap();
     let junk = out.path().join("notes.txt");

@@ -222,6 +222,15 @@ fn restore(
     line: u64,
 ) -> Result<(), Error> {
     if let Some(hash) = &meta.spilled {
+        // The hash names a file in a body store on disk: anything but 64
+        // lowercase hex digits (`../../dev/zero`) is never asked for.
+        if hash.len() != 64 || !hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(Error::ArchiveBody {
+                line,
+                sha256: hash.clone(),
+                problem: "not a SHA-256 in lowercase hex".into(),
+            });
+        }
         let bytes = bodies.get(hash).map_err(|e| Error::ArchiveBody {
             line,
             sha256: hash.clone(),

@@ -435,4 +435,37 @@ mod tests {
             "{text}"
         );
     }
+
+    /// A store that fails the test if it is ever asked for a body.
+    struct Untouchable;
+
+    impl BodyStore for Untouchable {
+        fn put(&mut self, _: &str, _: &[u8]) -> io::Result<()> {
+            unreachable!("reading never writes")
+        }
+        fn get(&self, hash: &str) -> io::Result<Vec<u8>> {
+            panic!("asked the body store for {hash:?}")
+        }
+    }
+
+    #[test]
+    fn a_spilled_body_named_by_anything_but_a_hash_is_never_fetched() {
+        let mut bodies = MemoryBodyStore::default();
+        let mut writer = ArchiveWriter::new(Vec::new()).with_spill_threshold(4);
+        writer
+            .append(
+                &flow(1, b"a body longer than four bytes".to_vec()),
+                &mut bodies,
+            )
+            .unwrap();
+        let line = String::from_utf8(writer.into_inner()).unwrap();
+        let hash = bodies.bodies.keys().next().unwrap().clone();
+        for forged in ["../../../dev/zero", "/etc/passwd", &hash.to_uppercase()] {
+            let tampered = line.replace(&hash, forged);
+            let contents = read_archive(tampered.as_bytes(), &Untouchable).unwrap();
+            assert!(contents.flows.is_empty());
+            let text = contents.warnings[0].to_string();
+            assert!(text.contains("not a SHA-256"), "{text}");
+        }
+    }
 }
