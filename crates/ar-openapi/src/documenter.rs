@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use ar_flow::graphql::Call;
 use ar_store::Flow;
 use ar_store::scope::OutReason;
-use ar_store::store::{Endpoint, EndpointEvidence, EndpointId, LeftOut, Observation};
+use ar_store::store::{Endpoint, EndpointEvidence, EndpointId, LeftOut, Observation, Seen};
 
 use crate::endpoint::EndpointDoc;
 use crate::header_roles::HeaderRoles;
@@ -177,11 +178,13 @@ impl Documenter {
         true
     }
 
-    /// Adds `flow` to the evidence of `endpoint`, under its current template.
-    fn learn(&mut self, flow: &Flow, endpoint: &Endpoint) {
+    /// Adds `flow` to the evidence of `endpoint`, under its current template,
+    /// with the GraphQL operations the store recognised in it.
+    fn learn(&mut self, flow: &Flow, endpoint: &Endpoint, graphql: &[Call]) {
         let doc = self.endpoints.entry(endpoint.id()).or_default();
         let before = doc.undecodable;
-        doc.observe(flow, endpoint.template(), &self.redactor, &mut self.roles);
+        let template = endpoint.template();
+        doc.observe(flow, template, graphql, &self.redactor, &mut self.roles);
         self.ledger.undecodable_bodies += doc.undecodable - before;
     }
 
@@ -235,13 +238,13 @@ impl Documenter {
 impl EndpointEvidence for Documenter {
     /// HTML page loads are not API calls: a fresh one is counted in the
     /// ledger as skipped, and none is documented.
-    fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation) {
-        let api_call = match observation {
-            Observation::Fresh => self.count_observed(flow),
-            Observation::Resampled => !is_html_page(flow),
+    fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation<'_>) {
+        let api_call = match observation.seen {
+            Seen::Fresh => self.count_observed(flow),
+            Seen::Resampled => !is_html_page(flow),
         };
         if api_call {
-            self.learn(flow, endpoint);
+            self.learn(flow, endpoint, observation.graphql);
         }
     }
 

@@ -10,12 +10,11 @@ use serde_json::Value;
 
 use crate::body::{BodyKind, BodyStats};
 use crate::fold;
-use crate::graphql;
 use crate::header_roles::HeaderRoles;
 use crate::params::{ParamSet, ParamStats};
 use crate::redact::Redactor;
 use crate::security::{HeaderCredential, SecurityKind, credentials_in};
-use ar_flow::graphql::OperationKind;
+use ar_flow::graphql::{Call, OperationKind};
 
 /// At most this many GraphQL operations, media types and credential sets are
 /// tracked per endpoint; memory stays bounded whatever the traffic.
@@ -83,11 +82,13 @@ pub(crate) struct EndpointDoc {
 }
 
 impl EndpointDoc {
-    /// Learns from one flow whose path matched `template`.
+    /// Learns from one flow whose path matched `template` and whose request
+    /// sends the GraphQL operations `graphql` (as the store recognised them).
     pub(crate) fn observe(
         &mut self,
         flow: &Flow,
         template: &PathTemplate,
+        graphql: &[Call],
         redactor: &Redactor,
         roles: &mut HeaderRoles,
     ) {
@@ -117,7 +118,6 @@ impl EndpointDoc {
         let set: Vec<SecurityKind> = credentials.into_iter().map(|c| c.kind).collect();
         count_bounded(&mut self.security, &set, MAX_SECURITY_SETS);
 
-        let calls = graphql::calls(request, raw_query);
         if !request.body.bytes.is_empty() {
             self.with_body += 1;
             if !observe_body(&mut self.request, &request.body, redactor) {
@@ -148,7 +148,7 @@ impl EndpointDoc {
                 }
             }
         }
-        self.observe_graphql(flow, &calls, redactor);
+        self.observe_graphql(flow, graphql, redactor);
         self.observe_example(flow, redactor);
     }
 
@@ -219,12 +219,7 @@ impl EndpointDoc {
         }
     }
 
-    fn observe_graphql(
-        &mut self,
-        flow: &Flow,
-        calls: &[graphql::GraphqlCall],
-        redactor: &Redactor,
-    ) {
+    fn observe_graphql(&mut self, flow: &Flow, calls: &[Call], redactor: &Redactor) {
         if calls.is_empty() {
             return;
         }
@@ -241,12 +236,13 @@ impl EndpointDoc {
             (value, n) => (0..n).map(|_| value.as_ref()).collect(),
         };
         for (call, response) in calls.iter().zip(responses) {
-            if !self.graphql.contains_key(&call.name) && self.graphql.len() >= MAX_GRAPHQL_OPS {
+            let name = call.name.as_deref().unwrap_or("anonymous");
+            if !self.graphql.contains_key(name) && self.graphql.len() >= MAX_GRAPHQL_OPS {
                 continue;
             }
             let op = self
                 .graphql
-                .entry(call.name.clone())
+                .entry(name.to_owned())
                 .or_insert_with(|| GraphqlOp {
                     kind: call.kind,
                     count: 0,
@@ -254,6 +250,11 @@ impl EndpointDoc {
                     response: SchemaBuilder::new(),
                     query: None,
                 });
+            // A persisted call states no kind; the first call that sends
+            // the document does.
+            if op.kind == OperationKind::Unknown {
+                op.kind = call.kind;
+            }
             op.count += 1;
             if let Some(variables) = &call.variables {
                 op.variables.add_value(variables);
@@ -363,6 +364,12 @@ impl EndpointDoc {
         for (name, op) in &other.graphql {
             match self.graphql.get_mut(name) {
                 Some(mine) => {
+                    if mine.kind == OperationKind::Unknown {
+                        mine.kind = op.kind;
+                    }
+                    if mine.query.is_none() {
+                        mine.query.clone_from(&op.query);
+                    }
                     mine.count += op.count;
                     mine.variables.add_schema(op.variables.schema());
                     mine.response.add_schema(op.response.schema());

@@ -48,7 +48,6 @@ mod endpoint;
 mod error;
 mod fold;
 mod form;
-mod graphql;
 mod header_roles;
 mod identity;
 mod markdown;

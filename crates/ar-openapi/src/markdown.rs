@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use ar_flow::graphql::OperationKind;
 use ar_schema::{LimitReport, limits};
 use serde_json::Value;
 
@@ -269,7 +270,12 @@ fn graphql(out: &mut String, model: &Model) {
     }
     let _ = writeln!(out, "## GraphQL operations\n");
     for (op, g) in operations {
-        let _ = writeln!(out, "### `{}` ({})\n", g.name, g.kind);
+        // A persisted query sends its name and a hash, never its document.
+        let kind = match g.kind {
+            OperationKind::Unknown => "persisted: no document sent",
+            kind => kind.as_str(),
+        };
+        let _ = writeln!(out, "### `{}` ({kind})\n", g.name);
         let _ = writeln!(
             out,
             "Sent {} time(s) as `{} {}`.\n",

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use ar_flow::graphql::OperationKind;
 use ar_schema::RenderOptions;
 use ar_store::store::EndpointStore;
 use serde_json::{Value, json};
@@ -66,7 +67,7 @@ pub(crate) struct LinkModel {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct GraphqlModel {
     pub(crate) name: String,
-    pub(crate) kind: &'static str,
+    pub(crate) kind: OperationKind,
     pub(crate) count: u64,
     pub(crate) variables: Option<Value>,
     pub(crate) response: Option<Value>,
@@ -395,7 +396,7 @@ pub(crate) fn build(
             .iter()
             .map(|(name, op)| GraphqlModel {
                 name: name.clone(),
-                kind: op.kind.as_str(),
+                kind: op.kind,
                 count: op.count,
                 variables: (op.variables.samples() > 0)
                     .then(|| op.variables.schema().to_openapi_with(&render)),

@@ -231,7 +231,7 @@ fn operation_object(operation: &OperationModel, redactor: &Redactor) -> Value {
             .graphql
             .iter()
             .map(|g| {
-                let mut value = json!({"name": g.name, "type": g.kind, "calls": g.count});
+                let mut value = json!({"name": g.name, "type": g.kind.as_str(), "calls": g.count});
                 if let Some(variables) = &g.variables {
                     value["variables"] = variables.clone();
                 }

@@ -4,7 +4,10 @@ use ar_openapi::{Annotation, Documenter, Enrichment, Options, Redactor, document
 use ar_store::scope::{Scope, ScopeConfig};
 use ar_store::store::{EndpointStore, StoreConfig};
 
-use crate::{HARS, everything, flows, import};
+use ar_flow::testing::json_flow;
+use ar_store::Body;
+
+use crate::{HARS, document_flows, everything, flows, import};
 
 #[test]
 fn yaml_and_markdown_match_the_golden_files() {
@@ -113,6 +116,80 @@ fn graphql_operations_are_documented_by_name() {
     assert_eq!(ops[0]["type"], "mutation");
     assert!(imported.docs.markdown.contains("## GraphQL operations"));
     assert!(imported.docs.markdown.contains("### `GetUser` (query)"));
+}
+
+/// Apollo's persisted queries: a GET with `operationName`, `variables` and
+/// a hash, or a POST with a name and a hash, no document. The store keys
+/// each operation; the documentation documents the same ones.
+#[test]
+fn persisted_queries_are_documented_as_the_operations_the_store_keys() {
+    let extensions = "extensions=%7B%22persistedQuery%22%3A%7B%22sha256Hash%22%3A%22ab%22%7D%7D";
+    let get = |id, op: &str, variables: &str| {
+        let url = format!(
+            "https://api.shop.test/graphql?operationName={op}&variables={variables}&{extensions}"
+        );
+        json_flow(id, "GET", &url, 200, r#"{"data":{"user":{"id":1}}}"#)
+    };
+    let post = |id, body: &str| {
+        let mut flow = json_flow(
+            id,
+            "POST",
+            "https://api.shop.test/graphql",
+            200,
+            r#"{"data":{"addToCart":{"id":3}}}"#,
+        );
+        flow.request.body =
+            Body::from_decoded(Some("application/json".into()), body.as_bytes().to_vec());
+        flow
+    };
+    let flows = [
+        get(1, "GetUser", "%7B%22id%22%3A1%7D"),
+        get(2, "ListOrders", "%7B%22first%22%3A10%7D"),
+        post(
+            3,
+            r#"{"operationName":"AddToCart","variables":{"id":3},"extensions":{"persistedQuery":{"sha256Hash":"cd"}}}"#,
+        ),
+        post(
+            4,
+            r#"{"query":"mutation AddToCart($id: ID!) { addToCart(id: $id) { id } }","variables":{"id":4}}"#,
+        ),
+    ];
+    let store = EndpointStore::new(Scope::new(everything()).unwrap(), StoreConfig::default());
+    let (store, docs) = document_flows(store, &flows, &ar_openapi::Options::default());
+    let keyed: Vec<String> = store
+        .endpoints()
+        .into_iter()
+        .filter_map(|e| e.graphql().and_then(|op| op.name.clone()))
+        .collect();
+    assert_eq!(keyed, ["AddToCart", "GetUser", "ListOrders"]);
+    let spec = serde_json::to_value(&docs.openapi).unwrap();
+    let get_ops = spec["paths"]["/graphql"]["get"]["x-graphql-operations"]
+        .as_array()
+        .unwrap();
+    let names: Vec<&str> = get_ops
+        .iter()
+        .map(|op| op["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["GetUser", "ListOrders"]);
+    assert_eq!(
+        get_ops[1]["variables"]["properties"]["first"]["type"], "integer",
+        "{get_ops:?}"
+    );
+    assert_eq!(
+        get_ops[0]["type"], "unknown",
+        "a persisted query sends no document"
+    );
+    // The first call was persisted (no kind sent); the second sends the document.
+    let post_ops = &spec["paths"]["/graphql"]["post"]["x-graphql-operations"];
+    assert_eq!(post_ops[0]["type"], "mutation", "{post_ops}");
+    assert_eq!(post_ops[0]["calls"], 2);
+    assert!(
+        docs.markdown
+            .contains("### `GetUser` (persisted: no document sent)"),
+        "{}",
+        docs.markdown
+    );
+    assert!(docs.markdown.contains("### `AddToCart` (mutation)"));
 }
 
 #[test]

@@ -4,11 +4,15 @@
 use std::any::Any;
 use std::fmt;
 
+use ar_flow::graphql::Call;
+use ar_flow::url::UrlParts;
+
 use super::{EndpointId, EndpointStore, Ingested, SplitOutcome};
 use crate::Flow;
 use crate::FlowId;
 use crate::scope::{OutReason, ScopeDecision};
 use crate::store::Endpoint;
+use crate::template::graphql_calls;
 
 /// What a consumer keeps per endpoint (ar-openapi's schema builders and
 /// parameter statistics), held by the store and carried along by it.
@@ -36,7 +40,7 @@ use crate::store::Endpoint;
 /// struct Tally { flows: BTreeMap<EndpointId, u64>, left_out: u64 }
 ///
 /// impl EndpointEvidence for Tally {
-///     fn observe(&mut self, _: &Flow, endpoint: &Endpoint, _: Observation) {
+///     fn observe(&mut self, _: &Flow, endpoint: &Endpoint, _: Observation<'_>) {
 ///         *self.flows.entry(endpoint.id()).or_default() += 1;
 ///     }
 ///     fn merge(&mut self, from: EndpointId, into: EndpointId) {
@@ -66,11 +70,11 @@ use crate::store::Endpoint;
 pub trait EndpointEvidence: Any + fmt::Debug + Send {
     /// Learns from `flow`, which the store placed in `endpoint` (as the
     /// endpoint is now: its template, key and provenance links).
-    fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation);
+    fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation<'_>);
     /// Endpoint `from` merged into `into` and no longer exists.
     fn merge(&mut self, from: EndpointId, into: EndpointId);
     /// Drops what was kept for `endpoint`: it is about to be rebuilt from
-    /// its samples (each then [`Observation::Resampled`]), or it is gone.
+    /// its samples (each then [`Seen::Resampled`]), or it is gone.
     fn forget(&mut self, endpoint: EndpointId);
     /// `endpoint` was rebuilt from its samples; `unsampled` of its flows
     /// were not among them (their evidence is gone, their count is not).
@@ -80,9 +84,20 @@ pub trait EndpointEvidence: Any + fmt::Debug + Send {
     fn left_out(&mut self, flow: &Flow, why: LeftOut);
 }
 
+/// What the store tells an [`EndpointEvidence`] of a flow besides the flow.
+#[derive(Debug, Clone, Copy)]
+pub struct Observation<'a> {
+    /// Just ingested, or a kept sample seen again.
+    pub seen: Seen,
+    /// The GraphQL operations the flow's request sends, as the store
+    /// recognised them when it keyed the endpoint
+    /// ([`ar_flow::graphql::calls`]): empty when it is not GraphQL.
+    pub graphql: &'a [Call],
+}
+
 /// How an [`EndpointEvidence`] comes to see a flow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Observation {
+pub enum Seen {
     /// The flow was just ingested.
     Fresh,
     /// A kept sample, seen again while its endpoint is rebuilt after a split:
@@ -132,7 +147,7 @@ impl EndpointStore {
 
     /// Shows the evidence what one ingest did: merges, then the splits
     /// (their endpoints rebuilt from samples), then the flow itself.
-    pub(super) fn carry_evidence(&mut self, flow: &Flow, ingested: &Ingested) {
+    pub(super) fn carry_evidence(&mut self, flow: &Flow, ingested: &Ingested, graphql: &[Call]) {
         let Some(mut evidence) = self.evidence.take() else {
             return;
         };
@@ -149,7 +164,13 @@ impl EndpointStore {
         match (ingested.scope, &ingested.endpoint) {
             (ScopeDecision::Out(reason), _) => evidence.left_out(flow, LeftOut::Scope(reason)),
             (ScopeDecision::In(_), Some(hit)) => match self.endpoints.get(&hit.id) {
-                Some(endpoint) => evidence.observe(flow, endpoint, Observation::Fresh),
+                Some(endpoint) => {
+                    let observation = Observation {
+                        seen: Seen::Fresh,
+                        graphql,
+                    };
+                    evidence.observe(flow, endpoint, observation);
+                }
                 None => evidence.left_out(flow, LeftOut::OverCapacity),
             },
             (ScopeDecision::In(_), None) => evidence.left_out(flow, LeftOut::OverCapacity),
@@ -203,7 +224,13 @@ impl EndpointStore {
             if Some(sample.flow.id) == skipped {
                 skipped_sampled = true;
             } else {
-                evidence.observe(&sample.flow, endpoint, Observation::Resampled);
+                let url = UrlParts::split(&sample.flow.request.url);
+                let graphql = graphql_calls(&sample.flow, &url);
+                let observation = Observation {
+                    seen: Seen::Resampled,
+                    graphql: &graphql,
+                };
+                evidence.observe(&sample.flow, endpoint, observation);
             }
         }
         // The flow being ingested is in the store's count and is observed next.
@@ -235,8 +262,8 @@ mod tests {
     }
 
     impl EndpointEvidence for Tally {
-        fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation) {
-            if observation == Observation::Fresh {
+        fn observe(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation<'_>) {
+            if observation.seen == Seen::Fresh {
                 self.fresh += 1;
             }
             self.seen.entry(endpoint.id()).or_default().push(flow.id);

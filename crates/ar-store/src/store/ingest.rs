@@ -12,23 +12,25 @@ use super::{
 };
 use crate::scope::ScopeDecision;
 use crate::template::{
-    GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_operation_split,
-    is_version_like, singular, split_path,
+    GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_calls,
+    is_version_like, operation_of, singular, split_path,
 };
 use crate::{Flow, Timestamp};
+use ar_flow::graphql::Call;
 use ar_flow::url::UrlParts;
 
 impl EndpointStore {
     /// Ingests one flow: scope, signature, endpoint, counters, samples, and
     /// the [`EndpointEvidence`](super::EndpointEvidence) kept, if any.
     pub fn ingest(&mut self, flow: &Flow) -> Ingested {
-        let ingested = self.place_flow(flow);
-        self.carry_evidence(flow, &ingested);
+        let (ingested, graphql) = self.place_flow(flow);
+        self.carry_evidence(flow, &ingested, &graphql);
         ingested
     }
 
-    /// [`EndpointStore::ingest`] but for the evidence.
-    fn place_flow(&mut self, flow: &Flow) -> Ingested {
+    /// [`EndpointStore::ingest`] but for the evidence; with the GraphQL
+    /// operations the request sends (recognised once, shown to the evidence).
+    fn place_flow(&mut self, flow: &Flow) -> (Ingested, Vec<Call>) {
         self.stats.flows += 1;
         let url = UrlParts::split(&flow.request.url);
         let scope = self
@@ -55,7 +57,7 @@ impl EndpointStore {
         if let ScopeDecision::Out(reason) = scope {
             self.stats.out_of_scope += 1;
             self.count_out(host.into_owned(), reason);
-            return result;
+            return (result, Vec::new());
         }
         self.stats.in_scope += 1;
         let method: Cow<'_, str> = if flow.request.method.bytes().any(|b| b.is_ascii_lowercase()) {
@@ -92,7 +94,8 @@ impl EndpointStore {
             ^ request_shape.map_or(0, |s| s.rotate_left(1))
             ^ u64::from(flow.status().unwrap_or(0));
 
-        let graphql = graphql_operation_split(flow, &url).filter(|op| op.name.is_some());
+        let calls = graphql_calls(flow, &url);
+        let graphql = operation_of(&calls).filter(|op| op.name.is_some());
         let mut origins = Vec::new();
         let route = match &graphql {
             Some(op) => RouteRef::GraphQl(op.name.as_deref().unwrap_or_default()),
@@ -146,7 +149,7 @@ impl EndpointStore {
             Some(id) => (id, false),
             None if self.endpoints.len() >= self.config.max_endpoints => {
                 self.stats.over_endpoint_cap += 1;
-                return result;
+                return (result, calls);
             }
             None => {
                 let identity = Identity {
@@ -191,7 +194,7 @@ impl EndpointStore {
             .insert(&mut request_values, id, BodySide::Request);
         self.found_buffers = Some((response_values, request_values));
         result.endpoint = Some(EndpointHit { id, key, is_new });
-        result
+        (result, calls)
     }
 
     fn count_out(&mut self, host: String, reason: crate::scope::OutReason) {

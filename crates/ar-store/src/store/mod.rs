@@ -64,7 +64,7 @@ use crate::template::{Overrides, Templater, TemplaterConfig};
 pub use analysis::BodySide;
 pub(crate) use ar_flow::media_type;
 pub use endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
-pub use evidence::{EndpointEvidence, LeftOut, Observation};
+pub use evidence::{EndpointEvidence, LeftOut, Observation, Seen};
 pub use params::{ParamSet, ParamStats, ValueKind};
 pub use samples::{Sample, SampleReason};
 pub use search::Query;

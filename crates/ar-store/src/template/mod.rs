@@ -84,8 +84,8 @@ use serde::{Deserialize, Serialize};
 
 pub use ar_flow::graphql::OperationKind;
 pub use ar_flow::segment::{SegmentKind, classify_segment, is_method_verb};
-pub(crate) use graphql::graphql_operation_split;
 pub use graphql::{GraphQlOperation, graphql_operation};
+pub(crate) use graphql::{graphql_calls, operation_of};
 pub use overrides::{Overrides, Pattern, PatternError};
 pub use trie::{Templater, TemplaterConfig};
 
