@@ -108,19 +108,9 @@ impl LiveDocs {
 mod tests {
     use super::*;
     use crate::pipeline::PipelineConfig;
-    use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
 
     fn flow(id: u64, url: &str) -> Flow {
-        let mut response = Response::new(200, HttpVersion::Http11);
-        response.body =
-            Body::from_decoded(Some("application/json".into()), br#"{"ok":true}"#.to_vec());
-        Flow::new(
-            FlowId(id),
-            Timestamp::from_unix_micros(0),
-            Client::Human,
-            Request::new("GET", url, HttpVersion::Http11),
-        )
-        .with_response(response)
+        ar_flow::testing::json_flow(id, "GET", url, 200, r#"{"ok":true}"#)
     }
 
     fn read(dir: &std::path::Path, file: &str) -> String {

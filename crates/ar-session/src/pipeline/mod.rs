@@ -411,19 +411,9 @@ impl Pipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ar_store::{Body, Client, FlowId, HttpVersion, Request, Response, Timestamp};
 
     fn flow(id: u64, url: &str, status: u16, json: &str) -> Flow {
-        let mut response = Response::new(status, HttpVersion::Http11);
-        response.body =
-            Body::from_decoded(Some("application/json".into()), json.as_bytes().to_vec());
-        Flow::new(
-            FlowId(id),
-            Timestamp::from_unix_micros(0),
-            Client::Human,
-            Request::new("GET", url, HttpVersion::Http11),
-        )
-        .with_response(response)
+        ar_flow::testing::json_flow(id, "GET", url, status, json)
     }
 
     #[test]
