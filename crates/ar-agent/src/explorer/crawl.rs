@@ -20,7 +20,7 @@ use super::mode::Mode;
 use super::novelty::{Gain, Novelty};
 use super::plan::{
     CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Planned, Step, find_click, find_form,
-    form_fingerprint, list_key, submit_control,
+    find_form_again, form_fingerprint, list_key, member_key, submit_control,
 };
 use super::policy::{
     followable, is_destructive, is_dismissal, is_in_page_link, page_key, page_place, site_of,
@@ -40,6 +40,14 @@ const SETTLE: Wait = Wait::NetworkIdle {
 /// How long a dialog's form gets to finish its own checks (a name looked up
 /// on the server) before its submit button is pressed again.
 const VALIDATION: Duration = Duration::from_millis(600);
+
+/// The key of a form in [`Crawl::done`]: forms are planned once per page shape.
+fn form_key(shape: &str, fingerprint: &str) -> String {
+    format!("{shape}|form|{fingerprint}")
+}
+
+/// Times a form that re-rendered while it was filled is found again.
+const REFILLS: usize = 2;
 
 /// Actions on one page in a row that asked the site for nothing new before
 /// the rest of its plan is left (controls alone do not count here: a page
@@ -314,7 +322,7 @@ impl Crawl<'_> {
             let Some(before) = self.keep_mode(before, url, shape).await? else {
                 continue;
             };
-            let Some((before, acted)) = self.act(before, &action).await? else {
+            let Some((before, acted)) = self.act(before, &action, shape).await? else {
                 continue;
             };
             self.report.actions += 1;
@@ -401,6 +409,7 @@ impl Crawl<'_> {
         &mut self,
         mut current: Snapshot,
         action: &Planned,
+        shape: &str,
     ) -> Result<Option<(Snapshot, Option<ElementInfo>)>, ExplorerError> {
         if !is_shown(&current, action) && !action.via().is_empty() {
             for step in action.via() {
@@ -444,8 +453,12 @@ impl Crawl<'_> {
             Planned::Form {
                 fingerprint, label, ..
             } => {
-                let submitted = self.submit(&current, fingerprint, label).await?;
-                Ok(submitted.then_some((current, None)))
+                let Some(became) = self.submit(&current, fingerprint, label).await? else {
+                    return Ok(None);
+                };
+                // What a choice in it made the form ask for was filled too.
+                self.done.insert(form_key(shape, &became));
+                Ok(Some((current, None)))
             }
         }
     }
@@ -675,7 +688,7 @@ impl Crawl<'_> {
                 .copied()
                 .or_else(|| submit_control(snapshot, &fields, |_| true))
                 .map_or_else(|| fingerprint.clone(), |b| b.name.clone());
-            if !self.allowed(&label, None, &format!("{shape}|form|{fingerprint}")) {
+            if !self.allowed(&label, None, &form_key(shape, &fingerprint)) {
                 continue;
             }
             plan.push(Planned::Form {
@@ -730,34 +743,52 @@ impl Crawl<'_> {
 
     /// Fills a form's fields and submits it. A form in a dialog that is
     /// still open afterwards (its own checks were still running) is
-    /// submitted once more, then the dialog is closed.
+    /// submitted once more, then the dialog is closed. Returns the
+    /// fingerprint of the form as submitted (a choice may have made it ask
+    /// for other fields); `None` when it was not submitted.
     async fn submit(
         &mut self,
         snapshot: &Snapshot,
         fingerprint: &str,
         label: &str,
-    ) -> Result<bool, ExplorerError> {
+    ) -> Result<Option<String>, ExplorerError> {
         let upload = self
             .config
             .upload_file
             .as_ref()
             .map(|p| p.display().to_string());
-        let mut fresh = None;
+        let Some(fields) = find_form(snapshot, fingerprint) else {
+            return Ok(None);
+        };
+        let mut fields: Vec<ElementInfo> = fields.into_iter().cloned().collect();
+        // Fields filled (or given up on), by [`member_key`] and occurrence.
+        let mut done: HashSet<(String, usize)> = HashSet::new();
         let mut filled = 0;
         let mut last_text = None;
-        // A form still settling (a dialog's opening animation re-renders it)
-        // makes its refs stale at once: then it is found again and filled anew.
-        for attempt in 0..2 {
-            let shown = fresh.as_ref().unwrap_or(snapshot);
-            let Some(fields) = find_form(shown, fingerprint) else {
-                return Ok(false);
-            };
-            let fields: Vec<ElementInfo> = fields.into_iter().cloned().collect();
-            filled = 0;
-            last_text = None;
+        // A form that re-renders while it is filled (a dialog's opening
+        // animation, a choice that asks for other fields) makes refs stale
+        // or shows other fields: then it is found again and what it still
+        // lacks is filled.
+        for round in 0..=REFILLS {
             let mut stale = false;
-            for field in fields.iter().filter(|e| super::plan::is_field(e)) {
-                let result = match fill(field, upload.as_deref()) {
+            let mut chose = false;
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for field in &fields {
+                let key = member_key(field);
+                let occurrence = seen.entry(key.clone()).or_default();
+                let id = (key, *occurrence);
+                *occurrence += 1;
+                if !super::plan::is_field(field) {
+                    continue;
+                }
+                let action = fill(field, &fields, upload.as_deref());
+                // A field filled before is only typed into again when a
+                // re-render emptied it; nothing is clicked or chosen twice.
+                if done.contains(&id) && !matches!(action, FieldAction::Type(_)) {
+                    continue;
+                }
+                chose |= matches!(action, FieldAction::Select(_) | FieldAction::Check);
+                let result = match action {
                     FieldAction::Type(text) => {
                         last_text = Some((field.reference, text.clone()));
                         if !self.typed.contains(&text) {
@@ -774,34 +805,51 @@ impl Crawl<'_> {
                     FieldAction::Leave => continue,
                 };
                 match result {
-                    Ok(()) => filled += 1,
-                    Err(BrowserError::StaleRef { .. }) if attempt == 0 && filled == 0 => {
+                    Ok(()) => {
+                        if done.insert(id) {
+                            filled += 1;
+                        }
+                    }
+                    Err(BrowserError::StaleRef { .. }) if round < REFILLS => {
                         stale = true;
                         break;
                     }
                     Err(error) => {
+                        done.insert(id);
                         self.failed(format!("fill \"{}\" in \"{label}\"", field.name), error)?
                     }
                 }
             }
-            if !stale {
+            if !(stale || chose) || round == REFILLS {
                 break;
             }
-            let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
-            fresh = self.snapshot().await?;
-            if fresh.is_none() {
-                return Ok(false);
+            if stale {
+                let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
+            }
+            let Some(fresh) = self.snapshot().await? else {
+                return Ok(None);
+            };
+            let before: Vec<String> = fields.iter().map(member_key).collect();
+            let Some(again) = find_form_again(&fresh, &before) else {
+                return Ok(None);
+            };
+            let again: Vec<ElementInfo> = again.into_iter().cloned().collect();
+            let asks_more = again.iter().map(member_key).ne(before.iter().cloned());
+            fields = again;
+            if !stale && !asks_more {
+                break;
             }
         }
-        let submit = self.ready_submit(fingerprint).await?;
+        let fingerprint = form_fingerprint(&fields.iter().collect::<Vec<_>>());
+        let submit = self.ready_submit(&fingerprint).await?;
         let submitted = match (submit, last_text) {
             (Some((button, _)), _) => self.browser.click(button).await,
             (None, Some((field, text))) => self.browser.type_text(field, &text, true).await,
-            (None, None) => return Ok(false),
+            (None, None) => return Ok(None),
         };
         if let Err(error) = submitted {
             self.failed(format!("submit \"{label}\""), error)?;
-            return Ok(false);
+            return Ok(None);
         }
         self.report.forms_submitted += 1;
         (self.on_event)(ExplorerEvent::Submit {
@@ -827,7 +875,7 @@ impl Crawl<'_> {
                 let _ = self.browser.press("Escape").await;
             }
         }
-        Ok(true)
+        Ok(Some(fingerprint))
     }
 
     /// The form's submit control once its fields are filled: found again in
@@ -1624,6 +1672,89 @@ mod tests {
         assert!(typed < created, "{log:?}");
         assert!(!log.contains(&"click Cancel".to_owned()), "{log:?}");
         assert_eq!(report.forms_submitted, 1);
+        assert_eq!(browser.requests(), ["POST https://shop.test/api/folders"]);
+    }
+
+    /// A radio of form 0, in dialog 0.
+    fn radio(field_name: &str, label: &str, checked: bool, effect: Effect) -> FakeElement {
+        let mut radio = field(0, "radio", "radio", field_name, label).in_dialog(0);
+        radio.info.checked = Some(checked);
+        radio.effect = effect;
+        radio
+    }
+
+    #[tokio::test]
+    async fn a_form_keeps_the_choice_its_radio_group_has() {
+        // "JSON" would swap the form's fields for an editor.
+        let dialog = vec![
+            field(0, "textbox", "text", "name", "Name").in_dialog(0),
+            radio("method", "Form", true, Effect::Nothing),
+            radio("method", "JSON", false, Effect::Replace(Vec::new())),
+            field(0, "textbox", "url", "source", "Source").in_dialog(0),
+            submit(0, "Create")
+                .in_dialog(0)
+                .sending("POST https://shop.test/api/servers"),
+        ];
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("New server", Effect::Reveal(dialog))],
+        )]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let log = browser.log();
+        assert!(!log.iter().any(|l| l.contains("JSON")), "{log:?}");
+        assert!(
+            log.contains(&"type source=https://example.com/".to_owned()),
+            "{log:?}"
+        );
+        assert_eq!(report.forms_submitted, 1);
+        assert_eq!(browser.requests(), ["POST https://shop.test/api/servers"]);
+    }
+
+    #[tokio::test]
+    async fn a_form_that_asks_for_other_fields_once_a_choice_is_made_is_filled_to_the_end() {
+        let create = || {
+            submit(0, "Create folder")
+                .in_dialog(0)
+                .sending("POST https://shop.test/api/folders")
+        };
+        // Choosing "Empty folder" renders the form anew, with a description.
+        let chosen = vec![
+            field(0, "textbox", "text", "name", "Name").in_dialog(0),
+            radio("kind", "Empty folder", true, Effect::Nothing),
+            radio("kind", "Copy of a folder", false, Effect::Nothing),
+            field(0, "textbox", "text", "description", "Description").in_dialog(0),
+            create(),
+        ];
+        let dialog = vec![
+            field(0, "textbox", "text", "name", "Name").in_dialog(0),
+            radio("kind", "Empty folder", false, Effect::Replace(chosen)),
+            radio("kind", "Copy of a folder", false, Effect::Nothing),
+            create(),
+        ];
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("New folder", Effect::Reveal(dialog))],
+        )]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let actions: Vec<String> = browser
+            .log()
+            .into_iter()
+            .filter(|l| l.starts_with("type ") || l.starts_with("click "))
+            .collect();
+        assert_eq!(
+            actions,
+            [
+                "click New folder",
+                "type name=Ada Lovelace",
+                "click Empty folder",
+                // The new rendering's name is empty again.
+                "type name=Ada Lovelace",
+                "type description=Hello from the ar explorer.",
+                "click Create folder",
+            ]
+        );
+        assert_eq!(report.forms_submitted, 1);
+        assert_eq!(report.failures, 0);
         assert_eq!(browser.requests(), ["POST https://shop.test/api/folders"]);
     }
 

@@ -19,6 +19,9 @@ pub(super) enum Effect {
     Anchor(String, Vec<FakeElement>),
     /// The page re-renders: whatever clicks revealed is gone.
     Rerender,
+    /// What clicks revealed is rendered anew as these elements (a form that
+    /// asks for other fields once a choice is made): every ref it had is stale.
+    Replace(Vec<FakeElement>),
     /// Hides the elements with these names, or shows them again; the state
     /// outlives page loads (a sidebar collapsed in local storage).
     Toggle(Vec<String>),
@@ -130,6 +133,9 @@ struct State {
     current: String,
     /// Elements revealed on a page by clicks, until the page is loaded again.
     revealed: Vec<FakeElement>,
+    /// Times [`Effect::Replace`] rendered them anew (their refs count from
+    /// `1001 + 1000 * renders`).
+    renders: u32,
     /// What the last snapshot handed out: ref number → element.
     handed_out: HashMap<u32, FakeElement>,
     /// Names hidden by a toggle.
@@ -240,7 +246,7 @@ impl Browser for FakeBrowser {
     async fn snapshot(&self) -> Result<Snapshot, BrowserError> {
         let mut state = self.state.lock().unwrap();
         // Refs stay the same for the same element: page elements count from
-        // 1, revealed ones from 1001.
+        // 1, revealed ones from 1001 (from 2001 once rendered anew, ...).
         let page = self.pages.get(&state.current).cloned().unwrap_or_default();
         let numbered = page.into_iter().enumerate().map(|(n, e)| (n + 1, e));
         let revealed = state
@@ -248,7 +254,7 @@ impl Browser for FakeBrowser {
             .clone()
             .into_iter()
             .enumerate()
-            .map(|(n, e)| (n + 1001, e));
+            .map(|(n, e)| (n + 1001 + 1000 * state.renders as usize, e));
         let elements: Vec<(usize, FakeElement)> = numbered
             .chain(revealed)
             .filter(|(_, e)| !state.hidden.contains(&e.info.name))
@@ -308,6 +314,12 @@ impl Browser for FakeBrowser {
             }
             Effect::Rerender => {
                 state.revealed.clear();
+                Ok(())
+            }
+            Effect::Replace(anew) => {
+                state.revealed = anew;
+                state.renders += 1;
+                state.handed_out.retain(|&n, _| n < 1001);
                 Ok(())
             }
         }

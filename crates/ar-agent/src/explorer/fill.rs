@@ -17,8 +17,9 @@ pub(crate) enum FieldAction {
     Leave,
 }
 
-/// Decides how to fill `field`. `upload` is a path to a small file for file inputs.
-pub(crate) fn fill(field: &ElementInfo, upload: Option<&str>) -> FieldAction {
+/// Decides how to fill `field`, one of `form`'s members (its radio group is
+/// read from them). `upload` is a path to a small file for file inputs.
+pub(crate) fn fill(field: &ElementInfo, form: &[ElementInfo], upload: Option<&str>) -> FieldAction {
     if field.disabled {
         return FieldAction::Leave;
     }
@@ -33,13 +34,7 @@ pub(crate) fn fill(field: &ElementInfo, upload: Option<&str>) -> FieldAction {
                 FieldAction::Leave
             };
         }
-        "radio" => {
-            return if field.checked == Some(true) {
-                FieldAction::Leave
-            } else {
-                FieldAction::Check
-            };
-        }
+        "radio" => return choose_radio(field, form),
         _ => {}
     }
     let input_type = field
@@ -66,6 +61,52 @@ pub(crate) fn fill(field: &ElementInfo, upload: Option<&str>) -> FieldAction {
         return FieldAction::Leave;
     }
     FieldAction::Type(text_for(&input_type, &hint(field)).to_owned())
+}
+
+/// One option per radio group, as a person picks it: a group that already has
+/// a choice keeps it, and a group without one gets its first option. Clicking
+/// every other option in turn would leave the group on its last one, and a
+/// group that switches what the form asks for ("Form" or "JSON", "Text" or
+/// "Chat") would take the form's fields away before they are filled.
+fn choose_radio(field: &ElementInfo, form: &[ElementInfo]) -> FieldAction {
+    let group = radio_group(field, form);
+    let first = group.first().map(|radio| radio.reference);
+    if group.iter().any(|radio| radio.checked == Some(true)) || first != Some(field.reference) {
+        FieldAction::Leave
+    } else {
+        FieldAction::Check
+    }
+}
+
+/// The radios of `field`'s group among `form`'s members: those sharing its
+/// field name; for a radio without one (an ARIA `role="radio"`), the run of
+/// unnamed radios around it. Just `field` when it is not among the members.
+fn radio_group<'a>(field: &'a ElementInfo, form: &'a [ElementInfo]) -> Vec<&'a ElementInfo> {
+    let is_radio = |e: &ElementInfo| e.role == "radio";
+    let Some(at) = form.iter().position(|e| e.reference == field.reference) else {
+        return vec![field];
+    };
+    if let Some(name) = named(field) {
+        return form
+            .iter()
+            .filter(|e| is_radio(e) && named(e) == Some(name))
+            .collect();
+    }
+    let unnamed = |e: &ElementInfo| is_radio(e) && named(e).is_none();
+    let start = form[..at]
+        .iter()
+        .rposition(|e| !unnamed(e))
+        .map_or(0, |i| i + 1);
+    let end = form[at..]
+        .iter()
+        .position(|e| !unnamed(e))
+        .map_or(form.len(), |i| at + i);
+    form[start..end].iter().collect()
+}
+
+/// A field's name in its form, if it has a non-empty one.
+fn named(element: &ElementInfo) -> Option<&str> {
+    element.field_name.as_deref().filter(|n| !n.is_empty())
 }
 
 /// The lowercased name, field name and type, searched for hints.
@@ -192,46 +233,49 @@ mod tests {
     #[test]
     fn values_follow_type_then_name() {
         assert_eq!(
-            fill(&input("email", "login", "Login"), None),
+            fill(&input("email", "login", "Login"), &[], None),
             FieldAction::Type("explorer@example.com".into())
         );
         assert_eq!(
-            fill(&input("text", "postcode", "Postcode"), None),
+            fill(&input("text", "postcode", "Postcode"), &[], None),
             FieldAction::Type("SW1A 1AA".into())
         );
         assert_eq!(
-            fill(&input("text", "city", "Town or city"), None),
+            fill(&input("text", "city", "Town or city"), &[], None),
             FieldAction::Type("London".into())
         );
         assert_eq!(
-            fill(&input("search", "q", "Search products"), None),
+            fill(&input("search", "q", "Search products"), &[], None),
             FieldAction::Type("lamp".into())
         );
         assert_eq!(
-            fill(&input("text", "zzz", "Mystery"), None),
+            fill(&input("text", "zzz", "Mystery"), &[], None),
             FieldAction::Type("test".into())
         );
         assert_eq!(
-            fill(&input("text", "message", "Your message"), None),
+            fill(&input("text", "message", "Your message"), &[], None),
             FieldAction::Type("Hello from the ar explorer.".into())
         );
         assert_eq!(
-            fill(&input("text", "username", "Username"), None),
+            fill(&input("text", "username", "Username"), &[], None),
             FieldAction::Type("explorer".into())
         );
-        assert_eq!(fill(&input("hidden", "csrf", ""), None), FieldAction::Leave);
+        assert_eq!(
+            fill(&input("hidden", "csrf", ""), &[], None),
+            FieldAction::Leave
+        );
     }
 
     #[test]
     fn prefilled_fields_and_optional_checkboxes_are_left_alone() {
         let mut quantity = input("number", "quantity", "Quantity");
         quantity.value = Some("1".into());
-        assert_eq!(fill(&quantity, None), FieldAction::Leave);
+        assert_eq!(fill(&quantity, &[], None), FieldAction::Leave);
         let mut check = ElementInfo::new(Ref::new(2), "checkbox", "Keep me signed in");
         check.checked = Some(false);
-        assert_eq!(fill(&check, None), FieldAction::Leave);
+        assert_eq!(fill(&check, &[], None), FieldAction::Leave);
         check.required = true;
-        assert_eq!(fill(&check, None), FieldAction::Check);
+        assert_eq!(fill(&check, &[], None), FieldAction::Check);
     }
 
     #[test]
@@ -249,16 +293,92 @@ mod tests {
                 selected: false,
             },
         ];
-        assert_eq!(fill(&select, None), FieldAction::Select("paid".into()));
+        assert_eq!(fill(&select, &[], None), FieldAction::Select("paid".into()));
+    }
+
+    fn radio(n: u32, field_name: Option<&str>, label: &str, checked: bool) -> ElementInfo {
+        let mut e = ElementInfo::new(Ref::new(n), "radio", label);
+        e.tag = "input".into();
+        e.input_type = Some("radio".into());
+        e.field_name = field_name.map(str::to_owned);
+        e.checked = Some(checked);
+        e
+    }
+
+    fn actions(form: &[ElementInfo]) -> Vec<FieldAction> {
+        form.iter().map(|field| fill(field, form, None)).collect()
+    }
+
+    #[test]
+    fn a_radio_group_with_a_choice_keeps_it() {
+        // "Form" is chosen; "JSON" would replace the form's fields.
+        let form = [
+            radio(1, Some("method"), "Form", true),
+            radio(2, Some("method"), "JSON", false),
+            ElementInfo {
+                reference: Ref::new(3),
+                ..input("text", "name", "Name")
+            },
+        ];
+        assert_eq!(
+            actions(&form),
+            [
+                FieldAction::Leave,
+                FieldAction::Leave,
+                FieldAction::Type("Ada Lovelace".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_radio_group_without_a_choice_gets_its_first_option_only() {
+        let form = [
+            radio(1, Some("size"), "Small", false),
+            radio(2, Some("size"), "Large", false),
+            radio(3, Some("speed"), "Standard", false),
+            radio(4, Some("speed"), "Express", true),
+        ];
+        assert_eq!(
+            actions(&form),
+            [
+                FieldAction::Check,
+                FieldAction::Leave,
+                FieldAction::Leave,
+                FieldAction::Leave
+            ]
+        );
+    }
+
+    #[test]
+    fn unnamed_radios_group_by_the_run_they_stand_in() {
+        let mut note = input("text", "note", "Note");
+        note.reference = Ref::new(3);
+        let form = [
+            radio(1, None, "Monthly", false),
+            radio(2, None, "Yearly", false),
+            note,
+            radio(4, None, "Email", true),
+            radio(5, None, "Post", false),
+        ];
+        assert_eq!(
+            actions(&form),
+            [
+                FieldAction::Check,
+                FieldAction::Leave,
+                FieldAction::Type("Hello from the ar explorer.".into()),
+                FieldAction::Leave,
+                FieldAction::Leave
+            ]
+        );
     }
 
     #[test]
     fn file_inputs_get_the_upload_path() {
         let file = input("file", "receipt", "Receipt");
         assert_eq!(
-            fill(&file, Some("/tmp/x.txt")),
+            fill(&file, &[], Some("/tmp/x.txt")),
             FieldAction::Type("/tmp/x.txt".into())
         );
-        assert_eq!(fill(&file, None), FieldAction::Leave);
+        assert_eq!(fill(&file, &[], None), FieldAction::Leave);
     }
 }

@@ -198,13 +198,17 @@ fn name_template(name: &str) -> Option<String> {
 pub(crate) fn form_fingerprint(fields: &[&ElementInfo]) -> String {
     fields
         .iter()
-        .map(|e| {
-            e.field_name
-                .clone()
-                .unwrap_or_else(|| format!("{}:{}", e.role, e.name))
-        })
+        .map(|e| member_key(e))
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// A form member's part of the fingerprint: its field name, else its role and name.
+pub(crate) fn member_key(element: &ElementInfo) -> String {
+    element
+        .field_name
+        .clone()
+        .unwrap_or_else(|| format!("{}:{}", element.role, element.name))
 }
 
 /// The element a planned click means, in a new snapshot.
@@ -230,6 +234,26 @@ pub(crate) fn find_form<'a>(
         .into_iter()
         .map(|group| group.members(snapshot))
         .find(|fields| form_fingerprint(fields) == fingerprint)
+}
+
+/// The group a form became after one of its own fields re-rendered it (a
+/// choice that asks for other fields): of the groups keeping at least half of
+/// its members (`before`, by [`member_key`]), the one keeping the most.
+pub(crate) fn find_form_again<'a>(
+    snapshot: &'a Snapshot,
+    before: &[String],
+) -> Option<Vec<&'a ElementInfo>> {
+    FieldGroup::all(snapshot)
+        .into_iter()
+        .map(|group| {
+            let members = group.members(snapshot);
+            let keys: Vec<String> = members.iter().map(|e| member_key(e)).collect();
+            let kept = before.iter().filter(|key| keys.contains(key)).count();
+            (kept, members)
+        })
+        .filter(|(kept, _)| *kept > 0 && kept * 2 >= before.len())
+        .min_by_key(|(kept, _)| std::cmp::Reverse(*kept))
+        .map(|(_, members)| members)
 }
 
 #[cfg(test)]
@@ -325,5 +349,43 @@ mod tests {
                 .reference,
             Ref::new(3)
         );
+    }
+
+    #[test]
+    fn a_form_that_asks_for_other_fields_is_found_again_by_those_it_kept() {
+        let member = |n: u32, form: u32, field_name: &str| {
+            let mut e = element(n, "textbox", field_name);
+            e.tag = "input".into();
+            e.field_name = Some(field_name.into());
+            e.form = Some(form);
+            e
+        };
+        // A search form, and the form being filled: "Text" became "Chat",
+        // which asks for messages instead of a template.
+        let before: Vec<String> = ["name", "type", "type", "template", "commit"]
+            .map(String::from)
+            .into();
+        let snapshot = Snapshot {
+            elements: vec![
+                member(1, 0, "q"),
+                member(2, 1, "name"),
+                member(3, 1, "type"),
+                member(4, 1, "type"),
+                member(5, 1, "messages.0"),
+                member(6, 1, "commit"),
+            ],
+            ..Snapshot::default()
+        };
+        let found = find_form_again(&snapshot, &before).expect("found again");
+        assert_eq!(
+            found
+                .iter()
+                .map(|e| e.reference.number())
+                .collect::<Vec<_>>(),
+            [2, 3, 4, 5, 6]
+        );
+        // A form keeping less than half of the fields is another form.
+        let other: Vec<String> = ["q", "sort", "page"].map(String::from).into();
+        assert!(find_form_again(&snapshot, &other).is_none());
     }
 }

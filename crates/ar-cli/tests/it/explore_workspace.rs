@@ -9,7 +9,9 @@
 //!   the menu reopened for each;
 //! - file rows a click only selects: a double-click opens one;
 //! - a "New folder" dialog whose "Create folder" button sits outside its
-//!   form and checks the name first: the folder is created, then viewed;
+//!   form and checks the name first, and whose form asks for a description
+//!   once "Start from" has a choice (rendering itself anew): one option is
+//!   chosen, the description filled, the folder created, then viewed;
 //! - settings linked from several places with a different `?returnTo=`
 //!   inside a hash route: one page, visited once;
 //! - "Clear all data" and "Delete" behind confirmations: never sent.
@@ -90,6 +92,17 @@ fn the_explorer_reaches_what_a_person_reaches_in_the_workspace_and_breaks_nothin
             .iter()
             .any(|h| h.method == "GET" && h.path.starts_with("/api/workspace/folders/")),
         "the created folder was not viewed:\n{log}"
+    );
+    // The dialog's form asks for a description only once "Start from" has a
+    // choice, and renders itself anew when it gets one.
+    let archive = std::fs::read_to_string(out.path().join("flows.jsonl")).expect("the archive");
+    assert!(
+        archive
+            .lines()
+            .any(|line| line.contains("\"method\":\"POST\"")
+                && line.contains("/api/workspace/folders\"")
+                && line.contains("Hello from the ar explorer.")),
+        "the folder was created without the description its form asked for:\n{log}"
     );
     assert!(hit("GET", "/api/workspace/settings"), "{log}");
     let settings_visits = log
