@@ -15,7 +15,9 @@ use serde_json::{Value, json};
 use super::chrome::ChromeBrowser;
 use super::keys::parse_chord;
 use super::page_snapshot::{self, ELEMENT_KEY};
-use super::scripts::{FIND_OPTION_SCRIPT, FORCE_OPTION_SCRIPT, SCROLL_SCRIPT, SUBMIT_SCRIPT};
+use super::scripts::{
+    FIELD_VALUE_SCRIPT, FIND_OPTION_SCRIPT, FORCE_OPTION_SCRIPT, SCROLL_SCRIPT, SUBMIT_SCRIPT,
+};
 
 impl ChromeBrowser {
     fn element_arg(&self, reference: Ref) -> Result<(Element, Value), BrowserError> {
@@ -144,19 +146,48 @@ impl Browser for ChromeBrowser {
 
     async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError> {
         let (element, arg) = self.element_arg(target)?;
-        self.run("typing", Some(target), element.clear())
-            .await
-            .map_err(|error| match error {
-                BrowserError::NotInteractable { reference, reason } => {
-                    BrowserError::NotInteractable {
-                        reference,
-                        reason: format!("it is not an editable field ({reason})"),
+        // Select all, then type over it (or delete it): how a person replaces
+        // what a field holds.
+        let select_all = format!("{}a{}", char::from(Key::Control), char::from(Key::Null));
+        if text.is_empty() {
+            // WebDriver's clear alone does not tell a framework that keeps
+            // the field's value from input events (React): the keys do.
+            let keys = format!("{select_all}{}", char::from(Key::Backspace));
+            self.run("typing", Some(target), element.send_keys(&keys))
+                .await?;
+        } else {
+            self.run("typing", Some(target), element.clear())
+                .await
+                .map_err(|error| match error {
+                    BrowserError::NotInteractable { reference, reason } => {
+                        BrowserError::NotInteractable {
+                            reference,
+                            reason: format!("it is not an editable field ({reason})"),
+                        }
                     }
-                }
-                other => other,
-            })?;
-        self.run("typing", Some(target), element.send_keys(text))
-            .await?;
+                    other => other,
+                })?;
+            self.run("typing", Some(target), element.send_keys(text))
+                .await?;
+            // Such a framework may have put the old value back when the
+            // clear blurred the field, and the keys went after it: then the
+            // text is typed over everything.
+            let now = self
+                .run(
+                    "typing",
+                    Some(target),
+                    self.client.execute(FIELD_VALUE_SCRIPT, vec![arg.clone()]),
+                )
+                .await?;
+            if now
+                .as_str()
+                .is_some_and(|value| value != text && value.ends_with(text))
+            {
+                let keys = format!("{select_all}{text}");
+                self.run("typing", Some(target), element.send_keys(&keys))
+                    .await?;
+            }
+        }
         if submit {
             let how = self
                 .run(

@@ -12,6 +12,11 @@ const textFields = Array.from(f.elements).filter((e) => e.tagName === 'INPUT' &&
 if (el.tagName === 'TEXTAREA' || (!hasButton && textFields > 1)) { f.requestSubmit(); return 'form'; }
 return 'enter';";
 
+/// The value of a text field as the page now holds it (`null` for anything else).
+pub(crate) const FIELD_VALUE_SCRIPT: &str = r"
+const el = arguments[0];
+return (el.tagName === 'INPUT' && el.type !== 'file') || el.tagName === 'TEXTAREA' ? el.value : null;";
+
 /// Finds the option to select by value, then label, then label ignoring case.
 pub(crate) const FIND_OPTION_SCRIPT: &str = r"
 const [el, want] = arguments;

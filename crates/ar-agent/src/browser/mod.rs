@@ -61,8 +61,9 @@ pub trait Browser: Send + Sync {
     /// Double-clicks the element: how many file lists, tables and trees open an entry.
     async fn double_click(&self, target: Ref) -> Result<(), BrowserError>;
 
-    /// Replaces the field's content with `text`; with `submit`, then submits
-    /// (Enter, or the field's form when Enter would not submit it).
+    /// Replaces the field's content with `text` (empty: empties it); with
+    /// `submit`, then submits (Enter, or the field's form when Enter would not
+    /// submit it).
     async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError>;
 
     /// Chooses the option of a select whose value or visible label is `option`;
