@@ -26,6 +26,7 @@ use super::policy::{
     followable, is_destructive, is_dismissal, is_in_page_link, page_key, page_place, site_of,
     url_shape,
 };
+use super::refusal;
 use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, StopReason};
 use crate::browser::{
     Browser, BrowserError, DialogAction, ElementInfo, Ref, SentRequest, Snapshot, Wait,
@@ -45,6 +46,11 @@ const VALIDATION: Duration = Duration::from_millis(600);
 fn form_key(shape: &str, fingerprint: &str) -> String {
     format!("{shape}|form|{fingerprint}")
 }
+
+/// What a field a form refused is given next, in turn: a plain word (a name
+/// that may hold no spaces), a number (a setting that takes one), then
+/// nothing (an optional field left alone, as a person would leave it).
+const REVISIONS: [&str; 3] = ["explorer1", "1", ""];
 
 /// Times a form that re-rendered while it was filled is found again.
 const REFILLS: usize = 2;
@@ -765,6 +771,8 @@ impl Crawl<'_> {
         let mut done: HashSet<(String, usize)> = HashSet::new();
         let mut filled = 0;
         let mut last_text = None;
+        // The fields typed into, for reading what the form refuses.
+        let mut typed = Vec::new();
         // A form that re-renders while it is filled (a dialog's opening
         // animation, a choice that asks for other fields) makes refs stale
         // or shows other fields: then it is found again and what it still
@@ -788,6 +796,7 @@ impl Crawl<'_> {
                     continue;
                 }
                 chose |= matches!(action, FieldAction::Select(_) | FieldAction::Check);
+                let typing = matches!(action, FieldAction::Type(_));
                 let result = match action {
                     FieldAction::Type(text) => {
                         last_text = Some((field.reference, text.clone()));
@@ -806,6 +815,9 @@ impl Crawl<'_> {
                 };
                 match result {
                     Ok(()) => {
+                        if typing {
+                            typed.push(field.reference);
+                        }
                         if done.insert(id) {
                             filled += 1;
                         }
@@ -842,8 +854,8 @@ impl Crawl<'_> {
         }
         let fingerprint = form_fingerprint(&fields.iter().collect::<Vec<_>>());
         let submit = self.ready_submit(&fingerprint).await?;
-        let submitted = match (submit, last_text) {
-            (Some((button, _)), _) => self.browser.click(button).await,
+        let submitted = match (&submit, last_text) {
+            (Some((button, ..)), _) => self.browser.click(*button).await,
             (None, Some((field, text))) => self.browser.type_text(field, &text, true).await,
             (None, None) => return Ok(None),
         };
@@ -856,35 +868,106 @@ impl Crawl<'_> {
             form: label.to_owned(),
             fields: filled,
         });
-        if let Some((button, Some(_))) = submit {
-            self.settle().await?;
-            self.carry().await?;
-            let wrote = self
-                .carried
-                .iter()
-                .any(|r| r.is_data() && r.method != "GET");
-            let mut open = self.still_shown(button).await?;
-            if !wrote && open {
+        if let Some((button, Some(_), as_submitted)) = submit {
+            let (mut wrote, mut shown) = self.outcome(button).await?;
+            if !wrote && shown.is_some() {
+                // Its own checks may still have been running (a name looked up).
                 let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
                 if self.browser.click(button).await.is_ok() {
-                    self.settle().await?;
+                    (wrote, shown) = self.outcome(button).await?;
                 }
-                open = self.still_shown(button).await?;
             }
-            if open {
+            // Fields the form refused get other values, in turn.
+            let mut tried: HashMap<Ref, usize> = HashMap::new();
+            for _ in 0..REVISIONS.len() {
+                let Some(refusing) = shown.as_ref().filter(|_| !wrote) else {
+                    break;
+                };
+                let changed = self
+                    .revise_refused(&as_submitted, refusing, &typed, &mut tried)
+                    .await?;
+                if changed.is_empty() {
+                    break;
+                }
+                (self.on_event)(ExplorerEvent::Resubmit {
+                    form: label.to_owned(),
+                    changed,
+                });
+                if self.browser.click(button).await.is_err() {
+                    break;
+                }
+                (wrote, shown) = self.outcome(button).await?;
+            }
+            if shown.is_some() {
                 let _ = self.browser.press("Escape").await;
             }
         }
         Ok(Some(fingerprint))
     }
 
+    /// After a dialog's form was submitted: whether the page wrote something
+    /// (a data request other than a GET) and, while the form's submit control
+    /// is still shown and enabled, the page as it is now.
+    async fn outcome(&mut self, button: Ref) -> Result<(bool, Option<Snapshot>), ExplorerError> {
+        self.settle().await?;
+        self.carry().await?;
+        let wrote = self
+            .carried
+            .iter()
+            .any(|r| r.is_data() && r.method != "GET");
+        let shown = self
+            .snapshot()
+            .await?
+            .filter(|now| now.element(button).is_some_and(|e| !e.disabled));
+        Ok((wrote, shown))
+    }
+
+    /// Gives each field among `typed` that a form still shown after its
+    /// submission flags ([`refusal::flagged`]) its next value in
+    /// [`REVISIONS`] (`tried` counts them per field); a field the form
+    /// requires is never emptied. The names of the fields changed, with their
+    /// new values.
+    async fn revise_refused(
+        &mut self,
+        as_submitted: &Snapshot,
+        refusing: &Snapshot,
+        typed: &[Ref],
+        tried: &mut HashMap<Ref, usize>,
+    ) -> Result<Vec<(String, String)>, ExplorerError> {
+        let mut changed = Vec::new();
+        for field in refusal::flagged(as_submitted, refusing, typed) {
+            let Some(element) = refusing.element(field) else {
+                continue;
+            };
+            let next = tried.entry(field).or_default();
+            let Some((skip, value)) = REVISIONS
+                .iter()
+                .enumerate()
+                .skip(*next)
+                .find(|(_, value)| !(value.is_empty() && element.required))
+            else {
+                continue;
+            };
+            *next = skip + 1;
+            if !value.is_empty() && !self.typed.iter().any(|t| t == value) {
+                self.typed.push((*value).to_owned());
+            }
+            match self.browser.type_text(field, value, false).await {
+                Ok(()) => changed.push((element.name.clone(), (*value).to_owned())),
+                Err(error) => self.failed(format!("change \"{}\"", element.name), error)?,
+            }
+        }
+        Ok(changed)
+    }
+
     /// The form's submit control once its fields are filled: found again in
     /// a new snapshot, and given a moment if it is still disabled (the form
-    /// enables it after its own checks). Its ref and dialog.
+    /// enables it after its own checks). Its ref, its dialog, and the page
+    /// as the form is submitted.
     async fn ready_submit(
         &mut self,
         fingerprint: &str,
-    ) -> Result<Option<(Ref, Option<u32>)>, ExplorerError> {
+    ) -> Result<Option<(Ref, Option<u32>, Snapshot)>, ExplorerError> {
         let allow = self.config.allow_destructive;
         for attempt in 0..2 {
             if attempt > 0 {
@@ -902,17 +985,11 @@ impl Crawl<'_> {
                 return Ok(None);
             };
             if !button.disabled {
-                return Ok(Some((button.reference, button.dialog)));
+                let (reference, dialog) = (button.reference, button.dialog);
+                return Ok(Some((reference, dialog, now)));
             }
         }
         Ok(None)
-    }
-
-    async fn still_shown(&mut self, reference: Ref) -> Result<bool, ExplorerError> {
-        Ok(self
-            .snapshot()
-            .await?
-            .is_some_and(|s| s.element(reference).is_some_and(|e| !e.disabled)))
     }
 
     async fn snapshot(&mut self) -> Result<Option<Snapshot>, ExplorerError> {
@@ -1756,6 +1833,57 @@ mod tests {
         assert_eq!(report.forms_submitted, 1);
         assert_eq!(report.failures, 0);
         assert_eq!(browser.requests(), ["POST https://shop.test/api/folders"]);
+    }
+
+    #[tokio::test]
+    async fn a_field_the_form_refuses_is_changed_until_the_form_is_sent() {
+        let mut create = submit(0, "Create")
+            .in_dialog(0)
+            .sending("POST https://shop.test/api/prompts");
+        create.effect = Effect::NumbersOnly(vec!["temperature".into()]);
+        let dialog = vec![
+            field(0, "textbox", "text", "name", "Name").in_dialog(0),
+            field(0, "textbox", "text", "temperature", "Temperature").in_dialog(0),
+            create,
+        ];
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("New prompt", Effect::Reveal(dialog))],
+        )]);
+        let (report, events) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let actions: Vec<String> = browser
+            .log()
+            .into_iter()
+            .filter(|l| l.starts_with("type ") || l.starts_with("click "))
+            .collect();
+        assert_eq!(
+            actions,
+            [
+                "click New prompt",
+                "type name=Ada Lovelace",
+                "type temperature=test",
+                "click Create",
+                // Its checks may still have been running: once more as it is.
+                "click Create",
+                // Refused beside the field: a plain word, then a number.
+                "type temperature=explorer1",
+                "click Create",
+                "type temperature=1",
+                "click Create",
+            ]
+        );
+        assert_eq!(browser.requests(), ["POST https://shop.test/api/prompts"]);
+        let resubmit = |value: &str| ExplorerEvent::Resubmit {
+            form: "Create".into(),
+            changed: vec![("Temperature".into(), value.into())],
+        };
+        assert!(events.contains(&resubmit("explorer1")), "{events:?}");
+        assert!(events.contains(&resubmit("1")), "{events:?}");
+        assert_eq!(
+            resubmit("1").to_string(),
+            "submit \"Create\" again, changing what it refused: \"Temperature\" to \"1\""
+        );
+        assert_eq!(report.forms_submitted, 1);
     }
 
     #[tokio::test]

@@ -5,8 +5,8 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use crate::browser::{
-    Browser, BrowserError, DialogAction, ElementInfo, PageInfo, Ref, Scroll, SentRequest, Snapshot,
-    Wait,
+    Browser, BrowserError, DialogAction, ElementInfo, OutlineLine, PageInfo, Ref, Scroll,
+    SentRequest, Snapshot, Wait,
 };
 
 /// What clicking an element does.
@@ -22,6 +22,10 @@ pub(super) enum Effect {
     /// What clicks revealed is rendered anew as these elements (a form that
     /// asks for other fields once a choice is made): every ref it had is stale.
     Replace(Vec<FakeElement>),
+    /// A submit button whose form refuses text that is not a number in these
+    /// fields (by field name): it then shows "<label> must be a number"
+    /// beside each and sends nothing; otherwise it sends its requests.
+    NumbersOnly(Vec<String>),
     /// Hides the elements with these names, or shows them again; the state
     /// outlives page loads (a sidebar collapsed in local storage).
     Toggle(Vec<String>),
@@ -142,6 +146,10 @@ struct State {
     hidden: HashSet<String>,
     /// The app's mode ("" until an [`Effect::Mode`] changes it).
     mode: String,
+    /// What was typed into each field, by field name.
+    values: HashMap<String, String>,
+    /// Fields (by field name) a form refused, until it is submitted whole.
+    refused: HashSet<String>,
     /// Requests sent and not yet taken.
     sent: Vec<SentRequest>,
     log: Vec<String>,
@@ -262,16 +270,28 @@ impl Browser for FakeBrowser {
             .collect();
         state.handed_out.clear();
         let mut infos = Vec::new();
+        let mut lines = Vec::new();
         for (n, mut element) in elements {
             let reference = Ref::new(u32::try_from(n).unwrap());
             element.info.reference = reference;
+            lines.push(
+                OutlineLine::new(0, element.info.role.as_str())
+                    .name(element.info.name.as_str())
+                    .reference(reference),
+            );
+            if let Some(field) = &element.info.field_name
+                && state.refused.contains(field)
+            {
+                let message = format!("{} must be a number", element.info.name);
+                lines.push(OutlineLine::new(0, "text").value(message));
+            }
             infos.push(element.info.clone());
             state.handed_out.insert(reference.number(), element);
         }
         Ok(Snapshot {
             url: state.current.clone(),
             title: String::new(),
-            lines: Vec::new(),
+            lines,
             elements: infos,
             omitted_lines: 0,
         })
@@ -281,8 +301,10 @@ impl Browser for FakeBrowser {
         let mut state = self.state.lock().unwrap();
         let element = Self::element(&state, target)?;
         state.log.push(format!("click {}", element.info.name));
-        for line in &element.sends {
-            Self::send(&mut state, line);
+        if !matches!(element.effect, Effect::NumbersOnly(_)) {
+            for line in &element.sends {
+                Self::send(&mut state, line);
+            }
         }
         match element.effect {
             Effect::Nothing | Effect::OpenOnDoubleClick(_) => Ok(()),
@@ -314,6 +336,24 @@ impl Browser for FakeBrowser {
             }
             Effect::Rerender => {
                 state.revealed.clear();
+                Ok(())
+            }
+            Effect::NumbersOnly(fields) => {
+                let state = &mut *state;
+                state.refused = fields
+                    .into_iter()
+                    .filter(|field| {
+                        state
+                            .values
+                            .get(field)
+                            .is_some_and(|v| !v.is_empty() && v.parse::<f64>().is_err())
+                    })
+                    .collect();
+                if state.refused.is_empty() {
+                    for line in &element.sends {
+                        Self::send(state, line);
+                    }
+                }
                 Ok(())
             }
             Effect::Replace(anew) => {
@@ -349,6 +389,7 @@ impl Browser for FakeBrowser {
             "type {name}={text}{}",
             if submit { " +submit" } else { "" }
         ));
+        state.values.insert(name, text.to_owned());
         Ok(())
     }
 

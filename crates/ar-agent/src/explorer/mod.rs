@@ -40,6 +40,7 @@ mod mode;
 mod novelty;
 mod plan;
 mod policy;
+mod refusal;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -131,6 +132,14 @@ pub enum ExplorerEvent {
         /// How many fields were filled.
         fields: usize,
     },
+    /// A form still shown after its submission flagged fields the explorer
+    /// had filled: they were given other values and the form submitted again.
+    Resubmit {
+        /// The submit control's name, or the form's field names.
+        form: String,
+        /// The names of the fields changed, with their new values ("": emptied).
+        changed: Vec<(String, String)>,
+    },
     /// A destructive action was left alone.
     SkippedDestructive {
         /// Its accessible name.
@@ -160,6 +169,18 @@ impl fmt::Display for ExplorerEvent {
             }
             Self::Submit { form, fields } => {
                 write!(f, "submit \"{form}\" ({fields} fields filled)")
+            }
+            Self::Resubmit { form, changed } => {
+                write!(f, "submit \"{form}\" again, changing what it refused: ")?;
+                for (i, (name, value)) in changed.iter().enumerate() {
+                    let comma = if i == 0 { "" } else { ", " };
+                    if value.is_empty() {
+                        write!(f, "{comma}\"{name}\" emptied")?;
+                    } else {
+                        write!(f, "{comma}\"{name}\" to \"{value}\"")?;
+                    }
+                }
+                Ok(())
             }
             Self::SkippedDestructive { name } => write!(
                 f,

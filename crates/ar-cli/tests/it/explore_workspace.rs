@@ -10,8 +10,10 @@
 //! - file rows a click only selects: a double-click opens one;
 //! - a "New folder" dialog whose "Create folder" button sits outside its
 //!   form and checks the name first, and whose form asks for a description
-//!   once "Start from" has a choice (rendering itself anew): one option is
-//!   chosen, the description filled, the folder created, then viewed;
+//!   once "Start from" has a choice (rendering itself anew), and refuses a
+//!   quota that is not a number with a message beside it: one option is
+//!   chosen, the description filled, the refused quota given a number, the
+//!   folder created, then viewed;
 //! - settings linked from several places with a different `?returnTo=`
 //!   inside a hash route: one page, visited once;
 //! - "Clear all data" and "Delete" behind confirmations: never sent.
@@ -103,6 +105,10 @@ fn the_explorer_reaches_what_a_person_reaches_in_the_workspace_and_breaks_nothin
                 && line.contains("/api/workspace/folders\"")
                 && line.contains("Hello from the ar explorer.")),
         "the folder was created without the description its form asked for:\n{log}"
+    );
+    assert!(
+        log.contains("again, changing what it refused: \"Quota in GB (optional)\" to \"1\""),
+        "the quota the form refused was not changed to a number:\n{log}"
     );
     assert!(hit("GET", "/api/workspace/settings"), "{log}");
     let settings_visits = log

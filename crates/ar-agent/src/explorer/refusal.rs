@@ -1,0 +1,148 @@
+//! Reading a form that refused its submission: which of the fields the
+//! explorer filled the form now flags.
+//!
+//! A form that refuses a value says so beside the field ("Temperature must
+//! be a number", "Enter a valid URL"), in text that was not there before the
+//! submission. Many forms mark nothing else (no `aria-invalid`, no native
+//! constraint), so the evidence is where new text appeared, not what it says:
+//! any language, any wording.
+
+use std::collections::HashMap;
+
+use crate::browser::{OutlineLine, Ref, Snapshot};
+
+/// The fields among `filled` beside which new text appeared between `before`
+/// (the form as submitted) and `after` (the form still shown): text after the
+/// field's own line, up to the next element, that was not there before. A
+/// field missing from either outline is not judged.
+pub(crate) fn flagged(before: &Snapshot, after: &Snapshot, filled: &[Ref]) -> Vec<Ref> {
+    filled
+        .iter()
+        .copied()
+        .filter(|&field| {
+            let (Some(was), Some(now)) = (beside(before, field), beside(after, field)) else {
+                return false;
+            };
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for line in was {
+                *seen.entry(line).or_default() += 1;
+            }
+            now.into_iter().any(|line| match seen.get_mut(&line) {
+                Some(count) if *count > 0 => {
+                    *count -= 1;
+                    false
+                }
+                _ => true,
+            })
+        })
+        .collect()
+}
+
+/// The lines that follow `field`'s line up to the next line with a ref, as
+/// text, leaving out the field's own (its value, its placeholder: what the
+/// explorer typed is not the form's answer); `None` when the outline does not
+/// show the field.
+fn beside(snapshot: &Snapshot, field: Ref) -> Option<Vec<String>> {
+    let at = snapshot
+        .lines
+        .iter()
+        .position(|line| line.reference == Some(field))?;
+    let depth = snapshot.lines[at].depth;
+    let after = &snapshot.lines[at + 1..];
+    let own = after
+        .iter()
+        .take_while(|line| line.depth > depth && line.reference.is_none())
+        .count();
+    Some(
+        after[own..]
+            .iter()
+            .take_while(|line| line.reference.is_none())
+            .map(text_of)
+            .collect(),
+    )
+}
+
+/// A line without its indent: what it says, wherever the form nests it.
+fn text_of(line: &OutlineLine) -> String {
+    let mut flat = line.clone();
+    flat.depth = 0;
+    flat.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(n: u32, name: &str) -> OutlineLine {
+        OutlineLine::new(1, "textbox")
+            .name(name)
+            .reference(Ref::new(n))
+    }
+
+    fn text(value: &str) -> OutlineLine {
+        OutlineLine::new(1, "text").value(value)
+    }
+
+    fn snapshot(lines: Vec<OutlineLine>) -> Snapshot {
+        Snapshot {
+            lines,
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_field_is_flagged_by_the_text_that_appeared_beside_it() {
+        let before = snapshot(vec![
+            text("Name"),
+            field(1, "Name"),
+            text("Temperature"),
+            field(2, "Temperature"),
+            text("Top P"),
+            field(3, "Top P"),
+            OutlineLine::new(0, "button")
+                .name("Create")
+                .reference(Ref::new(4)),
+        ]);
+        let after = snapshot(vec![
+            text("Name"),
+            field(1, "Name"),
+            text("Temperature"),
+            field(2, "Temperature"),
+            OutlineLine::new(0, "text").value("Temperature must be a number >= 0"),
+            text("Top P"),
+            field(3, "Top P"),
+            text("Top P must be a number between 0 and 1"),
+            OutlineLine::new(0, "button")
+                .name("Create")
+                .reference(Ref::new(4)),
+        ]);
+        let filled = [Ref::new(1), Ref::new(2), Ref::new(3)];
+        assert_eq!(
+            flagged(&before, &after, &filled),
+            [Ref::new(2), Ref::new(3)]
+        );
+        assert!(flagged(&before, &before, &filled).is_empty());
+    }
+
+    #[test]
+    fn what_the_field_itself_shows_is_not_the_forms_answer() {
+        let typed = |value: &str| {
+            snapshot(vec![
+                field(1, "Name"),
+                OutlineLine::new(2, "text").value(value),
+                text("Prompt type:"),
+            ])
+        };
+        let before = typed("Ada Lovelace");
+        assert!(flagged(&before, &typed("explorer1"), &[Ref::new(1)]).is_empty());
+    }
+
+    #[test]
+    fn a_repeated_line_counts_and_a_field_gone_is_not_judged() {
+        let before = snapshot(vec![field(1, "Code"), text("Required")]);
+        let after = snapshot(vec![field(1, "Code"), text("Required"), text("Required")]);
+        assert_eq!(flagged(&before, &after, &[Ref::new(1)]), [Ref::new(1)]);
+        let gone = snapshot(vec![text("Saved")]);
+        assert!(flagged(&before, &gone, &[Ref::new(1)]).is_empty());
+    }
+}
