@@ -42,6 +42,19 @@ const SETTLE: Wait = Wait::NetworkIdle {
 /// on the server) before its submit button is pressed again.
 const VALIDATION: Duration = Duration::from_millis(600);
 
+/// A form as [`Crawl::fill_form`] left it.
+struct Filled {
+    /// Its members as last found (a re-render may have changed them).
+    fields: Vec<ElementInfo>,
+    /// How many fields were filled.
+    filled: usize,
+    /// The last field typed into and its text (Enter there submits a form
+    /// without a button).
+    last_text: Option<(Ref, String)>,
+    /// The fields typed into, for reading what the form refuses.
+    typed: Vec<Ref>,
+}
+
 /// The key of a form in [`Crawl::done`]: forms are planned once per page shape.
 fn form_key(shape: &str, fingerprint: &str) -> String {
     format!("{shape}|form|{fingerprint}")
@@ -748,35 +761,73 @@ impl Crawl<'_> {
     }
 
     /// Fills a form's fields and submits it. A form in a dialog that is
-    /// still open afterwards (its own checks were still running) is
-    /// submitted once more, then the dialog is closed. Returns the
-    /// fingerprint of the form as submitted (a choice may have made it ask
-    /// for other fields); `None` when it was not submitted.
+    /// still open afterwards is submitted once more (its own checks were
+    /// still running), then with the fields it refuses changed, then the
+    /// dialog is closed. Returns the fingerprint of the form as submitted (a
+    /// choice may have made it ask for other fields); `None` when it was not
+    /// submitted.
     async fn submit(
         &mut self,
         snapshot: &Snapshot,
         fingerprint: &str,
         label: &str,
     ) -> Result<Option<String>, ExplorerError> {
+        let Some(fields) = find_form(snapshot, fingerprint) else {
+            return Ok(None);
+        };
+        let fields = fields.into_iter().cloned().collect();
+        let Some(Filled {
+            fields,
+            filled,
+            last_text,
+            typed,
+        }) = self.fill_form(fields, label).await?
+        else {
+            return Ok(None);
+        };
+        let fingerprint = form_fingerprint(&fields.iter().collect::<Vec<_>>());
+        let submit = self.ready_submit(&fingerprint).await?;
+        let submitted = match (&submit, last_text) {
+            (Some((button, ..)), _) => self.browser.click(*button).await,
+            (None, Some((field, text))) => self.browser.type_text(field, &text, true).await,
+            (None, None) => return Ok(None),
+        };
+        if let Err(error) = submitted {
+            self.failed(format!("submit \"{label}\""), error)?;
+            return Ok(None);
+        }
+        self.report.forms_submitted += 1;
+        (self.on_event)(ExplorerEvent::Submit {
+            form: label.to_owned(),
+            fields: filled,
+        });
+        if let Some((button, Some(_), as_submitted)) = submit {
+            self.see_through(button, &as_submitted, &typed, label)
+                .await?;
+        }
+        Ok(Some(fingerprint))
+    }
+
+    /// Fills `fields`, a form's members. A form that re-renders while it is
+    /// filled (a dialog's opening animation, a choice that asks for other
+    /// fields) makes refs stale or shows other fields: then it is found again
+    /// and what it still lacks is filled. `None` when the form is gone.
+    async fn fill_form(
+        &mut self,
+        mut fields: Vec<ElementInfo>,
+        label: &str,
+    ) -> Result<Option<Filled>, ExplorerError> {
         let upload = self
             .config
             .upload_file
             .as_ref()
             .map(|p| p.display().to_string());
-        let Some(fields) = find_form(snapshot, fingerprint) else {
-            return Ok(None);
-        };
-        let mut fields: Vec<ElementInfo> = fields.into_iter().cloned().collect();
         // Fields filled (or given up on), by [`member_key`] and occurrence.
         let mut done: HashSet<(String, usize)> = HashSet::new();
         let mut filled = 0;
         let mut last_text = None;
         // The fields typed into, for reading what the form refuses.
         let mut typed = Vec::new();
-        // A form that re-renders while it is filled (a dialog's opening
-        // animation, a choice that asks for other fields) makes refs stale
-        // or shows other fields: then it is found again and what it still
-        // lacks is filled.
         for round in 0..=REFILLS {
             let mut stale = false;
             let mut chose = false;
@@ -852,57 +903,58 @@ impl Crawl<'_> {
                 break;
             }
         }
-        let fingerprint = form_fingerprint(&fields.iter().collect::<Vec<_>>());
-        let submit = self.ready_submit(&fingerprint).await?;
-        let submitted = match (&submit, last_text) {
-            (Some((button, ..)), _) => self.browser.click(*button).await,
-            (None, Some((field, text))) => self.browser.type_text(field, &text, true).await,
-            (None, None) => return Ok(None),
-        };
-        if let Err(error) = submitted {
-            self.failed(format!("submit \"{label}\""), error)?;
-            return Ok(None);
-        }
-        self.report.forms_submitted += 1;
-        (self.on_event)(ExplorerEvent::Submit {
-            form: label.to_owned(),
-            fields: filled,
-        });
-        if let Some((button, Some(_), as_submitted)) = submit {
-            let (mut wrote, mut shown) = self.outcome(button).await?;
-            if !wrote && shown.is_some() {
-                // Its own checks may still have been running (a name looked up).
-                let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
-                if self.browser.click(button).await.is_ok() {
-                    (wrote, shown) = self.outcome(button).await?;
-                }
-            }
-            // Fields the form refused get other values, in turn.
-            let mut tried: HashMap<Ref, usize> = HashMap::new();
-            for _ in 0..REVISIONS.len() {
-                let Some(refusing) = shown.as_ref().filter(|_| !wrote) else {
-                    break;
-                };
-                let changed = self
-                    .revise_refused(&as_submitted, refusing, &typed, &mut tried)
-                    .await?;
-                if changed.is_empty() {
-                    break;
-                }
-                (self.on_event)(ExplorerEvent::Resubmit {
-                    form: label.to_owned(),
-                    changed,
-                });
-                if self.browser.click(button).await.is_err() {
-                    break;
-                }
+        Ok(Some(Filled {
+            fields,
+            filled,
+            last_text,
+            typed,
+        }))
+    }
+
+    /// After a dialog's form was submitted with `button`: while it is still
+    /// shown and nothing was written, it is submitted once more (its own
+    /// checks may still have been running), then with the fields it refuses
+    /// changed ([`Crawl::revise_refused`]); then a dialog still open is closed.
+    async fn see_through(
+        &mut self,
+        button: Ref,
+        as_submitted: &Snapshot,
+        typed: &[Ref],
+        label: &str,
+    ) -> Result<(), ExplorerError> {
+        let (mut wrote, mut shown) = self.outcome(button).await?;
+        if !wrote && shown.is_some() {
+            // Its own checks may still have been running (a name looked up).
+            let _ = self.browser.wait(Wait::Time(VALIDATION)).await;
+            if self.browser.click(button).await.is_ok() {
                 (wrote, shown) = self.outcome(button).await?;
             }
-            if shown.is_some() {
-                let _ = self.browser.press("Escape").await;
-            }
         }
-        Ok(Some(fingerprint))
+        // Fields the form refused get other values, in turn.
+        let mut tried: HashMap<Ref, usize> = HashMap::new();
+        for _ in 0..REVISIONS.len() {
+            let Some(refusing) = shown.as_ref().filter(|_| !wrote) else {
+                break;
+            };
+            let changed = self
+                .revise_refused(as_submitted, refusing, typed, &mut tried)
+                .await?;
+            if changed.is_empty() {
+                break;
+            }
+            (self.on_event)(ExplorerEvent::Resubmit {
+                form: label.to_owned(),
+                changed,
+            });
+            if self.browser.click(button).await.is_err() {
+                break;
+            }
+            (wrote, shown) = self.outcome(button).await?;
+        }
+        if shown.is_some() {
+            let _ = self.browser.press("Escape").await;
+        }
+        Ok(())
     }
 
     /// After a dialog's form was submitted: whether the page wrote something
