@@ -27,7 +27,7 @@ use super::policy::{
     url_shape,
 };
 use super::refusal;
-use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, StopReason};
+use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, Revision, StopReason};
 use crate::browser::{
     Browser, BrowserError, DialogAction, ElementInfo, Ref, SentRequest, Snapshot, Wait,
 };
@@ -802,7 +802,16 @@ impl Crawl<'_> {
             fields: filled,
         });
         if let Some((button, Some(_), as_submitted)) = submit {
-            self.see_through(button, &as_submitted, &typed, label)
+            // What a refusal can be answered on: the fields typed into, and
+            // boxes left unchecked (a group the form wants one of).
+            let mut answerable = typed;
+            answerable.extend(
+                fields
+                    .iter()
+                    .filter(|e| e.role == "checkbox" && e.checked == Some(false))
+                    .map(|e| e.reference),
+            );
+            self.see_through(button, &as_submitted, &answerable, label)
                 .await?;
         }
         Ok(Some(fingerprint))
@@ -919,7 +928,7 @@ impl Crawl<'_> {
         &mut self,
         button: Ref,
         as_submitted: &Snapshot,
-        typed: &[Ref],
+        answerable: &[Ref],
         label: &str,
     ) -> Result<(), ExplorerError> {
         let (mut wrote, mut shown) = self.outcome(button).await?;
@@ -937,7 +946,7 @@ impl Crawl<'_> {
                 break;
             };
             let changed = self
-                .revise_refused(as_submitted, refusing, typed, &mut tried)
+                .revise_refused(as_submitted, refusing, answerable, &mut tried)
                 .await?;
             if changed.is_empty() {
                 break;
@@ -974,23 +983,38 @@ impl Crawl<'_> {
         Ok((wrote, shown))
     }
 
-    /// Gives each field among `typed` that a form still shown after its
-    /// submission flags ([`refusal::flagged`]) its next value in
-    /// [`REVISIONS`] (`tried` counts them per field); a field the form
-    /// requires is never emptied. The names of the fields changed, with their
-    /// new values.
+    /// Answers what a form still shown after its submission refuses
+    /// ([`refusal::flagged`] among `answerable`): a text field gets its next
+    /// value in [`REVISIONS`] (`tried` counts them per field), never emptied
+    /// when the form requires it; a group of boxes none of which is checked
+    /// gets its first checked ([`refusal::box_to_check`]), once. What changed.
     async fn revise_refused(
         &mut self,
         as_submitted: &Snapshot,
         refusing: &Snapshot,
-        typed: &[Ref],
+        answerable: &[Ref],
         tried: &mut HashMap<Ref, usize>,
-    ) -> Result<Vec<(String, String)>, ExplorerError> {
+    ) -> Result<Vec<Revision>, ExplorerError> {
         let mut changed = Vec::new();
-        for field in refusal::flagged(as_submitted, refusing, typed) {
+        for field in refusal::flagged(as_submitted, refusing, answerable) {
             let Some(element) = refusing.element(field) else {
                 continue;
             };
+            if element.role == "checkbox" {
+                let Some(first) = refusal::box_to_check(refusing, field) else {
+                    continue;
+                };
+                if tried.insert(first.reference, 1).is_some() {
+                    continue;
+                }
+                match self.browser.click(first.reference).await {
+                    Ok(()) => changed.push(Revision::Checked {
+                        field: first.name.clone(),
+                    }),
+                    Err(error) => self.failed(format!("check \"{}\"", first.name), error)?,
+                }
+                continue;
+            }
             let next = tried.entry(field).or_default();
             let Some((skip, value)) = REVISIONS
                 .iter()
@@ -1004,9 +1028,14 @@ impl Crawl<'_> {
             if !value.is_empty() && !self.typed.iter().any(|t| t == value) {
                 self.typed.push((*value).to_owned());
             }
+            let field_name = element.name.clone();
             match self.browser.type_text(field, value, false).await {
-                Ok(()) => changed.push((element.name.clone(), (*value).to_owned())),
-                Err(error) => self.failed(format!("change \"{}\"", element.name), error)?,
+                Ok(()) if value.is_empty() => changed.push(Revision::Emptied { field: field_name }),
+                Ok(()) => changed.push(Revision::Typed {
+                    field: field_name,
+                    text: (*value).to_owned(),
+                }),
+                Err(error) => self.failed(format!("change \"{field_name}\""), error)?,
             }
         }
         Ok(changed)
@@ -1927,7 +1956,10 @@ mod tests {
         assert_eq!(browser.requests(), ["POST https://shop.test/api/prompts"]);
         let resubmit = |value: &str| ExplorerEvent::Resubmit {
             form: "Create".into(),
-            changed: vec![("Temperature".into(), value.into())],
+            changed: vec![Revision::Typed {
+                field: "Temperature".into(),
+                text: value.into(),
+            }],
         };
         assert!(events.contains(&resubmit("explorer1")), "{events:?}");
         assert!(events.contains(&resubmit("1")), "{events:?}");
@@ -1936,6 +1968,38 @@ mod tests {
             "submit \"Create\" again, changing what it refused: \"Temperature\" to \"1\""
         );
         assert_eq!(report.forms_submitted, 1);
+    }
+
+    #[tokio::test]
+    async fn a_group_of_boxes_the_form_wants_one_of_gets_its_first_checked() {
+        let mut create = submit(0, "Create")
+            .in_dialog(0)
+            .sending("POST https://shop.test/api/webhooks");
+        create.effect = Effect::AtLeastOne(vec!["created".into(), "deleted".into()]);
+        let dialog = vec![
+            field(0, "textbox", "url", "url", "URL").in_dialog(0),
+            field(0, "checkbox", "checkbox", "created", "Run created").in_dialog(0),
+            field(0, "checkbox", "checkbox", "deleted", "Run deleted").in_dialog(0),
+            create,
+        ];
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("New webhook", Effect::Reveal(dialog))],
+        )]);
+        let (_, events) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(browser.requests(), ["POST https://shop.test/api/webhooks"]);
+        let checked = ExplorerEvent::Resubmit {
+            form: "Create".into(),
+            changed: vec![Revision::Checked {
+                field: "Run created".into(),
+            }],
+        };
+        assert!(events.contains(&checked), "{events:?}");
+        assert_eq!(
+            checked.to_string(),
+            "submit \"Create\" again, changing what it refused: \"Run created\" checked"
+        );
+        assert!(!clicks(&browser).contains(&"click Run deleted".to_owned()));
     }
 
     #[tokio::test]

@@ -26,6 +26,10 @@ pub(super) enum Effect {
     /// fields (by field name): it then shows "<label> must be a number"
     /// beside each and sends nothing; otherwise it sends its requests.
     NumbersOnly(Vec<String>),
+    /// A submit button whose form wants one of these boxes (by field name)
+    /// checked: until one is, it shows "Choose at least one" after the last
+    /// and sends nothing.
+    AtLeastOne(Vec<String>),
     /// Hides the elements with these names, or shows them again; the state
     /// outlives page loads (a sidebar collapsed in local storage).
     Toggle(Vec<String>),
@@ -148,8 +152,11 @@ struct State {
     mode: String,
     /// What was typed into each field, by field name.
     values: HashMap<String, String>,
-    /// Fields (by field name) a form refused, until it is submitted whole.
-    refused: HashSet<String>,
+    /// Fields (by field name) a form refused, with the message shown after
+    /// each, until it is submitted whole.
+    refused: HashMap<String, String>,
+    /// Boxes (by field name) clicked an odd number of times.
+    toggled: HashSet<String>,
     /// Requests sent and not yet taken.
     sent: Vec<SentRequest>,
     log: Vec<String>,
@@ -279,11 +286,19 @@ impl Browser for FakeBrowser {
                     .name(element.info.name.as_str())
                     .reference(reference),
             );
-            if let Some(field) = &element.info.field_name
-                && state.refused.contains(field)
+            if element.info.role == "checkbox"
+                && let Some(field) = &element.info.field_name
+                && state.toggled.contains(field)
             {
-                let message = format!("{} must be a number", element.info.name);
-                lines.push(OutlineLine::new(0, "text").value(message));
+                element.info.checked = Some(!element.info.checked.unwrap_or(false));
+            }
+            if let Some(message) = element
+                .info
+                .field_name
+                .as_ref()
+                .and_then(|field| state.refused.get(field))
+            {
+                lines.push(OutlineLine::new(0, "text").value(message.as_str()));
             }
             infos.push(element.info.clone());
             state.handed_out.insert(reference.number(), element);
@@ -301,7 +316,16 @@ impl Browser for FakeBrowser {
         let mut state = self.state.lock().unwrap();
         let element = Self::element(&state, target)?;
         state.log.push(format!("click {}", element.info.name));
-        if !matches!(element.effect, Effect::NumbersOnly(_)) {
+        if element.info.role == "checkbox"
+            && let Some(field) = &element.info.field_name
+            && !state.toggled.remove(field)
+        {
+            state.toggled.insert(field.clone());
+        }
+        if !matches!(
+            element.effect,
+            Effect::NumbersOnly(_) | Effect::AtLeastOne(_)
+        ) {
             for line in &element.sends {
                 Self::send(&mut state, line);
             }
@@ -340,6 +364,11 @@ impl Browser for FakeBrowser {
             }
             Effect::NumbersOnly(fields) => {
                 let state = &mut *state;
+                let names: HashMap<String, String> = state
+                    .handed_out
+                    .values()
+                    .filter_map(|e| Some((e.info.field_name.clone()?, e.info.name.clone())))
+                    .collect();
                 state.refused = fields
                     .into_iter()
                     .filter(|field| {
@@ -348,11 +377,35 @@ impl Browser for FakeBrowser {
                             .get(field)
                             .is_some_and(|v| !v.is_empty() && v.parse::<f64>().is_err())
                     })
+                    .map(|field| {
+                        let label = names.get(&field).cloned().unwrap_or_default();
+                        (field, format!("{label} must be a number"))
+                    })
                     .collect();
                 if state.refused.is_empty() {
                     for line in &element.sends {
                         Self::send(state, line);
                     }
+                }
+                Ok(())
+            }
+            Effect::AtLeastOne(boxes) => {
+                let state = &mut *state;
+                let checked = state.handed_out.values().any(|e| {
+                    e.info
+                        .field_name
+                        .as_ref()
+                        .is_some_and(|f| boxes.contains(f) && state.toggled.contains(f))
+                });
+                state.refused.clear();
+                if checked {
+                    for line in &element.sends {
+                        Self::send(state, line);
+                    }
+                } else if let Some(last) = boxes.last() {
+                    state
+                        .refused
+                        .insert(last.clone(), "Choose at least one".to_owned());
                 }
                 Ok(())
             }

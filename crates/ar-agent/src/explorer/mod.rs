@@ -137,8 +137,8 @@ pub enum ExplorerEvent {
     Resubmit {
         /// The submit control's name, or the form's field names.
         form: String,
-        /// The names of the fields changed, with their new values ("": emptied).
-        changed: Vec<(String, String)>,
+        /// What was changed.
+        changed: Vec<Revision>,
     },
     /// A destructive action was left alone.
     SkippedDestructive {
@@ -172,13 +172,9 @@ impl fmt::Display for ExplorerEvent {
             }
             Self::Resubmit { form, changed } => {
                 write!(f, "submit \"{form}\" again, changing what it refused: ")?;
-                for (i, (name, value)) in changed.iter().enumerate() {
+                for (i, revision) in changed.iter().enumerate() {
                     let comma = if i == 0 { "" } else { ", " };
-                    if value.is_empty() {
-                        write!(f, "{comma}\"{name}\" emptied")?;
-                    } else {
-                        write!(f, "{comma}\"{name}\" to \"{value}\"")?;
-                    }
+                    write!(f, "{comma}{revision}")?;
                 }
                 Ok(())
             }
@@ -187,6 +183,38 @@ impl fmt::Display for ExplorerEvent {
                 "skip \"{name}\" (destructive; --explore-unsafe to allow)"
             ),
             Self::Failed { action, reason } => write!(f, "failed to {action}: {reason}"),
+        }
+    }
+}
+
+/// A change made to a field a form refused ([`ExplorerEvent::Resubmit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revision {
+    /// Typed this text over what the field held.
+    Typed {
+        /// The field's name.
+        field: String,
+        /// The text.
+        text: String,
+    },
+    /// Emptied: an optional field left alone, as a person would leave it.
+    Emptied {
+        /// The field's name.
+        field: String,
+    },
+    /// Checked: the first box of a group the form wants one of.
+    Checked {
+        /// The box's name.
+        field: String,
+    },
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Typed { field, text } => write!(f, "\"{field}\" to \"{text}\""),
+            Self::Emptied { field } => write!(f, "\"{field}\" emptied"),
+            Self::Checked { field } => write!(f, "\"{field}\" checked"),
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::browser::{OutlineLine, Ref, Snapshot};
+use crate::browser::{ElementInfo, OutlineLine, Ref, Snapshot};
 
 /// The fields among `filled` beside which new text appeared between `before`
 /// (the form as submitted) and `after` (the form still shown): text after the
@@ -36,6 +36,28 @@ pub(crate) fn flagged(before: &Snapshot, after: &Snapshot, filled: &[Ref]) -> Ve
             })
         })
         .collect()
+}
+
+/// The box to check when a form refuses a group of checkboxes (its message
+/// beside `flagged`, one of them): the first enabled box of the run of
+/// checkboxes `flagged` stands in, when none of them is checked yet.
+pub(crate) fn box_to_check(snapshot: &Snapshot, flagged: Ref) -> Option<&ElementInfo> {
+    let boxes = &snapshot.elements;
+    let is_box = |e: &ElementInfo| e.role == "checkbox";
+    let at = boxes.iter().position(|e| e.reference == flagged)?;
+    let start = boxes[..at]
+        .iter()
+        .rposition(|e| !is_box(e))
+        .map_or(0, |i| i + 1);
+    let end = boxes[at..]
+        .iter()
+        .position(|e| !is_box(e))
+        .map_or(boxes.len(), |i| at + i);
+    let run = &boxes[start..end];
+    if run.iter().any(|e| e.checked == Some(true)) {
+        return None;
+    }
+    run.iter().find(|e| !e.disabled)
 }
 
 /// The lines that follow `field`'s line up to the next line with a ref, as
@@ -135,6 +157,32 @@ mod tests {
         };
         let before = typed("Ada Lovelace");
         assert!(flagged(&before, &typed("explorer1"), &[Ref::new(1)]).is_empty());
+    }
+
+    #[test]
+    fn a_group_of_boxes_gets_its_first_enabled_box_checked_once() {
+        let check = |n: u32, name: &str, checked: bool| {
+            let mut e = ElementInfo::new(Ref::new(n), "checkbox", name);
+            e.checked = Some(checked);
+            e
+        };
+        let mut first = check(2, "Run created", false);
+        first.disabled = true;
+        let mut snapshot = Snapshot {
+            elements: vec![
+                ElementInfo::new(Ref::new(1), "switch", "Active"),
+                first,
+                check(3, "Run deleted", false),
+                check(4, "Tag set", false),
+                ElementInfo::new(Ref::new(5), "button", "Create"),
+            ],
+            ..Snapshot::default()
+        };
+        let to_check = box_to_check(&snapshot, Ref::new(4)).map(|e| e.reference);
+        assert_eq!(to_check, Some(Ref::new(3)));
+        snapshot.elements[3].checked = Some(true);
+        assert!(box_to_check(&snapshot, Ref::new(4)).is_none());
+        assert!(box_to_check(&snapshot, Ref::new(9)).is_none());
     }
 
     #[test]
