@@ -1549,6 +1549,15 @@ mod tests {
         assert_eq!(report.forms_submitted, 2);
     }
 
+    /// What was typed and clicked, in order.
+    fn typed_and_clicked(browser: &FakeBrowser) -> Vec<String> {
+        browser
+            .log()
+            .into_iter()
+            .filter(|l| l.starts_with("type ") || l.starts_with("click "))
+            .collect()
+    }
+
     fn clicks(browser: &FakeBrowser) -> Vec<String> {
         browser
             .log()
@@ -1894,11 +1903,7 @@ mod tests {
             vec![button("New folder", Effect::Reveal(dialog))],
         )]);
         let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
-        let actions: Vec<String> = browser
-            .log()
-            .into_iter()
-            .filter(|l| l.starts_with("type ") || l.starts_with("click "))
-            .collect();
+        let actions = typed_and_clicked(&browser);
         assert_eq!(
             actions,
             [
@@ -1932,11 +1937,7 @@ mod tests {
             vec![button("New prompt", Effect::Reveal(dialog))],
         )]);
         let (report, events) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
-        let actions: Vec<String> = browser
-            .log()
-            .into_iter()
-            .filter(|l| l.starts_with("type ") || l.starts_with("click "))
-            .collect();
+        let actions = typed_and_clicked(&browser);
         assert_eq!(
             actions,
             [
