@@ -2,6 +2,7 @@
 //! the way a person filling a form would: an email where an email goes, a
 //! number in a quantity box. Values are fixed so runs are repeatable.
 
+use super::plan::run_around;
 use crate::browser::{ElementInfo, SelectOption};
 
 /// What to do with one form field.
@@ -83,25 +84,17 @@ fn choose_radio(field: &ElementInfo, form: &[ElementInfo]) -> FieldAction {
 /// unnamed radios around it. Just `field` when it is not among the members.
 fn radio_group<'a>(field: &'a ElementInfo, form: &'a [ElementInfo]) -> Vec<&'a ElementInfo> {
     let is_radio = |e: &ElementInfo| e.role == "radio";
-    let Some(at) = form.iter().position(|e| e.reference == field.reference) else {
+    let unnamed = |e: &ElementInfo| is_radio(e) && named(e).is_none();
+    let Some(run) = run_around(form, field.reference, unnamed) else {
         return vec![field];
     };
-    if let Some(name) = named(field) {
-        return form
+    match named(field) {
+        Some(name) => form
             .iter()
             .filter(|e| is_radio(e) && named(e) == Some(name))
-            .collect();
+            .collect(),
+        None => run.iter().collect(),
     }
-    let unnamed = |e: &ElementInfo| is_radio(e) && named(e).is_none();
-    let start = form[..at]
-        .iter()
-        .rposition(|e| !unnamed(e))
-        .map_or(0, |i| i + 1);
-    let end = form[at..]
-        .iter()
-        .position(|e| !unnamed(e))
-        .map_or(form.len(), |i| at + i);
-    form[start..end].iter().collect()
 }
 
 /// A field's name in its form, if it has a non-empty one.

@@ -5,7 +5,7 @@
 //! role, name and occurrence; a form by its field names), because
 //! single-page apps re-render and old refs go stale.
 
-use crate::browser::{ElementInfo, Snapshot};
+use crate::browser::{ElementInfo, Ref, Snapshot};
 
 use super::policy::{digits_to_n, is_dismissal};
 
@@ -209,6 +209,26 @@ pub(crate) fn member_key(element: &ElementInfo) -> String {
         .field_name
         .clone()
         .unwrap_or_else(|| format!("{}:{}", element.role, element.name))
+}
+
+/// The run of consecutive `elements` around the one with ref `at` that are
+/// all `alike` (a group of radios, of checkboxes); `None` when `at` is not
+/// among them.
+pub(crate) fn run_around(
+    elements: &[ElementInfo],
+    at: Ref,
+    alike: impl Fn(&ElementInfo) -> bool,
+) -> Option<&[ElementInfo]> {
+    let at = elements.iter().position(|e| e.reference == at)?;
+    let start = elements[..at]
+        .iter()
+        .rposition(|e| !alike(e))
+        .map_or(0, |i| i + 1);
+    let end = elements[at..]
+        .iter()
+        .position(|e| !alike(e))
+        .map_or(elements.len(), |i| at + i);
+    Some(&elements[start..end])
 }
 
 /// The element a planned click means, in a new snapshot.

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use super::plan::run_around;
 use crate::browser::{ElementInfo, OutlineLine, Ref, Snapshot};
 
 /// The fields among `filled` beside which new text appeared between `before`
@@ -42,18 +43,7 @@ pub(crate) fn flagged(before: &Snapshot, after: &Snapshot, filled: &[Ref]) -> Ve
 /// beside `flagged`, one of them): the first enabled box of the run of
 /// checkboxes `flagged` stands in, when none of them is checked yet.
 pub(crate) fn box_to_check(snapshot: &Snapshot, flagged: Ref) -> Option<&ElementInfo> {
-    let boxes = &snapshot.elements;
-    let is_box = |e: &ElementInfo| e.role == "checkbox";
-    let at = boxes.iter().position(|e| e.reference == flagged)?;
-    let start = boxes[..at]
-        .iter()
-        .rposition(|e| !is_box(e))
-        .map_or(0, |i| i + 1);
-    let end = boxes[at..]
-        .iter()
-        .position(|e| !is_box(e))
-        .map_or(boxes.len(), |i| at + i);
-    let run = &boxes[start..end];
+    let run = run_around(&snapshot.elements, flagged, |e| e.role == "checkbox")?;
     if run.iter().any(|e| e.checked == Some(true)) {
         return None;
     }
