@@ -2,9 +2,9 @@
 //! built from every sample, multipart field names, and one redacted example.
 
 use std::collections::{BTreeMap, HashSet};
-use std::hash::{DefaultHasher, Hasher};
+use std::hash::{BuildHasher, Hasher};
 
-use ar_schema::SchemaBuilder;
+use ar_schema::{SchemaBuilder, Tape};
 use ar_store::Body;
 use serde_json::{Map, Value};
 
@@ -100,28 +100,35 @@ impl BodyStats {
         }
     }
 
-    /// Whether `body` is one already in the schema. Only bodies that decoded
-    /// are remembered, so a repeat of an undecodable body is still counted
-    /// as undecodable.
-    fn seen_before(&self, body: &Body) -> bool {
-        self.distinct.contains(&body_hash(body))
+    /// Whether the body hashed to `hash` ([`body_hash`]) is one already in
+    /// the schema. Only bodies that decoded are remembered, so a repeat of an
+    /// undecodable body is still counted as undecodable.
+    fn seen_before(&self, hash: u64) -> bool {
+        self.distinct.contains(&hash)
     }
 
-    fn remember(&mut self, body: &Body) {
+    fn remember(&mut self, hash: u64) {
         if self.distinct.len() < MAX_DISTINCT_TRACKED {
-            self.distinct.insert(body_hash(body));
+            self.distinct.insert(hash);
         }
     }
 
-    /// Adds one body. Returns `false` when it could not be decoded as its media type claims.
-    pub(crate) fn observe(&mut self, body: &Body, redactor: &Redactor) -> bool {
+    /// Adds one body, walking `tape` for a JSON body when the store read it
+    /// there. Returns `false` when it could not be decoded as its media type claims.
+    pub(crate) fn observe(
+        &mut self,
+        body: &Body,
+        tape: Option<&Tape>,
+        redactor: &Redactor,
+    ) -> bool {
         self.count += 1;
         let schema_fed = matches!(self.kind, BodyKind::Json | BodyKind::Form);
-        if schema_fed && self.seen_before(body) {
+        let hash = schema_fed.then(|| body_hash(body));
+        if hash.is_some_and(|hash| self.seen_before(hash)) {
             return true;
         }
         let ok = match self.kind {
-            BodyKind::Json => self.observe_json(body, redactor),
+            BodyKind::Json => self.observe_json(body, tape, redactor),
             BodyKind::Form => {
                 let text = String::from_utf8_lossy(&body.bytes);
                 let mut object = Map::new();
@@ -171,20 +178,23 @@ impl BodyStats {
         };
         if !ok {
             self.undecodable += 1;
-        } else if schema_fed {
-            self.remember(body);
+        } else if let Some(hash) = hash {
+            self.remember(hash);
         }
         ok
     }
 
-    fn observe_json(&mut self, body: &Body, redactor: &Redactor) -> bool {
+    fn observe_json(&mut self, body: &Body, tape: Option<&Tape>, redactor: &Redactor) -> bool {
         if body.truncated || body.decode_error.is_some() {
             return false;
         }
-        // Inferred from the bytes, whose literals decide number types
-        // (`3.1e+38` is a number; a parsed `Value` has lost that).
-        if self.schema.add_json_slice(&body.bytes).is_err() {
-            return false;
+        // Inferred from the bytes (read once, onto the store's tape, or
+        // here), whose literals decide number types (`3.1e+38` is a number;
+        // a parsed `Value` has lost that).
+        match tape {
+            Some(tape) => self.schema.add_tape(tape, &body.bytes),
+            None if self.schema.add_json_slice(&body.bytes).is_err() => return false,
+            None => {}
         }
         if self.example.is_none()
             && let Ok(mut value) = example_value(&body.bytes)
@@ -218,10 +228,10 @@ impl BodyStats {
 }
 
 /// A body's identity for [`BodyStats::seen_before`]: its content type and
-/// bytes. `DefaultHasher::new()` has fixed keys, so the documenter stays
-/// deterministic.
+/// bytes. foldhash's fixed state has fixed keys, so the documenter stays
+/// deterministic; it reads a body several times faster than SipHash.
 fn body_hash(body: &Body) -> u64 {
-    let mut hasher = DefaultHasher::new();
+    let mut hasher = foldhash::fast::FixedState::default().build_hasher();
     hasher.write(body.content_type.as_deref().unwrap_or("").as_bytes());
     hasher.write_u8(0);
     hasher.write(&body.bytes);
@@ -344,13 +354,15 @@ mod tests {
                 "application/json",
                 br#"{"id":1,"token":"abc","tags":[1,2,3]}"#
             ),
+            None,
             &redactor
         ));
         assert!(stats.observe(
             &body("application/json", br#"{"id":2.5,"token":"def","tags":[]}"#),
+            None,
             &redactor
         ));
-        assert!(!stats.observe(&body("application/json", b"{not json"), &redactor));
+        assert!(!stats.observe(&body("application/json", b"{not json"), None, &redactor));
         let schema = stats.schema.schema().to_openapi();
         assert_eq!(schema["properties"]["id"]["type"], "number");
         assert_eq!(
@@ -369,7 +381,7 @@ mod tests {
         let answer = br#"{"items":[{"category":"kitchen"},{"category":"home"},{"category":"audio"},{"category":"stationery"}]}"#;
         let mut polled = BodyStats::new(BodyKind::Json);
         for _ in 0..12 {
-            assert!(polled.observe(&body("application/json", answer), &redactor));
+            assert!(polled.observe(&body("application/json", answer), None, &redactor));
         }
         let schema = polled.schema.schema().to_openapi();
         let category = &schema["properties"]["items"]["items"]["properties"]["category"];
@@ -383,7 +395,7 @@ mod tests {
             let text = format!(
                 r#"{{"page":{page},"items":[{{"category":"kitchen"}},{{"category":"home"}},{{"category":"audio"}},{{"category":"stationery"}}]}}"#
             );
-            assert!(varied.observe(&body("application/json", text.as_bytes()), &redactor));
+            assert!(varied.observe(&body("application/json", text.as_bytes()), None, &redactor));
         }
         let schema = varied.schema.schema().to_openapi();
         assert_eq!(
@@ -392,8 +404,8 @@ mod tests {
         );
         // A repeat of a body that did not decode is still counted as such.
         let mut broken = BodyStats::new(BodyKind::Json);
-        assert!(!broken.observe(&body("application/json", b"{not json"), &redactor));
-        assert!(!broken.observe(&body("application/json", b"{not json"), &redactor));
+        assert!(!broken.observe(&body("application/json", b"{not json"), None, &redactor));
+        assert!(!broken.observe(&body("application/json", b"{not json"), None, &redactor));
         assert_eq!(broken.undecodable, 2);
     }
 
@@ -404,6 +416,7 @@ mod tests {
         let mut stats = BodyStats::new(BodyKind::Json);
         assert!(stats.observe(
             &body("application/json", br#"{"rating":3.158e+38}"#),
+            None,
             &Redactor::new()
         ));
         let schema = stats.schema.schema().to_openapi();
@@ -420,6 +433,7 @@ mod tests {
                 "application/x-www-form-urlencoded",
                 b"email=a%40b.test&password=pw",
             ),
+            None,
             &redactor,
         );
         assert_eq!(
@@ -428,7 +442,11 @@ mod tests {
         );
         let mut multi = BodyStats::new(BodyKind::Multipart);
         let bytes = b"--b\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x.jpg\"\r\nContent-Type: image/jpeg\r\n\r\n\xff\xd8\r\n--b--\r\n";
-        assert!(multi.observe(&body("multipart/form-data; boundary=b", bytes), &redactor));
+        assert!(multi.observe(
+            &body("multipart/form-data; boundary=b", bytes),
+            None,
+            &redactor
+        ));
         assert!(multi.parts["file"].file);
         assert!(!multi.parts["caption"].file);
     }

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use ar_flow::graphql::Call;
 use ar_store::Flow;
 use ar_store::scope::OutReason;
 use ar_store::store::{Endpoint, EndpointEvidence, EndpointId, LeftOut, Observation, Seen};
@@ -179,12 +178,12 @@ impl Documenter {
     }
 
     /// Adds `flow` to the evidence of `endpoint`, under its current template,
-    /// with the GraphQL operations the store recognised in it.
-    fn learn(&mut self, flow: &Flow, endpoint: &Endpoint, graphql: &[Call]) {
+    /// with what the store tells of it.
+    fn learn(&mut self, flow: &Flow, endpoint: &Endpoint, observation: Observation<'_>) {
         let doc = self.endpoints.entry(endpoint.id()).or_default();
         let before = doc.undecodable;
         let template = endpoint.template();
-        doc.observe(flow, template, graphql, &self.redactor, &mut self.roles);
+        doc.observe(flow, template, observation, &self.redactor, &mut self.roles);
         self.ledger.undecodable_bodies += doc.undecodable - before;
     }
 
@@ -244,7 +243,7 @@ impl EndpointEvidence for Documenter {
             Seen::Resampled => !is_html_page(flow),
         };
         if api_call {
-            self.learn(flow, endpoint, observation.graphql);
+            self.learn(flow, endpoint, observation);
         }
     }
 

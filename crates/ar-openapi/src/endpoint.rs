@@ -3,7 +3,8 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use ar_schema::SchemaBuilder;
+use ar_schema::{SchemaBuilder, Tape};
+use ar_store::store::Observation;
 use ar_store::template::{PathTemplate, Segment};
 use ar_store::{Body, Flow, Header, Headers};
 use serde_json::Value;
@@ -82,13 +83,14 @@ pub(crate) struct EndpointDoc {
 }
 
 impl EndpointDoc {
-    /// Learns from one flow whose path matched `template` and whose request
-    /// sends the GraphQL operations `graphql` (as the store recognised them).
+    /// Learns from one flow whose path matched `template`, with what the
+    /// store tells of it (the GraphQL operations its request sends, its
+    /// bodies as the store read them).
     pub(crate) fn observe(
         &mut self,
         flow: &Flow,
         template: &PathTemplate,
-        graphql: &[Call],
+        store: Observation<'_>,
         redactor: &Redactor,
         roles: &mut HeaderRoles,
     ) {
@@ -120,7 +122,8 @@ impl EndpointDoc {
 
         if !request.body.bytes.is_empty() {
             self.with_body += 1;
-            if !observe_body(&mut self.request, &request.body, redactor) {
+            let body = (&request.body, store.tapes.request);
+            if !observe_body(&mut self.request, body, redactor) {
                 self.undecodable += 1;
             }
         }
@@ -142,13 +145,17 @@ impl EndpointDoc {
                     |n, v| redactor.header_value(n, v).into_owned(),
                 );
                 if !response.body.bytes.is_empty()
-                    && !observe_body(&mut doc.content, &response.body, redactor)
+                    && !observe_body(
+                        &mut doc.content,
+                        (&response.body, store.tapes.response),
+                        redactor,
+                    )
                 {
                     self.undecodable += 1;
                 }
             }
         }
-        self.observe_graphql(flow, graphql, redactor);
+        self.observe_graphql(flow, store.graphql, redactor);
         self.observe_example(flow, redactor);
     }
 
@@ -400,19 +407,23 @@ where
     }
 }
 
-/// Adds `body` to the evidence for its media type, unless `map` already
-/// tracks `MAX_MEDIA_TYPES` others. Returns `false` when the body could not
-/// be decoded as its media type claims.
-fn observe_body(map: &mut BTreeMap<String, BodyStats>, body: &Body, redactor: &Redactor) -> bool {
+/// Adds `body` (with its tape, when the store read it) to the evidence for
+/// its media type, unless `map` already tracks `MAX_MEDIA_TYPES` others.
+/// Returns `false` when the body could not be decoded as its media type claims.
+fn observe_body(
+    map: &mut BTreeMap<String, BodyStats>,
+    (body, tape): (&Body, Option<&Tape>),
+    redactor: &Redactor,
+) -> bool {
     let media = fold::media_type(body).unwrap_or(Cow::Borrowed(OCTET_STREAM));
     if let Some(stats) = map.get_mut(&*media) {
-        return stats.observe(body, redactor);
+        return stats.observe(body, tape, redactor);
     }
     if map.len() >= MAX_MEDIA_TYPES {
         return true;
     }
     let mut stats = BodyStats::new(BodyKind::of(&media));
-    let decoded = stats.observe(body, redactor);
+    let decoded = stats.observe(body, tape, redactor);
     map.insert(media.into_owned(), stats);
     decoded
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::scan::Scanner;
 use crate::schema::Schema;
+use crate::tape::Tape;
 
 /// Adds samples to a schema one by one, from parsed values or straight from JSON bytes.
 ///
@@ -45,6 +46,34 @@ impl SchemaBuilder {
     /// Adds the one JSON document in `bytes` (surrounding whitespace and a UTF-8 BOM allowed).
     pub fn add_json_slice(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.document(&mut Scanner::new(bytes), bytes, true)
+    }
+
+    /// Adds the document on `tape`, which was [read](Tape::read) from `body`: the schema
+    /// [`SchemaBuilder::add_json_slice`] would build from `body`, without reading its text
+    /// again (the tape was read once for every use of the body).
+    ///
+    /// ```
+    /// use ar_schema::{SchemaBuilder, Tape};
+    /// let body = br#"[{"id": 1}, {"id": 2.5}]"#;
+    /// let mut tape = Tape::new();
+    /// tape.read(body)?;
+    /// let mut builder = SchemaBuilder::new();
+    /// builder.add_tape(&tape, body);
+    /// assert_eq!(builder.finish().to_openapi()["items"]["properties"]["id"]["type"], "number");
+    /// # Ok::<(), ar_schema::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When the tape holds no document read from a body of `body`'s length (it was not read,
+    /// its read failed, or it was read from another body).
+    pub fn add_tape(&mut self, tape: &Tape, body: &[u8]) {
+        assert!(
+            tape.holds(body.len()),
+            "add_tape: the tape holds no document read from this {}-byte body",
+            body.len()
+        );
+        crate::tape::add(&mut self.schema.root, tape, body);
     }
 
     /// Adds every JSON document in `bytes`: JSON Lines, or documents separated by any

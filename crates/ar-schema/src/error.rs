@@ -21,6 +21,12 @@ pub enum Error {
     /// The reader failed before all input was read.
     #[error("reading JSON input failed")]
     Read(#[source] std::io::Error),
+    /// A [`crate::Tape`] was asked to read a document longer than it can point into.
+    #[error("a JSON document of {len} bytes is longer than a tape reads (4 GiB)")]
+    TooLong {
+        /// The document's length in bytes.
+        len: usize,
+    },
 }
 
 impl Error {
@@ -44,7 +50,7 @@ impl Error {
     pub fn line(&self) -> Option<usize> {
         match self {
             Error::Syntax { line, .. } => Some(*line),
-            Error::Read(_) => None,
+            Error::Read(_) | Error::TooLong { .. } => None,
         }
     }
 }

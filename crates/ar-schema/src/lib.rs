@@ -29,6 +29,11 @@
 //! integers beyond `u64` into `f64`), a number is an integer if it is an `i64`/`u64`, or an
 //! integral `f64` outside the 64-bit range. `1.0` is a `number` on both paths.
 //!
+//! **One read, several readers.** A program that wants more than a schema from a body (a
+//! fingerprint of its shape, the values in it) reads it once onto a [`Tape`] and walks the
+//! tokens; [`SchemaBuilder::add_tape`] infers from them what [`SchemaBuilder::add_json_slice`]
+//! infers from the text.
+//!
 //! **Limits.** Hostile input cannot overflow the stack or grow memory without bound; see
 //! [`limits`] for the numbers and [`Schema::limits`] for what a schema hit.
 //!
@@ -63,6 +68,7 @@ mod render;
 mod scan;
 mod schema;
 mod shape;
+mod tape;
 mod utf8;
 mod value;
 
@@ -72,6 +78,7 @@ pub use fingerprint::{Fingerprint, fingerprint};
 pub use render::RenderOptions;
 pub use schema::{JSON_SCHEMA_DIALECT, LimitReport, Schema};
 pub use shape::ShapeOptions;
+pub use tape::{Span, Tape, Token};
 
 /// The schema of one sample.
 ///

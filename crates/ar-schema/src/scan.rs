@@ -15,6 +15,9 @@
 use crate::limits::MAX_DEPTH;
 use crate::node::{Node, ObjectStats};
 
+/// How many levels of containers [`Scanner::walk`] reads by recursion before it iterates.
+const WALK_RECURSION: usize = 64;
+
 /// A syntax error at a byte offset; the caller turns it into [`crate::Error`].
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ScanError {
@@ -41,6 +44,9 @@ pub(crate) struct Scanner<'a> {
     /// Where reading stopped when [`Scanner::confirm`] found the document invalid: everything
     /// counted so far came from the bytes before it.
     stop: Option<usize>,
+    /// Whether a string decoded since this was last cleared had a lone surrogate escape
+    /// (decoded as U+FFFD, where serde_json refuses the document).
+    lone_surrogate: bool,
 }
 
 impl<'a> Scanner<'a> {
@@ -60,6 +66,7 @@ impl<'a> Scanner<'a> {
             doc_start: pos,
             whole: false,
             stop: None,
+            lone_surrogate: false,
         }
     }
 
@@ -288,41 +295,125 @@ impl<'a> Scanner<'a> {
 
     /// Validates one value of any depth without recursion and without recording it.
     pub(crate) fn skip_value(&mut self) -> Result<()> {
-        let mut open: Vec<u8> = Vec::new();
+        self.walk_value(&mut Skip, 0)
+    }
+
+    /// Validates one value of any depth, telling `sink` each token in document order (a
+    /// [`crate::Tape`] records them). Containers up to [`WALK_RECURSION`] levels below
+    /// `depth` are read by recursion, which is faster; deeper ones by [`Scanner::walk_value`].
+    #[inline(always)]
+    pub(crate) fn walk<S: Sink>(&mut self, sink: &mut S, depth: usize) -> Result<()> {
+        let Some(c) = self.peek() else {
+            return Err(self.err("unexpected end of input, expected a value"));
+        };
+        match c {
+            b'"' => {
+                self.pos += 1;
+                self.walk_string(sink, false)
+            }
+            b'{' | b'[' if depth < WALK_RECURSION => self.walk_container(sink, c, depth),
+            b'{' | b'[' => self.walk_value(sink, depth),
+            b'-' | b'0'..=b'9' => {
+                let at = self.pos;
+                let integer = self.number()?;
+                sink.number(at, self.pos, integer);
+                Ok(())
+            }
+            b't' => self.literal(b"true").map(|()| sink.literal(Literal::True)),
+            b'f' => self
+                .literal(b"false")
+                .map(|()| sink.literal(Literal::False)),
+            b'n' => self.literal(b"null").map(|()| sink.literal(Literal::Null)),
+            _ => Err(self.err("expected a JSON value")),
+        }
+    }
+
+    /// The object or array opening with `open` at the cursor, `depth` levels down.
+    #[inline(never)]
+    fn walk_container<S: Sink>(&mut self, sink: &mut S, open: u8, depth: usize) -> Result<()> {
+        self.pos += 1;
+        let opened = sink.open(open == b'{', depth + 1);
+        let close = if open == b'{' { b'}' } else { b']' };
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            sink.close(opened);
+            return Ok(());
+        }
+        loop {
+            if open == b'{' {
+                if self.peek() != Some(b'"') {
+                    return Err(self.err("expected a string key"));
+                }
+                self.pos += 1;
+                self.walk_string(sink, true)?;
+                if self.peek() != Some(b':') {
+                    return Err(self.err("expected ':' after an object key"));
+                }
+                self.pos += 1;
+            }
+            self.walk(sink, depth + 1)?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(c) if c == close => {
+                    self.pos += 1;
+                    sink.close(opened);
+                    return Ok(());
+                }
+                _ if open == b'{' => return Err(self.err("expected ',' or '}' in an object")),
+                _ => return Err(self.err("expected ',' or ']' in an array")),
+            }
+        }
+    }
+
+    /// Validates one value of any depth without recursion, telling `sink` each token in
+    /// document order; `depth`: how many levels down the value is.
+    pub(crate) fn walk_value<S: Sink>(&mut self, sink: &mut S, depth: usize) -> Result<()> {
+        // The open containers: their opening byte and what the sink made of them.
+        let mut open: Vec<(u8, u32)> = Vec::new();
         loop {
             // A value is expected here.
             self.ws();
             match self.b.get(self.pos) {
                 Some(&c @ (b'{' | b'[')) => {
                     self.pos += 1;
+                    let opened = sink.open(c == b'{', depth + open.len() + 1);
                     self.ws();
                     let close = if c == b'{' { b'}' } else { b']' };
                     if self.b.get(self.pos) == Some(&close) {
                         self.pos += 1;
+                        sink.close(opened);
                     } else {
-                        open.push(c);
+                        open.push((c, opened));
                         if c == b'{' {
-                            self.skip_key()?;
+                            self.walk_key(sink)?;
                         }
                         continue;
                     }
                 }
                 Some(b'"') => {
                     self.pos += 1;
-                    self.string()?;
+                    self.walk_string(sink, false)?;
                 }
-                Some(b't') => self.literal(b"true")?,
-                Some(b'f') => self.literal(b"false")?,
-                Some(b'n') => self.literal(b"null")?,
+                Some(b't') => self
+                    .literal(b"true")
+                    .map(|()| sink.literal(Literal::True))?,
+                Some(b'f') => self
+                    .literal(b"false")
+                    .map(|()| sink.literal(Literal::False))?,
+                Some(b'n') => self
+                    .literal(b"null")
+                    .map(|()| sink.literal(Literal::Null))?,
                 Some(b'-' | b'0'..=b'9') => {
-                    self.number()?;
+                    let at = self.pos;
+                    let integer = self.number()?;
+                    sink.number(at, self.pos, integer);
                 }
                 None => return Err(self.err("unexpected end of input, expected a value")),
                 Some(_) => return Err(self.err("expected a JSON value")),
             }
             // A value ended: close containers until one wants another element.
             loop {
-                let Some(&top) = open.last() else {
+                let Some(&(top, opened)) = open.last() else {
                     return Ok(());
                 };
                 self.ws();
@@ -330,13 +421,14 @@ impl<'a> Scanner<'a> {
                     (Some(b','), _) => {
                         self.pos += 1;
                         if top == b'{' {
-                            self.skip_key()?;
+                            self.walk_key(sink)?;
                         }
                         break;
                     }
                     (Some(b'}'), b'{') | (Some(b']'), b'[') => {
                         self.pos += 1;
                         open.pop();
+                        sink.close(opened);
                     }
                     (_, b'{') => return Err(self.err("expected ',' or '}' in an object")),
                     _ => return Err(self.err("expected ',' or ']' in an array")),
@@ -345,18 +437,36 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn skip_key(&mut self) -> Result<()> {
+    fn walk_key<S: Sink>(&mut self, sink: &mut S) -> Result<()> {
         self.ws();
         if self.b.get(self.pos) != Some(&b'"') {
             return Err(self.err("expected a string key"));
         }
         self.pos += 1;
-        self.string()?;
+        self.walk_string(sink, true)?;
         self.ws();
         if self.b.get(self.pos) != Some(&b':') {
             return Err(self.err("expected ':' after an object key"));
         }
         self.pos += 1;
+        Ok(())
+    }
+
+    /// Checks the string whose opening quote was consumed and tells `sink` of it: as the range
+    /// of the input it spans, or decoded when it has escapes (if the sink wants it decoded).
+    #[inline(always)]
+    fn walk_string<S: Sink>(&mut self, sink: &mut S, key: bool) -> Result<()> {
+        let start = self.pos;
+        let (end, escape) = self.string_end(start)?;
+        self.pos = end + 1;
+        match escape {
+            Some(at) if S::DECODES => {
+                self.lone_surrogate = false;
+                self.unescape(start, at, end)?;
+                sink.decoded(key, &self.scratch, self.lone_surrogate);
+            }
+            _ => sink.raw(key, start, end),
+        }
         Ok(())
     }
 
@@ -514,6 +624,11 @@ impl<'a> Scanner<'a> {
             Some(b't') => b'\t',
             Some(b'u') => {
                 let (ch, used) = self.unicode_escape(at)?;
+                // A surrogate decodes only as a pair (twelve bytes).
+                self.lone_surrogate |= used == 6 && ch == char::REPLACEMENT_CHARACTER && {
+                    let code = self.b.get(at + 2..at + 6).and_then(hex4);
+                    code.is_some_and(|c| (0xD800..0xE000).contains(&c))
+                };
                 let mut buf = [0u8; 4];
                 self.scratch
                     .extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
@@ -646,6 +761,56 @@ impl<'a> Scanner<'a> {
             reason,
         })
     }
+}
+
+/// What a validating walk ([`Scanner::walk_value`]) tells about the tokens it reads; offsets
+/// are byte offsets in the input.
+pub(crate) trait Sink {
+    /// Whether strings with escapes are told decoded ([`Sink::decoded`]); otherwise every string
+    /// is told as its range ([`Sink::raw`]).
+    const DECODES: bool;
+    /// An object (`object`) or array opens, `depth` levels down (the document is level 1);
+    /// returns what [`Sink::close`] is given when it closes.
+    fn open(&mut self, object: bool, depth: usize) -> u32;
+    /// The innermost open container closes; `opened`: what [`Sink::open`] returned for it.
+    fn close(&mut self, opened: u32);
+    /// A key (`key`) or string value, `input[start..end]`, with no escapes.
+    fn raw(&mut self, key: bool, start: usize, end: usize);
+    /// A key or string value that had escapes, decoded; `lone_surrogate`: one of them was.
+    fn decoded(&mut self, key: bool, text: &[u8], lone_surrogate: bool);
+    /// A number `input[start..end]`; `integer`: its literal has no fraction and no exponent.
+    fn number(&mut self, start: usize, end: usize, integer: bool);
+    /// `true`, `false` or `null`.
+    fn literal(&mut self, literal: Literal);
+}
+
+/// A JSON literal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Literal {
+    True,
+    False,
+    Null,
+}
+
+/// A sink that keeps nothing: [`Scanner::skip_value`].
+struct Skip;
+
+impl Sink for Skip {
+    const DECODES: bool = false;
+    #[inline(always)]
+    fn open(&mut self, _: bool, _: usize) -> u32 {
+        0
+    }
+    #[inline(always)]
+    fn close(&mut self, _: u32) {}
+    #[inline(always)]
+    fn raw(&mut self, _: bool, _: usize, _: usize) {}
+    #[inline(always)]
+    fn decoded(&mut self, _: bool, _: &[u8], _: bool) {}
+    #[inline(always)]
+    fn number(&mut self, _: usize, _: usize, _: bool) {}
+    #[inline(always)]
+    fn literal(&mut self, _: Literal) {}
 }
 
 /// Counts one value, or takes it back with `UNDO`.

@@ -10,12 +10,13 @@ use std::sync::Arc;
 
 use super::bodymemo::{BodyMemo, Candidate, Sighting};
 use super::fieldpath::FieldPath;
-use super::scan::{ScanBuffers, scan_fast_with, scan_serde};
+use super::scan::{ScanBuffers, scan_serde, scan_tape_with};
 use super::valueindex::{FieldName, FoundValues, Hashed, ValueIndex};
 use crate::Body;
 use crate::template::{
     classify_segment, is_generic_field, is_id_field, is_version_like, name_from_field,
 };
+use ar_schema::Tape;
 
 pub use ar_flow::BodySide;
 
@@ -65,33 +66,36 @@ pub(crate) fn analyse(
         body,
         body.media_type_as_sent(),
         max_bytes,
-        index,
-        found,
+        (index, found),
+        &mut Tape::new(),
         &mut ScanBuffers::default(),
         &mut memo,
     )
 }
 
 /// Scans one body: its shape fingerprint (when it is JSON) and the
-/// identifier-like values in it that `index` does not know yet. `buffers`
-/// are reused between bodies so a small body costs no allocation; `memo`
-/// answers for a small body seen again (see [`super::bodymemo`]). `media`
-/// is the body's media type as sent ([`Body::media_type_as_sent`]), which
-/// the caller has at hand.
+/// identifier-like values in it that `index` does not know yet (into
+/// `found`). The body is read onto `tape`, which holds it afterwards for
+/// the evidence to walk, or is cleared when the body was not read (not
+/// JSON, too large, or answered by `memo`). `buffers` are reused between
+/// bodies so a small body costs no allocation; `memo` answers for a small
+/// body seen again (see [`super::bodymemo`]). `media` is the body's media
+/// type as sent ([`Body::media_type_as_sent`]), which the caller has at hand.
 pub(crate) fn analyse_with(
     body: &Body,
     media: Option<&str>,
     max_bytes: usize,
-    index: &mut ValueIndex,
-    found: &mut FoundValues,
+    (index, found): (&mut ValueIndex, &mut FoundValues),
+    tape: &mut Tape,
     buffers: &mut ScanBuffers,
     memo: &mut BodyMemo,
 ) -> Option<u64> {
+    tape.clear();
     if !looks_json(body, media, max_bytes) {
         return None;
     }
     if index.is_off() {
-        return scan_fast_with(&body.bytes, &mut |_, _, _, _, _| {}, buffers)
+        return scan_tape_with(&body.bytes, tape, &mut |_, _, _, _, _| {}, buffers)
             .ok()
             .or_else(|| scan_serde(&body.bytes, None, buffers));
     }
@@ -99,19 +103,20 @@ pub(crate) fn analyse_with(
     if let Sighting::Kept(slot) = sighting {
         return Some(memo.replay(slot, index, found, MAX_VALUES_PER_BODY));
     }
-    // The fast path first; when it gives up, what it collected is dropped
+    // The tape walk first; when it gives up, what it collected is dropped
     // and serde_json's walk decides (values before a syntax error count).
     let before = found.len();
     let mut candidates = matches!(sighting, Sighting::Again(_)).then(Vec::new);
-    let fast = scan_fast_with(
+    let walked = scan_tape_with(
         &body.bytes,
+        tape,
         &mut |text: &str, path: &FieldPath<'_>, parent: Option<&str>, key: &str, number: bool| {
             let field = (path, parent, key);
             collect(index, found, text, field, number, candidates.as_mut());
         },
         buffers,
     );
-    if let Ok(shape) = fast {
+    if let Ok(shape) = walked {
         if let (Sighting::Again(hash), Some(candidates)) = (sighting, candidates) {
             memo.keep(hash, &body.bytes, shape, candidates);
         }
@@ -364,7 +369,7 @@ mod tests {
                 );
                 let (mut a, mut b) = (FoundValues::default(), FoundValues::default());
                 let media = body.media_type_as_sent();
-                let shape = analyse_with(&body, media, 1 << 20, &mut memoised, &mut a, &mut buffers, &mut memo);
+                let shape = analyse_with(&body, media, 1 << 20, (&mut memoised, &mut a), &mut Tape::new(), &mut buffers, &mut memo);
                 prop_assert_eq!(shape, analyse(&body, 1 << 20, &mut fresh, &mut b));
                 prop_assert_eq!(a.entries(), b.entries());
                 let source = EndpointId(n as u32);

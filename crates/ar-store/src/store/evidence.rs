@@ -6,6 +6,7 @@ use std::fmt;
 
 use ar_flow::graphql::Call;
 use ar_flow::url::UrlParts;
+use ar_schema::Tape;
 
 use super::{EndpointId, EndpointStore, Ingested, SplitOutcome};
 use crate::Flow;
@@ -93,6 +94,24 @@ pub struct Observation<'a> {
     /// recognised them when it keyed the endpoint
     /// ([`ar_flow::graphql::calls`]): empty when it is not GraphQL.
     pub graphql: &'a [Call],
+    /// The flow's bodies as the store read them, to be walked rather than
+    /// read again (one read of a body serves the store's fingerprint and,
+    /// say, schema inference: [`ar_schema::SchemaBuilder::add_tape`]).
+    pub tapes: BodyTapes<'a>,
+}
+
+/// A flow's JSON bodies read onto [`Tape`]s ([`Observation::tapes`]); each
+/// is there only when the store read that body: a JSON document within the
+/// store's analysis limit
+/// ([`StoreConfig::max_analysis_bytes`](super::StoreConfig::max_analysis_bytes))
+/// and not one it answered from memory. Otherwise the evidence reads the
+/// body itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BodyTapes<'a> {
+    /// The request body's tape.
+    pub request: Option<&'a Tape>,
+    /// The response body's tape.
+    pub response: Option<&'a Tape>,
 }
 
 /// How an [`EndpointEvidence`] comes to see a flow.
@@ -168,6 +187,7 @@ impl EndpointStore {
                     let observation = Observation {
                         seen: Seen::Fresh,
                         graphql,
+                        tapes: self.body_tapes.of(flow),
                     };
                     evidence.observe(flow, endpoint, observation);
                 }
@@ -229,6 +249,7 @@ impl EndpointStore {
                 let observation = Observation {
                     seen: Seen::Resampled,
                     graphql: &graphql,
+                    tapes: BodyTapes::default(),
                 };
                 evidence.observe(&sample.flow, endpoint, observation);
             }
@@ -325,6 +346,66 @@ mod tests {
             tally.seen.keys().collect::<Vec<_>>()
         );
         assert_eq!(tally.fresh + tally.left_out, ingested);
+    }
+
+    /// Which of a fresh flow's bodies reached the evidence on a tape, and
+    /// whether that tape held exactly the body.
+    #[derive(Debug, Default)]
+    struct Tapes(Vec<(Option<bool>, Option<bool>)>);
+
+    impl EndpointEvidence for Tapes {
+        fn observe(&mut self, flow: &Flow, _: &Endpoint, observation: Observation<'_>) {
+            let holds = |tape: Option<&Tape>, body: &[u8]| {
+                tape.map(|t| {
+                    let mut again = Tape::new();
+                    again.read(body).is_ok() && again.tokens() == t.tokens()
+                })
+            };
+            let response = flow.response.as_ref().map_or(&[][..], |r| &r.body.bytes);
+            self.0.push((
+                holds(observation.tapes.request, &flow.request.body.bytes),
+                holds(observation.tapes.response, response),
+            ));
+        }
+        fn merge(&mut self, _: EndpointId, _: EndpointId) {}
+        fn forget(&mut self, _: EndpointId) {}
+        fn resampled(&mut self, _: &Endpoint, _: u64) {}
+        fn left_out(&mut self, _: &Flow, _: LeftOut) {}
+    }
+
+    #[test]
+    fn the_bodies_the_store_read_reach_the_evidence_on_their_tapes() {
+        let scope = Scope::new(ScopeConfig::for_target("https://shop.test/")).unwrap();
+        let mut store =
+            EndpointStore::new(scope, StoreConfig::default()).with_evidence(Tapes::default());
+        let answered = |n: u64, request: &[u8], response: &[u8], media: &str| {
+            let mut flow = flow(n, "https://shop.test/orders");
+            flow.request.body = crate::Body::from_decoded(Some(media.into()), request.to_vec());
+            let mut answer = Response::new(200, HttpVersion::Http11);
+            answer.body = crate::Body::from_decoded(Some(media.into()), response.to_vec());
+            flow.with_response(answer)
+        };
+        let json = "application/json";
+        store.ingest(&answered(1, br#"{"q":"a"}"#, br#"[{"id":1}]"#, json));
+        // Not JSON; JSON that is not one document.
+        store.ingest(&answered(2, b"", b"hello", "text/plain"));
+        store.ingest(&answered(3, br#"{"q":"b"}"#, br#"{"id":1} x"#, json));
+        // The same small body a third time is answered from the store's memory, unread.
+        for n in 4..7 {
+            store.ingest(&answered(n, br#"{"q":"c"}"#, br#"{"id":2}"#, json));
+        }
+        let seen = &store.evidence::<Tapes>().expect("kept").0;
+        assert_eq!(
+            seen,
+            &[
+                (Some(true), Some(true)),
+                (None, None),
+                (Some(true), None),
+                (Some(true), Some(true)),
+                (Some(true), Some(true)),
+                (None, None),
+            ]
+        );
     }
 
     #[test]

@@ -25,6 +25,7 @@ impl EndpointStore {
     pub fn ingest(&mut self, flow: &Flow) -> Ingested {
         let (ingested, graphql) = self.place_flow(flow);
         self.carry_evidence(flow, &ingested, &graphql);
+        self.body_tapes.shrink();
         ingested
     }
 
@@ -71,22 +72,25 @@ impl EndpointStore {
         // Taken out and put back (an `Option`: putting back drops no emptied pair).
         let (mut response_values, mut request_values) =
             self.found_buffers.take().unwrap_or_default();
-        let (buffers, values, memo) = (
+        let (buffers, tapes, values, memo) = (
             &mut self.scan_buffers,
+            &mut self.body_tapes,
             &mut self.values,
             &mut self.body_memo,
         );
         let media = FlowMedia::of(flow);
+        tapes.response.clear();
         let response_shape = flow.response.as_ref().and_then(|r| {
-            let found = &mut response_values;
-            analyse_with(&r.body, media.response, max, values, found, buffers, memo)
+            let found = (&mut *values, &mut response_values);
+            let tape = &mut tapes.response;
+            analyse_with(&r.body, media.response, max, found, tape, buffers, memo)
         });
         let request_shape = analyse_with(
             &flow.request.body,
             media.request,
             max,
-            values,
-            &mut request_values,
+            (values, &mut request_values),
+            &mut tapes.request,
             buffers,
             memo,
         );

@@ -41,7 +41,6 @@ mod analysis;
 mod bodymemo;
 mod endpoint;
 mod evidence;
-mod fastscan;
 mod fieldpath;
 mod fingerprint;
 mod ingest;
@@ -52,6 +51,7 @@ mod retemplate;
 mod samples;
 mod scan;
 mod search;
+mod tapewalk;
 mod valueindex;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -64,13 +64,13 @@ use crate::template::{Overrides, Templater, TemplaterConfig};
 pub use analysis::BodySide;
 pub(crate) use ar_flow::media_type;
 pub use endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
-pub use evidence::{EndpointEvidence, LeftOut, Observation, Seen};
+pub use evidence::{BodyTapes, EndpointEvidence, LeftOut, Observation, Seen};
 pub use params::{ParamSet, ParamStats, ValueKind};
 pub use samples::{Sample, SampleReason};
 pub use search::Query;
 
 use samples::SampleLimits;
-use scan::ScanBuffers;
+use scan::{FlowTapes, ScanBuffers};
 use valueindex::{FoundValues, ValueIndex};
 
 /// Limits and knobs of the store. Defaults suit an interactive session.
@@ -339,6 +339,8 @@ pub struct EndpointStore {
     alias_order: VecDeque<String>,
     values: ValueIndex,
     scan_buffers: ScanBuffers,
+    /// The bodies of the flow being ingested, read once for the store and its evidence.
+    body_tapes: FlowTapes,
     /// Small bodies seen again, with what their scan found.
     body_memo: bodymemo::BodyMemo,
     /// The host half of scope decisions, per host.
@@ -370,6 +372,7 @@ impl EndpointStore {
                 .with_overrides(config.template_overrides.clone()),
             values: ValueIndex::new(config.provenance_capacity),
             scan_buffers: ScanBuffers::default(),
+            body_tapes: FlowTapes::default(),
             body_memo: bodymemo::BodyMemo::default(),
             scope_cache: HostCache::default(),
             found_buffers: None,

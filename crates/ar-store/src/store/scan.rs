@@ -10,10 +10,13 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use ar_schema::Tape;
+
 use super::analysis::Fnv;
-use super::fastscan::{Bail, FastBuffers, scan_fast};
+use super::evidence::BodyTapes;
 use super::fieldpath::FieldPath;
 use super::fingerprint::Fingerprints;
+use super::tapewalk::{Bail, WalkBuffers, walk_tape};
 
 pub(crate) const SHAPE_DEPTH: usize = 3;
 pub(crate) const SHAPE_ITEMS: usize = 4;
@@ -42,22 +45,47 @@ impl State<'_, '_> {
     }
 }
 
-/// Scans `bytes` as JSON: returns the shape fingerprint, calling `on_value`
-/// for scalar fields (strings and unsigned integers) with their key. `None`
-/// when the bytes are not JSON.
 /// Buffers of the scans kept between bodies, so a scan of a small body allocates nothing.
 #[derive(Debug, Default)]
 pub(crate) struct ScanBuffers {
     /// The serde walk's key path.
     path: String,
-    /// The fast scan's buffers; their leaf hashes serve the serde walk too.
-    fast: FastBuffers,
+    /// The tape walk's buffers; their leaf hashes serve the serde walk too.
+    walk: WalkBuffers,
     fingerprints: Fingerprints,
+}
+
+/// The bodies of the flow being ingested, each read once onto a tape that
+/// the store walks and then hands to the evidence
+/// ([`super::Observation::tapes`]). A tape holds its body only when the
+/// store read it (see [`super::analysis::analyse_with`]); otherwise it is
+/// cleared, so it never stands for another flow's body.
+#[derive(Debug, Default)]
+pub(crate) struct FlowTapes {
+    pub(crate) request: Tape,
+    pub(crate) response: Tape,
+}
+
+impl FlowTapes {
+    /// The tapes that hold `flow`'s bodies, for [`super::Observation::tapes`].
+    pub(crate) fn of(&self, flow: &crate::Flow) -> BodyTapes<'_> {
+        let response = flow.response.as_ref().map(|r| r.body.bytes.len());
+        BodyTapes {
+            request: Some(&self.request).filter(|t| t.holds(flow.request.body.bytes.len())),
+            response: Some(&self.response).filter(|t| response.is_some_and(|len| t.holds(len))),
+        }
+    }
+
+    /// Lets go of what a large body made the tapes grow to (once the evidence has walked them).
+    pub(crate) fn shrink(&mut self) {
+        self.request.shrink();
+        self.response.shrink();
+    }
 }
 
 /// A key path longer than this is not kept between scans (memory stays bounded).
 const KEEP_PATH_CAPACITY: usize = 4096;
-/// Steps of a fast scan kept between scans (memory stays bounded).
+/// Steps of a tape walk kept between scans (memory stays bounded).
 const KEEP_STEPS: usize = 256;
 
 #[cfg(test)]
@@ -65,23 +93,24 @@ pub(crate) fn scan(bytes: &[u8], on_value: Option<&mut OnValue<'_>>) -> Option<u
     scan_serde(bytes, on_value, &mut ScanBuffers::default())
 }
 
-/// The fast path ([`super::fastscan`]) with the kept buffers: the shape
-/// fingerprint, or [`Bail`] when serde_json must decide (the callback may
-/// have been called already: the caller rolls back what it collected).
-pub(crate) fn scan_fast_with<F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)>(
+/// Reads `bytes` onto `tape` and walks it ([`super::tapewalk`]) with the
+/// kept buffers: the shape fingerprint, or [`Bail`] when serde_json must
+/// decide (the callback may have been called already: the caller rolls
+/// back what it collected). The tape holds the body afterwards whenever it
+/// is JSON, whether the walk gave up or not.
+pub(crate) fn scan_tape_with<F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)>(
     bytes: &[u8],
+    tape: &mut Tape,
     on_value: &mut F,
     buffers: &mut ScanBuffers,
 ) -> Result<u64, Bail> {
-    let result = scan_fast(bytes, on_value, &mut buffers.fast);
-    let fast = &mut buffers.fast;
-    if fast.steps.capacity() > KEEP_STEPS {
-        fast.steps = Vec::new();
+    tape.read(bytes).map_err(|_| Bail)?;
+    let result = walk_tape(bytes, tape, on_value, &mut buffers.walk);
+    let walk = &mut buffers.walk;
+    if walk.steps.capacity() > KEEP_STEPS {
+        walk.steps = Vec::new();
     }
-    if fast.unescaped.capacity() > KEEP_PATH_CAPACITY {
-        fast.unescaped = String::new();
-    }
-    result.map(|()| buffers.fingerprints.of(&mut fast.hashes))
+    result.map(|()| buffers.fingerprints.of(&mut walk.hashes))
 }
 
 /// Scans `bytes` with serde_json: the shape fingerprint, or `None` when it is not one JSON document.
@@ -92,7 +121,7 @@ pub(crate) fn scan_serde(
 ) -> Option<u64> {
     let mut state = State {
         path: std::mem::take(&mut buffers.path),
-        hashes: std::mem::take(&mut buffers.fast.hashes),
+        hashes: std::mem::take(&mut buffers.walk.hashes),
         on_value,
     };
     state.path.clear();
@@ -102,8 +131,8 @@ pub(crate) fn scan_serde(
     if state.path.capacity() <= KEEP_PATH_CAPACITY {
         buffers.path = state.path;
     }
-    buffers.fast.hashes = state.hashes;
-    walked.map(|()| buffers.fingerprints.of(&mut buffers.fast.hashes))
+    buffers.walk.hashes = state.hashes;
+    walked.map(|()| buffers.fingerprints.of(&mut buffers.walk.hashes))
 }
 
 /// Walks one document, leaving its leaf hashes in `state.hashes`; `None` when it is not JSON.
