@@ -69,6 +69,8 @@ mod scan;
 mod schema;
 mod shape;
 mod tape;
+#[cfg(test)]
+mod testing;
 mod utf8;
 mod value;
 
