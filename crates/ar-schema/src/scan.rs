@@ -333,33 +333,59 @@ impl<'a> Scanner<'a> {
     fn walk_container<S: Sink>(&mut self, sink: &mut S, open: u8, depth: usize) -> Result<()> {
         self.pos += 1;
         let opened = sink.open(open == b'{', depth + 1);
-        let close = if open == b'{' { b'}' } else { b']' };
-        if self.peek() == Some(close) {
+        if open == b'{' {
+            self.walk_members(sink, depth)?;
+        } else {
+            self.walk_items(sink, depth)?;
+        }
+        sink.close(opened);
+        Ok(())
+    }
+
+    /// An object's members, after its `{`, through its `}`.
+    #[inline(always)]
+    fn walk_members<S: Sink>(&mut self, sink: &mut S, depth: usize) -> Result<()> {
+        if self.peek() == Some(b'}') {
             self.pos += 1;
-            sink.close(opened);
             return Ok(());
         }
         loop {
-            if open == b'{' {
-                if self.peek() != Some(b'"') {
-                    return Err(self.err("expected a string key"));
-                }
-                self.pos += 1;
-                self.walk_string(sink, true)?;
-                if self.peek() != Some(b':') {
-                    return Err(self.err("expected ':' after an object key"));
-                }
-                self.pos += 1;
+            if self.peek() != Some(b'"') {
+                return Err(self.err("expected a string key"));
             }
+            self.pos += 1;
+            self.walk_string(sink, true)?;
+            if self.peek() != Some(b':') {
+                return Err(self.err("expected ':' after an object key"));
+            }
+            self.pos += 1;
             self.walk(sink, depth + 1)?;
             match self.peek() {
                 Some(b',') => self.pos += 1,
-                Some(c) if c == close => {
+                Some(b'}') => {
                     self.pos += 1;
-                    sink.close(opened);
                     return Ok(());
                 }
-                _ if open == b'{' => return Err(self.err("expected ',' or '}' in an object")),
+                _ => return Err(self.err("expected ',' or '}' in an object")),
+            }
+        }
+    }
+
+    /// An array's items, after its `[`, through its `]`.
+    #[inline(always)]
+    fn walk_items<S: Sink>(&mut self, sink: &mut S, depth: usize) -> Result<()> {
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            self.walk(sink, depth + 1)?;
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
                 _ => return Err(self.err("expected ',' or ']' in an array")),
             }
         }
