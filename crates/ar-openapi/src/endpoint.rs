@@ -155,7 +155,7 @@ impl EndpointDoc {
                 }
             }
         }
-        self.observe_graphql(flow, store.graphql, redactor);
+        self.observe_graphql(flow, store.graphql, store.tapes.response, redactor);
         self.observe_example(flow, redactor);
     }
 
@@ -226,17 +226,29 @@ impl EndpointDoc {
         }
     }
 
-    fn observe_graphql(&mut self, flow: &Flow, calls: &[Call], redactor: &Redactor) {
+    /// Documents each GraphQL call the request sends, with its part of the
+    /// answer. One call's answer is the whole body: read from the store's
+    /// tape when it has one; a batch's answer is an array, one item per call.
+    fn observe_graphql(
+        &mut self,
+        flow: &Flow,
+        calls: &[Call],
+        tape: Option<&Tape>,
+        redactor: &Redactor,
+    ) {
         if calls.is_empty() {
             return;
         }
-        let response_json = flow
-            .response
-            .as_ref()
-            .filter(|r| {
-                BodyKind::of(&fold::media_type(&r.body).unwrap_or_default()) == BodyKind::Json
-                    && !r.body.truncated
-            })
+        let answer = flow.response.as_ref().filter(|r| {
+            BodyKind::of(&fold::media_type(&r.body).unwrap_or_default()) == BodyKind::Json
+                && !r.body.truncated
+        });
+        let read = match (answer, tape) {
+            (Some(r), Some(tape)) if calls.len() == 1 => Some((tape, &r.body.bytes[..])),
+            _ => None,
+        };
+        let response_json = answer
+            .filter(|_| read.is_none())
             .and_then(|r| crate::body::example_value(&r.body.bytes).ok());
         let responses: Vec<Option<&Value>> = match (&response_json, calls.len()) {
             (Some(Value::Array(items)), n) if n > 1 => (0..n).map(|i| items.get(i)).collect(),
@@ -266,7 +278,9 @@ impl EndpointDoc {
             if let Some(variables) = &call.variables {
                 op.variables.add_value(variables);
             }
-            if let Some(response) = response {
+            if let Some((tape, body)) = read {
+                op.response.add_tape(tape, body);
+            } else if let Some(response) = response {
                 op.response.add_value(response);
             }
             if op.query.is_none() {

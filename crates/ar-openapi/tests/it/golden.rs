@@ -118,6 +118,44 @@ fn graphql_operations_are_documented_by_name() {
     assert!(imported.docs.markdown.contains("### `GetUser` (query)"));
 }
 
+/// An operation's answer is read as the rest of a JSON body is, from its
+/// bytes (the store's one read of it): a literal with an exponent is a
+/// `number` however large; a batch's answer gives each call its item.
+#[test]
+fn graphql_answers_are_typed_by_their_literals() {
+    let call = |id, body: &str, answer: &str| {
+        let mut flow = json_flow(id, "POST", "https://api.shop.test/graphql", 200, answer);
+        flow.request.body =
+            Body::from_decoded(Some("application/json".into()), body.as_bytes().to_vec());
+        flow
+    };
+    let rating = r#"{"query":"query Rating { rating }"}"#;
+    let user = r#"{"query":"query GetUser { user { id } }"}"#;
+    let flows = [
+        call(1, rating, r#"{"data":{"rating":3.158e+38}}"#),
+        call(
+            2,
+            &format!("[{rating},{user}]"),
+            r#"[{"data":{"rating":2.5}},{"data":{"user":{"id":7}}}]"#,
+        ),
+    ];
+    let store = EndpointStore::new(Scope::new(everything()).unwrap(), StoreConfig::default());
+    let (_, docs) = document_flows(store, &flows, &ar_openapi::Options::default());
+    let spec: serde_json::Value = serde_json::from_str(&docs.json().unwrap()).unwrap();
+    let ops = spec["paths"]["/graphql"]["post"]["x-graphql-operations"]
+        .as_array()
+        .expect("x-graphql-operations");
+    let response = |name: &str| {
+        let op = ops.iter().find(|op| op["name"] == name).expect(name);
+        op["response"]["properties"]["data"]["properties"].clone()
+    };
+    assert_eq!(response("Rating")["rating"]["type"], "number", "{ops:?}");
+    assert_eq!(
+        response("GetUser")["user"]["properties"]["id"]["type"],
+        "integer"
+    );
+}
+
 /// Apollo's persisted queries: a GET with `operationName`, `variables` and
 /// a hash, or a POST with a name and a hash, no document. The store keys
 /// each operation; the documentation documents the same ones.
