@@ -227,8 +227,9 @@ impl EndpointDoc {
     }
 
     /// Documents each GraphQL call the request sends, with its part of the
-    /// answer. One call's answer is the whole body: read from the store's
-    /// tape when it has one; a batch's answer is an array, one item per call.
+    /// answer. One call's answer is the whole body, inferred from its bytes
+    /// (from the store's tape when it read the body); a batch's answer is an
+    /// array, one item per call.
     fn observe_graphql(
         &mut self,
         flow: &Flow,
@@ -243,12 +244,13 @@ impl EndpointDoc {
             BodyKind::of(&fold::media_type(&r.body).unwrap_or_default()) == BodyKind::Json
                 && !r.body.truncated
         });
-        let read = match (answer, tape) {
-            (Some(r), Some(tape)) if calls.len() == 1 => Some((tape, &r.body.bytes[..])),
-            _ => None,
-        };
+        // One call: the whole body, inferred from its bytes (the tape when
+        // the store read it).
+        let whole = answer
+            .filter(|_| calls.len() == 1)
+            .map(|r| (tape, &r.body.bytes[..]));
         let response_json = answer
-            .filter(|_| read.is_none())
+            .filter(|_| whole.is_none())
             .and_then(|r| crate::body::example_value(&r.body.bytes).ok());
         let responses: Vec<Option<&Value>> = match (&response_json, calls.len()) {
             (Some(Value::Array(items)), n) if n > 1 => (0..n).map(|i| items.get(i)).collect(),
@@ -278,10 +280,14 @@ impl EndpointDoc {
             if let Some(variables) = &call.variables {
                 op.variables.add_value(variables);
             }
-            if let Some((tape, body)) = read {
-                op.response.add_tape(tape, body);
-            } else if let Some(response) = response {
-                op.response.add_value(response);
+            match (whole, response) {
+                (Some((Some(tape), body)), _) => op.response.add_tape(tape, body),
+                // Not JSON after all: the answer says nothing of the operation.
+                (Some((None, body)), _) => {
+                    let _ = op.response.add_json_slice(body);
+                }
+                (None, Some(response)) => op.response.add_value(response),
+                (None, None) => {}
             }
             if op.query.is_none() {
                 op.query = call.query.as_deref().map(|q| redactor.text(q).into_owned());
