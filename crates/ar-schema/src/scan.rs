@@ -350,24 +350,21 @@ impl<'a> Scanner<'a> {
             return Ok(());
         }
         loop {
-            if self.peek() != Some(b'"') {
+            if !self.eat(b'"') {
                 return Err(self.err("expected a string key"));
             }
-            self.pos += 1;
             self.walk_string(sink, true)?;
-            if self.peek() != Some(b':') {
+            if !self.eat(b':') {
                 return Err(self.err("expected ':' after an object key"));
             }
-            self.pos += 1;
             self.walk(sink, depth + 1)?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.err("expected ',' or '}' in an object")),
+            if self.eat(b',') {
+                continue;
             }
+            if self.eat(b'}') {
+                return Ok(());
+            }
+            return Err(self.err("expected ',' or '}' in an object"));
         }
     }
 
@@ -380,14 +377,13 @@ impl<'a> Scanner<'a> {
         }
         loop {
             self.walk(sink, depth + 1)?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.err("expected ',' or ']' in an array")),
+            if self.eat(b',') {
+                continue;
             }
+            if self.eat(b']') {
+                return Ok(());
+            }
+            return Err(self.err("expected ',' or ']' in an array"));
         }
     }
 
@@ -761,6 +757,17 @@ impl<'a> Scanner<'a> {
         {
             self.ws_loop();
         }
+    }
+
+    /// Consumes `byte` if it is the next byte that is not whitespace (minified input, where it
+    /// comes right away: one compare).
+    #[inline(always)]
+    fn eat(&mut self, byte: u8) -> bool {
+        if self.b.get(self.pos) == Some(&byte) || self.peek() == Some(byte) {
+            self.pos += 1;
+            return true;
+        }
+        false
     }
 
     /// The next byte that is not whitespace, skipping to it (minified input: one compare).
