@@ -2,7 +2,7 @@
 //!
 //! A body scan reports every scalar with its path, but the provenance
 //! index reads the path only for the rare value it keeps (one the index
-//! does not know yet). The fast scan therefore keeps the path as steps
+//! does not know yet). The tape walk therefore keeps the path as steps
 //! (byte ranges of keys in the body) and a path is written out only when
 //! read; the serde walk, which builds the text anyway, hands it over as is.
 
@@ -13,7 +13,7 @@ use std::fmt;
 pub(crate) enum Step {
     /// `.key`, the key being `body[start..end]` (it has no escapes).
     Key(usize, usize),
-    /// `.key`, the key being `unescaped[start..end]` (it had escapes).
+    /// `.key`, the key being `unescaped[start..end]` (it had escapes; the tape's decoded text).
     Unescaped(usize, usize),
     /// `[]`: the items of an array.
     Items,

@@ -79,6 +79,7 @@ impl EndpointStore {
             &mut self.body_memo,
         );
         let media = FlowMedia::of(flow);
+        // A flow without an answer must not leave the last answer's tape standing.
         tapes.response.clear();
         let response_shape = flow.response.as_ref().and_then(|r| {
             let found = (&mut *values, &mut response_values);
