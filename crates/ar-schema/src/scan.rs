@@ -358,13 +358,9 @@ impl<'a> Scanner<'a> {
                 return Err(self.err("expected ':' after an object key"));
             }
             self.walk(sink, depth + 1)?;
-            if self.eat(b',') {
-                continue;
-            }
-            if self.eat(b'}') {
+            if !self.more(b'}', "expected ',' or '}' in an object")? {
                 return Ok(());
             }
-            return Err(self.err("expected ',' or '}' in an object"));
         }
     }
 
@@ -377,13 +373,22 @@ impl<'a> Scanner<'a> {
         }
         loop {
             self.walk(sink, depth + 1)?;
-            if self.eat(b',') {
-                continue;
-            }
-            if self.eat(b']') {
+            if !self.more(b']', "expected ',' or ']' in an array")? {
                 return Ok(());
             }
-            return Err(self.err("expected ',' or ']' in an array"));
+        }
+    }
+
+    /// After a member or item: whether another follows (`,`), or the container ends
+    /// (`close`); anything else is the error `expected`.
+    #[inline(always)]
+    fn more(&mut self, close: u8, expected: &'static str) -> Result<bool> {
+        if self.eat(b',') {
+            Ok(true)
+        } else if self.eat(close) {
+            Ok(false)
+        } else {
+            Err(self.err(expected))
         }
     }
 
