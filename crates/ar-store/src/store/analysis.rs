@@ -38,15 +38,26 @@ pub(crate) fn looks_json(body: &Body, media: Option<&str>, max_bytes: usize) -> 
 /// FNV-1a, stable across Rust versions (fingerprints appear in outputs).
 pub(crate) struct Fnv(u64);
 
+/// FNV-1a's starting state.
+pub(crate) const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a of `bytes` continued from the state `h`: the hash is a left fold
+/// over bytes, so a path's hash continues from its parent's (the tape walk).
+#[inline]
+pub(crate) fn fnv_fold(mut h: u64, bytes: &[u8]) -> u64 {
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
 impl Fnv {
     pub(crate) fn new() -> Self {
-        Self(0xcbf2_9ce4_8422_2325)
+        Self(FNV_OFFSET)
     }
     pub(crate) fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
+        self.0 = fnv_fold(self.0, bytes);
     }
     pub(crate) fn finish(&self) -> u64 {
         self.0

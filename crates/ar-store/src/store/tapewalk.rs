@@ -22,6 +22,7 @@
 
 use ar_schema::{Span, Tape, Token};
 
+use super::analysis::{FNV_OFFSET, fnv_fold};
 use super::fieldpath::{FieldPath, Step};
 use super::scan::{MAX_PATHS, SCAN_DEPTH, SCAN_ITEMS, SHAPE_DEPTH, SHAPE_ITEMS};
 
@@ -35,18 +36,6 @@ type R<T> = Result<T, Bail>;
 const MAX_NESTING: usize = 100;
 /// Floats whose decimal magnitude may exceed this are left to serde_json (range errors).
 const MAX_MAGNITUDE: i64 = 250;
-
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0100_0000_01b3;
-
-#[inline]
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(FNV_PRIME);
-    }
-    h
-}
 
 /// The buffers a walk fills, kept by the caller between bodies.
 #[derive(Debug, Default)]
@@ -94,7 +83,7 @@ pub(crate) fn walk_tape<F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)
         hashes,
         on_value,
     };
-    let root = fnv(FNV_OFFSET, b"$");
+    let root = fnv_fold(FNV_OFFSET, b"$");
     let first = w.next();
     w.value(first, 0, None, None, None, true, root)
 }
@@ -121,7 +110,7 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Walker<'a, '_
     #[inline]
     fn leaf(&mut self, hash: u64, depth: usize, kind: &[u8]) {
         if depth <= SHAPE_DEPTH && self.hashes.len() < MAX_PATHS {
-            self.hashes.push(fnv(fnv(hash, b":"), kind));
+            self.hashes.push(fnv_fold(fnv_fold(hash, b":"), kind));
         }
     }
 
@@ -200,7 +189,7 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Walker<'a, '_
             self.steps.push(step);
             let child_shape = shape && depth < SHAPE_DEPTH && fields < 64;
             let child_hash = if child_shape {
-                fnv(fnv(hash, b"."), key.as_bytes())
+                fnv_fold(fnv_fold(hash, b"."), key.as_bytes())
             } else {
                 0
             };
@@ -233,7 +222,7 @@ impl<'a, F: FnMut(&str, &FieldPath<'_>, Option<&str>, &str, bool)> Walker<'a, '_
             return Ok(());
         }
         self.steps.push(Step::Items);
-        let item_hash = if shape { fnv(hash, b"[]") } else { 0 };
+        let item_hash = if shape { fnv_fold(hash, b"[]") } else { 0 };
         let mut i = 0usize;
         loop {
             let token = self.next();
