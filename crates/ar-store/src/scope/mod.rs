@@ -4,13 +4,17 @@
 //! [`registrable_domain`]) and extra hosts. Out, each with a counted
 //! [`OutReason`]: other hosts, static assets (a `GET` or `HEAD` whose path
 //! extension or response content type says so), HTML pages, CORS
-//! preflights, a default denylist of analytics/ads/telemetry hosts
-//! (including any host whose first label is `metrics`, `telemetry`,
-//! `analytics`, `stats`, `beacon`, `tracking` or `pixel`), and the user's
+//! preflights, a default denylist of analytics/ads/telemetry services, hosts
+//! whose first label is `metrics`, `telemetry`, `analytics`, `stats`,
+//! `beacon`, `tracking` or `pixel` while their traffic looks like telemetry
+//! (a flow that sends credentials or answers JSON is an API's, whatever the
+//! host is called: [`api_evidence`]), and the user's
 //! deny lists of hosts and path globs, and requests the capture proxy
 //! refused itself (never sent, so no evidence of the API). Without a target
-//! every host is in scope except trackers. Filtering never touches the archive: it only
-//! decides what reaches the endpoint store.
+//! every host is in scope except trackers. A host the user named (the
+//! target's own host, an extra or allowed host) is never judged a tracker.
+//! Filtering never touches the archive: it only decides what reaches the
+//! endpoint store, and every flow left out is counted with its reason.
 //!
 //! ```
 //! use ar_store::scope::{OutReason, Scope, ScopeConfig, ScopeDecision};
@@ -189,6 +193,8 @@ impl HostPattern {
 #[derive(Debug, Clone)]
 pub struct Scope {
     site: Option<String>,
+    /// The target's own host (lowercase, no port): the user named it.
+    target_host: Option<String>,
     extra: Vec<HostPattern>,
     allow: Vec<HostPattern>,
     deny: Vec<HostPattern>,
@@ -212,17 +218,20 @@ impl Scope {
                 .map(|p| HostPattern::parse(p))
                 .collect::<Result<Vec<_>, _>>()
         };
-        let site = config.target.as_deref().map(|t| {
+        let target_host = config.target.as_deref().map(|t| {
             let parts = UrlParts::split(t);
             let host = if parts.host.is_empty() {
                 t.split(['/', '?']).next().unwrap_or(t)
             } else {
                 parts.host
             };
-            registrable_domain(host)
+            domain::strip_port(host)
+                .trim_end_matches('.')
+                .to_ascii_lowercase()
         });
         Ok(Self {
-            site,
+            site: target_host.as_deref().map(registrable_domain),
+            target_host,
             extra: patterns(&config.extra_hosts)?,
             allow: patterns(&config.allow_hosts)?,
             deny: patterns(&config.deny_hosts)?,
@@ -237,6 +246,7 @@ impl Scope {
     pub fn everything() -> Self {
         Self {
             site: None,
+            target_host: None,
             extra: Vec::new(),
             allow: Vec::new(),
             deny: Vec::new(),
@@ -307,7 +317,8 @@ impl Scope {
         }
         let (host, types) = verdict(host, response_type);
         let reads = reads(&flow.request.method);
-        match self.decide_verdict(host, url.path, types, reads) {
+        let api = api_evidence(flow, types.is_some_and(|t| t.is_json));
+        match self.decide_verdict(host, url.path, types, reads, api) {
             ScopeDecision::In(_) if is_refused(flow) => ScopeDecision::Out(OutReason::Refused),
             ScopeDecision::In(reason) => match browser_load(flow) {
                 Some(OutReason::HtmlPage) if !self.keep_html => {
@@ -323,7 +334,7 @@ impl Scope {
     }
 
     /// Decides from the parts: host (port allowed), path, and the response content type if known,
-    /// for a read (`GET`); [`Scope::decide`] also weighs the method.
+    /// for a read (`GET`); [`Scope::decide`] also weighs the method and the request's credentials.
     pub fn decide_parts(
         &self,
         host: &str,
@@ -335,6 +346,7 @@ impl Scope {
             path,
             response_content_type.map(TypeFlags::of),
             true,
+            false,
         )
     }
 }
@@ -345,6 +357,28 @@ impl Scope {
 /// or misconfigured API) or a path ending in `.js`.
 fn reads(method: &str) -> bool {
     method.eq_ignore_ascii_case("GET") || method.eq_ignore_ascii_case("HEAD")
+}
+
+/// Whether `flow` itself shows an API's traffic: its request carries
+/// credentials in an `Authorization` header, or it was answered with a JSON
+/// document (`json_answer`, from the content type) that holds data: a
+/// non-empty list, or an object with a list or an object inside. A beacon
+/// identifies its visitor by a cookie or the query and sends no credentials,
+/// and it only acknowledges (no content, a pixel, `{}`, `{"ok":true}`); a
+/// caller of an API sends them, and an API answers with records. On a host
+/// named like a telemetry sink this, not the name, decides.
+fn api_evidence(flow: &Flow, json_answer: bool) -> bool {
+    let holds_data = |bytes: &[u8]| match bytes.trim_ascii() {
+        [b'[', rest @ ..] => rest.trim_ascii() != b"]",
+        [b'{', rest @ ..] => rest.iter().any(|b| matches!(b, b'{' | b'[')),
+        _ => false,
+    };
+    flow.request.headers.get("authorization").is_some()
+        || (json_answer
+            && flow
+                .response
+                .as_ref()
+                .is_some_and(|r| holds_data(&r.body.bytes)))
 }
 
 /// Whether the proxy refused `flow` itself (a request that would loop,
@@ -401,6 +435,7 @@ fn globs(patterns: &[String]) -> Result<Option<GlobSet>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ar_flow::testing::json_flow;
 
     fn scope(config: ScopeConfig) -> Scope {
         Scope::new(config).unwrap()
@@ -588,6 +623,57 @@ mod tests {
         assert_eq!(
             scope(cfg).decide_parts("metrics.test", "/q", None),
             ScopeDecision::In(InReason::AllowedHost)
+        );
+    }
+
+    /// A host only *named* like a telemetry sink is judged by its traffic:
+    /// a beacon (no credentials, an empty or image answer) is out, an API
+    /// call (credentials, a JSON answer) is in; a listed tracker service is
+    /// out either way, unless the user named the host.
+    #[test]
+    fn a_host_named_like_telemetry_is_judged_by_its_traffic() {
+        let s = Scope::everything();
+        let beacon = answered("POST", "https://tracking.api.vendor.test/v2/events", 204);
+        assert_eq!(s.decide(&beacon), ScopeDecision::Out(OutReason::Tracker));
+        let mut call = answered(
+            "DELETE",
+            "https://tracking.api.vendor.test/v2/devices/7",
+            204,
+        );
+        call.request.headers.push("Authorization", "Bearer x");
+        assert_eq!(s.decide(&call), ScopeDecision::In(InReason::AnyHost));
+        let mut listed = answered("POST", "https://api.segment.io/v1/t", 200);
+        listed.request.headers.push("Authorization", "Basic x");
+        assert_eq!(s.decide(&listed), ScopeDecision::Out(OutReason::Tracker));
+        let ack = json_flow(1, "POST", "https://metrics.shop.test/v1/events", 202, "{}");
+        assert_eq!(s.decide(&ack), ScopeDecision::Out(OutReason::Tracker));
+        let data = r#"{"series":[{"t":1,"v":0.5}]}"#;
+        let series = json_flow(2, "GET", "https://metrics.shop.test/v1/series", 200, data);
+        assert_eq!(s.decide(&series), ScopeDecision::In(InReason::AnyHost));
+        assert_eq!(
+            s.decide_parts("pixel.shop.test", "/p.gif", Some("image/gif")),
+            ScopeDecision::Out(OutReason::Tracker)
+        );
+        // The user's own word: the target's host, or a host given as extra.
+        let target = scope(ScopeConfig::for_target(
+            "https://tracking.api.vendor.test/v2",
+        ));
+        assert_eq!(
+            target.decide(&beacon),
+            ScopeDecision::In(InReason::TargetSite)
+        );
+        let beside = answered("GET", "https://metrics.vendor.test/q", 200);
+        assert_eq!(
+            target.decide(&beside),
+            ScopeDecision::Out(OutReason::Tracker)
+        );
+        let extra = scope(ScopeConfig {
+            extra_hosts: vec!["api.segment.io".into()],
+            ..ScopeConfig::for_target("shop.test")
+        });
+        assert_eq!(
+            extra.decide(&listed),
+            ScopeDecision::In(InReason::ExtraHost)
         );
     }
 

@@ -75,14 +75,19 @@ const TRACKER_PATHS: &[(&str, &str)] = &[
     ("google.com", "/pagead/"),
 ];
 
-/// Whether `host` (lowercase, no port) or `host` + `path` is a tracker.
+/// Whether `host` (lowercase, no port) or `host` + `path` is a tracker, by
+/// the list or by its name.
 #[cfg(test)]
 pub(crate) fn is_tracker(host: &str, path: &str) -> bool {
-    is_tracker_host(host) || is_tracker_path(tracker_path_domains(host), path)
+    is_tracker_domain(host)
+        || named_like_telemetry(host)
+        || is_tracker_path(tracker_path_domains(host), path)
 }
 
-/// Whether `host` (lowercase, no port) is a tracker whatever the path.
-pub(crate) fn is_tracker_host(host: &str) -> bool {
+/// Whether `host` (lowercase, no port) is on the list of analytics, ads and
+/// telemetry services (or under one of their domains), whatever the path.
+/// The list names services, so it holds whatever their traffic looks like.
+pub(crate) fn is_tracker_domain(host: &str) -> bool {
     // The host and each parent domain (`a.b.c`, `b.c`, `c`), looked up in the sorted list.
     let mut suffix = host;
     loop {
@@ -94,6 +99,13 @@ pub(crate) fn is_tracker_host(host: &str) -> bool {
             None => break,
         }
     }
+    false
+}
+
+/// Whether `host`'s first label names a telemetry sink (`metrics.shop.test`).
+/// A name is only a guess: an API may live on such a host
+/// (`tracking.api.vendor.test`), so the scope weighs the traffic too.
+pub(crate) fn named_like_telemetry(host: &str) -> bool {
     let first = host.split('.').next().unwrap_or("");
     host.contains('.') && TRACKER_LABELS.contains(&first)
 }
@@ -178,6 +190,13 @@ pub(crate) fn is_html_type(content_type: &str) -> bool {
     // Not lowercased: compared ignoring case.
     let m = crate::store::media_type(content_type);
     m.eq_ignore_ascii_case("text/html") || m.eq_ignore_ascii_case("application/xhtml+xml")
+}
+
+/// Whether `content_type` is a JSON document (`application/json`,
+/// `application/problem+json`, ...): what an API answers, not a beacon.
+pub(crate) fn is_json_type(content_type: &str) -> bool {
+    let m = crate::store::media_type(content_type);
+    m.len() >= 4 && m[m.len() - 4..].eq_ignore_ascii_case("json")
 }
 
 #[cfg(test)]

@@ -18,8 +18,13 @@ pub(crate) struct HostVerdict {
     denied: bool,
     /// On the user's allow list (trackers then stay in).
     allowed: bool,
-    /// A tracker whatever the path.
+    /// On the list of tracker services, whatever the path.
     tracker: bool,
+    /// Named like a telemetry sink: a tracker unless its traffic is an API's.
+    telemetry_name: bool,
+    /// Named by the user (the target's own host, `extra_hosts`, `allow_hosts`):
+    /// never judged a tracker.
+    named_by_user: bool,
     /// Tracker path-list entries the host falls under.
     tracker_paths: u8,
     /// Why the host is in scope; `None`: out of scope.
@@ -34,6 +39,8 @@ const MAX_HOSTS: usize = 1024;
 pub(crate) struct TypeFlags {
     is_static: bool,
     is_html: bool,
+    /// A JSON document (`application/json`, `+json`): an API's answer.
+    pub(crate) is_json: bool,
 }
 
 impl TypeFlags {
@@ -41,6 +48,7 @@ impl TypeFlags {
         Self {
             is_static: rules::is_static_type(content_type),
             is_html: rules::is_html_type(content_type),
+            is_json: rules::is_json_type(content_type),
         }
     }
 }
@@ -97,9 +105,10 @@ impl Scope {
         };
         let host: &str = &lower;
         let allowed = self.allow.iter().any(|p| p.matches(host));
+        let extra = self.extra.iter().any(|p| p.matches(host));
         let reason = if allowed {
             Some(InReason::AllowedHost)
-        } else if self.extra.iter().any(|p| p.matches(host)) {
+        } else if extra {
             Some(InReason::ExtraHost)
         } else {
             match &self.site {
@@ -112,20 +121,24 @@ impl Scope {
             empty: host.is_empty(),
             denied: self.deny.iter().any(|p| p.matches(host)),
             allowed,
-            tracker: rules::is_tracker_host(host),
+            tracker: rules::is_tracker_domain(host),
+            telemetry_name: rules::named_like_telemetry(host),
+            named_by_user: allowed || extra || self.target_host.as_deref() == Some(host),
             tracker_paths: rules::tracker_path_domains(host),
             reason,
         }
     }
 
     /// The whole decision from a host verdict, the path, the response content
-    /// type, and whether the method only reads (only a read can be a static asset).
+    /// type, whether the method only reads (only a read can be a static asset),
+    /// and whether the flow itself shows an API's traffic ([`super::api_evidence`]).
     pub(crate) fn decide_verdict(
         &self,
         host: HostVerdict,
         path: &str,
         response_type: Option<TypeFlags>,
         reads: bool,
+        api_evidence: bool,
     ) -> ScopeDecision {
         let path = if path.is_empty() { "/" } else { path };
         if host.empty {
@@ -137,7 +150,12 @@ impl Scope {
         if self.deny_paths.as_ref().is_some_and(|g| g.is_match(path)) {
             return ScopeDecision::Out(OutReason::UserDeniedPath);
         }
-        if !host.allowed && (host.tracker || rules::is_tracker_path(host.tracker_paths, path)) {
+        // A listed service is a tracker by what it is; a host only named
+        // like one is a tracker while its traffic looks like telemetry.
+        let named_tracker = host.telemetry_name && !api_evidence;
+        if !host.named_by_user
+            && (host.tracker || named_tracker || rules::is_tracker_path(host.tracker_paths, path))
+        {
             return ScopeDecision::Out(OutReason::Tracker);
         }
         let Some(reason) = host.reason else {
@@ -193,7 +211,7 @@ mod tests {
                 ] {
                     let flags = ct.map(|ct| cache.type_flags(ct));
                     let cached =
-                        scope.decide_verdict(cache.verdict(&scope, host), path, flags, true);
+                        scope.decide_verdict(cache.verdict(&scope, host), path, flags, true, false);
                     assert_eq!(
                         cached,
                         scope.decide_parts(host, path, ct),
