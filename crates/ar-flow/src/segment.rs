@@ -44,6 +44,10 @@ pub enum SegmentKind {
     /// A language tag with a region or script (`en-US`, `pt_BR`, `zh-Hant`):
     /// a site's fixed prefix when it never varies, else a parameter.
     Locale,
+    /// A comma-separated list of values (`4641251,7773458`, `bus,tube`):
+    /// several values at once. A route's names are single words; a list
+    /// in a segment is what a client chose.
+    List,
 }
 
 impl SegmentKind {
@@ -64,6 +68,7 @@ impl SegmentKind {
             Self::Encoded => "encoded",
             Self::Ip => "ip",
             Self::Locale => "locale",
+            Self::List => "list",
         }
     }
 
@@ -79,6 +84,7 @@ impl SegmentKind {
                 | Self::Locale
                 | Self::Encoded
                 | Self::Ip
+                | Self::List
         )
     }
 
@@ -108,6 +114,7 @@ impl SegmentKind {
 /// assert_eq!(classify_segment("42"), Some(SegmentKind::Integer));
 /// assert_eq!(classify_segment("cus_9Xh2kQ"), Some(SegmentKind::PrefixedId));
 /// assert_eq!(classify_segment("PROJ-123"), Some(SegmentKind::IssueKey));
+/// assert_eq!(classify_segment("4641251,7773458"), Some(SegmentKind::List));
 /// assert_eq!(classify_segment("settings"), None);
 /// assert_eq!(classify_segment("v2"), None);
 /// ```
@@ -121,6 +128,9 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
     // `_`, `.` or 16+ bytes, so such a word is none of them.
     if b.len() < 16 && b.iter().all(|c| c.is_ascii_lowercase() || *c == b'-') {
         return None;
+    }
+    if is_list(b) {
+        return Some(SegmentKind::List);
     }
     if b.iter().all(u8::is_ascii_digit) {
         return Some(if is_timestamp(b) {
@@ -209,6 +219,11 @@ pub fn is_version_like(segment: &str) -> bool {
         && (b[0] == b'v' || b[0] == b'V')
         && b[1].is_ascii_digit()
         && b[1..].iter().all(|c| c.is_ascii_digit() || *c == b'.')
+}
+
+/// Two or more non-empty items joined by commas (`12,34`, `bus,tube`).
+fn is_list(b: &[u8]) -> bool {
+    b.contains(&b',') && b.split(|c| *c == b',').all(|item| !item.is_empty())
 }
 
 /// Four decimal groups of at most 255 joined by dots (`203.0.113.138`).
@@ -582,6 +597,9 @@ mod tests {
             ("line_4273", PrefixedId),
             ("Drum%20%26%20Bass", Encoded),
             ("UzZFAFX7tcZb0O3IsvBgMg%3D%3D", Encoded),
+            ("4641251,7773458", List),
+            ("bus,tube,dlr", List),
+            ("API_BASE_URL,AWS_REGION", List),
         ];
         for (segment, kind) in cases {
             assert_eq!(classify_segment(segment), Some(kind), "{segment}");
@@ -612,6 +630,9 @@ mod tests {
             "2fa",
             "en",
             "en-us",
+            ",",
+            "a,",
+            ",b",
         ] {
             assert_eq!(classify_segment(segment), None, "{segment}");
         }

@@ -346,6 +346,23 @@ pub enum KeptReason {
         /// Distinct paths that follow them.
         paths: usize,
     },
+    /// The name of an API or service: a version tag follows it
+    /// (`/geofences/v2/...`), and values of one parameter are not versioned
+    /// each on their own.
+    Versioned {
+        /// The version tag that follows it (`v2`).
+        version: String,
+    },
+    /// A name in a namespace: most of the paths below it lead where no
+    /// alike sibling's do (`/api/dcim/racks`, `/api/dcim/sites`, ... beside
+    /// `/api/virtualization/interfaces`), where values of one parameter lead
+    /// to the same paths.
+    OwnSubtree {
+        /// Its paths that meet a path below an alike sibling.
+        met: usize,
+        /// Distinct paths below it.
+        paths: usize,
+    },
     /// A REST collection: a plural word directly followed by its own
     /// identifier parameter (`/users/{userId}`), like its alike siblings.
     /// Resource names, however many, are not values of one parameter.
@@ -381,6 +398,14 @@ impl fmt::Display for KeptReason {
             } => write!(
                 f,
                 "each of {values} values leads to paths of its own ({shared} of {paths} paths shared)"
+            ),
+            Self::Versioned { version } => {
+                write!(f, "a name: the version tag `{version}` follows it")
+            }
+            Self::OwnSubtree { met, paths } => write!(
+                f,
+                "a name: {} of its {paths} paths lead where no alike sibling's do",
+                paths - met
             ),
             Self::Collection {
                 id_kinds,

@@ -51,6 +51,10 @@ pub(crate) fn name_params(segments: &[NameInput<'_>]) -> Vec<String> {
             (_, Some(SegmentKind::Encoded)) => base.unwrap_or_else(|| "name".to_string()),
             (_, Some(SegmentKind::Timestamp)) => "timestamp".to_string(),
             (_, Some(SegmentKind::IssueKey)) => "issueKey".to_string(),
+            (_, Some(SegmentKind::List)) => match base {
+                Some(b) => format!("{b}Ids"),
+                None => "ids".to_string(),
+            },
             (_, Some(_)) => match base {
                 Some(b) => format!("{b}Id"),
                 None => "id".to_string(),

@@ -158,6 +158,7 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
         Encoded,
         Version,
         Locale,
+        List,
     ]
     .into_iter()
     .filter(|k| bits & kind_bit(*k) != 0)

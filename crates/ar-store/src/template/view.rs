@@ -199,13 +199,35 @@ fn build<'r>(
         .iter()
         .filter_map(|(k, raws)| Some((*k, raws.iter().find_map(|r| r.value_kind)?)))
         .collect();
+    let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
+    let mut kept: BTreeMap<&str, KeptReason> = BTreeMap::new();
+    // A word a version tag follows names the API or service that version
+    // belongs to (`/geofences/v2/...`, `/users/v2/...`): values of one
+    // parameter are not versioned each on their own.
+    for (k, raws) in &lits {
+        if let Some(version) = raws
+            .iter()
+            .flat_map(|r| r.literals.iter().map(|(name, _)| name))
+            .find(|child| is_version_like(child))
+        {
+            kept.insert(
+                k,
+                KeptReason::Versioned {
+                    version: version.to_string(),
+                },
+            );
+        }
+    }
     let candidates: Vec<&str> = lits
         .keys()
         .copied()
-        .filter(|k| !is_version_like(k) && !weak.contains_key(k) && format_suffix(k).is_none())
+        .filter(|k| {
+            !is_version_like(k)
+                && !weak.contains_key(k)
+                && format_suffix(k).is_none()
+                && !kept.contains_key(k)
+        })
         .collect();
-    let mut fold: BTreeMap<&str, Rule> = BTreeMap::new();
-    let mut kept: BTreeMap<&str, KeptReason> = BTreeMap::new();
     // Leaves left out of the items here because they follow several of the
     // values before them: why they stay literal unless another rule folds them.
     let mut after_several: BTreeSet<&str> = BTreeSet::new();
@@ -264,6 +286,14 @@ fn build<'r>(
             namespace,
         };
         for (group, anchor) in alike_groups(&candidates, &below, parent, namespace) {
+            let group = if namespace {
+                interchangeable(group, &candidates, &below, &mut kept)
+            } else {
+                group
+            };
+            if group.len() < 2 {
+                continue;
+            }
             let rule = match anchor {
                 Some(anchor) => Rule::Alike {
                     anchor: anchor.to_string(),
@@ -837,6 +867,52 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
         paths += usize::from(met);
     }
     best.map(|(anchor, len)| Meeting { anchor, len, paths })
+}
+
+/// The members of an alike group in a namespace that are interchangeable,
+/// as values of one parameter are: most of the paths below each one meet a
+/// path below another member. A member whose paths mostly lead where no
+/// other member's do is a name (`/api/dcim/{cables,racks,sites,...}` beside
+/// `/api/virtualization/interfaces`, which share only `interfaces`): it is
+/// recorded in `kept` with what it shares, and the others are judged again
+/// without it. Values are alike by what follows them, names by what sets
+/// them apart; a name may share a child or two with another (both have
+/// `interfaces`) without being one of its kind.
+fn interchangeable<'a>(
+    mut group: Vec<&'a str>,
+    candidates: &[&'a str],
+    below: &[Suffixes<'a>],
+    kept: &mut BTreeMap<&'a str, KeptReason>,
+) -> Vec<&'a str> {
+    let below_of = |k: &str| {
+        let i = candidates.iter().position(|c| *c == k);
+        i.map(|i| &below[i])
+    };
+    loop {
+        let mut names = Vec::new();
+        for k in &group {
+            let Some(own) = below_of(k).filter(|own| !own.is_empty()) else {
+                continue;
+            };
+            let mut others: Suffixes<'a> = BTreeMap::new();
+            for other in group.iter().filter(|o| *o != k) {
+                for (path, shapes) in below_of(other).into_iter().flatten() {
+                    others.entry(path.clone()).or_default().extend(shapes);
+                }
+            }
+            let met = meeting(own, &others, true).map_or(0, |m| m.paths);
+            if met * 2 < own.len() {
+                names.push((*k, met, own.len()));
+            }
+        }
+        if names.is_empty() {
+            return group;
+        }
+        for (k, met, paths) in names {
+            group.retain(|g| *g != k);
+            kept.insert(k, KeptReason::OwnSubtree { met, paths });
+        }
+    }
 }
 
 /// Groups of `open` literals whose paths below (`sufs`, in the same order)
@@ -1426,6 +1502,92 @@ mod tests {
         assert_eq!(
             literal_reason(&t, "/mlflow/runs/search", 1),
             KeptReason::CollectionNames
+        );
+    }
+
+    /// Class: namespace groups. Two names that share a child (`interfaces`)
+    /// are not values of one parameter when most of what follows one of
+    /// them follows no other: values are interchangeable, names are not.
+    #[test]
+    fn names_whose_paths_lead_where_no_sibling_goes_stay_names() {
+        let mut t = Templater::default();
+        let dcim = ["sites", "racks", "cables", "devices", "power-ports"];
+        for (i, word) in dcim.iter().enumerate() {
+            t.observe("h", &format!("/api/dcim/{word}/"), Some(i as u64));
+            t.observe("h", &format!("/api/dcim/{word}/{}/", 10 + i), Some(9));
+        }
+        for id in [1, 2] {
+            t.observe("h", &format!("/api/dcim/interfaces/{id}/"), Some(9));
+            t.observe(
+                "h",
+                &format!("/api/virtualization/interfaces/{id}/"),
+                Some(9),
+            );
+        }
+        t.observe("h", "/api/virtualization/interfaces/", Some(5));
+        assert_eq!(
+            tpl(&t, "/api/virtualization/interfaces/2/"),
+            "/api/virtualization/interfaces/{interfaceId}/"
+        );
+        assert_eq!(tpl(&t, "/api/dcim/racks/3/"), "/api/dcim/racks/{rackId}/");
+        let reason = literal_reason(&t, "/api/dcim/racks/", 1);
+        assert_eq!(reason, KeptReason::OwnSubtree { met: 1, paths: 11 });
+        assert_eq!(
+            reason.to_string(),
+            "a name: 10 of its 11 paths lead where no alike sibling's do"
+        );
+        // Values lead to the same paths, and still fold in a namespace.
+        let mut t = Templater::default();
+        for user in ["ann", "bob", "cy"] {
+            for leaf in ["summary", "activity", "badges"] {
+                t.observe("h", &format!("/u/{user}/{leaf}/7"), Some(3));
+            }
+        }
+        assert_eq!(tpl(&t, "/u/bob/badges/7"), "/u/{u}/badges/{badgeId}");
+    }
+
+    /// Class: namespace groups at the root. A word a version tag follows
+    /// names a versioned API or service, however alike its paths are.
+    #[test]
+    fn a_word_a_version_follows_is_a_name() {
+        let mut t = Templater::default();
+        for service in ["geofences", "sensors", "users", "labels"] {
+            for leaf in ["health", "version"] {
+                t.observe("h", &format!("/{service}/v2/{leaf}"), Some(1));
+            }
+        }
+        t.observe("h", "/geofences/v2/health/7", Some(2));
+        assert_eq!(tpl(&t, "/sensors/v2/health"), "/sensors/v2/health");
+        let reason = literal_reason(&t, "/sensors/v2/health", 0);
+        assert_eq!(
+            reason,
+            KeptReason::Versioned {
+                version: "v2".into()
+            }
+        );
+        assert_eq!(
+            reason.to_string(),
+            "a name: the version tag `v2` follows it"
+        );
+    }
+
+    /// Class: lists of ids in a segment. A comma list is several values at
+    /// once, a parameter by its spelling, and a single value beside it
+    /// joins it.
+    #[test]
+    fn comma_lists_are_values() {
+        let mut t = Templater::default();
+        for ids in ["4641251,7773458", "65793348,65067929,46730471"] {
+            t.observe("h", &format!("/Line/{ids}/Route"), Some(4));
+        }
+        assert_eq!(tpl(&t, "/Line/1,2/Route"), "/Line/{lineIds}/Route");
+        let explained = t.explain("h", "/Line/1,2/Route");
+        assert!(
+            matches!(
+                &explained.decisions[1],
+                Decision::Param { evidence, .. } if evidence.rule == Rule::Segment { kind: SegmentKind::List }
+            ),
+            "{explained:?}"
         );
     }
 
