@@ -165,6 +165,9 @@ struct Known {
 /// Leaf literals that answer alike below a collection word with no ids,
 /// from which on they are its items (see [`build`]).
 const ITEM_LEAVES: usize = 2;
+/// Leaf literals that answer alike below a collection word, from which on
+/// they are its items even where the same words follow other collections.
+const MANY_ALIKE_ITEMS: usize = 3;
 
 /// Builds the view of the raw nodes `raws` (one position, merged). `verbs`
 /// are the leaf names that the parent's sibling literals have too.
@@ -309,7 +312,11 @@ fn build<'r>(
             // its items (`/roles/read-only-plus`): fewer are needed, but
             // they must have answered alike, and a leaf that sibling
             // collections have too is an operation (`/experiments/search`
-            // beside `/runs/search`), not an item.
+            // beside `/runs/search`), not an item, unless it is one of
+            // several that answered alike: a collection's operations each
+            // answer in their own shape, its items in one (ids drawn from
+            // one pool recur under several collections: `/spells/orion`,
+            // `/monsters/orion`).
             let items = !namespace && params.is_empty();
             let (threshold, open) = if items {
                 // A word that is a value elsewhere is no operation, wherever
@@ -317,7 +324,22 @@ fn build<'r>(
                 let value = |k: &str| ctx.known.contains_key(k) || ctx.learnt.contains_key(k);
                 let (open, verbs): (Vec<&str>, Vec<&str>) =
                     (candidates.iter()).partition(|k| !verbs.contains(*k) || value(k));
-                after_several.extend(verbs);
+                // After an id the leaves are actions on it, which may well
+                // answer in one envelope (`/users/{id}/checkin`, `.../end`).
+                let below_word = parent == Parent::Literal;
+                let alike_items: BTreeSet<&str> = below_word
+                    .then(|| cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, true))
+                    .unwrap_or_default()
+                        .into_iter()
+                        .filter(|group| group.iter().any(|k| verbs.contains(k)))
+                        .flatten()
+                        .collect();
+                after_several.extend(verbs.iter().filter(|k| !alike_items.contains(*k)));
+                let open = if alike_items.is_empty() {
+                    open
+                } else {
+                    candidates.clone()
+                };
                 (ITEM_LEAVES, open)
             } else {
                 (cfg.cardinality_threshold, candidates.clone())
@@ -2032,6 +2054,37 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/groups/owned"), "/groups/{groupId}");
         assert_eq!(tpl(&t, "/projects/owned"), "/projects/owned");
+    }
+
+    /// Class: word-valued ids under plural collections. Ids drawn from one
+    /// pool recur under several collections (`orion` is a spell and a
+    /// monster), which alone reads like an operation (`search` after
+    /// `experiments` and `runs`); three or more leaves of one collection
+    /// that answer alike are its items all the same, while operations each
+    /// answer in their own shape.
+    #[test]
+    fn three_alike_leaves_of_a_collection_are_items_wherever_else_they_recur() {
+        let mut t = Templater::default();
+        for (collection, shape) in [("spells", 1), ("monsters", 2), ("feats", 3)] {
+            t.observe("h", &format!("/api/{collection}"), Some(10 + shape));
+            for word in ["orion", "cobalt", "quartz"] {
+                t.observe("h", &format!("/api/{collection}/{word}"), Some(shape));
+            }
+        }
+        assert_eq!(tpl(&t, "/api/spells/orion"), "/api/spells/{spell}");
+        assert_eq!(tpl(&t, "/api/monsters/cobalt"), "/api/monsters/{monster}");
+        // Operations shared by collections answer each in its own shape.
+        let mut t = Templater::default();
+        for (collection, base) in [("experiments", 1), ("runs", 10)] {
+            for (i, op) in ["search", "get", "create"].iter().enumerate() {
+                t.observe("h", &format!("/api/{collection}/{op}"), Some(base + i as u64));
+            }
+        }
+        assert_eq!(tpl(&t, "/api/runs/search"), "/api/runs/search");
+        assert_eq!(
+            literal_reason(&t, "/api/runs/get", 2),
+            KeptReason::AfterSeveral
+        );
     }
 
     #[test]
