@@ -411,7 +411,49 @@ fn is_opaque(b: &[u8]) -> bool {
     // Slugs (`my-first-post-2023`) are words joined by separators; tokens mix
     // classes densely and rarely separate words.
     let mixed = (digits > 0) as u8 + (upper > 0) as u8 + (lower > 0) as u8;
-    mixed >= 2 && separators * 6 < b.len() && (digits + upper) * 5 >= b.len()
+    mixed >= 2
+        && separators * 6 < b.len()
+        && (digits + upper) * 5 >= b.len()
+        && !(digits == 0 && separators == 0 && is_camel_words(b))
+}
+
+/// Whether letters alone read as words run together in camel or Pascal case
+/// (`clientTaskPONumber`, `CallerIdLists`, `segmentPlanPunctualityAtOrigin`):
+/// each word a capital (or an acronym) and lowercase letters, words of four
+/// letters on average, each of three or more with a vowel. A random token's
+/// case changes fall anywhere (`xKqPzLmWvBtRnYsD`), so its "words" are short
+/// and unpronounceable; an identifier's are a language's.
+fn is_camel_words(b: &[u8]) -> bool {
+    if !b.iter().all(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let mut words: Vec<&[u8]> = Vec::new();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let (prev, here) = (b[i - 1], b[i]);
+        let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+        // A word starts at a capital after a lowercase letter (`taskPO`), or
+        // at the last capital of an acronym that a word follows (`PONumber`).
+        let starts = here.is_ascii_uppercase()
+            && (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower));
+        if starts {
+            words.push(&b[start..i]);
+            start = i;
+        }
+    }
+    words.push(&b[start..]);
+    let vowel = |w: &&[u8]| {
+        w.iter().any(|c| {
+            matches!(
+                c.to_ascii_lowercase(),
+                b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+            )
+        })
+    };
+    words.len() >= 2
+        && b.len() >= 4 * words.len()
+        && words.iter().filter(|w| w.len() >= 3).all(vowel)
+        && words.iter().all(|w| w.len() >= 2)
 }
 
 fn is_b64url(c: u8) -> bool {
@@ -597,6 +639,7 @@ mod tests {
             ("line_4273", PrefixedId),
             ("Drum%20%26%20Bass", Encoded),
             ("UzZFAFX7tcZb0O3IsvBgMg%3D%3D", Encoded),
+            ("xKqPzLmWvBtRnYsD", OpaqueToken),
             ("4641251,7773458", List),
             ("bus,tube,dlr", List),
             ("API_BASE_URL,AWS_REGION", List),
@@ -630,6 +673,9 @@ mod tests {
             "2fa",
             "en",
             "en-us",
+            "clientTaskPONumber",
+            "CallerIdLists",
+            "segmentPlanPunctualityAtOrigin",
             ",",
             "a,",
             ",b",

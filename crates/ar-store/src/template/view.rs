@@ -326,14 +326,16 @@ fn build<'r>(
                     (candidates.iter()).partition(|k| !verbs.contains(*k) || value(k));
                 // After an id the leaves are actions on it, which may well
                 // answer in one envelope (`/users/{id}/checkin`, `.../end`).
-                let below_word = parent == Parent::Literal;
-                let alike_items: BTreeSet<&str> = below_word
-                    .then(|| cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, true))
-                    .unwrap_or_default()
-                        .into_iter()
-                        .filter(|group| group.iter().any(|k| verbs.contains(k)))
-                        .flatten()
-                        .collect();
+                let alike_groups = if parent == Parent::Literal {
+                    cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, true)
+                } else {
+                    Vec::new()
+                };
+                let alike_items: BTreeSet<&str> = alike_groups
+                    .into_iter()
+                    .filter(|group| group.iter().any(|k| verbs.contains(k)))
+                    .flatten()
+                    .collect();
                 after_several.extend(verbs.iter().filter(|k| !alike_items.contains(*k)));
                 let open = if alike_items.is_empty() {
                     open
@@ -2077,12 +2079,50 @@ mod tests {
         let mut t = Templater::default();
         for (collection, base) in [("experiments", 1), ("runs", 10)] {
             for (i, op) in ["search", "get", "create"].iter().enumerate() {
-                t.observe("h", &format!("/api/{collection}/{op}"), Some(base + i as u64));
+                t.observe(
+                    "h",
+                    &format!("/api/{collection}/{op}"),
+                    Some(base + i as u64),
+                );
             }
         }
         assert_eq!(tpl(&t, "/api/runs/search"), "/api/runs/search");
         assert_eq!(
             literal_reason(&t, "/api/runs/get", 2),
+            KeptReason::AfterSeveral
+        );
+    }
+
+    /// Class: an action after the only id seen. After an id its spelling
+    /// proves, two words that answer alike are still operations on it. (A
+    /// camel-case word after an id, `clientTaskPONumber`, is a word, not a
+    /// token: `ar_flow::segment`.)
+    #[test]
+    fn actions_after_the_only_id_seen_stay_operations() {
+        let mut t = Templater::default();
+        let id = "0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e";
+        t.observe("h", &format!("/jobs/{id}"), Some(1));
+        t.observe("h", &format!("/jobs/{id}/pause"), Some(2));
+        t.observe("h", &format!("/jobs/{id}/resume"), Some(2));
+        assert_eq!(tpl(&t, &format!("/jobs/{id}/pause")), "/jobs/{jobId}/pause");
+        assert_eq!(
+            tpl(&t, &format!("/jobs/{id}/resume")),
+            "/jobs/{jobId}/resume"
+        );
+        assert_eq!(
+            literal_reason(&t, &format!("/jobs/{id}/resume"), 2),
+            KeptReason::AfterSeveral
+        );
+        // Each action after an id of its own: ids by spelling share one
+        // parameter in the trie, so each word follows it and is an action.
+        let mut t = Templater::default();
+        for (id, action) in [(1017, "pause"), (2203, "resume")] {
+            t.observe("h", &format!("/jobs/{id}"), Some(1));
+            t.observe("h", &format!("/jobs/{id}/{action}"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/jobs/2203/resume"), "/jobs/{jobId}/resume");
+        assert_eq!(
+            literal_reason(&t, "/jobs/2203/resume", 2),
             KeptReason::AfterSeveral
         );
     }
