@@ -117,6 +117,9 @@ struct Ctx<'c, 'r> {
     at: String,
     /// Every literal the view kept, anywhere.
     literals: BTreeSet<&'r str>,
+    /// Set for the one position right after a parameter whose every value
+    /// is an id by its spelling (a number, a UUID, a hash), and taken by it.
+    after_id: bool,
 }
 
 impl<'c> Ctx<'c, '_> {
@@ -127,6 +130,7 @@ impl<'c> Ctx<'c, '_> {
             learnt: BTreeMap::new(),
             at: String::new(),
             literals: BTreeSet::new(),
+            after_id: false,
         }
     }
 
@@ -179,6 +183,7 @@ fn build<'r>(
     ctx: &mut Ctx<'_, 'r>,
 ) -> ViewNode {
     let cfg = ctx.cfg;
+    let after_id = std::mem::take(&mut ctx.after_id);
     if parent == Parent::Literal
         && let Some(rest) = file_tree(raws)
     {
@@ -288,7 +293,17 @@ fn build<'r>(
             leaves: false,
             namespace,
         };
-        for (group, anchor) in alike_groups(&candidates, &below, parent, namespace) {
+        // Right after an id its spelling proves, a word names what to find
+        // under that resource or what to do with it (`/agents/5/value/...`,
+        // `/agents/5/store/...`): alike paths below two such words are two
+        // sub-resources of one kind, not two values. Only many alike leaves
+        // (the cardinality rule), provenance or overflow make them values.
+        let groups = if after_id {
+            Vec::new()
+        } else {
+            alike_groups(&candidates, &below, parent, namespace)
+        };
+        for (group, anchor) in groups {
             let group = if namespace {
                 interchangeable(group, &candidates, &below, &mut kept)
             } else {
@@ -464,6 +479,7 @@ fn build<'r>(
         let verbs = leaves_of_values(&params, &lits, &fold);
         let depth = ctx.at.len();
         ctx.at.push_str("/{}");
+        ctx.after_id = fold.is_empty() && !kinds.is_empty() && kinds.iter().all(|k| k.is_id_like());
         let child = build(&param_raws, Parent::Param, None, &verbs, ctx);
         ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
@@ -2124,6 +2140,40 @@ mod tests {
         assert_eq!(
             literal_reason(&t, "/jobs/2203/resume", 2),
             KeptReason::AfterSeveral
+        );
+    }
+
+    /// Class: sub-resources after an id. Right after an id its spelling
+    /// proves, words whose paths below are alike are sub-resources of one
+    /// kind (`/Employer/1/Employee/{id}`, `/Employer/1/SubContractor/{id}`),
+    /// not values of a second parameter.
+    #[test]
+    fn words_right_after_an_id_are_sub_resources() {
+        let mut t = Templater::default();
+        for employer in [101, 202, 303] {
+            for (sub, id) in [("Employee", 7), ("SubContractor", 8), ("HolidayScheme", 9)] {
+                t.observe("h", &format!("/Employer/{employer}/{sub}/{id}"), Some(1));
+                t.observe(
+                    "h",
+                    &format!("/Employer/{employer}/{sub}/{id}/Tags"),
+                    Some(2),
+                );
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/Employer/101/SubContractor/8/Tags"),
+            "/Employer/{employerId}/SubContractor/{subContractorId}/Tags"
+        );
+        // After words folded into a parameter the same paths make values.
+        let mut t = Templater::default();
+        for owner in ["acme", "globex", "initech"] {
+            for (repo, id) in [("web", 7), ("api", 8)] {
+                t.observe("h", &format!("/orgs/{owner}/{repo}/issues/{id}"), Some(1));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/orgs/acme/web/issues/7"),
+            "/orgs/{owner}/{org}/issues/{issueId}"
         );
     }
 
