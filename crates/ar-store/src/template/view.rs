@@ -118,7 +118,8 @@ struct Ctx<'c, 'r> {
     /// Every literal the view kept, anywhere.
     literals: BTreeSet<&'r str>,
     /// Set for the one position right after a parameter whose every value
-    /// is an id by its spelling (a number, a UUID, a hash), and taken by it.
+    /// is an id by its spelling (a number, a UUID, a hash), and taken by it:
+    /// names of sub-resources are expected there.
     after_id: bool,
 }
 
@@ -293,18 +294,12 @@ fn build<'r>(
             leaves: false,
             namespace,
         };
-        // Right after an id its spelling proves, a word names what to find
-        // under that resource or what to do with it (`/agents/5/value/...`,
-        // `/agents/5/store/...`): alike paths below two such words are two
-        // sub-resources of one kind, not two values. Only many alike leaves
-        // (the cardinality rule), provenance or overflow make them values.
-        let groups = if after_id {
-            Vec::new()
-        } else {
-            alike_groups(&candidates, &below, parent, namespace)
-        };
-        for (group, anchor) in groups {
-            let group = if namespace {
+        for (group, anchor) in alike_groups(&candidates, &below, parent, namespace) {
+            // Where names are expected, in a namespace or right after an id
+            // its spelling proves (what to find under that resource:
+            // `/Employer/1/Employee/...`, `/Employer/1/SubContractor/...`),
+            // alike words are values only when they are interchangeable.
+            let group = if namespace || after_id {
                 interchangeable(group, &candidates, &below, &mut kept)
             } else {
                 group
@@ -2144,25 +2139,45 @@ mod tests {
     }
 
     /// Class: sub-resources after an id. Right after an id its spelling
-    /// proves, words whose paths below are alike are sub-resources of one
-    /// kind (`/Employer/1/Employee/{id}`, `/Employer/1/SubContractor/{id}`),
-    /// not values of a second parameter.
+    /// proves, words whose paths below meet only here and there are
+    /// sub-resources of their own (`/Employer/1/Employee/{id}/Commentaries`,
+    /// `/Employer/1/SubContractor/{id}/CisInstructions`), not values of a
+    /// second parameter; words that lead to the same paths are values.
     #[test]
     fn words_right_after_an_id_are_sub_resources() {
         let mut t = Templater::default();
+        let subs = [
+            (
+                "Employee",
+                ["Commentaries", "JournalLines", "PayLines", "Notes"],
+            ),
+            (
+                "SubContractor",
+                ["CisInstructions", "JournalLines", "Tags", "Rates"],
+            ),
+            (
+                "HolidayScheme",
+                ["Revisions", "Summary", "Schedule", "Accruals"],
+            ),
+        ];
         for employer in [101, 202, 303] {
-            for (sub, id) in [("Employee", 7), ("SubContractor", 8), ("HolidayScheme", 9)] {
-                t.observe("h", &format!("/Employer/{employer}/{sub}/{id}"), Some(1));
-                t.observe(
-                    "h",
-                    &format!("/Employer/{employer}/{sub}/{id}/Tags"),
-                    Some(2),
-                );
+            for (sub, children) in subs {
+                t.observe("h", &format!("/Employer/{employer}/{sub}/7"), Some(1));
+                for child in children {
+                    let path = format!("/Employer/{employer}/{sub}/7/{child}");
+                    t.observe("h", &path, Some(2));
+                }
             }
         }
         assert_eq!(
             tpl(&t, "/Employer/101/SubContractor/8/Tags"),
             "/Employer/{employerId}/SubContractor/{subContractorId}/Tags"
+        );
+        let reason = literal_reason(&t, "/Employer/101/SubContractor/8/Tags", 2);
+        assert_eq!(reason, KeptReason::OwnSubtree { met: 2, paths: 5 });
+        assert_eq!(
+            reason.to_string(),
+            "a name: 3 of its 5 paths lead where no alike sibling's do"
         );
         // After words folded into a parameter the same paths make values.
         let mut t = Templater::default();
