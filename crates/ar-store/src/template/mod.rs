@@ -346,6 +346,15 @@ pub enum KeptReason {
         /// Distinct paths that follow them.
         paths: usize,
     },
+    /// A dotted RPC method name (`album.tracks.get`): among its siblings a
+    /// resource comes with several methods and a method with several
+    /// resources.
+    RpcMethod {
+        /// Its last word, the method (`get`).
+        method: String,
+        /// Sibling names that end in the same method.
+        resources: usize,
+    },
     /// The name of an API or service: a version tag follows it
     /// (`/geofences/v2/...`), and values of one parameter are not versioned
     /// each on their own.
@@ -398,6 +407,10 @@ impl fmt::Display for KeptReason {
             } => write!(
                 f,
                 "each of {values} values leads to paths of its own ({shared} of {paths} paths shared)"
+            ),
+            Self::RpcMethod { method, resources } => write!(
+                f,
+                "an RPC method name: `.{method}` ends {resources} sibling names, and their resources have several methods"
             ),
             Self::Versioned { version } => {
                 write!(f, "a name: the version tag `{version}` follows it")

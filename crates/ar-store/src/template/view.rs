@@ -170,6 +170,9 @@ struct Known {
 /// Leaf literals that answer alike below a collection word with no ids,
 /// from which on they are its items (see [`build`]).
 const ITEM_LEAVES: usize = 2;
+/// Leaf literals with no answers to compare, from which on they are values
+/// by their number alone (where no collection word says they are items).
+const MANY_UNANSWERED_LEAVES: usize = 5;
 /// Leaf literals that answer alike below a collection word, from which on
 /// they are its items even where the same words follow other collections.
 const MANY_ALIKE_ITEMS: usize = 3;
@@ -226,6 +229,9 @@ fn build<'r>(
                 },
             );
         }
+    }
+    for (k, grid) in rpc_method_names(lits.keys().copied()) {
+        kept.entry(k).or_insert(grid);
     }
     let candidates: Vec<&str> = lits
         .keys()
@@ -337,7 +343,7 @@ fn build<'r>(
                 // After an id the leaves are actions on it, which may well
                 // answer in one envelope (`/users/{id}/checkin`, `.../end`).
                 let alike_groups = if parent == Parent::Literal {
-                    cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, true)
+                    cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, None)
                 } else {
                     Vec::new()
                 };
@@ -353,6 +359,21 @@ fn build<'r>(
                     candidates.clone()
                 };
                 (ITEM_LEAVES, open)
+            } else if parent == Parent::Param {
+                // Leaves that follow several values of the parameter before
+                // are operations on them (`/feeds/{key}/data/first`, `.../last`),
+                // however alike they answer.
+                let open = (candidates.iter())
+                    .filter(|k| !verbs.contains(*k))
+                    .copied()
+                    .collect();
+                (cfg.cardinality_threshold, open)
+            } else if !params.is_empty() {
+                // Beside values, words that answer alike but unlike the
+                // values are named views of the collection (`/projects/owned`,
+                // `/projects/starred` beside `/projects/{id}`); a word joins
+                // the values only by answering as they do (below).
+                (cfg.cardinality_threshold, Vec::new())
             } else {
                 (cfg.cardinality_threshold, candidates.clone())
             };
@@ -361,7 +382,8 @@ fn build<'r>(
                 leaves: true,
                 namespace,
             };
-            for group in cardinality_groups(&open, &lits, threshold, items) {
+            let unanswered = (!items).then_some(MANY_UNANSWERED_LEAVES);
+            for group in cardinality_groups(&open, &lits, threshold, unanswered) {
                 let distinct = group.len();
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(Rule::Cardinality { distinct });
@@ -474,7 +496,7 @@ fn build<'r>(
         let verbs = leaves_of_values(&params, &lits, &fold);
         let depth = ctx.at.len();
         ctx.at.push_str("/{}");
-        ctx.after_id = fold.is_empty() && !kinds.is_empty() && kinds.iter().all(|k| k.is_id_like());
+        ctx.after_id = fold.is_empty() && proven_ids(&params);
         let child = build(&param_raws, Parent::Param, None, &verbs, ctx);
         ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
@@ -588,6 +610,62 @@ fn file_extension(name: &str) -> Option<&str> {
         && ext.bytes().all(|b| b.is_ascii_alphanumeric())
         && ext.bytes().any(|b| b.is_ascii_alphabetic());
     (fits && !stem.is_empty()).then_some(ext)
+}
+
+/// Dotted method names of an RPC API among `names` (`album.tracks.get`,
+/// `artist.get`, `artist.search`, `track.search`), each with why: words
+/// joined by dots where two first words (resources) share two last words
+/// (methods), and so every name whose resource has several methods or whose
+/// method several resources. Values with dots (`fatima.z`, host names)
+/// make no such grid: a method is a word that several resources share, and
+/// a resource has several methods.
+fn rpc_method_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, KeptReason)> {
+    let dotted: Vec<(&str, &str, &str)> = names
+        .filter_map(|name| {
+            let (first, _) = name.split_once('.')?;
+            let (_, last) = name.rsplit_once('.')?;
+            let words = name
+                .split('.')
+                .all(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_'));
+            words.then_some((name, first, last))
+        })
+        .collect();
+    let mut methods: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut resources: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (_, first, last) in &dotted {
+        methods.entry(first).or_default().insert(last);
+        resources.entry(last).or_default().insert(first);
+    }
+    // Two resources that share two methods: a grid values do not make
+    // (`delta.globex.com`, `delta.contoso.org`, `gamma.contoso.org` share
+    // `delta` and `org` but no two labels in all four ways).
+    let shared = |a: &BTreeSet<&str>, b: &BTreeSet<&str>| a.intersection(b).nth(1).is_some();
+    let many: Vec<&BTreeSet<&str>> = methods.values().filter(|m| m.len() >= 2).collect();
+    let grid = many
+        .iter()
+        .enumerate()
+        .any(|(i, a)| many[i + 1..].iter().any(|b| shared(a, b)));
+    if !grid {
+        return Vec::new();
+    }
+    dotted
+        .into_iter()
+        .filter(|(_, first, last)| methods[first].len() >= 2 || resources[last].len() >= 2)
+        .map(|(name, _, last)| {
+            let reason = KeptReason::RpcMethod {
+                method: last.to_string(),
+                resources: resources[last].len(),
+            };
+            (name, reason)
+        })
+        .collect()
+}
+
+/// Whether the values the trie merged in `params` are all ids by their
+/// spelling (numbers, UUIDs, hashes, prefixed ids: [`SegmentKind::is_id_like`]).
+fn proven_ids(params: &[&RawNode]) -> bool {
+    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
+    bits != 0 && kinds_of(bits).iter().all(|k| k.is_id_like())
 }
 
 /// Names of leaf literals below a parameter's values that act on a value
@@ -1002,13 +1080,14 @@ fn alike_groups<'a>(
 }
 
 /// Leaf literals of `open` that answered in a shared shape, in groups of at
-/// least `threshold`. Leaves with no response to compare group together
-/// unless `need_shapes`.
+/// least `threshold`. Leaves with no response to compare group together in
+/// groups of at least `unanswered` (`None`: never): without answers only
+/// many distinct leaves say "values".
 fn cardinality_groups<'a>(
     open: &[&'a str],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     threshold: usize,
-    need_shapes: bool,
+    unanswered: Option<usize>,
 ) -> Vec<Vec<&'a str>> {
     let leaves: Vec<&'a str> = open
         .iter()
@@ -1017,13 +1096,15 @@ fn cardinality_groups<'a>(
         .collect();
     let mut uf = UnionFind::new(leaves.len());
     let mut owner: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut silent = vec![false; leaves.len()];
     for (i, k) in leaves.iter().enumerate() {
         let mut shapes: Vec<u64> = lits[k].iter().flat_map(|r| r.answer_shapes()).collect();
         if shapes.is_empty() {
-            if need_shapes {
+            if unanswered.is_none() {
                 continue;
             }
-            shapes.push(0);
+            silent[i] = true;
+            shapes.push(UNANSWERED);
         }
         for shape in shapes {
             match owner.get(&shape) {
@@ -1034,11 +1115,18 @@ fn cardinality_groups<'a>(
             }
         }
     }
-    uf.groups(threshold.max(2))
+    // Unanswered leaves share only their stand-in shape, so a group is
+    // either all answered or all not.
+    let mut groups = uf.groups(threshold.max(2));
+    groups.retain(|g| !silent[g[0]] || unanswered.is_some_and(|min| g.len() >= min));
+    groups
         .into_iter()
         .map(|g| g.into_iter().map(|i| leaves[i]).collect())
         .collect()
 }
+
+/// The shape that stands for no answer in [`cardinality_groups`].
+const UNANSWERED: u64 = 0;
 
 enum Step<'v, 'p> {
     /// A literal segment, as written in the path (a format suffix included).
@@ -2190,6 +2278,86 @@ mod tests {
             tpl(&t, "/orgs/acme/web/issues/7"),
             "/orgs/{owner}/{org}/issues/{issueId}"
         );
+    }
+
+    /// Class: dotted RPC method names. Two resources sharing two methods
+    /// make a grid that values with dots do not; the names stay literal
+    /// however alike they answer. Host names with dots stay values.
+    #[test]
+    fn dotted_rpc_method_names_are_names() {
+        let mut t = Templater::default();
+        for name in [
+            "album.tracks.get",
+            "artist.get",
+            "artist.search",
+            "track.search",
+            "track.subtitle.get",
+            "chart.artists.get",
+        ] {
+            t.observe("h", &format!("/ws/1.1/{name}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/ws/1.1/artist.search"), "/ws/1.1/artist.search");
+        let reason = literal_reason(&t, "/ws/1.1/artist.search", 2);
+        assert_eq!(
+            reason,
+            KeptReason::RpcMethod {
+                method: "search".into(),
+                resources: 2
+            }
+        );
+        assert_eq!(
+            reason.to_string(),
+            "an RPC method name: `.search` ends 2 sibling names, and their resources have several methods"
+        );
+        let mut t = Templater::default();
+        for domain in [
+            "alpha.acme.io",
+            "delta.contoso.org",
+            "gamma.contoso.org",
+            "delta.globex.com",
+        ] {
+            t.observe("h", &format!("/verified-domains/{domain}"), Some(1));
+        }
+        assert_eq!(
+            tpl(&t, "/verified-domains/delta.globex.com"),
+            "/verified-domains/{verifiedDomain}"
+        );
+    }
+
+    /// Class: word-valued names after a word that names no collection.
+    /// Three leaves that answer alike are values (`/search/{query}`); two
+    /// may be two operations of one kind; leaves with no answers need many.
+    /// Beside values, words that answer unlike them are named views.
+    #[test]
+    fn three_leaves_that_answer_alike_are_values() {
+        let mut t = Templater::default();
+        for query in ["jazz", "deploy"] {
+            t.observe("h", &format!("/api-v2/search/{query}"), Some(4));
+        }
+        assert_eq!(tpl(&t, "/api-v2/search/jazz"), "/api-v2/search/jazz");
+        t.observe("h", "/api-v2/search/roadmap", Some(4));
+        assert_eq!(tpl(&t, "/api-v2/search/jazz"), "/api-v2/search/{search}");
+        let explained = t.explain("h", "/api-v2/search/jazz").to_string();
+        assert!(
+            explained
+                .contains("[2] {search}: 3 distinct leaf literals with the same response shape"),
+            "{explained}"
+        );
+        let mut t = Templater::default();
+        for op in ["search", "get", "list", "create"] {
+            t.observe("h", &format!("/api/3/{op}"), None);
+        }
+        assert_eq!(tpl(&t, "/api/3/list"), "/api/3/list");
+        // Named views beside a collection's ids answer as lists, not as one.
+        let mut t = Templater::default();
+        for id in [1234, 5678, 9012] {
+            t.observe("h", &format!("/projects/{id}"), Some(1));
+        }
+        for view in ["owned", "starred", "visible", "all"] {
+            t.observe("h", &format!("/projects/{view}"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/projects/starred"), "/projects/starred");
+        assert_eq!(tpl(&t, "/projects/5678"), "/projects/{projectId}");
     }
 
     #[test]
