@@ -27,15 +27,30 @@
 //!   three alike literals; under a parameter two suffice. Folding recurses:
 //!   the merged subtree is decided again, so `cargo`/`tokio` fold too, giving
 //!   `/repos/{owner}/{repo}/issues`.
-//! - **cardinality**: at least five leaf literals (not at the root) whose
-//!   responses share a shape fingerprint fold (`/products/red-shoes`, ...).
-//!   Short closed vocabularies (`/search`, `/settings`) stay literal, and so
-//!   do plural words (`/v1/users`, `/v1/orders` lists share one envelope).
-//!   Below a collection word with no ids of its own, two leaves that
-//!   answered in a shared shape are already its items
+//! - **cardinality**: at least three leaf literals (not at the root) whose
+//!   responses share a shape fingerprint fold (`/search/{query}` for
+//!   `jazz`, `deploy`, `roadmap`); leaves with no answer to compare need
+//!   five. Short closed vocabularies (`/search`, `/settings`) stay literal,
+//!   and so do plural words (`/v1/users`, `/v1/orders` lists share one
+//!   envelope). Below a collection word with no ids of its own, two leaves
+//!   that answered in a shared shape are already its items
 //!   (`/roles/read-only-plus`), unless a sibling collection has the same
-//!   leaf: then it is an operation (`/experiments/search`, `/runs/search`).
+//!   leaf: then it is an operation (`/experiments/search`, `/runs/search`);
+//!   three or more alike are items all the same (ids from one pool recur
+//!   under several collections). Leaves after several values of the
+//!   parameter before are operations on them (`/feeds/{key}/data/last`),
+//!   and beside values a word joins them only by answering as they do
+//!   (`/projects/starred` answers as a list, `/projects/{id}` as one).
 //!   Empty answers (`{}`, no body) are no evidence of a shared shape.
+//! - **names where names are expected**: in a namespace, or right after an
+//!   id its spelling proves, alike literals fold only when they are
+//!   interchangeable, as values are: most of the paths below each meet a
+//!   path below another (`/api/dcim/...` and `/api/virtualization/...`
+//!   share one child of fifteen; `/Employer/1/Employee/...` and
+//!   `/Employer/1/SubContractor/...` lead to sub-resources of their own).
+//!   A word a version tag follows names a versioned API (`/geofences/v2`),
+//!   and dotted names where two resources share two methods are RPC method
+//!   names (`artist.get`, `artist.search`, `track.search`, `track.get`).
 //! - **provenance**: a literal whose value was seen earlier in a JSON body
 //!   folds even alone, and is named after that field (`$.orders[].id` →
 //!   `{orderId}`).
