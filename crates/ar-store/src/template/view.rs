@@ -300,7 +300,10 @@ fn build<'r>(
             leaves: false,
             namespace,
         };
-        for (group, anchor) in alike_groups(&candidates, &below, parent, namespace) {
+        let answers: Vec<BTreeSet<u64>> = (candidates.iter())
+            .map(|k| lits[k].iter().flat_map(|r| r.answer_shapes()).collect())
+            .collect();
+        for (group, anchor) in alike_groups(&candidates, &below, &answers, parent, namespace) {
             // Where names are expected, in a namespace or right after an id
             // its spelling proves (what to find under that resource:
             // `/Employer/1/Employee/...`, `/Employer/1/SubContractor/...`),
@@ -1030,10 +1033,11 @@ fn interchangeable<'a>(
 
 /// Groups of `open` literals whose paths below (`sufs`, in the same order)
 /// meet ([`meeting`]), each with its anchor (`None` when the group met by
-/// answering alike).
+/// answering alike). `answers` are the shapes each literal answered itself.
 fn alike_groups<'a>(
     open: &[&'a str],
     sufs: &[Suffixes<'a>],
+    answers: &[BTreeSet<u64>],
     parent: Parent,
     namespace: bool,
 ) -> Vec<(Vec<&'a str>, Option<&'a str>)> {
@@ -1047,8 +1051,11 @@ fn alike_groups<'a>(
             all.union(i, j);
             // One alike path one segment long is weak evidence (`/a/items`,
             // `/b/items`); a longer one, or several, or any below a
-            // parameter, is strong.
-            if m.len >= 2 || m.paths >= 2 || parent == Parent::Param {
+            // parameter, is strong, and so is one where the two literals
+            // also answered alike themselves (`/slug/aws/documents` and
+            // `/slug/azure/documents`, each slug answering as a block type).
+            let answered_alike = !answers[i].is_disjoint(&answers[j]);
+            if m.len >= 2 || m.paths + usize::from(answered_alike) >= 2 || parent == Parent::Param {
                 strong.union(i, j);
             }
             for k in [i, j] {
@@ -2358,6 +2365,31 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/projects/starred"), "/projects/starred");
         assert_eq!(tpl(&t, "/projects/5678"), "/projects/{projectId}");
+    }
+
+    /// Class: single values seen twice. Two slugs that answer alike
+    /// themselves and lead to the same child, which answers alike too, are
+    /// two pieces of evidence: values, even in a namespace.
+    #[test]
+    fn two_values_that_answer_alike_and_lead_alike_fold() {
+        let mut t = Templater::default();
+        for slug in ["local-file-system", "slack-webhook"] {
+            t.observe("h", &format!("/api/block_types/slug/{slug}"), Some(1));
+            let documents = format!("/api/block_types/slug/{slug}/block_documents");
+            t.observe("h", &documents, Some(2));
+        }
+        assert_eq!(
+            tpl(&t, "/api/block_types/slug/secret/block_documents"),
+            "/api/block_types/slug/{slug}/block_documents"
+        );
+        // Names that lead to one alike child but answer each in its own
+        // shape stay names.
+        let mut t = Templater::default();
+        for (i, name) in ["billing", "shipping"].iter().enumerate() {
+            t.observe("h", &format!("/api/settings/{name}"), Some(10 + i as u64));
+            t.observe("h", &format!("/api/settings/{name}/history"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/api/settings/billing"), "/api/settings/billing");
     }
 
     #[test]
