@@ -8,7 +8,7 @@
 //! whose first label is `metrics`, `telemetry`, `analytics`, `stats`,
 //! `beacon`, `tracking` or `pixel` while their traffic looks like telemetry
 //! (a flow that sends credentials or answers JSON is an API's, whatever the
-//! host is called: [`api_evidence`]), and the user's
+//! host is called), and the user's
 //! deny lists of hosts and path globs, and requests the capture proxy
 //! refused itself (never sent, so no evidence of the API). Without a target
 //! every host is in scope except trackers. A host the user named (the
