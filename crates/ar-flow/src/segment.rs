@@ -427,33 +427,32 @@ fn is_camel_words(b: &[u8]) -> bool {
     if !b.iter().all(u8::is_ascii_alphabetic) {
         return false;
     }
-    let mut words: Vec<&[u8]> = Vec::new();
-    let mut start = 0;
+    let word_ok = |w: &[u8]| {
+        let vowel = w.iter().any(|c| {
+            matches!(
+                c.to_ascii_lowercase(),
+                b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+            )
+        });
+        w.len() >= 2 && (w.len() < 3 || vowel)
+    };
+    let (mut words, mut start) = (1, 0);
     for i in 1..b.len() {
         let (prev, here) = (b[i - 1], b[i]);
         let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
         // A word starts at a capital after a lowercase letter (`taskPO`), or
         // at the last capital of an acronym that a word follows (`PONumber`).
-        let starts = here.is_ascii_uppercase()
-            && (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower));
-        if starts {
-            words.push(&b[start..i]);
+        if here.is_ascii_uppercase()
+            && (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower))
+        {
+            if !word_ok(&b[start..i]) {
+                return false;
+            }
+            words += 1;
             start = i;
         }
     }
-    words.push(&b[start..]);
-    let vowel = |w: &&[u8]| {
-        w.iter().any(|c| {
-            matches!(
-                c.to_ascii_lowercase(),
-                b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
-            )
-        })
-    };
-    words.len() >= 2
-        && b.len() >= 4 * words.len()
-        && words.iter().filter(|w| w.len() >= 3).all(vowel)
-        && words.iter().all(|w| w.len() >= 2)
+    words >= 2 && b.len() >= 4 * words && word_ok(&b[start..])
 }
 
 fn is_b64url(c: u8) -> bool {

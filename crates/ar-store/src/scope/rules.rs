@@ -195,8 +195,7 @@ pub(crate) fn is_html_type(content_type: &str) -> bool {
 /// Whether `content_type` is a JSON document (`application/json`,
 /// `application/problem+json`, ...): what an API answers, not a beacon.
 pub(crate) fn is_json_type(content_type: &str) -> bool {
-    let m = crate::store::media_type(content_type);
-    m.len() >= 4 && m[m.len() - 4..].eq_ignore_ascii_case("json")
+    crate::store::claims_json(crate::store::media_type(content_type))
 }
 
 #[cfg(test)]

@@ -20,15 +20,20 @@ use ar_schema::Tape;
 
 pub use ar_flow::BodySide;
 
+/// Whether a media type (parameters dropped) claims JSON: `application/json`,
+/// `application/problem+json`, `application/vnd.api+json`, ...
+pub(crate) fn claims_json(media: &str) -> bool {
+    let b = media.as_bytes();
+    b.len() >= 4 && b[b.len() - 4..].eq_ignore_ascii_case(b"json")
+}
+
 /// Whether a body should be scanned as JSON: it claims (by `media`, its
 /// media type as sent) or looks to be JSON and is not larger than `max_bytes`.
 pub(crate) fn looks_json(body: &Body, media: Option<&str>, max_bytes: usize) -> bool {
     if body.bytes.is_empty() || body.bytes.len() > max_bytes {
         return false;
     }
-    let claims =
-        media.is_some_and(|m| m.len() >= 4 && m[m.len() - 4..].eq_ignore_ascii_case("json"));
-    claims
+    media.is_some_and(claims_json)
         || matches!(
             body.bytes.iter().find(|b| !b.is_ascii_whitespace()),
             Some(b'{' | b'[')

@@ -341,8 +341,10 @@ fn build<'r>(
                 // A word that is a value elsewhere is no operation, wherever
                 // else it recurs (one key in several environments).
                 let value = |k: &str| ctx.known.contains_key(k) || ctx.learnt.contains_key(k);
-                let (open, verbs): (Vec<&str>, Vec<&str>) =
-                    (candidates.iter()).partition(|k| !verbs.contains(*k) || value(k));
+                let verbs: Vec<&str> = (candidates.iter())
+                    .filter(|k| verbs.contains(*k) && !value(k))
+                    .copied()
+                    .collect();
                 // After an id the leaves are actions on it, which may well
                 // answer in one envelope (`/users/{id}/checkin`, `.../end`).
                 let alike_groups = if parent == Parent::Literal {
@@ -356,11 +358,10 @@ fn build<'r>(
                     .flatten()
                     .collect();
                 after_several.extend(verbs.iter().filter(|k| !alike_items.contains(*k)));
-                let open = if alike_items.is_empty() {
-                    open
-                } else {
-                    candidates.clone()
-                };
+                let open = (candidates.iter())
+                    .filter(|k| !after_several.contains(*k))
+                    .copied()
+                    .collect();
                 (ITEM_LEAVES, open)
             } else if parent == Parent::Param {
                 // Leaves that follow several values of the parameter before
@@ -499,7 +500,8 @@ fn build<'r>(
         let verbs = leaves_of_values(&params, &lits, &fold);
         let depth = ctx.at.len();
         ctx.at.push_str("/{}");
-        ctx.after_id = fold.is_empty() && proven_ids(&params);
+        // `kinds` are the parameter's own when nothing folded into it.
+        ctx.after_id = fold.is_empty() && !kinds.is_empty() && kinds.iter().all(|k| k.is_id_like());
         let child = build(&param_raws, Parent::Param, None, &verbs, ctx);
         ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
@@ -662,13 +664,6 @@ fn rpc_method_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, K
             (name, reason)
         })
         .collect()
-}
-
-/// Whether the values the trie merged in `params` are all ids by their
-/// spelling (numbers, UUIDs, hashes, prefixed ids: [`SegmentKind::is_id_like`]).
-fn proven_ids(params: &[&RawNode]) -> bool {
-    let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds);
-    bits != 0 && kinds_of(bits).iter().all(|k| k.is_id_like())
 }
 
 /// Names of leaf literals below a parameter's values that act on a value
