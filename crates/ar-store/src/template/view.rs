@@ -2362,6 +2362,33 @@ mod tests {
         assert_eq!(tpl(&t, "/projects/5678"), "/projects/{projectId}");
     }
 
+    /// Class: word-valued ids. Names of lists come in kinds, most of a
+    /// group plural; one value among singular ones that happens to end in
+    /// `s` is a value like them, in a namespace too.
+    #[test]
+    fn a_word_ending_in_s_among_singular_values_is_a_value() {
+        let mut t = Templater::default();
+        for value in ["atlas", "beta", "delta"] {
+            t.observe("h", &format!("/mimic/agent/7/value/oid/{value}"), Some(4));
+        }
+        assert_eq!(
+            tpl(&t, "/mimic/agent/7/value/oid/atlas"),
+            "/mimic/agent/7/value/oid/{oid}"
+        );
+        let explained = t.explain("h", "/mimic/agent/7/value/oid/atlas").to_string();
+        assert!(
+            explained.contains("{oid}: 3 distinct leaf literals with the same response shape"),
+            "{explained}"
+        );
+        // Plural words alike with one singular stay names of lists.
+        let mut t = Templater::default();
+        for list in ["users", "orders", "config"] {
+            t.observe("h", &format!("/v1/{list}"), Some(4));
+        }
+        assert_eq!(tpl(&t, "/v1/users"), "/v1/users");
+        assert_eq!(tpl(&t, "/v1/orders"), "/v1/orders");
+    }
+
     /// Class: single values seen twice. Two slugs that answer alike
     /// themselves and lead to the same child, which answers alike too, are
     /// two pieces of evidence: values, even in a namespace.

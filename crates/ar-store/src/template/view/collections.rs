@@ -114,9 +114,18 @@ impl Sort {
                 },
             );
         }
-        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = rest.into_iter().partition(|k| {
-            (self.leaves && is_plural_word(k)) || (self.namespace && is_collection_word(k))
-        });
+        // Collection names come in kinds: a group reads as names of lists
+        // when most of it is plural (`/v1/users`, `/v1/orders`). One word
+        // ending in `s` among singular values (`atlas` beside `beta`,
+        // `delta`) is a value that happens to end so.
+        let plural = rest.iter().filter(|k| is_collection_word(k)).count();
+        let (names, rest): (Vec<&'a str>, Vec<&'a str>) = if plural * 2 < rest.len() {
+            (Vec::new(), rest)
+        } else {
+            rest.into_iter().partition(|k| {
+                (self.leaves && is_plural_word(k)) || (self.namespace && is_collection_word(k))
+            })
+        };
         for k in names {
             kept.insert(k, KeptReason::CollectionNames);
         }
