@@ -84,6 +84,12 @@ pub(crate) struct RawNode {
     /// kept apart with its own subtree so the view can tell a version from
     /// an id by what follows it.
     pub(crate) value_kind: Option<SegmentKind>,
+    /// On a literal directly below a parameter: which of that parameter's
+    /// values it followed, as up to two distinct [`value_hash`]es (0: none).
+    /// The trie merges the values, so without this the view could not tell
+    /// an operation on them (`/jobs/{id}/cancel`, after many ids) from a
+    /// word that changes with each (`/tokens/{id}/<its name>`).
+    pub(crate) after: [u32; 2],
 }
 
 impl RawNode {
@@ -103,6 +109,23 @@ impl RawNode {
             .filter(|(text, _)| is_format_token(text))
             .flat_map(|(_, child)| &child.shapes);
         self.shapes.iter().chain(suffixed).copied()
+    }
+
+    /// The distinct values of the parameter before that this literal
+    /// followed (at most two: one, or several).
+    pub(crate) fn values_before(&self) -> impl Iterator<Item = u32> + '_ {
+        self.after.iter().copied().filter(|h| *h != 0)
+    }
+
+    /// Records that this literal followed the parameter value hashed
+    /// `hash`; returns whether that was news.
+    fn follows(&mut self, hash: u32) -> bool {
+        match self.after {
+            [0, _] => self.after[0] = hash,
+            [first, 0] if first != hash => self.after[1] = hash,
+            _ => return false,
+        }
+        true
     }
 
     fn heap_bytes(&self) -> usize {
@@ -493,7 +516,8 @@ fn override_key_into(at: usize, path: &str, key: &mut String) {
 
 /// The child of `node` that `segment` (a path segment's stem, or a format
 /// marker) leads to, created when new; counts the flow there and appends
-/// the segment's layer-1 form to `layer1`.
+/// the segment's layer-1 form to `layer1`. Says whether the child is the
+/// node's parameter.
 fn descend<'n>(
     node: &'n mut RawNode,
     cfg: &TemplaterConfig,
@@ -501,7 +525,7 @@ fn descend<'n>(
     origin: Option<&Origin>,
     layer1: &mut String,
     changed: &mut bool,
-) -> &'n mut RawNode {
+) -> (&'n mut RawNode, bool) {
     // A literal child when the segment is unclassified and known or there
     // is room for it. Literal children are unclassified segments or weak
     // values, so a known one needs no classifying (most segments of most paths).
@@ -532,7 +556,7 @@ fn descend<'n>(
             child.origin = Some(Box::new(origin.clone()));
             *changed = true;
         }
-        child
+        (child, false)
     } else {
         if node.param.is_none() {
             *changed = true;
@@ -541,7 +565,7 @@ fn descend<'n>(
             *changed |= node.overflowed == 0;
             node.overflowed += 1;
         }
-        let child = node.param.get_or_insert_with(Box::default);
+        let child: &mut RawNode = node.param.get_or_insert_with(Box::default);
         if let Some(kind) = kind {
             *changed |= child.kinds & kind_bit(kind) == 0;
             child.kinds |= kind_bit(kind);
@@ -549,10 +573,17 @@ fn descend<'n>(
         if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment) {
             child.values.push(segment.into());
         }
-        child
+        (child, true)
     };
-    child.count += 1;
+    child.0.count += 1;
     child
+}
+
+/// A path segment's value as [`RawNode::after`] keeps it: 32 bits of
+/// FNV-1a, never 0 (which stands for none).
+pub(crate) fn value_hash(segment: &str) -> u32 {
+    let h = crate::store::fnv_fold(crate::store::FNV_OFFSET, segment.as_bytes());
+    ((h >> 32) as u32 ^ h as u32).max(1)
 }
 
 /// Records `path` in `trie`; writes the path's layer-1 key into `layer1`.
@@ -570,15 +601,22 @@ fn observe_in(
     let (segments, trailing) = split_path(path);
     let mut segments = segments.peekable();
     layer1.clear();
+    // The value when the node reached last is the trie's parameter.
+    let mut after_param: Option<&str> = None;
     for position in 0..cfg.max_depth {
         let Some(segment) = segments.next() else {
             break;
         };
         let origin = origins.iter().find(|(p, _)| *p == position).map(|(_, o)| o);
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
-        node = descend(node, cfg, stem, origin, layer1, &mut changed);
+        let (child, is_param) = descend(node, cfg, stem, origin, layer1, &mut changed);
+        if let Some(before) = after_param {
+            changed |= child.follows(value_hash(before));
+        }
+        node = child;
+        after_param = is_param.then_some(stem);
         if let Some(suffix) = suffix {
-            node = descend(node, cfg, &suffix.token(), None, layer1, &mut changed);
+            node = descend(node, cfg, &suffix.token(), None, layer1, &mut changed).0;
         }
     }
     for segment in segments {

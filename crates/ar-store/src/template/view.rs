@@ -358,11 +358,22 @@ fn build<'r>(
                     .flatten()
                     .collect();
                 after_several.extend(verbs.iter().filter(|k| !alike_items.contains(*k)));
-                let open = (candidates.iter())
+                let open: Vec<&str> = (candidates.iter())
                     .filter(|k| !after_several.contains(*k))
                     .copied()
                     .collect();
-                (ITEM_LEAVES, open)
+                // Words that each follow an id of their own are values
+                // only when many answer alike: two actions, each tried on
+                // another id, look the same (`/jobs/1/pause`, `/jobs/2/resume`).
+                let after_ids = parent == Parent::Param
+                    && (open.iter().flat_map(|k| &lits[k]))
+                        .any(|r| r.values_before().next().is_some());
+                let threshold = if after_ids {
+                    MANY_ALIKE_ITEMS
+                } else {
+                    ITEM_LEAVES
+                };
+                (threshold, open)
             } else if parent == Parent::Param {
                 // Leaves that follow several values of the parameter before
                 // are operations on them (`/feeds/{key}/data/first`, `.../last`),
@@ -667,11 +678,17 @@ fn rpc_method_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, K
 }
 
 /// Names of leaf literals below a parameter's values that act on a value
-/// rather than name one (`/jobs/{id}/cancel`, `/jobs/{id}/retry`): those
-/// below two or more of the literals `fold` took, and every leaf below the
-/// values the trie merged in `params`, since which value led there is not
-/// known and an id is followed by its operations far more often than by
-/// ids of its own.
+/// rather than name one: a leaf that follows several of the values
+/// (`/jobs/{id}/cancel` after many ids). Below the values the trie merged
+/// in `params` (spelled like ids), so is each of several leaves after one
+/// id (`/jobs/<uuid>/pause`, `/jobs/<uuid>/resume`: what is found under an
+/// id are its operations and parts); a leaf that follows one id alone, a
+/// different leaf after each id, changes with the id (`/tokens/<id>/<its
+/// name>`) and may be a value itself, left to the rules that fold values.
+/// Below names `fold` took, several leaves after one are its items
+/// (`/templates/<type>/<name>`). A leaf whose values are not known is
+/// taken for an operation: an id is followed by its operations far more
+/// often than by values of its own.
 fn leaves_of_values<'a>(
     params: &[&'a RawNode],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
@@ -679,8 +696,27 @@ fn leaves_of_values<'a>(
 ) -> BTreeSet<&'a str> {
     let folded = (lits.iter()).filter(|(k, _)| fold.contains_key(*k));
     let mut verbs = leaves_under_several(folded.map(|(_, raws)| raws));
+    let mut after_ids: BTreeMap<&'a str, BTreeSet<u32>> = BTreeMap::new();
     let merged = (params.iter()).flat_map(|p| &p.literals);
-    verbs.extend(merged.filter(|(_, c)| c.is_leaf()).map(|(name, _)| &**name));
+    for (name, child) in merged.filter(|(_, child)| child.is_leaf()) {
+        after_ids
+            .entry(name)
+            .or_default()
+            .extend(child.values_before());
+    }
+    let mut words_after: BTreeMap<u32, usize> = BTreeMap::new();
+    for id in after_ids.values().flatten() {
+        *words_after.entry(*id).or_default() += 1;
+    }
+    let acts = |ids: &BTreeSet<u32>| match ids.first() {
+        Some(id) if ids.len() == 1 => words_after[id] > 1,
+        _ => true,
+    };
+    verbs.extend(
+        (after_ids.iter())
+            .filter(|(_, ids)| acts(ids))
+            .map(|(name, _)| *name),
+    );
     verbs
 }
 
@@ -2214,18 +2250,57 @@ mod tests {
             literal_reason(&t, &format!("/jobs/{id}/resume"), 2),
             KeptReason::AfterSeveral
         );
-        // Each action after an id of its own: ids by spelling share one
-        // parameter in the trie, so each word follows it and is an action.
+        // Each action after an id of its own: two words that each follow
+        // their own id are too few to be values, however alike they answer.
         let mut t = Templater::default();
         for (id, action) in [(1017, "pause"), (2203, "resume")] {
             t.observe("h", &format!("/jobs/{id}"), Some(1));
             t.observe("h", &format!("/jobs/{id}/{action}"), Some(2));
         }
         assert_eq!(tpl(&t, "/jobs/2203/resume"), "/jobs/{jobId}/resume");
+        assert_eq!(tpl(&t, "/jobs/1017/pause"), "/jobs/{jobId}/pause");
+    }
+
+    /// Class: a second value after an id. A word that follows one id
+    /// alone, a different word after each id, changes with the id; three
+    /// such words that answer alike are values (`/tokens/check/<id>/<name>`),
+    /// while a word after several ids stays an operation on them.
+    #[test]
+    fn words_that_change_with_the_id_before_are_values() {
+        let mut t = Templater::default();
+        for (id, name) in [
+            (7596062, "alpha"),
+            (62948043, "vertex"),
+            (54067355, "cedar"),
+        ] {
+            t.observe("h", &format!("/tokens/check/{id}/{name}"), Some(5));
+        }
         assert_eq!(
-            literal_reason(&t, "/jobs/2203/resume", 2),
+            tpl(&t, "/tokens/check/7596062/alpha"),
+            "/tokens/check/{checkId}/{check}"
+        );
+        let explained = t.explain("h", "/tokens/check/7596062/alpha").to_string();
+        assert!(
+            explained.contains("{check}: 3 distinct leaf literals with the same response shape"),
+            "{explained}"
+        );
+        // `alpha` after a second id: an operation on them, and the others
+        // alone are too few.
+        t.observe("h", "/tokens/check/36403877/alpha", Some(5));
+        assert_eq!(
+            tpl(&t, "/tokens/check/36403877/alpha"),
+            "/tokens/check/{checkId}/alpha"
+        );
+        assert_eq!(
+            literal_reason(&t, "/tokens/check/36403877/alpha", 3),
             KeptReason::AfterSeveral
         );
+        // Three words after one id are its operations.
+        let mut t = Templater::default();
+        for action in ["pause", "resume", "cancel"] {
+            t.observe("h", &format!("/jobs/1017/{action}"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/jobs/1017/cancel"), "/jobs/{jobId}/cancel");
     }
 
     /// Class: sub-resources after an id. Right after an id its spelling
