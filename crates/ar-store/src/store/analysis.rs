@@ -14,7 +14,8 @@ use super::scan::{ScanBuffers, scan_serde, scan_tape_with};
 use super::valueindex::{FieldName, FoundValues, Hashed, ValueIndex};
 use crate::Body;
 use crate::template::{
-    classify_segment, is_generic_field, is_id_field, is_version_like, name_from_field,
+    classify_segment, is_generic_field, is_id_field, is_identifier_field, is_version_like,
+    name_from_field,
 };
 use ar_schema::Tape;
 
@@ -277,12 +278,10 @@ fn is_identifier_value(key: &str, value: &str) -> bool {
     {
         return false;
     }
-    is_id_field(key)
-        || [
-            "slug", "login", "handle", "username", "sku", "key", "code", "name", "number",
-        ]
-        .iter()
-        .any(|name| key.eq_ignore_ascii_case(name))
+    is_identifier_field(key)
+        || ["key", "code", "name", "number"]
+            .iter()
+            .any(|name| key.eq_ignore_ascii_case(name))
         || classify_segment(value).is_some_and(|kind| kind.is_id_like())
 }
 

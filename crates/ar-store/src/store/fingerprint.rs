@@ -6,8 +6,14 @@
 //! sequence comes back again and again: the last few sequences are kept with
 //! their fingerprints, and a repeat skips the sort and the hash.
 
+use std::collections::HashMap;
+
+use crate::template::{AnswerShape, leaf_sketch};
+
 /// Leaf-hash sequences remembered; each holds at most `scan::MAX_PATHS` hashes.
 const RECENT: usize = 8;
+/// Leaf sketches remembered by fingerprint; beyond it the map starts over.
+const SKETCHES: usize = 4096;
 
 /// The last few leaf-hash sequences (document order) and their fingerprints.
 #[derive(Debug, Default)]
@@ -15,6 +21,10 @@ pub(crate) struct Fingerprints {
     recent: Vec<(Vec<u64>, u64)>,
     /// The slot replaced next once `recent` is full.
     next: usize,
+    /// The leaf sketch ([`crate::template::AnswerShape`]) of each
+    /// fingerprint computed lately: a body read again from the body memo
+    /// gives its fingerprint only.
+    sketches: HashMap<u64, u128, foldhash::fast::FixedState>,
 }
 
 impl Fingerprints {
@@ -36,7 +46,20 @@ impl Fingerprints {
         seq.clear();
         seq.extend_from_slice(hashes);
         *fingerprint = fingerprint_of(hashes);
+        if self.sketches.len() >= SKETCHES {
+            self.sketches.clear();
+        }
+        (self.sketches).insert(*fingerprint, leaf_sketch(hashes));
         *fingerprint
+    }
+
+    /// The shape of fingerprint `fingerprint`, with its leaf sketch when
+    /// it is still known.
+    pub(crate) fn shape(&self, fingerprint: u64) -> AnswerShape {
+        match self.sketches.get(&fingerprint) {
+            Some(leaves) => AnswerShape::with_leaves(fingerprint, *leaves),
+            None => AnswerShape::exact(fingerprint),
+        }
     }
 }
 

@@ -129,7 +129,8 @@ impl EndpointStore {
                 if self.templater.observe_shape_key_into(
                     &host,
                     path,
-                    response_shape.filter(|_| !answers_nothing(flow)),
+                    (response_shape.filter(|_| !answers_nothing(flow)))
+                        .map(|shape| self.scan_buffers.answer_shape(shape)),
                     &marks,
                     &mut self.shape_buffer,
                 ) {

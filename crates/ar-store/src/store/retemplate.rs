@@ -93,15 +93,25 @@ impl EndpointStore {
         self.claim(&plans, &mut home, &mut changes.merged);
         let outcomes = self.place(host, detached, &home);
         let ids: Vec<EndpointId> = self.by_host.get(host).cloned().unwrap_or_default();
-        for id in ids {
-            let Some(ep) = self.endpoints.get(&id) else {
+        for id in &ids {
+            let Some(ep) = self.endpoints.get(id) else {
                 continue;
             };
             if ep.graphql.is_some() {
                 continue;
             }
             let template = self.templater.template(host, &ep.representative);
-            self.set_template(id, template, &mut changes.rekeyed);
+            self.set_template(*id, template, &mut changes.rekeyed);
+        }
+        // A key freed by an endpoint rekeyed after a suffixed one.
+        for id in ids {
+            let Some(ep) = self.endpoints.get(&id) else {
+                continue;
+            };
+            if ep.graphql.is_none() && ep.key.0.contains('#') {
+                let template = ep.template.clone();
+                self.set_template(id, template, &mut changes.rekeyed);
+            }
         }
         // Merges happened before the survivors' keys followed their templates.
         for merge in &mut changes.merged[merges_before..] {
@@ -313,11 +323,11 @@ impl EndpointStore {
         };
         let base = super::ingest::base_key(&identity, &template);
         let old = ep.key.clone();
-        let unchanged_base = *old.0 == *base
-            || old
-                .0
-                .strip_prefix(base.as_str())
-                .is_some_and(|s| s.starts_with('#'));
+        // A suffixed key (`base#2`) stays while another endpoint holds
+        // `base`; once `base` is free it is taken, so the keys a capture
+        // ends with do not depend on the order its flows came in.
+        let suffixed = (old.0.strip_prefix(base.as_str())).is_some_and(|s| s.starts_with('#'));
+        let unchanged_base = *old.0 == *base || (suffixed && self.keys.contains_key(base.as_str()));
         let new = if unchanged_base {
             old.clone()
         } else {

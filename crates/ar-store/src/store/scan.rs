@@ -12,6 +12,8 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
 
 use ar_schema::Tape;
 
+use crate::template::AnswerShape;
+
 use super::analysis::Fnv;
 use super::evidence::BodyTapes;
 use super::fieldpath::FieldPath;
@@ -53,6 +55,14 @@ pub(crate) struct ScanBuffers {
     /// The tape walk's buffers; their leaf hashes serve the serde walk too.
     walk: WalkBuffers,
     fingerprints: Fingerprints,
+}
+
+impl ScanBuffers {
+    /// The shape of a fingerprint these buffers computed, with its leaf
+    /// sketch while they remember it.
+    pub(crate) fn answer_shape(&self, fingerprint: u64) -> AnswerShape {
+        self.fingerprints.shape(fingerprint)
+    }
 }
 
 /// The bodies of the flow being ingested, each read once onto a tape that

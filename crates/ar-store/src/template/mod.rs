@@ -87,6 +87,7 @@
 //! Parameter names come from context (see the naming rules on
 //! [`PathParam::name`]) and are unique within a path.
 
+mod answer;
 mod graphql;
 mod naming;
 mod overrides;
@@ -97,6 +98,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use answer::AnswerShape;
+pub(crate) use answer::leaf_sketch;
 pub use ar_flow::graphql::OperationKind;
 pub use ar_flow::segment::{SegmentKind, classify_segment, is_method_verb};
 pub use graphql::{GraphQlOperation, graphql_operation};
@@ -108,7 +111,7 @@ pub(crate) use ar_flow::segment::{
     SegmentSuffix, format_suffix, is_format_token, is_version_like, split_path, split_suffix,
 };
 pub use naming::singular;
-pub(crate) use naming::{is_generic_field, is_id_field, name_from_field};
+pub(crate) use naming::{is_generic_field, is_id_field, is_identifier_field, name_from_field};
 pub(crate) use trie::Origin;
 
 /// Why a position of a template is a parameter.
@@ -189,10 +192,9 @@ impl fmt::Display for Rule {
             Self::AnswerAlike => {
                 f.write_str("distinct literals whose subtrees answer alike at the same depth")
             }
-            Self::Cardinality { distinct } => write!(
-                f,
-                "{distinct} distinct leaf literals with the same response shape"
-            ),
+            Self::Cardinality { distinct } => {
+                write!(f, "{distinct} distinct leaf literals that answered alike")
+            }
             Self::Overflow { distinct } => {
                 write!(f, "more than {distinct} distinct literals at this position")
             }

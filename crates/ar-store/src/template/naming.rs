@@ -239,6 +239,16 @@ pub(crate) fn is_id_field(key: &str) -> bool {
         || key.ends_with("ID")
 }
 
+/// Fields whose value identifies a record by definition: the id fields
+/// ([`is_id_field`]), and slugs, logins, handles, usernames and SKUs. (A
+/// `name`, `key` or `code` may be an identifier too, or a label.)
+pub(crate) fn is_identifier_field(key: &str) -> bool {
+    is_id_field(key)
+        || ["slug", "login", "handle", "username", "sku"]
+            .iter()
+            .any(|name| key.eq_ignore_ascii_case(name))
+}
+
 /// Field names that say nothing without their parent (`id`, `name`, `slug`).
 pub(crate) fn is_generic_field(field: &str) -> bool {
     ["id", "_id", "uuid", "name", "slug", "key", "code", "handle"]

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::view::{self, ViewNode};
 use super::{
-    Decision, Explanation, KeptReason, Overrides, PathTemplate, Segment, SegmentKind,
+    AnswerShape, Decision, Explanation, KeptReason, Overrides, PathTemplate, Segment, SegmentKind,
     SegmentSuffix, classify_segment, format_suffix, is_format_token, split_path, split_suffix,
 };
 
@@ -47,14 +47,14 @@ pub(crate) struct Origin {
 
 impl Origin {
     /// Whether the field holds identifiers by its name (`$.orders[].id`,
-    /// `$.user_id`), not names or keys (`$.tags[].key`).
+    /// `$.user_id`, `$[].slug`), not names or keys (`$.tags[].key`).
     pub(crate) fn is_id_field_value(&self) -> bool {
         let key = self
             .field_path
             .rsplit(['.', '['])
             .next()
             .unwrap_or_default();
-        super::is_id_field(key)
+        super::is_identifier_field(key)
     }
 }
 
@@ -74,8 +74,8 @@ pub(crate) struct RawNode {
     pub(crate) values: Vec<Box<str>>,
     pub(crate) count: u64,
     pub(crate) terminal: u64,
-    /// Response shape fingerprints of flows ending here (sorted, capped).
-    pub(crate) shapes: Vec<u64>,
+    /// Response shapes of flows ending here (sorted by fingerprint, capped).
+    pub(crate) shapes: Vec<AnswerShape>,
     /// Literals refused because the cap was reached.
     pub(crate) overflowed: u64,
     pub(crate) origin: Option<Box<Origin>>,
@@ -104,7 +104,7 @@ impl RawNode {
 
     /// The response shapes of flows that ended here, with or without a
     /// format suffix (`/u/ann` and `/u/ann.json` both answer for `ann`).
-    pub(crate) fn answer_shapes(&self) -> impl Iterator<Item = u64> + '_ {
+    pub(crate) fn answer_shapes(&self) -> impl Iterator<Item = AnswerShape> + '_ {
         let suffixed = (self.literals.iter())
             .filter(|(text, _)| is_format_token(text))
             .flat_map(|(_, child)| &child.shapes);
@@ -130,7 +130,7 @@ impl RawNode {
 
     fn heap_bytes(&self) -> usize {
         let own = self.values.iter().map(|v| v.len() + 16).sum::<usize>()
-            + self.shapes.capacity() * 8
+            + self.shapes.capacity() * std::mem::size_of::<AnswerShape>()
             + self
                 .origin
                 .as_ref()
@@ -314,7 +314,7 @@ impl Templater {
     /// Records one observed path; returns whether templates of `host` may
     /// have changed (the caller should then re-template what it holds).
     pub fn observe(&mut self, host: &str, path: &str, shape: Option<u64>) -> bool {
-        self.observe_with_origins(host, path, shape, &[])
+        self.observe_with_origins(host, path, shape.map(AnswerShape::exact), &[])
     }
 
     /// Like [`Templater::observe`], marking segments (by position) whose
@@ -323,7 +323,7 @@ impl Templater {
         &mut self,
         host: &str,
         path: &str,
-        shape: Option<u64>,
+        shape: Option<AnswerShape>,
         origins: &[(usize, Origin)],
     ) -> bool {
         if self.observe_override(host, path).is_some() {
@@ -344,7 +344,7 @@ impl Templater {
         &mut self,
         host: &str,
         path: &str,
-        shape: Option<u64>,
+        shape: Option<AnswerShape>,
         origins: &[(usize, Origin)],
         key: &mut String,
     ) -> bool {
@@ -591,7 +591,7 @@ fn observe_in(
     trie: &mut HostTrie,
     cfg: &TemplaterConfig,
     path: &str,
-    shape: Option<u64>,
+    shape: Option<AnswerShape>,
     origins: &[(usize, Origin)],
     layer1: &mut String,
 ) -> bool {
@@ -626,7 +626,8 @@ fn observe_in(
     layer1.push(if trailing { 'T' } else { 'F' });
     node.terminal += 1;
     if let Some(shape) = shape
-        && let Err(at) = node.shapes.binary_search(&shape)
+        && let Err(at) =
+            (node.shapes).binary_search_by_key(&shape.fingerprint(), |s| s.fingerprint())
         && node.shapes.len() < MAX_SHAPES
     {
         node.shapes.insert(at, shape);
@@ -662,7 +663,7 @@ mod tests {
         ];
         for round in 0..2 {
             for path in paths {
-                t.observe_shape_key_into("h", path, Some(round), &[], &mut key);
+                t.observe_shape_key_into("h", path, Some(AnswerShape::exact(round)), &[], &mut key);
                 assert_eq!(key, t.shape_key("h", path), "{path}");
             }
         }

@@ -8,12 +8,13 @@ use std::collections::{BTreeMap, BTreeSet};
 mod collections;
 
 use self::collections::Sort;
+use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
 use super::trie::{Origin, RawNode, TemplaterConfig, kind_bit, kinds_of};
 use super::{
-    Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule, Segment,
-    SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token, is_version_like,
-    split_path, split_suffix,
+    AnswerShape, Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule,
+    Segment, SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token,
+    is_version_like, split_path, split_suffix,
 };
 
 #[derive(Debug, Default)]
@@ -85,7 +86,8 @@ const MAX_SUFFIX_DEPTH: usize = 6;
 /// the first one's values, can see.
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     let none = BTreeMap::new();
-    let mut first = Ctx::new(cfg, &none);
+    let envelope = envelope_leaves(all_answers(raw));
+    let mut first = Ctx::new(cfg, &none, envelope);
     let view = build(&[raw], Parent::Root, None, &BTreeSet::new(), &mut first);
     // Only a value that stayed a literal somewhere can change there.
     let recurs = (first.learnt.keys()).any(|word| first.literals.contains(word.as_str()));
@@ -98,8 +100,20 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
         Parent::Root,
         None,
         &BTreeSet::new(),
-        &mut Ctx::new(cfg, &known),
+        &mut Ctx::new(cfg, &known, envelope),
     )
+}
+
+/// Every answer recorded in the trie below `raw`.
+fn all_answers(raw: &RawNode) -> impl Iterator<Item = AnswerShape> + '_ {
+    let mut stack = vec![raw];
+    std::iter::from_fn(move || {
+        let node = stack.pop()?;
+        stack.extend(node.literals.iter().map(|(_, child)| child));
+        stack.extend(node.param.as_deref());
+        Some(node.shapes.iter().copied())
+    })
+    .flatten()
 }
 
 /// Words remembered as values for the second pass (memory stays bounded).
@@ -121,10 +135,12 @@ struct Ctx<'c, 'r> {
     /// is an id by its spelling (a number, a UUID, a hash), and taken by it:
     /// names of sub-resources are expected there.
     after_id: bool,
+    /// The leaves most of the API's answers carry ([`envelope_leaves`]).
+    envelope: u128,
 }
 
 impl<'c> Ctx<'c, '_> {
-    fn new(cfg: &'c TemplaterConfig, known: &'c BTreeMap<String, Known>) -> Self {
+    fn new(cfg: &'c TemplaterConfig, known: &'c BTreeMap<String, Known>, envelope: u128) -> Self {
         Self {
             cfg,
             known,
@@ -132,6 +148,7 @@ impl<'c> Ctx<'c, '_> {
             at: String::new(),
             literals: BTreeSet::new(),
             after_id: false,
+            envelope,
         }
     }
 
@@ -300,8 +317,8 @@ fn build<'r>(
             leaves: false,
             namespace,
         };
-        let answers: Vec<BTreeSet<u64>> = (candidates.iter())
-            .map(|k| lits[k].iter().flat_map(|r| r.answer_shapes()).collect())
+        let answers: Vec<Vec<AnswerShape>> = (candidates.iter())
+            .map(|k| answers_beyond(&lits[k], ctx.envelope))
             .collect();
         for (group, anchor) in alike_groups(&candidates, &below, &answers, parent, namespace) {
             // Where names are expected, in a namespace or right after an id
@@ -348,7 +365,7 @@ fn build<'r>(
                 // After an id the leaves are actions on it, which may well
                 // answer in one envelope (`/users/{id}/checkin`, `.../end`).
                 let alike_groups = if parent == Parent::Literal {
-                    cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, None)
+                    cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, None, ctx.envelope)
                 } else {
                     Vec::new()
                 };
@@ -398,7 +415,7 @@ fn build<'r>(
                 namespace,
             };
             let unanswered = (!items).then_some(MANY_UNANSWERED_LEAVES);
-            for group in cardinality_groups(&open, &lits, threshold, unanswered) {
+            for group in cardinality_groups(&open, &lits, threshold, unanswered, ctx.envelope) {
                 let distinct = group.len();
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(Rule::Cardinality { distinct });
@@ -415,7 +432,7 @@ fn build<'r>(
         let mut values: Vec<&RawNode> = params.clone();
         values.extend(fold.keys().flat_map(|k| lits[k].iter().copied()));
         if !values.is_empty() && (!namespace || (parent != Parent::Root && grouped >= 2)) {
-            let beside = Beside::of(&values);
+            let beside = Beside::of(&values, ctx.envelope);
             for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
                     continue;
@@ -704,8 +721,13 @@ fn leaves_of_values<'a>(
             .or_default()
             .extend(child.values_before());
     }
+    // Only leaves after one id count here: which of its ids a leaf after
+    // several recorded depends on the order flows came in (it keeps two).
     let mut words_after: BTreeMap<u32, usize> = BTreeMap::new();
-    for id in after_ids.values().flatten() {
+    for id in after_ids
+        .values()
+        .filter_map(|ids| ids.first().filter(|_| ids.len() == 1))
+    {
         *words_after.entry(*id).or_default() += 1;
     }
     let acts = |ids: &BTreeSet<u32>| match ids.first() {
@@ -820,7 +842,7 @@ enum Tok<'a> {
 
 /// The paths below a literal (as tokens) that flows ended at, each with
 /// the response shapes seen there.
-type Suffixes<'a> = BTreeMap<Vec<Tok<'a>>, BTreeSet<u64>>;
+type Suffixes<'a> = BTreeMap<Vec<Tok<'a>>, BTreeSet<AnswerShape>>;
 
 fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
     fn end<'a>(node: &RawNode, prefix: &[Tok<'a>], out: &mut Suffixes<'a>) {
@@ -931,26 +953,37 @@ fn is_namespace(parent: Parent, parent_name: Option<&str>) -> bool {
 /// `/functions/resize/url` beside `/functions/{function}/url`).
 struct Beside<'a> {
     paths: Suffixes<'a>,
-    shapes: BTreeSet<u64>,
+    shapes: Vec<AnswerShape>,
+    /// The API's envelope ([`envelope_leaves`]), left out of the comparison.
+    envelope: u128,
 }
 
 impl<'a> Beside<'a> {
-    fn of(params: &[&'a RawNode]) -> Self {
+    fn of(params: &[&'a RawNode], envelope: u128) -> Self {
         Self {
             paths: suffixes(params),
-            shapes: params.iter().flat_map(|p| p.answer_shapes()).collect(),
+            shapes: answers_beyond(params, envelope),
+            envelope,
         }
     }
 
     /// The rule that folds a literal into the parameter, if it behaves like
     /// it: at least half of the paths below it are paths below the parameter,
-    /// or, for a leaf, it answered in one of the parameter's shapes.
+    /// or, for a leaf, it answered as the values do: in one of their
+    /// shapes, or alike one with no field the values never showed (`/users/me`
+    /// that adds `email` to a user is a view of its own).
     fn takes(&self, raws: &[&RawNode], own: &Suffixes<'_>) -> Option<Rule> {
         if own.is_empty() {
-            let shapes: BTreeSet<u64> = raws.iter().flat_map(|r| r.answer_shapes()).collect();
+            let shapes = answers_beyond(raws, self.envelope);
             let leaf = raws.iter().all(|r| r.is_leaf());
-            return (leaf && !shapes.is_disjoint(&self.shapes))
-                .then_some(Rule::LikeParam { shared_paths: 0 });
+            let shown = AnswerShape::union_of(&self.shapes);
+            let like_values = (shapes.iter()).any(|shape| {
+                (self.shapes.iter()).any(|value| {
+                    value.fingerprint() == shape.fingerprint()
+                        || (value.alike(shape) && shape.within(shown))
+                })
+            });
+            return (leaf && like_values).then_some(Rule::LikeParam { shared_paths: 0 });
         }
         let shared = own.keys().filter(|p| self.paths.contains_key(*p)).count();
         (shared > 0 && shared * 2 >= own.len()).then_some(Rule::LikeParam {
@@ -983,7 +1016,13 @@ struct Meeting<'a> {
 /// values alone (`/by-external/github/{id}`, `/by-external/google/{id}`)
 /// meet there by answering alike.
 fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Meeting<'a>> {
-    let answer_alike = |xs: &BTreeSet<u64>, ys: &BTreeSet<u64>| !xs.is_disjoint(ys);
+    // Equal shapes only: paths below names of resources that share their
+    // operations answer in kindred envelopes (`/Tickets/query`,
+    // `/Contacts/query`); only equal answers say the names are values.
+    let answer_alike = |xs: &BTreeSet<AnswerShape>, ys: &BTreeSet<AnswerShape>| {
+        xs.iter()
+            .any(|x| ys.iter().any(|y| x.fingerprint() == y.fingerprint()))
+    };
     let mut best: Option<(Option<&'a str>, usize)> = None;
     let mut paths = 0;
     for (xp, xs) in x {
@@ -1062,13 +1101,21 @@ fn interchangeable<'a>(
     }
 }
 
+/// The answers of flows that ended at `raws` ([`RawNode::answer_shapes`]),
+/// each without the API's envelope ([`envelope_leaves`]).
+fn answers_beyond(raws: &[&RawNode], envelope: u128) -> Vec<AnswerShape> {
+    (raws.iter().flat_map(|r| r.answer_shapes()))
+        .map(|shape| shape.beyond(envelope))
+        .collect()
+}
+
 /// Groups of `open` literals whose paths below (`sufs`, in the same order)
 /// meet ([`meeting`]), each with its anchor (`None` when the group met by
 /// answering alike). `answers` are the shapes each literal answered itself.
 fn alike_groups<'a>(
     open: &[&'a str],
     sufs: &[Suffixes<'a>],
-    answers: &[BTreeSet<u64>],
+    answers: &[Vec<AnswerShape>],
     parent: Parent,
     namespace: bool,
 ) -> Vec<(Vec<&'a str>, Option<&'a str>)> {
@@ -1085,7 +1132,7 @@ fn alike_groups<'a>(
             // parameter, is strong, and so is one where the two literals
             // also answered alike themselves (`/slug/aws/documents` and
             // `/slug/azure/documents`, each slug answering as a block type).
-            let answered_alike = !answers[i].is_disjoint(&answers[j]);
+            let answered_alike = any_alike(&answers[i], &answers[j]);
             if m.len >= 2 || m.paths + usize::from(answered_alike) >= 2 || parent == Parent::Param {
                 strong.union(i, j);
             }
@@ -1126,6 +1173,7 @@ fn cardinality_groups<'a>(
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     threshold: usize,
     unanswered: Option<usize>,
+    envelope: u128,
 ) -> Vec<Vec<&'a str>> {
     let leaves: Vec<&'a str> = open
         .iter()
@@ -1133,28 +1181,24 @@ fn cardinality_groups<'a>(
         .filter(|k| lits[k].iter().all(|r| r.is_leaf()))
         .collect();
     let mut uf = UnionFind::new(leaves.len());
-    let mut owner: BTreeMap<u64, usize> = BTreeMap::new();
-    let mut silent = vec![false; leaves.len()];
-    for (i, k) in leaves.iter().enumerate() {
-        let mut shapes: Vec<u64> = lits[k].iter().flat_map(|r| r.answer_shapes()).collect();
-        if shapes.is_empty() {
-            if unanswered.is_none() {
-                continue;
-            }
-            silent[i] = true;
-            shapes.push(UNANSWERED);
-        }
-        for shape in shapes {
-            match owner.get(&shape) {
-                Some(&j) => uf.union(i, j),
-                None => {
-                    owner.insert(shape, i);
-                }
+    let answers: Vec<Vec<AnswerShape>> = (leaves.iter())
+        .map(|k| answers_beyond(&lits[k], envelope))
+        .collect();
+    let silent: Vec<bool> = answers.iter().map(Vec::is_empty).collect();
+    for i in 0..leaves.len() {
+        for j in i + 1..leaves.len() {
+            let alike = match (silent[i], silent[j]) {
+                (false, false) => any_alike(&answers[i], &answers[j]),
+                (true, true) => unanswered.is_some(),
+                _ => false,
+            };
+            if alike {
+                uf.union(i, j);
             }
         }
     }
-    // Unanswered leaves share only their stand-in shape, so a group is
-    // either all answered or all not.
+    // Unanswered leaves group only with each other, so a group is either
+    // all answered or all not.
     let mut groups = uf.groups(threshold.max(2));
     groups.retain(|g| !silent[g[0]] || unanswered.is_some_and(|min| g.len() >= min));
     groups
@@ -1162,9 +1206,6 @@ fn cardinality_groups<'a>(
         .map(|g| g.into_iter().map(|i| leaves[i]).collect())
         .collect()
 }
-
-/// The shape that stands for no answer in [`cardinality_groups`].
-const UNANSWERED: u64 = 0;
 
 enum Step<'v, 'p> {
     /// A literal segment, as written in the path (a format suffix included).
@@ -2054,8 +2095,7 @@ mod tests {
             "{explained}"
         );
         assert!(
-            explained
-                .contains("[4] {target}: 3 distinct leaf literals with the same response shape"),
+            explained.contains("[4] {target}: 3 distinct leaf literals that answered alike"),
             "{explained}"
         );
         // Names below an id that each answer in their own shape stay names.
@@ -2281,7 +2321,7 @@ mod tests {
         );
         let explained = t.explain("h", "/tokens/check/7596062/alpha").to_string();
         assert!(
-            explained.contains("{check}: 3 distinct leaf literals with the same response shape"),
+            explained.contains("{check}: 3 distinct leaf literals that answered alike"),
             "{explained}"
         );
         // `alpha` after a second id: an operation on them, and the others
@@ -2416,8 +2456,7 @@ mod tests {
         assert_eq!(tpl(&t, "/api-v2/search/jazz"), "/api-v2/search/{search}");
         let explained = t.explain("h", "/api-v2/search/jazz").to_string();
         assert!(
-            explained
-                .contains("[2] {search}: 3 distinct leaf literals with the same response shape"),
+            explained.contains("[2] {search}: 3 distinct leaf literals that answered alike"),
             "{explained}"
         );
         let mut t = Templater::default();
@@ -2437,6 +2476,42 @@ mod tests {
         assert_eq!(tpl(&t, "/projects/5678"), "/projects/{projectId}");
     }
 
+    /// Class: word-valued ids. A value seen in a body's `slug` field is an
+    /// identifier by the field's name: in a namespace too, and even when it
+    /// reads like a plural word (`aws-credentials`).
+    #[test]
+    fn slugs_seen_in_bodies_are_values_even_where_names_are_expected() {
+        let origin = Origin {
+            field_path: "$[].slug".into(),
+            name: "slug".into(),
+            use_name: true,
+        };
+        let mut t = Templater::default();
+        for slug in ["aws-credentials", "azure-blob-storage-credentials"] {
+            for tail in ["", "/block_documents"] {
+                let path = format!("/api/block_types/slug/{slug}{tail}");
+                t.observe_with_origins("h", &path, None, &[(3, origin.clone())]);
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/api/block_types/slug/aws-credentials/block_documents"),
+            "/api/block_types/slug/{slug}/block_documents"
+        );
+        let explained = t
+            .explain("h", "/api/block_types/slug/aws-credentials")
+            .to_string();
+        assert!(explained.contains("[3] {slug}:"), "{explained}");
+        // A word seen as a key's value stays a name there.
+        let key = Origin {
+            field_path: "$.tags[].key".into(),
+            name: "key".into(),
+            use_name: true,
+        };
+        let mut t = Templater::default();
+        t.observe_with_origins("h", "/api/demo/generate", None, &[(1, key)]);
+        assert_eq!(tpl(&t, "/api/demo/generate"), "/api/demo/generate");
+    }
+
     /// Class: word-valued ids. Names of lists come in kinds, most of a
     /// group plural; one value among singular ones that happens to end in
     /// `s` is a value like them, in a namespace too.
@@ -2452,7 +2527,7 @@ mod tests {
         );
         let explained = t.explain("h", "/mimic/agent/7/value/oid/atlas").to_string();
         assert!(
-            explained.contains("{oid}: 3 distinct leaf literals with the same response shape"),
+            explained.contains("{oid}: 3 distinct leaf literals that answered alike"),
             "{explained}"
         );
         // Plural words alike with one singular stay names of lists.

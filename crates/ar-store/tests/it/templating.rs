@@ -170,3 +170,153 @@ proptest! {
         prop_assert!(measure(copies) <= measure(saturation), "{} copies use more than {} copies", copies, saturation);
     }
 }
+
+/// A key suffixed while another endpoint held its base (`GET h/v1/{name}#2`)
+/// takes the base once it is free: the keys a capture ends with do not
+/// depend on the order its flows came in (a case proptest found).
+#[test]
+fn suffixed_keys_give_way_once_their_base_is_free() {
+    let paths: Vec<String> = [
+        "/categories/users/items",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/orgs/rust-lang/members",
+        "/repos/rust-lang/cargo/issues",
+        "/v1/orders/1",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/sections/reviews/settings",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/sections/users/7",
+        "/repos/rust-lang/cargo/issues",
+        "/categories/users/items",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/sections/shoes/settings",
+        "/sections/stores/settings",
+        "/repos/rust-lang/cargo/issues",
+        "/sections/hats/settings",
+        "/repos/rust-lang/cargo/issues",
+        "/repos/rust-lang/cargo/issues",
+        "/users/2",
+        "/categories/stores/items",
+        "/users/me",
+        "/v1/users",
+        "/v1/settings",
+        "/sections/coupons/settings",
+        "/sections/carts/settings",
+        "/sections/users/settings",
+        "/sections/carts/settings",
+        "/sections/invoices/settings",
+        "/users/17",
+        "/sections/orders/settings",
+        "/users/me",
+        "/users/29/orders/3",
+        "/sections/carts/settings",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let shuffled = shuffle(&paths, 6760125235797618964);
+    assert_eq!(store_keys(&paths), store_keys(&shuffled));
+}
+
+/// Keys of the endpoints `flows` (method, path, body) make on `h.test`.
+fn keys_of(flows: &[(&str, String, String)]) -> (EndpointStore, Vec<String>) {
+    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
+    for (i, (method, path, body)) in flows.iter().enumerate() {
+        store.ingest(&json_flow(
+            i as u64,
+            method,
+            &format!("https://h.test{path}"),
+            200,
+            body,
+        ));
+    }
+    let keys = store
+        .endpoints()
+        .iter()
+        .map(|e| e.key().to_string())
+        .collect();
+    (store, keys)
+}
+
+/// Class: values that answer alike, not equal. An API leaves out what is
+/// unset, so the timers of one service answer with different subsets of
+/// one set of fields: they are values all the same, while names whose
+/// answers share only an envelope stay names.
+#[test]
+fn values_whose_answers_leave_out_unset_fields_answer_alike() {
+    let fields = [
+        "description",
+        "frequency",
+        "namespace",
+        "repeats",
+        "service_name",
+        "start_time",
+        "system_key",
+        "system_secret",
+        "timer_key",
+        "user_id",
+        "user_token",
+    ];
+    let left_out = [[1, 3, 8], [0, 5, 8], [4, 6, 10], [2, 7, 9]];
+    let mut flows = Vec::new();
+    for (timer, out) in [
+        "alpha-cedar",
+        "beta-cobalt",
+        "sierra-orion",
+        "vertex-vertex",
+    ]
+    .into_iter()
+    .zip(left_out)
+    {
+        let body: Vec<String> = (fields.iter().enumerate())
+            .filter(|(i, _)| !out.contains(i))
+            .map(|(_, f)| format!("\"{f}\":\"x\""))
+            .collect();
+        let path = format!("/api/code/lumen/timer/{timer}");
+        flows.push(("GET", path, format!("{{{}}}", body.join(","))));
+    }
+    let (store, keys) = keys_of(&flows);
+    assert_eq!(keys, ["GET h.test/api/code/lumen/timer/{timer}"]);
+    let explained = store
+        .explain(store.endpoints()[0].id())
+        .unwrap()
+        .to_string();
+    assert!(
+        explained.contains("{timer}: 4 distinct leaf literals that answered alike"),
+        "{explained}"
+    );
+
+    // One envelope around every answer, each with a payload of its own:
+    // the envelope is no evidence, and three operations stay operations.
+    let mut flows = Vec::new();
+    for (i, op) in [
+        "Pending",
+        "ApproveAll",
+        "Banned",
+        "Invited",
+        "Kicked",
+        "Muted",
+        "Owners",
+        "Admins",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let body = format!(
+            "{{\"ErrorCode\":1,\"ErrorStatus\":\"ok\",\"Message\":\"m\",\"MessageData\":{{}},\"ThrottleSeconds\":0,\"Response\":{{\"only_{i}\":1,\"also_{i}\":2}}}}"
+        );
+        flows.push(("GET", format!("/Platform/Members/{op}/"), body));
+    }
+    let (_, keys) = keys_of(&flows);
+    assert_eq!(keys.len(), 8, "{keys:?}");
+    assert!(
+        keys.contains(&"GET h.test/Platform/Members/Pending/".to_string()),
+        "{keys:?}"
+    );
+}

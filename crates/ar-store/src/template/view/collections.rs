@@ -186,7 +186,7 @@ fn subtree_shapes(raws: &[&RawNode]) -> BTreeSet<u64> {
             if shapes.len() == SHAPES_COMPARED {
                 return shapes;
             }
-            shapes.insert(*shape);
+            shapes.insert(shape.fingerprint());
         }
         stack.extend(node.literals.iter().map(|(_, child)| child));
         stack.extend(node.param.as_deref());
