@@ -62,7 +62,7 @@ use crate::scope::{HostCache, OutReason, Scope, ScopeDecision};
 use crate::template::{Overrides, Templater, TemplaterConfig};
 
 pub use analysis::BodySide;
-pub(crate) use analysis::{FNV_OFFSET, claims_json, fnv_fold};
+pub(crate) use analysis::claims_json;
 pub(crate) use ar_flow::media_type;
 pub use endpoint::{Endpoint, EndpointId, ProvenanceLink, StableKey};
 pub use evidence::{BodyTapes, EndpointEvidence, LeftOut, Observation, Seen};

@@ -105,14 +105,17 @@ pub(crate) fn envelope_leaves(shapes: impl Iterator<Item = AnswerShape>) -> u128
     if seen.len() < ENVELOPE_MIN_ANSWERS {
         return 0;
     }
-    (0..128).fold(0u128, |common, bit| {
-        let carry = seen.values().filter(|l| *l >> bit & 1 == 1).count();
-        if carry * 2 > seen.len() {
-            common | 1 << bit
-        } else {
-            common
+    let mut carry = [0usize; 128];
+    for leaves in seen.values() {
+        let mut rest = *leaves;
+        while rest != 0 {
+            carry[rest.trailing_zeros() as usize] += 1;
+            rest &= rest - 1;
         }
-    })
+    }
+    (carry.iter().enumerate())
+        .filter(|(_, n)| **n * 2 > seen.len())
+        .fold(0u128, |common, (bit, _)| common | 1 << bit)
 }
 
 /// Whether some answer of `a` is alike some answer of `b`.

@@ -579,10 +579,12 @@ fn descend<'n>(
     child
 }
 
-/// A path segment's value as [`RawNode::after`] keeps it: 32 bits of
-/// FNV-1a, never 0 (which stands for none).
-pub(crate) fn value_hash(segment: &str) -> u32 {
-    let h = crate::store::fnv_fold(crate::store::FNV_OFFSET, segment.as_bytes());
+/// A path segment's value as [`RawNode::after`] keeps it: 32 bits of a
+/// fixed-seed hash (hashes are compared within one templater only), never
+/// 0 (which stands for none).
+fn value_hash(segment: &str) -> u32 {
+    use std::hash::BuildHasher as _;
+    let h = foldhash::fast::FixedState::default().hash_one(segment);
     ((h >> 32) as u32 ^ h as u32).max(1)
 }
 

@@ -86,7 +86,7 @@ const MAX_SUFFIX_DEPTH: usize = 6;
 /// the first one's values, can see.
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     let none = BTreeMap::new();
-    let envelope = envelope_leaves(all_answers(raw));
+    let envelope = envelope_leaves(all_answers(&[raw]));
     let mut first = Ctx::new(cfg, &none, envelope);
     let view = build(&[raw], Parent::Root, None, &BTreeSet::new(), &mut first);
     // Only a value that stayed a literal somewhere can change there.
@@ -104,9 +104,9 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     )
 }
 
-/// Every answer recorded in the trie below `raw`.
-fn all_answers(raw: &RawNode) -> impl Iterator<Item = AnswerShape> + '_ {
-    let mut stack = vec![raw];
+/// Every answer recorded in the trie at and below `raws`.
+pub(super) fn all_answers<'r>(raws: &[&'r RawNode]) -> impl Iterator<Item = AnswerShape> + 'r {
+    let mut stack = raws.to_vec();
     std::iter::from_fn(move || {
         let node = stack.pop()?;
         stack.extend(node.literals.iter().map(|(_, child)| child));

@@ -116,17 +116,18 @@ fn templates(paths: &[String]) -> BTreeMap<String, String> {
         .collect()
 }
 
-fn store_keys(paths: &[String]) -> Vec<(String, u64)> {
+/// A store that ingested `flows` (method, path, JSON answer) on `h.test`, in order.
+fn store_of<'a>(flows: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>) -> EndpointStore {
     let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
-    for (i, p) in paths.iter().enumerate() {
-        store.ingest(&json_flow(
-            i as u64,
-            "GET",
-            &format!("https://h.test{p}"),
-            200,
-            "{\"a\":1}",
-        ));
+    for (i, (method, path, body)) in flows.into_iter().enumerate() {
+        let url = format!("https://h.test{path}");
+        store.ingest(&json_flow(i as u64, method, &url, 200, body));
     }
+    store
+}
+
+fn store_keys(paths: &[String]) -> Vec<(String, u64)> {
+    let store = store_of(paths.iter().map(|p| ("GET", p.as_str(), "{\"a\":1}")));
     store
         .endpoints()
         .iter()
@@ -224,18 +225,9 @@ fn suffixed_keys_give_way_once_their_base_is_free() {
     assert_eq!(store_keys(&paths), store_keys(&shuffled));
 }
 
-/// Keys of the endpoints `flows` (method, path, body) make on `h.test`.
+/// The store that ingested `flows` (method, path, body), and its endpoint keys.
 fn keys_of(flows: &[(&str, String, String)]) -> (EndpointStore, Vec<String>) {
-    let mut store = EndpointStore::new(Scope::everything(), StoreConfig::default());
-    for (i, (method, path, body)) in flows.iter().enumerate() {
-        store.ingest(&json_flow(
-            i as u64,
-            method,
-            &format!("https://h.test{path}"),
-            200,
-            body,
-        ));
-    }
+    let store = store_of(flows.iter().map(|(m, p, b)| (*m, p.as_str(), b.as_str())));
     let keys = store
         .endpoints()
         .iter()

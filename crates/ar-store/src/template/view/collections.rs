@@ -180,16 +180,11 @@ fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
 /// [`SHAPES_COMPARED`]): what its resources look like.
 fn subtree_shapes(raws: &[&RawNode]) -> BTreeSet<u64> {
     let mut shapes = BTreeSet::new();
-    let mut stack: Vec<&RawNode> = raws.to_vec();
-    while let Some(node) = stack.pop() {
-        for shape in &node.shapes {
-            if shapes.len() == SHAPES_COMPARED {
-                return shapes;
-            }
-            shapes.insert(shape.fingerprint());
+    for shape in super::all_answers(raws) {
+        if shapes.len() == SHAPES_COMPARED {
+            break;
         }
-        stack.extend(node.literals.iter().map(|(_, child)| child));
-        stack.extend(node.param.as_deref());
+        shapes.insert(shape.fingerprint());
     }
     shapes
 }
