@@ -6,7 +6,8 @@ use ar_agent::browser::{
     Browser, BrowserError, DialogAction, PageInfo, Ref, Scroll, SentRequest, Snapshot, Wait,
 };
 use fantoccini::actions::{
-    InputSource as _, KeyAction, KeyActions, MOUSE_BUTTON_LEFT, MouseActions, PointerAction,
+    InputSource as _, KeyAction, KeyActions, MOUSE_BUTTON_LEFT, MOUSE_BUTTON_RIGHT, MouseActions,
+    PointerAction,
 };
 use fantoccini::elements::Element;
 use fantoccini::key::Key;
@@ -35,6 +36,37 @@ impl ChromeBrowser {
         )
         .await
         .map(drop)
+    }
+
+    /// Moves the pointer onto the element and presses `button` `times` in a
+    /// row (a double-click, a context click), as a person's mouse would;
+    /// follows a tab the press opened.
+    async fn press_pointer(
+        &self,
+        target: Ref,
+        action: &str,
+        button: u64,
+        times: usize,
+    ) -> Result<(), BrowserError> {
+        let (element, _) = self.element_arg(target)?;
+        let tabs = self
+            .run("listing tabs", None, self.client.windows())
+            .await?;
+        let mut pointer =
+            MouseActions::new("mouse".to_owned()).then(PointerAction::MoveToElement {
+                element,
+                duration: None,
+                x: 0.0,
+                y: 0.0,
+            });
+        for _ in 0..times {
+            pointer = pointer
+                .then(PointerAction::Down { button })
+                .then(PointerAction::Up { button });
+        }
+        self.run(action, Some(target), self.client.perform_actions(pointer))
+            .await?;
+        self.follow_new_tab(&tabs).await
     }
 }
 
@@ -119,29 +151,13 @@ impl Browser for ChromeBrowser {
     }
 
     async fn double_click(&self, target: Ref) -> Result<(), BrowserError> {
-        let (element, _) = self.element_arg(target)?;
-        let tabs = self
-            .run("listing tabs", None, self.client.windows())
-            .await?;
-        let left = MOUSE_BUTTON_LEFT;
-        let pointer = MouseActions::new("mouse".to_owned())
-            .then(PointerAction::MoveToElement {
-                element,
-                duration: None,
-                x: 0.0,
-                y: 0.0,
-            })
-            .then(PointerAction::Down { button: left })
-            .then(PointerAction::Up { button: left })
-            .then(PointerAction::Down { button: left })
-            .then(PointerAction::Up { button: left });
-        self.run(
-            "double-click",
-            Some(target),
-            self.client.perform_actions(pointer),
-        )
-        .await?;
-        self.follow_new_tab(&tabs).await
+        self.press_pointer(target, "double-click", MOUSE_BUTTON_LEFT, 2)
+            .await
+    }
+
+    async fn context_click(&self, target: Ref) -> Result<(), BrowserError> {
+        self.press_pointer(target, "context click", MOUSE_BUTTON_RIGHT, 1)
+            .await
     }
 
     async fn type_text(&self, target: Ref, text: &str, submit: bool) -> Result<(), BrowserError> {

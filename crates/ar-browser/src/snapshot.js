@@ -171,10 +171,21 @@ function accessibleName(el, role, tag) {
 }
 
 // The open dialog holding an element (a modal's footer buttons sit outside
-// its <form>), numbered in document order.
+// its <form>), numbered in document order. A popup menu (a menu laid over the
+// page, as a menu bar's, a context menu or a dropdown opens it) is one too:
+// like a dialog it stands between a person and the page until it is closed,
+// where a menu in the page's flow (a sidebar's navigation) does not.
 const dialogs = [];
+const isPopupMenu = (m) => {
+  const position = getComputedStyle(m).position;
+  return position === 'absolute' || position === 'fixed';
+};
 function dialogOf(el) {
-  const d = el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');
+  let d = el.closest('dialog,[role=dialog],[role=alertdialog],[aria-modal=true]');
+  if (!d) {
+    const menu = el.closest('[role=menu]');
+    if (menu && isPopupMenu(menu)) d = menu;
+  }
   if (!d) return null;
   let i = dialogs.indexOf(d);
   if (i < 0) { i = dialogs.length; dialogs.push(d); }

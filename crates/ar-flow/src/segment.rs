@@ -104,6 +104,25 @@ impl SegmentKind {
     }
 }
 
+/// Whether a query pair is a cache-buster rather than a parameter: a name
+/// with no value that is itself a value (`?1795950405958`, `?_=<uuid>` is a
+/// named parameter and is not one). Apps append the time or a random id as a
+/// bare key so no cache answers; a parameter's name is a word, never a number
+/// or an id, so such a pair names nothing and is left out of shapes and specs.
+///
+/// ```
+/// use ar_flow::segment::is_cache_buster;
+/// assert!(is_cache_buster("1795950405958", ""));
+/// assert!(is_cache_buster("0b0e5f6e-8c3f-4b53-9b7e-6a1f7e0c2d11", ""));
+/// assert!(!is_cache_buster("refresh", ""));
+/// assert!(!is_cache_buster("1795950405958", "1"));
+/// ```
+pub fn is_cache_buster(name: &str, value: &str) -> bool {
+    value.is_empty()
+        && classify_segment(name)
+            .is_some_and(|kind| kind.is_id_like() || kind == SegmentKind::Timestamp)
+}
+
 /// Classifies one raw path segment (as written in the URL, not decoded).
 ///
 /// Returns `None` for anything that may be a name: words, slugs, version

@@ -109,7 +109,10 @@ impl EndpointDoc {
         self.observe_path(template, path, redactor);
         let pairs = query.map(crate::form::parse_urlencoded).unwrap_or_default();
         self.query.observe(
-            pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+            pairs
+                .iter()
+                .filter(|(n, v)| !ar_flow::segment::is_cache_buster(n, v))
+                .map(|(n, v)| (n.as_str(), v.as_str())),
             true,
             |n, v| redactor.param_value(n, v).into_owned(),
         );

@@ -61,6 +61,10 @@ pub trait Browser: Send + Sync {
     /// Double-clicks the element: how many file lists, tables and trees open an entry.
     async fn double_click(&self, target: Ref) -> Result<(), BrowserError>;
 
+    /// Presses the secondary button on the element: how file browsers, tabs
+    /// and rows offer their context menus (Rename, Duplicate, Delete).
+    async fn context_click(&self, target: Ref) -> Result<(), BrowserError>;
+
     /// Replaces the field's content with `text` (empty: empties it); with
     /// `submit`, then submits (Enter, or the field's form when Enter would not
     /// submit it).

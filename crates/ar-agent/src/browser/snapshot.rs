@@ -246,7 +246,9 @@ pub struct ElementInfo {
     pub form: Option<u32>,
     /// Which open dialog (0-based, document order) holds this element: a
     /// modal's fields and its footer buttons share it even when the buttons
-    /// sit outside the `<form>`.
+    /// sit outside the `<form>`. A popup menu laid over the page (a menu
+    /// bar's, a context menu, a dropdown) counts as one: it too stands
+    /// between a person and the page until it is closed.
     #[serde(default)]
     pub dialog: Option<u32>,
     /// The repeated container this element sits in, numbered per snapshot:

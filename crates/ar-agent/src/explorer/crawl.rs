@@ -5,8 +5,7 @@
 //! Every step is measured ([`Novelty`]): what the page asked its site for and
 //! which controls it showed. The measure decides which pages of an
 //! already-visited shape are worth a third visit, when the rest of a list's
-//! entries can be left alone, and when to stop because a run of steps taught
-//! nothing.
+//! entries can be left alone, and which pages to put off while others wait.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
@@ -19,7 +18,7 @@ use super::fill::{FieldAction, fill};
 use super::mode::Mode;
 use super::novelty::{Gain, Novelty};
 use super::plan::{
-    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Planned, Step, find_click, find_form,
+    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Planned, Press, Step, find_click, find_form,
     find_form_again, form_fingerprint, list_key, member_key, submit_control,
 };
 use super::policy::{
@@ -69,9 +68,10 @@ const REVISIONS: [&str; 3] = ["explorer1", "1", ""];
 const REFILLS: usize = 2;
 
 /// Actions on one page in a row that asked the site for nothing new before
-/// the rest of its plan is left (controls alone do not count here: a page
-/// of settings panels would otherwise keep the explorer from every other page).
-pub(crate) const PAGE_PATIENCE: usize = 6;
+/// the rest of its plan is put off until no other page waits (controls alone
+/// do not count here: a page of settings panels would otherwise keep the
+/// explorer from every other page).
+const PAGE_PATIENCE: usize = 6;
 
 /// Entries of one list tried in a row with nothing new before the rest are left.
 pub(crate) const DULL_ENTRIES: usize = 2;
@@ -111,7 +111,9 @@ pub async fn explore(
         shapes: HashMap::new(),
         done: HashSet::new(),
         typed: Vec::new(),
-        since_new: 0,
+        deferred: VecDeque::new(),
+        context_tried: HashSet::new(),
+        identical: HashSet::new(),
         batches: 0,
         dull: HashMap::new(),
         carried: Vec::new(),
@@ -121,10 +123,36 @@ pub async fn explore(
     };
     // What loaded before the exploration (the session's first page) is not the explorer's.
     crawl.forget_requests().await?;
+    let started = Instant::now();
     crawl.report.stopped = crawl.run().await?;
+    crawl.report.elapsed = started.elapsed();
     crawl.report.request_shapes = crawl.novelty.request_shapes();
     crawl.report.pages_left = crawl.frontier.len();
+    crawl.report.actions_left += crawl.deferred.iter().map(|d| d.plan.len()).sum::<usize>();
+    crawl.report.identical = crawl.identical.len();
     Ok(crawl.report)
+}
+
+/// What became of a planned action.
+enum Acted {
+    /// Done, on the page as it was found (and, for a click, the element).
+    Done(Snapshot, Option<Box<ElementInfo>>),
+    /// Not done: its control was gone or the browser refused.
+    Not,
+    /// Not done because the control that revealed it is gone: neither can
+    /// anything else it revealed be.
+    OpenerGone,
+}
+
+/// A page whose plan was put off while other pages waited: the explorer
+/// comes back to it (the same URL, the state its plan's reopening clicks
+/// restore) once no page is left, so "nothing left" is only said when it is
+/// true.
+struct Deferred {
+    url: Url,
+    shape: String,
+    depth: usize,
+    plan: VecDeque<Planned>,
 }
 
 /// Visits of one URL shape: the places visited, and whether the last one
@@ -156,8 +184,13 @@ struct Crawl<'a> {
     /// Text typed into fields, so result pages of the explorer's own searches
     /// are not new pages.
     typed: Vec<String>,
-    /// Steps (page loads and actions) since the last one that found something new.
-    since_new: usize,
+    /// Pages whose plans were put off, in the order they were left.
+    deferred: VecDeque<Deferred>,
+    /// Page shapes and roles whose entries had a context menu opened (once each).
+    context_tried: HashSet<String>,
+    /// Controls repeated on a page (one "Add to cart" per row): tried once,
+    /// the rest left as identical to the one tried.
+    identical: HashSet<String>,
     /// Plans made so far (a list is known by its plan and group).
     batches: usize,
     /// Entries of a list tried in a row that found nothing new.
@@ -180,16 +213,27 @@ impl Crawl<'_> {
             if self.report.pages_visited >= self.config.max_pages {
                 return Ok(StopReason::PageBudget);
             }
-            let Some((url, shape, depth)) = self.next_page() else {
-                return Ok(StopReason::Exhausted);
+            let (url, shape, depth, resumed) = match self.next_page() {
+                Some((url, shape, depth)) => (url, shape, depth, None),
+                None => match self.deferred.pop_front() {
+                    Some(left) => (left.url, left.shape, left.depth, Some(left.plan)),
+                    None => return Ok(StopReason::Exhausted),
+                },
             };
             self.depth = depth;
             if !self.load(&url).await? {
+                self.report.actions_left += resumed.map_or(0, |plan| plan.len());
                 continue;
             }
             self.report.pages_visited += 1;
-            (self.on_event)(ExplorerEvent::Visit {
-                url: url.to_string(),
+            (self.on_event)(match &resumed {
+                None => ExplorerEvent::Visit {
+                    url: url.to_string(),
+                },
+                Some(plan) => ExplorerEvent::Return {
+                    url: url.to_string(),
+                    untried: plan.len(),
+                },
             });
             let Some(snapshot) = self.snapshot().await? else {
                 continue;
@@ -197,11 +241,14 @@ impl Crawl<'_> {
             let Some(snapshot) = self.keep_mode(snapshot, &url, &shape).await? else {
                 continue;
             };
-            let gain = self.measure(Some(&snapshot)).await?;
+            let gain = self.measure(Some(&snapshot), None).await?;
             let visits = self.shapes.entry(shape.clone()).or_default();
             visits.places.insert(page_place(&url).to_string());
             visits.last_was_new = gain.any();
-            if let Some(stop) = self.explore_page(&url, &shape, snapshot).await? {
+            if let Some(stop) = self
+                .explore_page(&url, &shape, snapshot, resumed.unwrap_or_default())
+                .await?
+            {
                 return Ok(stop);
             }
         }
@@ -259,26 +306,22 @@ impl Crawl<'_> {
             Some(StopReason::TimeBudget)
         } else if self.report.actions >= self.config.max_actions {
             Some(StopReason::ActionBudget)
-        } else if self.since_new >= self.config.patience {
-            Some(StopReason::NothingNew {
-                steps: self.since_new,
-            })
         } else {
             None
         }
     }
 
-    /// Records what the page sent since the last look and what it shows now.
-    async fn measure(&mut self, shown: Option<&Snapshot>) -> Result<Gain, ExplorerError> {
+    /// Records what the page sent since the last look and what it shows now;
+    /// `chosen` is the control just clicked, whose name shown back (a picked
+    /// language on the status bar) is the choice's echo, not a new control.
+    async fn measure(
+        &mut self,
+        shown: Option<&Snapshot>,
+        chosen: Option<&str>,
+    ) -> Result<Gain, ExplorerError> {
         self.carry().await?;
         let sent = std::mem::take(&mut self.carried);
-        let gain = self.novelty.record(&sent, shown);
-        if gain.any() {
-            self.since_new = 0;
-        } else {
-            self.since_new += 1;
-        }
-        Ok(gain)
+        Ok(self.novelty.record(&sent, shown, chosen))
     }
 
     /// Takes what the page sent so far into [`Crawl::carried`].
@@ -311,20 +354,30 @@ impl Crawl<'_> {
         }
     }
 
+    /// Works through a page's plan: `plan` (what was put off on an earlier
+    /// visit), then what its snapshot shows that was never planned.
     async fn explore_page(
         &mut self,
         url: &Url,
         shape: &str,
         snapshot: Snapshot,
+        mut plan: VecDeque<Planned>,
     ) -> Result<Option<StopReason>, ExplorerError> {
-        let mut plan: VecDeque<Planned> = self.absorb(&snapshot, url, shape, &[]).into();
+        plan.extend(self.absorb(&snapshot, url, shape, &[]));
         let mut dull_here = 0;
         while let Some(action) = plan.pop_front() {
             if let Some(stop) = self.should_stop() {
+                self.report.actions_left += plan.len() + 1;
                 return Ok(Some(stop));
             }
-            if dull_here >= PAGE_PATIENCE {
-                self.report.actions_left += plan.len() + 1;
+            if dull_here >= PAGE_PATIENCE && !self.frontier.is_empty() {
+                plan.push_front(action);
+                self.deferred.push_back(Deferred {
+                    url: url.clone(),
+                    shape: shape.to_owned(),
+                    depth: self.depth,
+                    plan,
+                });
                 break;
             }
             if let Planned::Click {
@@ -341,8 +394,15 @@ impl Crawl<'_> {
             let Some(before) = self.keep_mode(before, url, shape).await? else {
                 continue;
             };
-            let Some((before, acted)) = self.act(before, &action, shape).await? else {
-                continue;
+            let (before, acted) = match self.act(before, &action, shape).await? {
+                Acted::Done(before, acted) => (before, acted.map(|e| *e)),
+                Acted::Not => continue,
+                Acted::OpenerGone => {
+                    let planned = plan.len();
+                    plan.retain(|p| !p.via().starts_with(action.via()));
+                    self.report.actions_gone += 1 + planned - plan.len();
+                    continue;
+                }
             };
             self.report.actions += 1;
             self.settle().await?;
@@ -354,7 +414,8 @@ impl Crawl<'_> {
                 }
             };
             let after = self.snapshot().await?;
-            let mut gain = self.measure(after.as_ref()).await?;
+            let chosen = acted.as_ref().map(|e| e.name.as_str());
+            let mut gain = self.measure(after.as_ref(), chosen).await?;
             dull_here = if gain.requests > 0 { 0 } else { dull_here + 1 };
             if !is_same_page(&now, url) {
                 // The action navigated away: remember the new page, come back for the rest.
@@ -371,9 +432,16 @@ impl Crawl<'_> {
             let Some(mut after) = after else {
                 continue;
             };
+            let main_click = matches!(
+                action,
+                Planned::Click {
+                    press: Press::Main,
+                    ..
+                }
+            );
             if let Some(entry) = acted
                 .as_ref()
-                .filter(|e| ENTRY_ROLES.contains(&e.role.as_str()))
+                .filter(|e| main_click && ENTRY_ROLES.contains(&e.role.as_str()))
                 && !gain.any()
                 && revealed(&before, &after) == 0
                 && let Some((page, more, shown)) = self.double_click(entry, url).await?
@@ -407,10 +475,14 @@ impl Crawl<'_> {
             // Same page: what the action revealed (a menu's items, a dialog's
             // form) is done next, while it is still open.
             let mut via = action.via().to_vec();
-            if let Planned::Click { role, name, .. } = &action {
+            if let Planned::Click {
+                role, name, press, ..
+            } = &action
+            {
                 via.push(Step {
                     role: role.clone(),
                     name: name.clone(),
+                    press: *press,
                 });
             }
             for revealed in self.absorb(&after, url, shape, &via).into_iter().rev() {
@@ -420,29 +492,46 @@ impl Crawl<'_> {
         Ok(None)
     }
 
-    /// Performs a planned action on the page as it is now, reopening what
-    /// revealed it if it is no longer shown. Returns the snapshot it was
-    /// found in and, for a click, the element clicked; `None` when it could
-    /// not be done.
+    /// Performs a planned action on the page as it is now, closing a dialog
+    /// or popup that stands in its way and reopening what revealed it if it
+    /// is no longer shown.
     async fn act(
         &mut self,
         mut current: Snapshot,
         action: &Planned,
         shape: &str,
-    ) -> Result<Option<(Snapshot, Option<ElementInfo>)>, ExplorerError> {
+    ) -> Result<Acted, ExplorerError> {
+        // A dialog still open (an error the app showed, a panel the explorer
+        // opened) stands between a person and the page: it is closed before
+        // a control outside it is used.
+        if !in_dialog(&current, action)
+            && let Some(dialog) = current.elements.iter().find_map(|e| e.dialog)
+            && let Some(closed) = self.close_dialog(&current, dialog).await?
+        {
+            current = closed;
+        }
         if !is_shown(&current, action) && !action.via().is_empty() {
-            for step in action.via() {
+            for (depth, step) in action.via().iter().enumerate() {
                 let Some(opener) = find_click(&current, &step.role, &step.name, 0).cloned() else {
+                    if depth == 0 {
+                        // What revealed it is gone (a picker renamed by the
+                        // choice made in it): so is all it revealed.
+                        return Ok(Acted::OpenerGone);
+                    }
                     break;
                 };
                 if self
-                    .click_element(&opener, &format!("reopen {} \"{}\"", step.role, step.name))
+                    .press_element(
+                        &opener,
+                        step.press,
+                        &format!("reopen {} \"{}\"", step.role, step.name),
+                    )
                     .await?
                 {
                     self.settle().await?;
                 }
                 let Some(next) = self.snapshot().await? else {
-                    return Ok(None);
+                    return Ok(Acted::Not);
                 };
                 current = next;
             }
@@ -452,34 +541,89 @@ impl Crawl<'_> {
                 role,
                 name,
                 occurrence,
+                press,
                 ..
             } => {
                 let Some(element) = find_click(&current, role, name, *occurrence).cloned() else {
-                    return Ok(None);
+                    self.report.actions_gone += 1;
+                    return Ok(Acted::Not);
                 };
-                if !self
-                    .click_element(&element, &format!("click {role} \"{name}\""))
-                    .await?
-                {
-                    return Ok(None);
+                let what = match press {
+                    Press::Main => format!("click {role} \"{name}\""),
+                    Press::Context => format!("open the context menu of {role} \"{name}\""),
+                };
+                if !self.press_element(&element, *press, &what).await? {
+                    return Ok(Acted::Not);
                 }
-                (self.on_event)(ExplorerEvent::Click {
-                    role: role.clone(),
-                    name: name.clone(),
+                (self.on_event)(match press {
+                    Press::Main => ExplorerEvent::Click {
+                        role: role.clone(),
+                        name: name.clone(),
+                    },
+                    Press::Context => ExplorerEvent::ContextMenu {
+                        role: role.clone(),
+                        name: name.clone(),
+                    },
                 });
-                Ok(Some((current, Some(element))))
+                Ok(Acted::Done(current, Some(Box::new(element))))
             }
             Planned::Form {
                 fingerprint, label, ..
             } => {
                 let Some(became) = self.submit(&current, fingerprint, label).await? else {
-                    return Ok(None);
+                    return Ok(Acted::Not);
                 };
                 // What a choice in it made the form ask for was filled too.
                 self.done.insert(form_key(shape, &became));
-                Ok(Some((current, None)))
+                Ok(Acted::Done(current, None))
             }
         }
+    }
+
+    /// Closes `dialog` as a person would: Escape, else its dismissal button
+    /// ("Close", "Cancel"), else its only button when that is harmless (an
+    /// alert's "OK"). The page as it is then; `None` when nothing was done.
+    async fn close_dialog(
+        &mut self,
+        shown: &Snapshot,
+        dialog: u32,
+    ) -> Result<Option<Snapshot>, ExplorerError> {
+        if self.browser.press("Escape").await.is_ok() {
+            self.settle().await?;
+        }
+        let Some(now) = self.snapshot().await? else {
+            return Ok(None);
+        };
+        if now.elements.iter().all(|e| e.dialog.is_none()) {
+            return Ok(Some(now));
+        }
+        let buttons: Vec<&ElementInfo> = shown
+            .elements
+            .iter()
+            .filter(|e| e.dialog == Some(dialog) && e.role == "button" && !e.disabled)
+            .collect();
+        let button = buttons
+            .iter()
+            .find(|e| is_dismissal(&e.name))
+            .or(match buttons.as_slice() {
+                [only] if !is_destructive(&only.name, None) => Some(only),
+                _ => None,
+            })
+            .and_then(|b| find_click(&now, &b.role, &b.name, 0))
+            .cloned();
+        let Some(button) = button else {
+            return Ok(Some(now));
+        };
+        if self
+            .click_element(
+                &button,
+                &format!("close the dialog with \"{}\"", button.name),
+            )
+            .await?
+        {
+            self.settle().await?;
+        }
+        self.snapshot().await
     }
 
     /// Clicks an element; a failure is counted and reported as `what`.
@@ -488,7 +632,22 @@ impl Crawl<'_> {
         element: &ElementInfo,
         what: &str,
     ) -> Result<bool, ExplorerError> {
-        match self.browser.click(element.reference).await {
+        self.press_element(element, Press::Main, what).await
+    }
+
+    /// Clicks an element with the main button or opens its context menu; a
+    /// failure is counted and reported as `what`.
+    async fn press_element(
+        &mut self,
+        element: &ElementInfo,
+        press: Press,
+        what: &str,
+    ) -> Result<bool, ExplorerError> {
+        let pressed = match press {
+            Press::Main => self.browser.click(element.reference).await,
+            Press::Context => self.browser.context_click(element.reference).await,
+        };
+        match pressed {
             Ok(()) => Ok(true),
             Err(error) => {
                 self.failed(what.to_owned(), error)?;
@@ -523,7 +682,7 @@ impl Crawl<'_> {
         let Some(shown) = self.snapshot().await? else {
             return Ok(None);
         };
-        let gain = self.measure(Some(&shown)).await?;
+        let gain = self.measure(Some(&shown), Some(&entry.name)).await?;
         Ok(Some((now, gain, shown)))
     }
 
@@ -650,6 +809,7 @@ impl Crawl<'_> {
         }
         let mut occurrences: HashMap<(&str, &str), usize> = HashMap::new();
         let mut confirmations: Vec<u32> = Vec::new();
+        let mut contexts = Vec::new();
         for element in &snapshot.elements {
             if FieldGroup::of(element).is_some() {
                 continue;
@@ -673,6 +833,8 @@ impl Crawl<'_> {
             }
             // Repeated controls (one "Add to cart" per row) are tried once.
             if occurrence > 0 {
+                self.identical
+                    .insert(format!("{shape}|{}|{}", element.role, element.name));
                 continue;
             }
             let destructive = is_destructive(&element.name, element.href.as_deref());
@@ -690,15 +852,35 @@ impl Crawl<'_> {
             ) {
                 continue;
             }
+            let list = list_key(snapshot, element);
+            if ENTRY_ROLES.contains(&element.role.as_str())
+                && list.is_some()
+                && self
+                    .context_tried
+                    .insert(format!("{shape}|{}", element.role))
+            {
+                contexts.push(Planned::Click {
+                    role: element.role.clone(),
+                    name: element.name.clone(),
+                    occurrence,
+                    press: Press::Context,
+                    list: None,
+                    via: via.to_vec(),
+                });
+            }
             plan.push(Planned::Click {
                 role: element.role.clone(),
                 name: element.name.clone(),
                 occurrence,
-                list: list_key(snapshot, element).map(|key| (batch, key)),
+                press: Press::Main,
+                list: list.map(|key| (batch, key)),
                 via: via.to_vec(),
             });
         }
         try_ends_first(&mut plan);
+        // An entry's context menu (a file's Rename, Duplicate, Delete) once
+        // its list has been tried: once per page shape and kind of entry.
+        plan.extend(contexts);
         for fields in forms {
             let fingerprint = form_fingerprint(&fields);
             let label = fields
@@ -1154,6 +1336,28 @@ fn page_shape(url: &Url, typed: &[String]) -> String {
 }
 
 /// Whether the planned action's element is on the page now.
+/// Whether what `action` uses first (its control, or the first click that
+/// reveals it) sits in a dialog that is open in `snapshot`.
+fn in_dialog(snapshot: &Snapshot, action: &Planned) -> bool {
+    let first = match (action, action.via().first()) {
+        (
+            Planned::Click {
+                role,
+                name,
+                occurrence,
+                ..
+            },
+            _,
+        ) if is_shown(snapshot, action) => find_click(snapshot, role, name, *occurrence),
+        (Planned::Form { fingerprint, .. }, _) if is_shown(snapshot, action) => {
+            find_form(snapshot, fingerprint).and_then(|fields| fields.first().copied())
+        }
+        (_, Some(step)) => find_click(snapshot, &step.role, &step.name, 0),
+        (_, None) => None,
+    };
+    first.is_some_and(|e| e.dialog.is_some())
+}
+
 fn is_shown(snapshot: &Snapshot, action: &Planned) -> bool {
     match action {
         Planned::Click {
@@ -1219,6 +1423,7 @@ fn dismissal_in(snapshot: &Snapshot, dialog: u32) -> Option<Planned> {
         role: cancel.role.clone(),
         name: cancel.name.clone(),
         occurrence,
+        press: Press::Main,
         list: None,
         via: Vec::new(),
     })
@@ -2087,19 +2292,139 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn exploration_stops_when_a_run_of_steps_brings_nothing_new() {
-        let page: Vec<_> = (1..=10)
+    async fn a_dull_page_is_put_off_while_others_wait_then_finished() {
+        let mut first: Vec<_> = (1..=10)
             .map(|n| button(&format!("Option {n}"), Effect::Nothing))
             .collect();
-        let browser = FakeBrowser::new([("https://shop.test/", page)]);
-        let mut config = ExplorerConfig::new("https://shop.test/");
-        config.patience = 3;
-        let (report, _) = run(&browser, &config).await;
-        assert_eq!(report.stopped, StopReason::NothingNew { steps: 3 });
-        assert_eq!(clicks(&browser).len(), 3);
+        first.push(link("Reports", "https://shop.test/reports"));
+        let reports =
+            vec![button("Refresh", Effect::Nothing).sending("GET https://shop.test/api/reports")];
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", first),
+            ("https://shop.test/reports", reports),
+        ]);
+        let config = ExplorerConfig::new("https://shop.test/");
+        let (report, events) = run(&browser, &config).await;
+        assert_eq!(report.stopped, StopReason::Exhausted);
+        let clicked = clicks(&browser);
+        assert_eq!(clicked.len(), 11, "{clicked:?}");
+        let refresh = clicked.iter().position(|c| c == "click Refresh").unwrap();
         assert_eq!(
-            report.stopped.to_string(),
-            "the last 3 steps found nothing new"
+            refresh, PAGE_PATIENCE,
+            "the other page came first: {clicked:?}"
         );
+        assert!(
+            events
+                .iter()
+                .any(|e| e.to_string() == "return to https://shop.test/ for its 4 untried actions"),
+            "{events:?}"
+        );
+        assert_eq!(report.actions_left, 0);
+        assert!(report.left_out().is_empty(), "{:?}", report.left_out());
+    }
+
+    #[tokio::test]
+    async fn an_app_that_never_changes_its_url_is_explored_to_the_end() {
+        let page: Vec<_> = (1..=10)
+            .map(|n| button(&format!("Panel {n}"), Effect::Nothing))
+            .collect();
+        let browser = FakeBrowser::new([("https://shop.test/", page)]);
+        let config = ExplorerConfig::new("https://shop.test/");
+        let (report, _) = run(&browser, &config).await;
+        assert_eq!(report.stopped, StopReason::Exhausted);
+        assert_eq!(
+            clicks(&browser).len(),
+            10,
+            "no page waits, so none is put off"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_entrys_context_menu_is_opened_and_each_item_chosen() {
+        let rename = element("menuitem", "Rename…", Effect::Nothing)
+            .sending("PATCH https://shop.test/api/contents/a.txt");
+        let checkpoints = element("menuitem", "Show Checkpoints", Effect::Nothing)
+            .sending("GET https://shop.test/api/contents/a.txt/checkpoints");
+        let rows: Vec<_> = ["a.txt", "b.txt", "c.txt"]
+            .iter()
+            .map(|name| {
+                element("listitem", name, Effect::Nothing)
+                    .in_list(1)
+                    .with_context_menu(vec![rename.clone(), checkpoints.clone()])
+            })
+            .collect();
+        let browser = FakeBrowser::new([("https://shop.test/", rows)]);
+        let config = ExplorerConfig::new("https://shop.test/");
+        let (_, events) = run(&browser, &config).await;
+        let log = browser.log();
+        let contexts = log.iter().filter(|l| l.starts_with("context ")).count();
+        assert_eq!(contexts, 1, "once per kind of entry: {log:?}");
+        assert!(log.contains(&"click Rename…".to_owned()), "{log:?}");
+        assert!(
+            log.contains(&"click Show Checkpoints".to_owned()),
+            "{log:?}"
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| e.to_string() == "open the context menu of listitem \"a.txt\""),
+            "{events:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_long_menu_of_alike_choices_is_a_list() {
+        let languages: Vec<_> = (0..40)
+            .map(|n| element("menuitem", &format!("Tongue{n:02}"), Effect::Nothing).in_list(7))
+            .collect();
+        let browser = FakeBrowser::new([(
+            "https://shop.test/",
+            vec![button("Python", Effect::Reveal(languages))],
+        )]);
+        let config = ExplorerConfig::new("https://shop.test/");
+        let (report, _) = run(&browser, &config).await;
+        let chosen = clicks(&browser)
+            .iter()
+            .filter(|c| c.starts_with("click Tongue"))
+            .count();
+        assert!(chosen <= 3, "{:?}", clicks(&browser));
+        assert!(report.entries_left >= 37, "{report:?}");
+    }
+
+    #[tokio::test]
+    async fn a_dialog_left_open_is_closed_before_the_page_behind_it_is_used() {
+        let failed = button(
+            "Open from Path…",
+            Effect::Reveal(vec![button("Close", Effect::Nothing).in_dialog(1)]),
+        );
+        let help = button("Help", Effect::Nothing).sending("GET https://shop.test/api/help");
+        let browser = FakeBrowser::new([("https://shop.test/", vec![failed, help])]);
+        run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let log = browser.log();
+        let escape = log.iter().position(|l| l == "press Escape");
+        let help = log.iter().position(|l| l == "click Help");
+        assert!(escape.is_some() && escape < help, "{log:?}");
+    }
+
+    #[tokio::test]
+    async fn what_a_vanished_control_revealed_is_dropped_at_once() {
+        // Choosing a language renames the picker: its other choices can no
+        // longer be reached through it, and are not tried one by one.
+        let picker = button(
+            "Python",
+            Effect::Reveal(vec![
+                // The menu closes and the picker shows the choice.
+                element(
+                    "menuitem",
+                    "Cobol",
+                    Effect::Toggle(vec!["Python".into(), "Dart".into(), "Elm".into()]),
+                ),
+                element("menuitem", "Dart", Effect::Nothing),
+                element("menuitem", "Elm", Effect::Nothing),
+            ]),
+        );
+        let browser = FakeBrowser::new([("https://shop.test/", vec![picker])]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(report.actions_gone, 2, "{report:?}");
     }
 }

@@ -50,6 +50,8 @@ pub(super) struct FakeElement {
     pub(super) sends: Vec<String>,
     /// The app mode it is shown in (`None`: every mode).
     pub(super) only_in: Option<String>,
+    /// What a context click on it shows (its context menu's items).
+    pub(super) context: Vec<FakeElement>,
 }
 
 impl FakeElement {
@@ -71,6 +73,12 @@ impl FakeElement {
         self
     }
 
+    /// The same element, with a context menu of `items`.
+    pub(super) fn with_context_menu(mut self, items: Vec<FakeElement>) -> Self {
+        self.context = items;
+        self
+    }
+
     /// The same element, an entry of list `group`.
     pub(super) fn in_list(mut self, group: u32) -> Self {
         self.info.group = Some(group);
@@ -86,6 +94,7 @@ pub(super) fn link(name: &str, href: &str) -> FakeElement {
         effect: Effect::Navigate(href.to_owned()),
         sends: Vec::new(),
         only_in: None,
+        context: Vec::new(),
     }
 }
 
@@ -95,6 +104,7 @@ pub(super) fn button(name: &str, effect: Effect) -> FakeElement {
         effect,
         sends: Vec::new(),
         only_in: None,
+        context: Vec::new(),
     }
 }
 
@@ -104,6 +114,7 @@ pub(super) fn element(role: &str, name: &str, effect: Effect) -> FakeElement {
         effect,
         sends: Vec::new(),
         only_in: None,
+        context: Vec::new(),
     }
 }
 
@@ -127,6 +138,7 @@ pub(super) fn field(
         effect: Effect::Nothing,
         sends: Vec::new(),
         only_in: None,
+        context: Vec::new(),
     }
 }
 
@@ -430,6 +442,14 @@ impl Browser for FakeBrowser {
         }
     }
 
+    async fn context_click(&self, target: Ref) -> Result<(), BrowserError> {
+        let mut state = self.state.lock().unwrap();
+        let element = Self::element(&state, target)?;
+        state.log.push(format!("context {}", element.info.name));
+        state.revealed.extend(element.context);
+        Ok(())
+    }
+
     async fn take_requests(&self) -> Result<Vec<SentRequest>, BrowserError> {
         Ok(std::mem::take(&mut self.state.lock().unwrap().sent))
     }
@@ -454,7 +474,13 @@ impl Browser for FakeBrowser {
         Ok(option.to_owned())
     }
 
-    async fn press(&self, _key: &str) -> Result<(), BrowserError> {
+    /// Escape closes what clicks revealed in dialogs and popup menus.
+    async fn press(&self, key: &str) -> Result<(), BrowserError> {
+        let mut state = self.state.lock().unwrap();
+        state.log.push(format!("press {key}"));
+        if key == "Escape" {
+            state.revealed.retain(|e| e.info.dialog.is_none());
+        }
         Ok(())
     }
 

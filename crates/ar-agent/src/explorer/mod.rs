@@ -12,8 +12,11 @@
 //!
 //! It measures every step by what the page asked its site for and which
 //! controls it showed: pages of a shape already seen, and further entries of
-//! a list, are tried only while they still bring something new, and the
-//! exploration stops when a run of steps brought nothing. It skips
+//! a list, are tried only while they still bring something new, and a page
+//! whose actions stopped asking for anything new is put off while other
+//! pages wait, then finished: it says "nothing left" only when that is true,
+//! an app that never changes its URL included. What an action reveals (a
+//! menu's items, a context menu, a dialog) is tried next. It skips
 //! destructive actions (delete, clear, pay, sign out) unless told otherwise,
 //! and cancels dialogs that ask to confirm one. It stops at a page, action or
 //! time budget, or when cancelled, and reports what it left and why. The
@@ -66,16 +69,13 @@ pub struct ExplorerConfig {
     pub per_shape: usize,
     /// Also perform destructive actions (delete, pay, sign out).
     pub allow_destructive: bool,
-    /// Stop after this many steps (page loads and actions) in a row found
-    /// nothing new: no request of a new shape, no control not seen before.
-    pub patience: usize,
     /// A file to attach to file inputs, if any.
     pub upload_file: Option<PathBuf>,
 }
 
 impl ExplorerConfig {
     /// Defaults sized for a quick, useful first pass: 40 pages, 250 actions,
-    /// 3 minutes, and 40 steps in a row with nothing new.
+    /// 3 minutes.
     pub fn new(start: impl Into<String>) -> Self {
         Self {
             start: start.into(),
@@ -84,7 +84,6 @@ impl ExplorerConfig {
             time_budget: Duration::from_secs(180),
             per_shape: 3,
             allow_destructive: false,
-            patience: 40,
             upload_file: None,
         }
     }
@@ -100,6 +99,21 @@ pub enum ExplorerEvent {
     },
     /// An element was clicked.
     Click {
+        /// Its role.
+        role: String,
+        /// Its accessible name.
+        name: String,
+    },
+    /// A page whose plan was put off while other pages waited was loaded
+    /// again for the actions it had left.
+    Return {
+        /// Its URL.
+        url: String,
+        /// How many planned actions it had left.
+        untried: usize,
+    },
+    /// An element's context menu was opened (a secondary click).
+    ContextMenu {
         /// Its role.
         role: String,
         /// Its accessible name.
@@ -159,6 +173,12 @@ impl fmt::Display for ExplorerEvent {
         match self {
             Self::Visit { url } => write!(f, "visit {url}"),
             Self::Click { role, name } => write!(f, "click {role} \"{name}\""),
+            Self::Return { url, untried } => {
+                write!(f, "return to {url} for its {untried} untried actions")
+            }
+            Self::ContextMenu { role, name } => {
+                write!(f, "open the context menu of {role} \"{name}\"")
+            }
             Self::DoubleClick { role, name } => write!(f, "double-click {role} \"{name}\""),
             Self::Undo { name, hidden } => write!(
                 f,
@@ -219,10 +239,13 @@ impl fmt::Display for Revision {
     }
 }
 
-/// Why the exploration ended.
+/// Why the exploration ended. It ends early only when every control it
+/// could reach in every page and state was tried or left for a reason the
+/// report gives; otherwise a budget or the caller ends it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StopReason {
-    /// Nothing new was left to visit or do.
+    /// Every control reached was tried (or left for a stated reason) and no
+    /// page is left to visit.
     #[default]
     Exhausted,
     /// The page budget ran out.
@@ -233,11 +256,6 @@ pub enum StopReason {
     TimeBudget,
     /// The caller cancelled.
     Cancelled,
-    /// The last steps (page loads and actions) found nothing new.
-    NothingNew {
-        /// How many steps in a row.
-        steps: usize,
-    },
 }
 
 impl fmt::Display for StopReason {
@@ -248,9 +266,6 @@ impl fmt::Display for StopReason {
             Self::ActionBudget => f.write_str("action budget reached"),
             Self::TimeBudget => f.write_str("time budget reached"),
             Self::Cancelled => f.write_str("cancelled"),
-            Self::NothingNew { steps } => {
-                write!(f, "the last {steps} steps found nothing new")
-            }
         }
     }
 }
@@ -280,13 +295,38 @@ pub struct ExplorerReport {
     pub pages_same_shape: usize,
     /// List entries not tried because the entries before them brought nothing new.
     pub entries_left: usize,
-    /// Actions planned on a page but left because the page's last ones brought nothing new.
+    /// Actions planned but not reached when it stopped (a budget ran out,
+    /// or the caller cancelled).
     pub actions_left: usize,
+    /// Planned actions whose control was gone when their turn came (a
+    /// panel closed, a list re-rendered without it).
+    pub actions_gone: usize,
+    /// Distinct controls repeated on a page (one "Add to cart" per row),
+    /// left as identical to the one tried.
+    pub identical: usize,
+    /// How long it ran.
+    pub elapsed: std::time::Duration,
     /// Why it stopped.
     pub stopped: StopReason,
 }
 
 impl ExplorerReport {
+    /// How much of its budgets the run used and why it stopped, one line:
+    /// `used 58 s of 180 s, 25 of 250 actions, 2 of 40 pages; nothing left to explore`.
+    #[must_use]
+    pub fn budget_line(&self, config: &ExplorerConfig) -> String {
+        format!(
+            "used {} s of {} s, {} of {} actions, {} of {} pages; {}",
+            self.elapsed.as_secs(),
+            config.time_budget.as_secs(),
+            self.actions,
+            config.max_actions,
+            self.pages_visited,
+            config.max_pages,
+            self.stopped
+        )
+    }
+
     /// What it saw but did not do, and why, one line each (empty when it did everything).
     #[must_use]
     pub fn left_out(&self) -> Vec<String> {
@@ -312,9 +352,20 @@ impl ExplorerReport {
         }
         if self.actions_left > 0 {
             lines.push(format!(
-                "{} actions on pages whose last {} asked the site for nothing new",
-                self.actions_left,
-                crawl::PAGE_PATIENCE
+                "{} planned actions not reached ({})",
+                self.actions_left, self.stopped
+            ));
+        }
+        if self.identical > 0 {
+            lines.push(format!(
+                "{} repeated controls (one per row or card) tried once each",
+                self.identical
+            ));
+        }
+        if self.actions_gone > 0 {
+            lines.push(format!(
+                "{} controls gone by the time their turn came (a panel closed, a list re-rendered)",
+                self.actions_gone
             ));
         }
         if !self.skipped_destructive.is_empty() {

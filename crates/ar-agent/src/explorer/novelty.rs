@@ -71,8 +71,15 @@ impl Novelty {
         self.requests.len()
     }
 
-    /// Records what was sent and shown; returns what was new.
-    pub(crate) fn record(&mut self, sent: &[SentRequest], shown: Option<&Snapshot>) -> Gain {
+    /// Records what was sent and shown; returns what was new. A control
+    /// named `chosen` (the option just clicked, shown back as the current
+    /// value) is the choice's echo and counts for nothing.
+    pub(crate) fn record(
+        &mut self,
+        sent: &[SentRequest],
+        shown: Option<&Snapshot>,
+        chosen: Option<&str>,
+    ) -> Gain {
         let mut gain = Gain::default();
         for request in sent.iter().filter(|r| r.is_data()) {
             let Ok(url) = Url::parse(&request.url) else {
@@ -91,6 +98,7 @@ impl Novelty {
         for element in shown.map_or(&[][..], |s| &s.elements) {
             if CONTROL_ROLES.contains(&element.role.as_str())
                 && !element.name.is_empty()
+                && chosen != Some(element.name.as_str())
                 && self
                     .controls
                     .insert((element.role.clone(), element.name.clone()))
@@ -125,10 +133,12 @@ mod tests {
                 sent("POST", "https://www.google.test/collect", "Ping"),
             ],
             None,
+            None,
         );
         assert_eq!(first.requests, 1);
         let again = novelty.record(
             &[sent("GET", "https://api.shop.test/items/7?page=3", "XHR")],
+            None,
             None,
         );
         assert!(!again.any(), "the same shape with other values is not new");
@@ -138,6 +148,7 @@ mod tests {
                 "https://api.shop.test/items/7?page=3",
                 "Fetch",
             )],
+            None,
             None,
         );
         assert_eq!(post.requests, 1, "another method is");
@@ -155,9 +166,23 @@ mod tests {
             ..Snapshot::default()
         };
         let dialog = snapshot(&[("textbox", "Folder name"), ("button", "Create folder")]);
-        assert_eq!(novelty.record(&[], Some(&dialog)).controls, 2);
-        assert!(!novelty.record(&[], Some(&dialog)).any());
+        assert_eq!(novelty.record(&[], Some(&dialog), None).controls, 2);
+        assert!(!novelty.record(&[], Some(&dialog), None).any());
         let rows = snapshot(&[("link", "report-2024.csv"), ("clickable", "notes.txt")]);
-        assert!(!novelty.record(&[], Some(&rows)).any());
+        assert!(!novelty.record(&[], Some(&rows), None).any());
+    }
+
+    #[test]
+    fn a_choice_shown_back_is_not_a_new_control() {
+        let mut novelty = Novelty::new("shop.test");
+        let status_bar = |language: &str| Snapshot {
+            elements: vec![ElementInfo::new(Ref::new(1), "button", language)],
+            ..Snapshot::default()
+        };
+        novelty.record(&[], Some(&status_bar("Python")), None);
+        let chose = novelty.record(&[], Some(&status_bar("Cobol")), Some("Cobol"));
+        assert!(!chose.any(), "the picked language on the status bar");
+        let other = novelty.record(&[], Some(&status_bar("Rename…")), Some("Cobol"));
+        assert_eq!(other.controls, 1, "a control the choice brought");
     }
 }

@@ -37,12 +37,23 @@ pub(crate) const ENTRY_ROLES: &[&str] = &[
     "article",
 ];
 
-/// A click that revealed what is planned next (a menu opened for its items);
-/// it is clicked again when the item is no longer shown.
+/// Which button a click presses: the main one, or the one that opens an
+/// element's context menu (a file's Rename, Duplicate, Delete).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Press {
+    #[default]
+    Main,
+    Context,
+}
+
+/// A click that revealed what is planned next (a menu opened for its items,
+/// a context menu for its entries); it is clicked again when the item is no
+/// longer shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Step {
     pub(crate) role: String,
     pub(crate) name: String,
+    pub(crate) press: Press,
 }
 
 /// One planned action, described so it can be found again after a re-render.
@@ -52,6 +63,8 @@ pub(crate) enum Planned {
         role: String,
         name: String,
         occurrence: usize,
+        /// A main click, or one that opens the element's context menu.
+        press: Press,
         /// The list this entry belongs to (its plan batch and list key), if any.
         list: Option<(usize, String)>,
         /// The clicks that revealed it, outermost first.
@@ -163,15 +176,30 @@ pub(crate) fn submit_control<'a>(
     footer.or_else(|| fields.iter().rev().find(|e| candidate(e)).copied())
 }
 
+/// Controls of one role in one container beyond which they are choices among
+/// values (a language picker's 150 languages, a calendar's days, a font
+/// menu), not distinct actions: a menu of actions is read at a glance, and
+/// stays well under this.
+const MANY_CHOICES: usize = 30;
+
 /// The list an element is an entry of, if it is one: an entry role (a row,
-/// a tree item, a clickable card) in a repeated container, or a control
-/// named like others of its container (`Reorder Trace ID column`, `Reorder
-/// Time column`). Distinct controls side by side (`GenAI`, `Model training`)
-/// are not a list: each does its own thing.
+/// a tree item, a clickable card) in a repeated container, a control named
+/// like others of its container (`Reorder Trace ID column`, `Reorder Time
+/// column`), or one of more than [`MANY_CHOICES`] controls of its role in its
+/// container. Distinct controls side by side (`GenAI`, `Model training`) are
+/// not a list: each does its own thing.
 pub(crate) fn list_key(snapshot: &Snapshot, element: &ElementInfo) -> Option<String> {
     let group = element.group?;
     if ENTRY_ROLES.contains(&element.role.as_str()) {
         return Some(format!("{group}"));
+    }
+    let same_role = snapshot
+        .elements
+        .iter()
+        .filter(|e| e.group == Some(group) && e.role == element.role)
+        .count();
+    if same_role > MANY_CHOICES {
+        return Some(format!("{group}|{}", element.role));
     }
     let template = name_template(&element.name)?;
     let alike = snapshot

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use ar_flow::segment::is_cache_buster;
 use ar_store::template::classify_segment;
 use url::Url;
 
@@ -124,7 +125,8 @@ pub(crate) fn url_shape(url: &Url) -> String {
     shape
 }
 
-/// `/products/{integer}?page&q`: a path's segments classified, a query's keys sorted.
+/// `/products/{integer}?page&q`: a path's segments classified, a query's keys
+/// sorted (a cache-buster, `?1795950405958`, is no key).
 fn path_shape(path: &str, query: Option<&str>) -> String {
     let segments: Vec<String> = path
         .split('/')
@@ -135,6 +137,7 @@ fn path_shape(path: &str, query: Option<&str>) -> String {
         .collect();
     let mut shape = segments.join("/");
     let keys: BTreeMap<String, ()> = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .filter(|(k, v)| !is_cache_buster(k, v))
         .map(|(k, _)| (k.into_owned(), ()))
         .collect();
     if !keys.is_empty() {
@@ -305,6 +308,8 @@ mod tests {
         assert_eq!(url_shape(&a), url_shape(&b));
         assert_ne!(url_shape(&a), url_shape(&c));
         assert_eq!(url_shape(&a), "shop.test/products/{integer}?page&q");
+        let polled = Url::parse("https://shop.test/api/kernels?1795950405958").unwrap();
+        assert_eq!(url_shape(&polled), "shop.test/api/kernels");
         let r1 =
             Url::parse("https://shop.test/reviews/8225cbc8-16ff-4f44-8e90-938858034887").unwrap();
         let r2 =

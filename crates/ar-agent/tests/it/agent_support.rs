@@ -269,6 +269,13 @@ impl Browser for FakeShop {
         self.click(target).await
     }
 
+    async fn context_click(&self, target: Ref) -> Result<(), BrowserError> {
+        Err(BrowserError::NotInteractable {
+            reference: target,
+            reason: "this fake shop has no context menus".into(),
+        })
+    }
+
     async fn type_text(&self, target: Ref, _text: &str, _submit: bool) -> Result<(), BrowserError> {
         Err(BrowserError::NotInteractable {
             reference: target,

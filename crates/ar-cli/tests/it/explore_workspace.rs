@@ -124,6 +124,6 @@ fn the_explorer_reaches_what_a_person_reaches_in_the_workspace_and_breaks_nothin
         "cleared all data:\n{log}"
     );
     assert!(!hit("DELETE", "/api/workspace/"), "deleted a file:\n{log}");
-    assert!(log.contains("left alone:"), "{log}");
+    assert!(log.contains("left untried:"), "{log}");
     assert!(log.contains("\"Clear all data\""), "{log}");
 }

@@ -12,6 +12,7 @@ mod golden;
 mod laws;
 mod narrowing;
 mod overrides;
+mod query;
 mod roundtrip;
 mod secrets;
 mod suffix;

@@ -62,11 +62,11 @@ impl Driver for Explorer {
             report.actions,
             report.forms_submitted,
             report.request_shapes,
-            report.stopped
+            report.budget_line(&self.config)
         );
         let left = report.left_out();
         if !left.is_empty() {
-            summary.push_str("\nleft alone:");
+            summary.push_str("\nleft untried:");
             for line in left {
                 summary.push_str("\n  ");
                 summary.push_str(&line);

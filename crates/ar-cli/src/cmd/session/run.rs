@@ -287,7 +287,7 @@ mod tests {
         let outcome = TurnOutcome {
             name: "explorer".to_owned(),
             result: Ok(TurnReport {
-                summary: "17 pages, 81 actions\nleft alone:\n  3 destructive actions".to_owned(),
+                summary: "17 pages, 81 actions\nleft untried:\n  3 destructive actions".to_owned(),
                 cancelled: false,
             }),
             added: Counters {
@@ -300,7 +300,7 @@ mod tests {
         };
         assert_eq!(
             report(Style::plain(), &outcome),
-            "done: explorer: 17 pages, 81 actions (+286 flows, +190 in scope, +28 endpoints)\nleft alone:\n  3 destructive actions"
+            "done: explorer: 17 pages, 81 actions (+286 flows, +190 in scope, +28 endpoints)\nleft untried:\n  3 destructive actions"
         );
     }
 
