@@ -141,7 +141,8 @@ impl Document {
         let Some(paths) = self.root.get("paths").and_then(Value::as_object) else {
             return operations;
         };
-        let servers = self.root.get("servers");
+        let first_base = |servers| base_paths(servers).into_iter().next().unwrap_or_default();
+        let document_base = first_base(self.root.get("servers"));
         for (template, item) in paths {
             if template.starts_with("x-") {
                 continue;
@@ -150,7 +151,10 @@ impl Document {
             let Some(item_map) = path_item.as_object() else {
                 continue;
             };
-            let item_servers = item_map.get("servers").or(servers);
+            let item_base = match item_map.get("servers") {
+                Some(servers) => first_base(Some(servers)),
+                None => document_base.clone(),
+            };
             for method in Method::ALL {
                 let Some(value) = item_map.get(method.path_item_key()) else {
                     continue;
@@ -159,13 +163,17 @@ impl Document {
                 if !value.is_object() {
                     continue;
                 }
-                let base = base_paths(value.get("servers").or(item_servers))
-                    .into_iter()
-                    .next()
-                    .unwrap_or_default();
+                let own_base;
+                let base = match value.get("servers") {
+                    Some(servers) => {
+                        own_base = first_base(Some(servers));
+                        &own_base
+                    }
+                    None => &item_base,
+                };
                 operations.push(Operation {
                     method,
-                    path: join(&base, template),
+                    path: join(base, template),
                     template,
                     value,
                     path_item,

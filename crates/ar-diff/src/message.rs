@@ -14,9 +14,12 @@ pub(crate) fn describe(element: &Element, kind: &ChangeKind) -> String {
     format!("{} {}", describe_element(element), describe_kind(kind))
 }
 
-/// `$.user.email` → `user.email`; `$` stays.
+/// `$.user.email` → `user.email`, `$[*].id` → `[*].id`; `$` stays.
 fn short_path(path: &str) -> &str {
-    path.strip_prefix("$.").unwrap_or(path)
+    match path.strip_prefix('$') {
+        Some("") | None => path,
+        Some(rest) => rest.strip_prefix('.').unwrap_or(rest),
+    }
 }
 
 fn describe_element(element: &Element) -> String {

@@ -49,8 +49,8 @@ pub(crate) struct Response<'a> {
     pub(crate) content: Content<'a>,
 }
 
-/// Media types by their essence (`application/json`, parameters and case aside): the type
-/// as written and its schema.
+/// Media types by their normalized spelling (case and spaces aside): the type as written and
+/// its schema.
 pub(crate) type Content<'a> = BTreeMap<String, (&'a str, Option<&'a Value>)>;
 
 /// A status key that sorts `1XX`…`5XX` and codes numerically-as-text, `default` last.
@@ -155,19 +155,57 @@ fn content<'a>(document: &'a Document, content: Option<&'a Value>) -> Content<'a
     let mut media_types = BTreeMap::new();
     for (media_type, media) in content.and_then(Value::as_object).into_iter().flatten() {
         let schema = document.resolve(media).get("schema");
-        media_types.insert(essence(media_type), (media_type.as_str(), schema));
+        media_types.insert(normalize(media_type), (media_type.as_str(), schema));
     }
     media_types
 }
 
-/// `Application/JSON; charset=utf-8` → `application/json`.
-pub(crate) fn essence(media_type: &str) -> String {
+/// Which media type of the old content is which of the new: the same spelling (case and
+/// spaces aside), else the same essence when each side has one type of that essence left
+/// (`application/json` and `application/json; charset=utf-8`). Old keys first, in order; a
+/// side is `None` for a type only the other has.
+pub(crate) fn pair_content<'c>(
+    old: &'c Content<'_>,
+    new: &'c Content<'_>,
+) -> Vec<(Option<&'c String>, Option<&'c String>)> {
+    let mut old_left: Vec<&String> = old.keys().filter(|k| !new.contains_key(*k)).collect();
+    let mut new_left: Vec<&String> = new.keys().filter(|k| !old.contains_key(*k)).collect();
+    let mut pairs: Vec<(Option<&String>, Option<&String>)> = old
+        .keys()
+        .filter(|k| new.contains_key(*k))
+        .map(|k| (Some(k), Some(k)))
+        .collect();
+    let alone = |keys: &[&String], e: &str| keys.iter().filter(|k| essence(k) == e).count() == 1;
+    for old_key in old_left.clone() {
+        let e = essence(old_key);
+        if !alone(&old_left, e) || !alone(&new_left, e) {
+            continue;
+        }
+        if let Some(at) = new_left.iter().position(|k| essence(k) == e) {
+            let new_key = new_left.remove(at);
+            old_left.retain(|k| *k != old_key);
+            pairs.push((Some(old_key), Some(new_key)));
+        }
+    }
+    pairs.extend(old_left.into_iter().map(|k| (Some(k), None)));
+    pairs.extend(new_left.into_iter().map(|k| (None, Some(k))));
+    pairs.sort_by(|a, b| a.0.or(a.1).cmp(&b.0.or(b.1)));
+    pairs
+}
+
+/// `Application/JSON ; charset=UTF-8` → `application/json;charset=utf-8`.
+fn normalize(media_type: &str) -> String {
     media_type
         .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
+        .map(|part| part.trim().replace(' ', ""))
+        .collect::<Vec<_>>()
+        .join(";")
         .to_ascii_lowercase()
+}
+
+/// `application/json; charset=utf-8` → `application/json`.
+fn essence(media_type: &str) -> &str {
+    media_type.split(';').next().unwrap_or_default().trim()
 }
 
 #[cfg(test)]
@@ -234,9 +272,16 @@ mod tests {
         );
         let statuses: Vec<&str> = parts.responses.values().map(|r| r.status).collect();
         assert_eq!(statuses, ["200", "default"]);
+        let response = &parts.responses.values().next().unwrap().content;
         assert_eq!(
-            parts.responses.values().next().unwrap().content["application/json"].0,
+            response["application/json;charset=utf-8"].0,
             "application/json; charset=utf-8"
+        );
+        let json = "application/json".to_owned();
+        let json_utf8 = "application/json;charset=utf-8".to_owned();
+        assert_eq!(
+            pair_content(&body.content, response),
+            [(Some(&json), Some(&json_utf8))]
         );
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::change::{Change, ChangeKind, Element};
-use crate::operation::{Content, Param, Parts};
+use crate::operation::{Content, Param, Parts, pair_content};
 use crate::schema_diff::{Facts, SchemaDiffer};
 use crate::security;
 
@@ -192,9 +192,11 @@ impl<'a> OperationDiffer<'a> {
         changes: &mut Vec<Change>,
         element: impl Fn(String, Option<String>) -> Element,
     ) {
-        let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
-        for key in keys {
-            match (old.get(key), new.get(key)) {
+        for (old_key, new_key) in pair_content(old, new) {
+            match (
+                old_key.and_then(|k| old.get(k)),
+                new_key.and_then(|k| new.get(k)),
+            ) {
                 (Some(&(media_type, _)), None) => changes.push(Change::new(
                     element(media_type.to_owned(), None),
                     ChangeKind::Removed {

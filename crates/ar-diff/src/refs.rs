@@ -4,7 +4,7 @@
 //! A reference to another file (`other.yaml#/User`) or by `$id` is left unresolved: the
 //! comparison then holds the reference text itself (two documents naming the same external
 //! schema agree; naming different ones is a change). Chains (`A` → `B` → `C`) are followed up to
-//! [`MAX_REF_HOPS`]; a chain that comes back on itself is unresolved, never a loop. Cycles
+//! [`MAX_REF_HOPS`]; a chain that comes back on itself ends there, unresolved. Cycles
 //! *through* a schema (a `Node` whose `children` are `Node`s) are the walker's business
 //! (`schema_diff.rs`), which keeps the pairs it is inside of.
 
@@ -21,19 +21,20 @@ pub(crate) fn reference_of(value: &Value) -> Option<&str> {
 }
 
 /// Follows `value`'s `$ref` chain in `root` to the value it ends at (`value` itself when it is
-/// no reference). `Err` holds the reference that could not be followed: external, dangling,
-/// circular or too long a chain.
+/// no reference). `Err` holds a reference that could not be followed: external or dangling
+/// (that reference), or circular or too long a chain (the first).
 pub(crate) fn resolve<'a>(root: &'a Value, value: &'a Value) -> Result<&'a Value, &'a str> {
     let mut current = value;
-    let mut seen: Vec<&str> = Vec::new();
-    while let Some(reference) = reference_of(current) {
-        if seen.len() == MAX_REF_HOPS || seen.contains(&reference) {
-            return Err(reference);
+    for _ in 0..MAX_REF_HOPS {
+        match reference_of(current) {
+            Some(reference) => current = pointer(root, reference).ok_or(reference)?,
+            None => return Ok(current),
         }
-        seen.push(reference);
-        current = pointer(root, reference).ok_or(reference)?;
     }
-    Ok(current)
+    match reference_of(current) {
+        Some(_) => Err(reference_of(value).unwrap_or_default()),
+        None => Ok(current),
+    }
 }
 
 /// Follows `value`'s chain, or gives `value` back when it cannot be followed.

@@ -73,7 +73,8 @@ pub(crate) struct SchemaDiffer<'a> {
     old_root: &'a Value,
     new_root: &'a Value,
     memo: HashMap<(*const Value, *const Value), Rc<Facts>>,
-    stack: HashSet<(*const Value, *const Value)>,
+    /// The pairs being compared, outermost first.
+    stack: Vec<(*const Value, *const Value)>,
     empty: Rc<Facts>,
 }
 
@@ -84,7 +85,7 @@ impl<'a> SchemaDiffer<'a> {
             old_root,
             new_root,
             memo: HashMap::new(),
-            stack: HashSet::new(),
+            stack: Vec::new(),
             empty: Rc::new(Facts::default()),
         }
     }
@@ -92,33 +93,40 @@ impl<'a> SchemaDiffer<'a> {
     /// The differences between `old` and `new`.
     pub(crate) fn compare(&mut self, old: &'a Value, new: &'a Value) -> Rc<Facts> {
         let shared = refs::reference_of(old).is_some() || refs::reference_of(new).is_some();
-        let key: (*const Value, *const Value) = (
-            refs::resolve_or_self(self.old_root, old),
-            refs::resolve_or_self(self.new_root, new),
-        );
+        let old_resolved = refs::resolve(self.old_root, old);
+        let new_resolved = refs::resolve(self.new_root, new);
+        let key: (*const Value, *const Value) =
+            (old_resolved.unwrap_or(old), new_resolved.unwrap_or(new));
         if shared && let Some(known) = self.memo.get(&key) {
             return Rc::clone(known);
         }
-        if self.stack.len() >= MAX_DEPTH || !self.stack.insert(key) {
+        if self.stack.len() >= MAX_DEPTH || self.stack.contains(&key) {
             return Rc::clone(&self.empty);
         }
-        let facts = Rc::new(self.compare_views(old, new));
-        self.stack.remove(&key);
+        self.stack.push(key);
+        let old_view = SchemaView::of_resolved(self.old_root, old_resolved);
+        let new_view = SchemaView::of_resolved(self.new_root, new_resolved);
+        let facts = Rc::new(self.compare_views(old, &old_view, new, &new_view));
+        self.stack.pop();
         if shared {
             self.memo.insert(key, Rc::clone(&facts));
         }
         facts
     }
 
-    fn compare_views(&mut self, old_schema: &'a Value, new_schema: &'a Value) -> Facts {
-        let old = SchemaView::of(self.old_root, old_schema);
-        let new = SchemaView::of(self.new_root, new_schema);
+    fn compare_views(
+        &mut self,
+        old_schema: &'a Value,
+        old: &SchemaView<'a>,
+        new_schema: &'a Value,
+        new: &SchemaView<'a>,
+    ) -> Facts {
         let mut facts = Facts::default();
         if old.unresolved.is_some() || new.unresolved.is_some() {
             if old.unresolved != new.unresolved {
                 facts.here(ChangeKind::TypeChanged {
-                    from: describe(&old),
-                    to: describe(&new),
+                    from: describe(old),
+                    to: describe(new),
                     relation: TypeRelation::Changed,
                 });
             }
@@ -133,25 +141,25 @@ impl<'a> SchemaDiffer<'a> {
             (false, false) => {
                 if let Some(relation) = relation(old.types, old.format, new.types, new.format) {
                     facts.here(ChangeKind::TypeChanged {
-                        from: describe(&old),
-                        to: describe(&new),
+                        from: describe(old),
+                        to: describe(new),
                         relation,
                     });
                 }
-                enum_values(&old, &new, &mut facts);
-                self.structure(&old, &new, &mut facts);
+                enum_values(old, new, &mut facts);
+                self.structure(old, new, &mut facts);
             }
             (true, true) => {
-                self.variants(&old, &new, &mut facts);
-                self.structure(&old, &new, &mut facts);
+                self.variants(old, new, &mut facts);
+                self.structure(old, new, &mut facts);
             }
             (true, false) => {
                 let new_alone = SchemaView::single(new_schema, old.combinator);
-                self.variants(&old, &new_alone, &mut facts);
+                self.variants(old, &new_alone, &mut facts);
             }
             (false, true) => {
                 let old_alone = SchemaView::single(old_schema, new.combinator);
-                self.variants(&old_alone, &new, &mut facts);
+                self.variants(&old_alone, new, &mut facts);
             }
         }
         facts

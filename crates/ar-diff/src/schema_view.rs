@@ -9,8 +9,10 @@
 //! - `allOf` members are merged: properties (the first definition of a name wins), `required`
 //!   lists joined, the first explicit type, format, enum, items and variants when the schema
 //!   has none of its own;
-//! - a schema without `type` is an object when it has properties, an array when it has items,
-//!   the type of its enum values when it has an enum, and any type otherwise;
+//! - a schema without `type` is an object when it has an object keyword (`properties`, even
+//!   empty, `required`, `additionalProperties`, ...), an array when it has an array keyword
+//!   (`items`, `minItems`, ...), the type of its enum values when it has an enum, and any type
+//!   otherwise;
 //! - `const: x` is `enum: [x]`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -56,17 +58,44 @@ pub(crate) struct SchemaView<'a> {
     pub(crate) combinator: Option<Combinator>,
     /// A `$ref` that could not be followed: the schema is known only by it.
     pub(crate) unresolved: Option<&'a str>,
+    /// An object keyword (`properties`, `required`, ...) is there, maybe empty.
+    object_hint: bool,
+    /// An array keyword (`items`, `minItems`, ...) is there.
+    array_hint: bool,
+}
+
+/// The unions and `allOf` of a schema, as written.
+#[derive(Default)]
+struct Composition<'a> {
+    one_of: Option<&'a Vec<Value>>,
+    any_of: Option<&'a Vec<Value>>,
+    all_of: Option<&'a Vec<Value>>,
 }
 
 impl<'a> SchemaView<'a> {
     /// The view of `schema`, its references followed in `root`.
     pub(crate) fn of(root: &'a Value, schema: &'a Value) -> SchemaView<'a> {
-        Merge {
+        Self::of_resolved(root, refs::resolve(root, schema))
+    }
+
+    /// The view of a schema already resolved in `root` (`Err`: the reference that could not
+    /// be followed).
+    pub(crate) fn of_resolved(
+        root: &'a Value,
+        resolved: Result<&'a Value, &'a str>,
+    ) -> SchemaView<'a> {
+        let mut merge = Merge {
             root,
             stack: Vec::new(),
             budget: MAX_MERGED,
+        };
+        match resolved {
+            Ok(value) => merge.build_resolved(value),
+            Err(reference) => SchemaView {
+                unresolved: Some(reference),
+                ..SchemaView::default()
+            },
         }
-        .build(schema)
     }
 
     /// A union of one branch: how a plain schema is compared with a union.
@@ -83,38 +112,68 @@ impl<'a> SchemaView<'a> {
         !self.variants.is_empty()
     }
 
-    fn read_own(&mut self, map: &'a Map<String, Value>) {
-        match map.get("type") {
-            Some(Value::String(name)) => self.add_type(name),
-            Some(Value::Array(names)) => {
-                for name in names.iter().filter_map(Value::as_str) {
-                    self.add_type(name);
+    /// Reads the schema's own keywords in one pass over its keys; gives back its unions and
+    /// `allOf` for the caller to merge.
+    fn read_own(&mut self, map: &'a Map<String, Value>) -> Composition<'a> {
+        let mut composition = Composition::default();
+        let mut listed = None;
+        let mut constant = None;
+        for (key, value) in map {
+            match key.as_str() {
+                "type" => match value {
+                    Value::String(name) => self.add_type(name),
+                    Value::Array(names) => {
+                        for name in names.iter().filter_map(Value::as_str) {
+                            self.add_type(name);
+                        }
+                    }
+                    _ => {}
+                },
+                "nullable" => self.nullable |= value.as_bool() == Some(true),
+                "format" => self.format = value.as_str(),
+                "enum" => listed = value.as_array(),
+                "const" => constant = Some(value),
+                "properties" => {
+                    self.object_hint = true;
+                    if let Some(properties) = value.as_object() {
+                        self.properties = properties.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                    }
                 }
+                "required" => {
+                    self.object_hint = true;
+                    if let Some(required) = value.as_array() {
+                        self.required = required.iter().filter_map(Value::as_str).collect();
+                    }
+                }
+                "additionalProperties" => {
+                    self.object_hint = true;
+                    self.additional = Some(value).filter(|v| v.is_object());
+                }
+                "minProperties" | "maxProperties" => self.object_hint = true,
+                "items" => {
+                    self.array_hint = true;
+                    self.items = Some(value).filter(|v| v.is_object());
+                }
+                "minItems" | "maxItems" | "uniqueItems" => self.array_hint = true,
+                "oneOf" => composition.one_of = value.as_array(),
+                "anyOf" => composition.any_of = value.as_array(),
+                "allOf" => composition.all_of = value.as_array(),
+                _ => {}
             }
-            _ => {}
         }
-        self.nullable |= map.get("nullable").and_then(Value::as_bool) == Some(true);
-        self.format = map.get("format").and_then(Value::as_str);
-        let listed = match (map.get("enum"), map.get("const")) {
-            (Some(Value::Array(values)), _) => Some(values.iter().collect::<Vec<_>>()),
-            (_, Some(value)) => Some(vec![value]),
-            _ => None,
+        let values: Option<Vec<&'a Value>> = match (listed, constant) {
+            (Some(values), _) => Some(values.iter().collect()),
+            (None, Some(value)) => Some(vec![value]),
+            (None, None) => None,
         };
-        if let Some(mut values) = listed {
+        if let Some(mut values) = values {
             self.nullable |= values.iter().any(|v| v.is_null());
             values.retain(|v| !v.is_null());
             if !values.is_empty() {
                 self.enum_values = Some(values);
             }
         }
-        if let Some(properties) = map.get("properties").and_then(Value::as_object) {
-            self.properties = properties.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        }
-        if let Some(required) = map.get("required").and_then(Value::as_array) {
-            self.required = required.iter().filter_map(Value::as_str).collect();
-        }
-        self.items = map.get("items").filter(|v| v.is_object());
-        self.additional = map.get("additionalProperties").filter(|v| v.is_object());
+        composition
     }
 
     fn add_type(&mut self, name: &str) {
@@ -143,6 +202,8 @@ impl<'a> SchemaView<'a> {
         self.items = self.items.or(member.items);
         self.additional = self.additional.or(member.additional);
         self.unresolved = self.unresolved.or(member.unresolved);
+        self.object_hint |= member.object_hint;
+        self.array_hint |= member.array_hint;
     }
 
     /// Nothing but (maybe) nullability and annotations: a wrapper around its union.
@@ -159,9 +220,9 @@ impl<'a> SchemaView<'a> {
         if self.explicit_types || self.is_union() {
             return;
         }
-        self.types = if !self.properties.is_empty() || self.additional.is_some() {
+        self.types = if self.object_hint {
             TypeSet::OBJECT
-        } else if self.items.is_some() {
+        } else if self.array_hint {
             TypeSet::ARRAY
         } else if let Some(values) = &self.enum_values {
             values
@@ -184,34 +245,33 @@ struct Merge<'a> {
 
 impl<'a> Merge<'a> {
     fn build(&mut self, schema: &'a Value) -> SchemaView<'a> {
-        let resolved = match refs::resolve(self.root, schema) {
-            Ok(resolved) => resolved,
-            Err(reference) => {
-                return SchemaView {
-                    unresolved: Some(reference),
-                    ..SchemaView::default()
-                };
-            }
-        };
+        match refs::resolve(self.root, schema) {
+            Ok(resolved) => self.build_resolved(resolved),
+            Err(reference) => SchemaView {
+                unresolved: Some(reference),
+                ..SchemaView::default()
+            },
+        }
+    }
+
+    fn build_resolved(&mut self, resolved: &'a Value) -> SchemaView<'a> {
         let mut view = SchemaView::default();
         let Some(map) = resolved.as_object() else {
             return view;
         };
-        view.read_own(map);
+        let composition = view.read_own(map);
         let mut branches: Vec<&'a Value> = Vec::new();
-        for (key, combinator) in [("oneOf", Combinator::OneOf), ("anyOf", Combinator::AnyOf)] {
-            if let Some(list) = map.get(key).and_then(Value::as_array) {
+        for (list, combinator) in [
+            (composition.one_of, Combinator::OneOf),
+            (composition.any_of, Combinator::AnyOf),
+        ] {
+            if let Some(list) = list {
                 view.combinator.get_or_insert(combinator);
                 branches.extend(list);
             }
         }
         self.stack.push(resolved);
-        for member in map
-            .get("allOf")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for member in composition.all_of.into_iter().flatten() {
             let Some(member) = self.nested(member) else {
                 continue;
             };
