@@ -10,6 +10,13 @@ use crate::operation::{Content, Param, Parts, pair_content};
 use crate::schema_diff::{Facts, SchemaDiffer};
 use crate::security;
 
+/// Which way a schema travels.
+#[derive(Clone, Copy)]
+enum Side {
+    Request,
+    Response,
+}
+
 /// The schema that allows anything: what a missing schema is compared as.
 static ANY: Value = Value::Bool(true);
 
@@ -99,7 +106,8 @@ impl<'a> OperationDiffer<'a> {
                         let facts = self
                             .schemas
                             .compare(before.schema.unwrap_or(&ANY), after.schema.unwrap_or(&ANY));
-                        push_facts(&facts, |path| element(after, Some(path)), changes);
+                        let at = |path| element(after, Some(path));
+                        push_facts(&facts, Side::Request, at, changes);
                     }
                 }
                 (None, None) => {}
@@ -135,6 +143,7 @@ impl<'a> OperationDiffer<'a> {
                 self.content(
                     &before.content,
                     &after.content,
+                    Side::Request,
                     changes,
                     |media_type, schema_path| Element::RequestBody {
                         media_type: Some(media_type),
@@ -171,6 +180,7 @@ impl<'a> OperationDiffer<'a> {
                     self.content(
                         &before.content,
                         &after.content,
+                        Side::Response,
                         changes,
                         |media_type, schema_path| Element::Response {
                             status: code.to_owned(),
@@ -189,6 +199,7 @@ impl<'a> OperationDiffer<'a> {
         &mut self,
         old: &Content<'a>,
         new: &Content<'a>,
+        side: Side,
         changes: &mut Vec<Change>,
         element: impl Fn(String, Option<String>) -> Element,
     ) {
@@ -215,11 +226,8 @@ impl<'a> OperationDiffer<'a> {
                     let facts = self
                         .schemas
                         .compare(before.unwrap_or(&ANY), after.unwrap_or(&ANY));
-                    push_facts(
-                        &facts,
-                        |path| element(media_type.to_owned(), Some(path)),
-                        changes,
-                    );
+                    let at = |path| element(media_type.to_owned(), Some(path));
+                    push_facts(&facts, side, at, changes);
                 }
                 (None, None) => {}
             }
@@ -227,13 +235,23 @@ impl<'a> OperationDiffer<'a> {
     }
 }
 
-/// Each schema difference as a change at `$` + its path, and one for those not listed.
-fn push_facts(facts: &Facts, element: impl Fn(String) -> Element, changes: &mut Vec<Change>) {
+/// Each schema difference that travels on `side` as a change at `$` + its path, and one for
+/// those not listed.
+fn push_facts(
+    facts: &Facts,
+    side: Side,
+    element: impl Fn(String) -> Element,
+    changes: &mut Vec<Change>,
+) {
     for fact in &facts.list {
-        changes.push(Change::new(
-            element(format!("${}", fact.path)),
-            fact.kind.clone(),
-        ));
+        let travels = match side {
+            Side::Request => fact.access.in_requests(),
+            Side::Response => fact.access.in_responses(),
+        };
+        if travels {
+            let at = element(format!("${}", fact.path));
+            changes.push(Change::new(at, fact.kind.clone()));
+        }
     }
     if facts.omitted > 0 {
         changes.push(Change::new(

@@ -14,6 +14,9 @@
 //! deep, and one comparison lists at most [`crate::MAX_SCHEMA_CHANGES`] differences (a
 //! component changed deep inside a tree of components can be met on exponentially many
 //! paths); the rest are counted.
+//!
+//! A difference inside a `readOnly` property is marked so, and the caller leaves it out of a
+//! request's changes (such a property is never sent); `writeOnly` likewise for responses.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
@@ -37,6 +40,50 @@ pub const MAX_SCHEMA_CHANGES: usize = 1_000;
 pub(crate) struct Fact {
     pub(crate) path: String,
     pub(crate) kind: ChangeKind,
+    /// Whether it is inside a property marked `readOnly` or `writeOnly`.
+    pub(crate) access: Access,
+}
+
+/// Which way a property travels: `readOnly` ones only in responses, `writeOnly` ones only in
+/// requests. A difference inside a property that never travels on a side is no change there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Both ways.
+    #[default]
+    Both,
+    /// `readOnly: true`.
+    ReadOnly,
+    /// `writeOnly: true`.
+    WriteOnly,
+}
+
+impl Access {
+    fn of(root: &Value, schema: &Value) -> Access {
+        let schema = refs::resolve_or_self(root, schema);
+        let flag = |key: &str| schema.get(key).and_then(Value::as_bool) == Some(true);
+        if flag("readOnly") {
+            Access::ReadOnly
+        } else if flag("writeOnly") {
+            Access::WriteOnly
+        } else {
+            Access::Both
+        }
+    }
+
+    /// The access of something with this access inside a property with `outer`'s.
+    fn within(self, outer: Access) -> Access {
+        if outer == Access::Both { self } else { outer }
+    }
+
+    /// Whether it is sent in requests.
+    pub(crate) fn in_requests(self) -> bool {
+        self != Access::ReadOnly
+    }
+
+    /// Whether it is answered in responses.
+    pub(crate) fn in_responses(self) -> bool {
+        self != Access::WriteOnly
+    }
 }
 
 /// The differences of one comparison.
@@ -48,21 +95,22 @@ pub(crate) struct Facts {
 }
 
 impl Facts {
-    fn push(&mut self, path: String, kind: ChangeKind) {
+    fn push(&mut self, path: String, kind: ChangeKind, access: Access) {
         if self.list.len() < MAX_SCHEMA_CHANGES {
-            self.list.push(Fact { path, kind });
+            self.list.push(Fact { path, kind, access });
         } else {
             self.omitted += 1;
         }
     }
 
     fn here(&mut self, kind: ChangeKind) {
-        self.push(String::new(), kind);
+        self.push(String::new(), kind, Access::Both);
     }
 
-    fn nest(&mut self, segment: &str, child: &Facts) {
+    fn nest(&mut self, segment: &str, child: &Facts, access: Access) {
         for fact in &child.list {
-            self.push(format!("{segment}{}", fact.path), fact.kind.clone());
+            let path = format!("{segment}{}", fact.path);
+            self.push(path, fact.kind.clone(), fact.access.within(access));
         }
         self.omitted += child.omitted;
     }
@@ -180,36 +228,45 @@ impl<'a> SchemaDiffer<'a> {
                 let is_required = new.required.contains(name);
                 match (old.properties.get(name), new.properties.get(name)) {
                     (Some(&before), Some(&after)) => {
+                        let access = match (
+                            Access::of(self.old_root, before),
+                            Access::of(self.new_root, after),
+                        ) {
+                            (a, b) if a == b => a,
+                            _ => Access::Both,
+                        };
                         if was_required != is_required {
                             let kind = if is_required {
                                 ChangeKind::BecameRequired
                             } else {
                                 ChangeKind::BecameOptional
                             };
-                            facts.push(segment.clone(), kind);
+                            facts.push(segment.clone(), kind, access);
                         }
                         let child = self.compare(before, after);
-                        facts.nest(&segment, &child);
+                        facts.nest(&segment, &child, access);
                     }
-                    (Some(_), None) => facts.push(
+                    (Some(&before), None) => facts.push(
                         segment,
                         ChangeKind::Removed {
                             required: Some(was_required),
                             deprecated: false,
                         },
+                        Access::of(self.old_root, before),
                     ),
-                    (None, Some(_)) => facts.push(
+                    (None, Some(&after)) => facts.push(
                         segment,
                         ChangeKind::Added {
                             required: Some(is_required),
                         },
+                        Access::of(self.new_root, after),
                     ),
                     (None, None) => {}
                 }
             }
             if let (Some(before), Some(after)) = (old.additional, new.additional) {
                 let child = self.compare(before, after);
-                facts.nest(".*", &child);
+                facts.nest(".*", &child, Access::Both);
             }
         }
         if old.types.allows_array()
@@ -217,7 +274,7 @@ impl<'a> SchemaDiffer<'a> {
             && let (Some(before), Some(after)) = (old.items, new.items)
         {
             let child = self.compare(before, after);
-            facts.nest("[*]", &child);
+            facts.nest("[*]", &child, Access::Both);
         }
     }
 
@@ -235,7 +292,7 @@ impl<'a> SchemaDiffer<'a> {
                 Combinator::OneOf => "oneOf",
                 Combinator::AnyOf => "anyOf",
             };
-            facts.nest(&format!("({keyword} {name})"), &child);
+            facts.nest(&format!("({keyword} {name})"), &child, Access::Both);
         }
         for variant in removed {
             facts.here(ChangeKind::VariantRemoved {

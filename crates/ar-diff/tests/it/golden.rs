@@ -110,3 +110,14 @@ fn reversed_pair() {
     assert_eq!(summary.operations_removed, forwards.operations_added);
     assert_eq!(summary.operations_changed, forwards.operations_changed);
 }
+
+/// A `readOnly` property is never sent and a `writeOnly` one never answered: adding them is
+/// no change on that side.
+#[test]
+fn read_only_and_write_only_properties_stay_on_their_side() {
+    let report = report();
+    for (_, change) in report.changes() {
+        assert!(!change.message.contains("property `id`"), "{}", change.message);
+        assert!(!change.message.contains("secret"), "{}", change.message);
+    }
+}
