@@ -1,20 +1,5 @@
-//! Which [`Rule`] decides a change, from where it is and what happened.
-//!
-//! **Direction.** A client *sends* parameters and request bodies and *reads* responses, so
-//! the same change to a schema breaks it on one side only:
-//!
-//! - request side: *narrowing* breaks. A value the client sent before may now be refused: a
-//!   new required parameter or property, optional made required, a type narrowed or changed,
-//!   an enum value removed, `null` refused, a `oneOf`/`anyOf` branch removed, a media type
-//!   removed. Widening (a type generalized, an enum value added, a branch added) is safe.
-//! - response side: *widening* breaks. The client may now read a value it was never told
-//!   about: a property made optional or nullable, a type widened or changed, an enum value
-//!   added, a branch added; and a property or a success status removed breaks a client that
-//!   reads it. Narrowing (a property made required, an enum value removed) is safe.
-//!
-//! Removing an operation breaks its callers unless it was deprecated first. Security breaks
-//! a client when it refuses a call that client could make; see [`crate::Rule`]'s module notes
-//! for where this differs from oasdiff.
+//! Which [`Rule`] decides a change, from where it is and what happened. The direction logic
+//! (requests break by narrowing, responses by widening) is written out on [`Rule`].
 
 use crate::change::{ChangeKind, Element};
 use crate::rule::Rule;

@@ -1,29 +1,49 @@
-//! The rules that classify changes, each with its id and its verdict.
-//!
-//! Ids are oasdiff's where oasdiff has a check for the same change (its `checker/rules.go`),
-//! so a team that knows oasdiff reads them as it does. A rule oasdiff rates `ERR` or `WARN` is
-//! breaking here, `INFO` is not, with these exceptions, each for a client that is already
-//! written:
-//!
-//! - security: oasdiff rates every security change `INFO`. Here a change that refuses calls
-//!   a client makes is breaking: authentication required where it was not
-//!   (`api-security-added`), an accepted way to authenticate removed
-//!   (`api-security-alternative-removed`, ar's own id), more scopes required
-//!   (`api-security-scope-added`); the same for the document's `security`
-//!   (`api-global-security-*`).
-//! - a branch added to a response's `anyOf` is breaking, as a `oneOf` branch is: the client
-//!   meets answers of a shape it was never told about (oasdiff: `INFO`).
-//! - ids oasdiff has no check for are ar's own: `request-parameter-enum-removed`,
-//!   `request-property-enum-removed`, `response-property-enum-removed` (an `enum` list dropped
-//!   altogether), `response-property-became-enum`, `api-security-alternative-*`,
-//!   `api-global-security-alternative-*` and `schema-changes-omitted`.
+//! The rules that classify changes, each with its id and its verdict (the list is on
+//! [`Rule`]).
 
 use serde::{Serialize, Serializer};
 
 macro_rules! rules {
     ($($(#[doc = $doc:literal])* $variant:ident = $id:literal, $breaking:literal;)*) => {
-        /// A classification rule. Its [`id`](Rule::id) is stable; its verdict is
-        /// [`breaking`](Rule::breaking).
+        /// A classification rule: its [`id`](Rule::id) is stable, its verdict is
+        /// [`breaking`](Rule::breaking) for a client written against the old document.
+        ///
+        /// **Direction.** A client *sends* parameters and request bodies and *reads*
+        /// responses, so the same change to a schema breaks it on one side only:
+        ///
+        /// - request side: *narrowing* breaks. A value the client sent before may now be
+        ///   refused: a new required parameter or property, optional made required, a type
+        ///   narrowed or changed, an enum value removed, `null` refused, a `oneOf`/`anyOf`
+        ///   branch removed, a media type removed. Widening (a type generalized, an enum
+        ///   value added, a branch added) is safe.
+        /// - response side: *widening* breaks. The client may now read a value it was never
+        ///   told about: a property made optional or nullable, a type widened or changed, an
+        ///   enum value added, a branch added; and a property or a success status removed
+        ///   breaks a client that reads it. Narrowing (a property made required, an enum
+        ///   value removed) is safe.
+        ///
+        /// Removing an operation or a parameter breaks its callers unless it was deprecated
+        /// first. A property marked `readOnly` is never sent, so nothing about it changes a
+        /// request; `writeOnly` likewise for responses.
+        ///
+        /// **oasdiff.** Ids are oasdiff's where oasdiff has a check for the same change (its
+        /// `checker/rules.go`), so a team that knows oasdiff reads them as it does. A rule
+        /// oasdiff rates `ERR` or `WARN` is breaking here, `INFO` is not, with these
+        /// exceptions:
+        ///
+        /// - security: oasdiff rates every security change `INFO`. Here a change that
+        ///   refuses calls a client makes is breaking: authentication required where it was
+        ///   not (`api-security-added`), an accepted way to authenticate removed
+        ///   (`api-security-alternative-removed`), more scopes required
+        ///   (`api-security-scope-added`); the same for the document's `security`
+        ///   (`api-global-security-*`).
+        /// - a branch added to a response's `anyOf` is breaking, as a `oneOf` branch is: the
+        ///   client meets answers of a shape it was never told about (oasdiff: `INFO`).
+        /// - ids oasdiff has no check for are ar's own: `request-parameter-enum-removed`,
+        ///   `request-property-enum-removed`, `response-property-enum-removed` (an `enum`
+        ///   list dropped altogether), `response-property-became-enum`,
+        ///   `api-security-alternative-*`, `api-global-security-alternative-*` and
+        ///   `schema-changes-omitted`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
         pub enum Rule {

@@ -117,7 +117,11 @@ fn reversed_pair() {
 fn read_only_and_write_only_properties_stay_on_their_side() {
     let report = report();
     for (_, change) in report.changes() {
-        assert!(!change.message.contains("property `id`"), "{}", change.message);
+        assert!(
+            !change.message.contains("property `id`"),
+            "{}",
+            change.message
+        );
         assert!(!change.message.contains("secret"), "{}", change.message);
     }
 }
