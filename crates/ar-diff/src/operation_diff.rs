@@ -6,8 +6,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::change::{Change, ChangeKind, Element};
+use crate::facts::Facts;
 use crate::operation::{Content, Param, Parts, pair_content};
-use crate::schema_diff::{Facts, SchemaDiffer};
+use crate::schema_diff::SchemaDiffer;
 use crate::security;
 
 /// Which way a schema travels.

@@ -24,6 +24,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::change::ChangeKind;
+use crate::facts::{Access, Facts};
 use crate::refs;
 use crate::schema_view::{Combinator, SchemaView};
 use crate::types::{TypeRelation, relation};
@@ -31,90 +32,6 @@ use crate::variants::{Pairing, pair_variants};
 
 /// How many schemas deep one comparison walks.
 pub const MAX_DEPTH: usize = 64;
-
-/// The most differences one comparison lists.
-pub const MAX_SCHEMA_CHANGES: usize = 1_000;
-
-/// One difference, at a path relative to the schemas compared.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Fact {
-    pub(crate) path: String,
-    pub(crate) kind: ChangeKind,
-    /// Whether it is inside a property marked `readOnly` or `writeOnly`.
-    pub(crate) access: Access,
-}
-
-/// Which way a property travels: `readOnly` ones only in responses, `writeOnly` ones only in
-/// requests. A difference inside a property that never travels on a side is no change there.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum Access {
-    /// Both ways.
-    #[default]
-    Both,
-    /// `readOnly: true`.
-    ReadOnly,
-    /// `writeOnly: true`.
-    WriteOnly,
-}
-
-impl Access {
-    fn of(root: &Value, schema: &Value) -> Access {
-        let schema = refs::resolve_or_self(root, schema);
-        let flag = |key: &str| schema.get(key).and_then(Value::as_bool) == Some(true);
-        if flag("readOnly") {
-            Access::ReadOnly
-        } else if flag("writeOnly") {
-            Access::WriteOnly
-        } else {
-            Access::Both
-        }
-    }
-
-    /// The access of something with this access inside a property with `outer`'s.
-    fn within(self, outer: Access) -> Access {
-        if outer == Access::Both { self } else { outer }
-    }
-
-    /// Whether it is sent in requests.
-    pub(crate) fn in_requests(self) -> bool {
-        self != Access::ReadOnly
-    }
-
-    /// Whether it is answered in responses.
-    pub(crate) fn in_responses(self) -> bool {
-        self != Access::WriteOnly
-    }
-}
-
-/// The differences of one comparison.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Facts {
-    pub(crate) list: Vec<Fact>,
-    /// Differences past [`MAX_SCHEMA_CHANGES`], counted only.
-    pub(crate) omitted: usize,
-}
-
-impl Facts {
-    fn push(&mut self, path: String, kind: ChangeKind, access: Access) {
-        if self.list.len() < MAX_SCHEMA_CHANGES {
-            self.list.push(Fact { path, kind, access });
-        } else {
-            self.omitted += 1;
-        }
-    }
-
-    fn here(&mut self, kind: ChangeKind) {
-        self.push(String::new(), kind, Access::Both);
-    }
-
-    fn nest(&mut self, segment: &str, child: &Facts, access: Access) {
-        for fact in &child.list {
-            let path = format!("{segment}{}", fact.path);
-            self.push(path, fact.kind.clone(), fact.access.within(access));
-        }
-        self.omitted += child.omitted;
-    }
-}
 
 /// Compares schemas of an old and a new document, remembering referenced pairs.
 pub(crate) struct SchemaDiffer<'a> {
@@ -198,16 +115,16 @@ impl<'a> SchemaDiffer<'a> {
                 self.structure(old, new, &mut facts);
             }
             (true, true) => {
-                self.variants(old, new, &mut facts);
+                self.variants(old, new, false, &mut facts);
                 self.structure(old, new, &mut facts);
             }
             (true, false) => {
                 let new_alone = SchemaView::single(new_schema, old.combinator);
-                self.variants(old, &new_alone, &mut facts);
+                self.variants(old, &new_alone, true, &mut facts);
             }
             (false, true) => {
                 let old_alone = SchemaView::single(old_schema, new.combinator);
-                self.variants(&old_alone, new, &mut facts);
+                self.variants(&old_alone, new, true, &mut facts);
             }
         }
         facts
@@ -278,7 +195,15 @@ impl<'a> SchemaDiffer<'a> {
         }
     }
 
-    fn variants(&mut self, old: &SchemaView<'a>, new: &SchemaView<'a>, facts: &mut Facts) {
+    /// Branches paired, added and removed. `plain_side`: one side is a plain schema standing as
+    /// a union of one, whose nullability the union's already answered for.
+    fn variants(
+        &mut self,
+        old: &SchemaView<'a>,
+        new: &SchemaView<'a>,
+        plain_side: bool,
+        facts: &mut Facts,
+    ) {
         let Pairing {
             pairs,
             removed,
@@ -287,7 +212,18 @@ impl<'a> SchemaDiffer<'a> {
         let old_combinator = old.combinator.unwrap_or(Combinator::OneOf);
         let new_combinator = new.combinator.unwrap_or(old_combinator);
         for (name, i, j) in pairs {
-            let child = self.compare(old.variants[i], new.variants[j]);
+            let mut child = self.compare(old.variants[i], new.variants[j]);
+            if plain_side {
+                let mut kept = (*child).clone();
+                kept.list.retain(|fact| {
+                    !(fact.path.is_empty()
+                        && matches!(
+                            fact.kind,
+                            ChangeKind::BecameNullable | ChangeKind::BecameNotNullable
+                        ))
+                });
+                child = Rc::new(kept);
+            }
             let keyword = match new_combinator {
                 Combinator::OneOf => "oneOf",
                 Combinator::AnyOf => "anyOf",
@@ -475,6 +411,22 @@ mod tests {
     }
 
     #[test]
+    fn a_nullable_schema_wrapped_in_a_union_keeps_its_nullability_once() {
+        let old = json!({"schema": {"type": "string", "nullable": true}});
+        let new = json!({"schema": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}});
+        assert_eq!(
+            diff(&old, &new),
+            [(
+                String::new(),
+                ChangeKind::VariantAdded {
+                    combinator: Combinator::OneOf,
+                    variant: "#2 integer".into()
+                }
+            )]
+        );
+    }
+
+    #[test]
     fn exponential_sharing_is_bounded() {
         // Each level holds the next twice: 2^40 paths to the bottom.
         let mut components = serde_json::Map::new();
@@ -491,7 +443,7 @@ mod tests {
         let new = json!({"schema": {"$ref": "#/c/L0"}, "c": components});
         let mut differ = SchemaDiffer::new(&old, &new);
         let facts = differ.compare(&old["schema"], &new["schema"]);
-        assert_eq!(facts.list.len(), MAX_SCHEMA_CHANGES);
+        assert_eq!(facts.list.len(), crate::MAX_SCHEMA_CHANGES);
         assert!(facts.omitted > 0);
     }
 
