@@ -136,6 +136,15 @@ impl Document {
         refs::resolve_or_self(&self.root, value)
     }
 
+    /// The operation `method` on `template` as `paths` writes it (`/users/{id}`): what a
+    /// [`RouteMatch`](crate::RouteMatch) names, to read its parameters, responses or
+    /// deprecation.
+    pub fn operation(&self, method: Method, template: &str) -> Option<Operation<'_>> {
+        self.operations()
+            .into_iter()
+            .find(|o| o.method == method && o.template == template)
+    }
+
     /// Every operation, sorted by full path then method.
     pub fn operations(&self) -> Vec<Operation<'_>> {
         let mut operations = Vec::new();

@@ -367,6 +367,13 @@ mod tests {
             }
         );
         assert_eq!(m.lookup(Method::Get, "/nothing/here"), Lookup::NotFound);
+        let doc = Document::from_value(json!({"openapi": "3.0.0", "paths": {
+            "/old/{id}": {"get": {"deprecated": true}}}}))
+        .unwrap();
+        let old = OperationMatcher::new(&doc);
+        let called = old.find(Method::Get, "/old/1").unwrap();
+        let operation = doc.operation(called.method, called.template).unwrap();
+        assert!(operation.deprecated());
         assert_eq!(m.lookup(Method::Get, "no-slash"), Lookup::NotFound);
         assert_eq!(
             found(&m, Method::Get, "/users/42/").unwrap().0,

@@ -125,3 +125,22 @@ fn read_only_and_write_only_properties_stay_on_their_side() {
         assert!(!change.message.contains("secret"), "{}", change.message);
     }
 }
+
+/// YAML writes status codes bare (`200:`); parsed into a `serde_json::Value` they are string
+/// keys like any other, so the comparison sees `"200"`.
+#[test]
+fn bare_yaml_status_codes_read_as_strings() {
+    let yaml = "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok}\n";
+    let old: serde_json::Value = serde_norway::from_str(yaml).expect("parses");
+    let new: serde_json::Value =
+        serde_norway::from_str(&yaml.replace("200:", "201:")).expect("parses");
+    let report = ar_diff::diff(&crate::doc(old), &crate::doc(new));
+    let rules: Vec<&str> = report.changes().map(|(_, c)| c.rule.id()).collect();
+    assert_eq!(
+        rules,
+        [
+            "response-success-status-removed",
+            "response-success-status-added"
+        ]
+    );
+}
