@@ -140,9 +140,11 @@ impl Document {
     /// [`RouteMatch`](crate::RouteMatch) names, to read its parameters, responses or
     /// deprecation.
     pub fn operation(&self, method: Method, template: &str) -> Option<Operation<'_>> {
-        self.operations()
-            .into_iter()
-            .find(|o| o.method == method && o.template == template)
+        let paths = self.root.get("paths")?.as_object()?;
+        let (template, item) = paths.get_key_value(template)?;
+        let path_item = self.resolve(item);
+        let item_base = first_base(path_item.get("servers").or(self.root.get("servers")));
+        self.operation_in(template, path_item, method, &item_base)
     }
 
     /// Every operation, sorted by full path then method.
@@ -151,47 +153,47 @@ impl Document {
         let Some(paths) = self.root.get("paths").and_then(Value::as_object) else {
             return operations;
         };
-        let first_base = |servers| base_paths(servers).into_iter().next().unwrap_or_default();
         let document_base = first_base(self.root.get("servers"));
         for (template, item) in paths {
             if template.starts_with("x-") {
                 continue;
             }
             let path_item = self.resolve(item);
-            let Some(item_map) = path_item.as_object() else {
-                continue;
-            };
-            let item_base = match item_map.get("servers") {
+            let item_base = match path_item.get("servers") {
                 Some(servers) => first_base(Some(servers)),
                 None => document_base.clone(),
             };
             for method in Method::ALL {
-                let Some(value) = item_map.get(method.path_item_key()) else {
-                    continue;
-                };
-                let value = self.resolve(value);
-                if !value.is_object() {
-                    continue;
-                }
-                let own_base;
-                let base = match value.get("servers") {
-                    Some(servers) => {
-                        own_base = first_base(Some(servers));
-                        &own_base
-                    }
-                    None => &item_base,
-                };
-                operations.push(Operation {
-                    method,
-                    path: join(base, template),
-                    template,
-                    value,
-                    path_item,
-                });
+                operations.extend(self.operation_in(template, path_item, method, &item_base));
             }
         }
         operations.sort_by(|a, b| (&a.path, a.method).cmp(&(&b.path, b.method)));
         operations
+    }
+
+    /// `method` in `path_item`, reached under `item_base` unless it names servers of its own.
+    fn operation_in<'a>(
+        &'a self,
+        template: &'a str,
+        path_item: &'a Value,
+        method: Method,
+        item_base: &str,
+    ) -> Option<Operation<'a>> {
+        let value = self.resolve(path_item.get(method.path_item_key())?);
+        if !value.is_object() {
+            return None;
+        }
+        let path = match value.get("servers") {
+            Some(servers) => join(&first_base(Some(servers)), template),
+            None => join(item_base, template),
+        };
+        Some(Operation {
+            method,
+            path,
+            template,
+            value,
+            path_item,
+        })
     }
 
     /// The base path of every server an operation may be reached at: the operation's own
@@ -246,6 +248,11 @@ impl<'a> Operation<'a> {
     pub fn path_item(&self) -> &'a Value {
         self.path_item
     }
+}
+
+/// The base path of the first server in `servers`; empty without one.
+fn first_base(servers: Option<&Value>) -> String {
+    base_paths(servers).into_iter().next().unwrap_or_default()
 }
 
 /// The JSON type of `value`, as a word for messages.
