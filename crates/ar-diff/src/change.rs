@@ -1,11 +1,5 @@
 //! One change between two documents: where it is ([`Element`]), what happened
 //! ([`ChangeKind`]), and the [`Rule`] that says whether it breaks a client.
-//!
-//! In JSON a change is one flat object with snake_case keys: `rule`, `breaking`, `message`, the
-//! element's keys (`element`, then `in`/`name`, `media_type`, `status`, `schema_path`, `global`,
-//! `requirement` where they apply) and the kind's (`kind`, then `required`, `deprecated`,
-//! `from`/`to`/`relation`, `values`, `combinator`/`variant`, `requirements`, `scopes`, `count`
-//! where they apply). Keys that do not apply are left out, never `null`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -17,6 +11,12 @@ use crate::schema_view::Combinator;
 use crate::types::TypeRelation;
 
 /// One classified change.
+///
+/// In JSON a change is one flat object with snake_case keys: `rule`, `breaking`, `message`, the
+/// element's keys (`element`, then `in`/`name`, `media_type`, `status`, `schema_path`, `global`,
+/// `requirement` where they apply) and the kind's (`kind`, then `required`, `deprecated`,
+/// `from`/`to`/`relation`, `values`, `combinator`/`variant`, `requirements`, `scopes`, `count`
+/// where they apply). Keys that do not apply are left out, never `null`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[non_exhaustive]
 pub struct Change {

@@ -8,7 +8,7 @@
 //! [`Change`] is classified breaking or not for a client of the old document by a [`Rule`]
 //! whose id is oasdiff's where oasdiff has one (`api-removed-without-deprecation`,
 //! `new-required-request-parameter`, `response-property-became-nullable`, ...). Requests
-//! break by narrowing and responses by widening: see the rule list for each verdict.
+//! break by narrowing and responses by widening: [`Rule`] lists every verdict and why.
 //!
 //! Operations are matched across the documents by method and path, whatever the parameters
 //! are called and wherever the server URL ends and the path begins. The same matching maps

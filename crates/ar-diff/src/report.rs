@@ -1,26 +1,4 @@
 //! The result of a comparison: the changes per operation, sorted, with counts.
-//!
-//! As JSON (`serde::Serialize`, [`Report::to_json`]) a report is:
-//!
-//! ```text
-//! {
-//!   "report_version": 1,
-//!   "summary": {"breaking": 3, "non_breaking": 5, "operations_added": 1,
-//!               "operations_removed": 1, "operations_changed": 2},
-//!   "global": [<change>...],            // the document's security
-//!   "operations": [{
-//!     "method": "GET", "path": "/api/users/{id}",
-//!     "old_path": "/api/users/{userId}", // only when it was written differently
-//!     "status": "added" | "removed" | "changed",
-//!     "breaking": 1,                    // how many of its changes break
-//!     "changes": [<change>...]
-//!   }...]
-//! }
-//! ```
-//!
-//! where a change is the flat object described at [`crate::Change`]. Keys are snake_case and
-//! stable; a key that does not apply is left out. `report_version` grows if a key changes
-//! meaning.
 
 use serde::Serialize;
 
@@ -31,6 +9,28 @@ use crate::method::Method;
 const REPORT_VERSION: u32 = 1;
 
 /// Every change between two documents.
+///
+/// As JSON (`serde::Serialize`, [`Report::to_json`]) a report is:
+///
+/// ```text
+/// {
+///   "report_version": 1,
+///   "summary": {"breaking": 3, "non_breaking": 5, "operations_added": 1,
+///               "operations_removed": 1, "operations_changed": 2},
+///   "global": [<change>...],            // the document's security
+///   "operations": [{
+///     "method": "GET", "path": "/api/users/{id}",
+///     "old_path": "/api/users/{userId}", // only when it was written differently
+///     "status": "added" | "removed" | "changed",
+///     "breaking": 1,                    // how many of its changes break
+///     "changes": [<change>...]
+///   }...]
+/// }
+/// ```
+///
+/// where a change is the flat object described at [`Change`]. Keys are snake_case and
+/// stable; a key that does not apply is left out. `report_version` grows if a key changes
+/// meaning.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
     report_version: u32,
