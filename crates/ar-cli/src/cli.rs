@@ -38,6 +38,8 @@ enum Command {
     Mcp(cmd::mcp::Args),
     /// A typed client (Python, TypeScript, Rust) for the API in a session's openapi.yaml.
     GenClient(cmd::gen_client::Args),
+    /// What changed between two versions of an API, and what breaks a client.
+    Diff(cmd::diff::Args),
     /// Explore a built-in demo shop end to end, headless (no network, no API key).
     #[cfg(feature = "demo")]
     Demo(cmd::demo::Args),
@@ -84,11 +86,35 @@ impl Cli {
                 cmd::mcp::run(args)
             }
             Some(Command::GenClient(args)) => cmd::gen_client::run(args, &mut stdout),
+            Some(Command::Diff(args)) => cmd::diff::run(args, &mut stdout),
             #[cfg(feature = "demo")]
             Some(Command::Demo(args)) => {
                 drop(stdout);
                 cmd::demo::run(args, &mut std::io::stdout())
             }
         }
+    }
+}
+
+/// An error that ends `ar` with its own exit status instead of 1: `ar diff` keeps 1 for
+/// "breaking changes found", so input it cannot compare exits 2.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    /// The exit status.
+    pub(crate) status: u8,
+    /// What went wrong, printed as any other error.
+    pub(crate) error: anyhow::Error,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.error)
+    }
+}
+
+/// The cause chain is the inner error's: `{:#}` prints it as for any other error.
+impl std::error::Error for Failure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error.source()
     }
 }

@@ -37,7 +37,9 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("ar: error: {error:#}");
-            ExitCode::FAILURE
+            error
+                .downcast_ref::<cli::Failure>()
+                .map_or(ExitCode::FAILURE, |failure| ExitCode::from(failure.status))
         }
     }
 }

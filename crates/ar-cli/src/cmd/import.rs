@@ -29,6 +29,14 @@ pub(crate) struct Args {
     /// Directory for openapi.yaml, openapi.json and API.md (created if missing).
     #[arg(long, short, value_name = "DIR")]
     out: PathBuf,
+    #[command(flatten)]
+    settings: Settings,
+}
+
+/// How traffic is documented: every flag of `ar import` but the inputs and `--out`. `ar diff`
+/// documents a HAR side with the defaults, as `ar import FILE` does.
+#[derive(Debug, Default, clap::Args)]
+pub(crate) struct Settings {
     /// Hosts to document (comma-separated; `*.shop.test` for a domain and its subdomains).
     /// The first host's whole site is in scope too. Default: every host except known trackers.
     #[arg(long, value_delimiter = ',', value_name = "HOST,...")]
@@ -128,118 +136,16 @@ impl Counts {
 
 /// Reads every input through the pipeline and writes the three documents.
 pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let mut patterns = args.templates.read()?;
-    // A session directory keeps the templates its runs used; `ar proxy`'s, its corrections.
-    for file in args.files.iter().filter(|file| file.is_dir()) {
-        if file.join(MANIFEST_FILE).is_file()
-            && let Ok(manifest) = Manifest::load(file)
-        {
-            patterns.extend(manifest.settings.templates);
-        }
-        patterns.extend(read_dir_templates(file)?);
-    }
-    let mut config = PipelineConfig::default()
-        .with_scope_hosts(&args.scope)
-        .with_templates(&patterns)?;
-    config.redact = !args.no_redact;
-    config.options.base_url = args.base_url.clone();
-    if let Some(base) = &args.base_url
-        && !(base.starts_with("http://") || base.starts_with("https://"))
-    {
-        bail!("--base-url must be an absolute http(s) URL, got `{base}`");
-    }
-    let mut pipeline = Pipeline::new(config)?;
-    let mut counts = Counts::default();
-    let mut next_id = 1u64;
-    for file in &args.files {
-        let (path, kind) = resolve(file)?;
-        counts.files += 1;
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        let progress = Progress::new(size, &path);
-        let reader = CountingReader {
-            inner: open(&path)?,
-            read: Rc::clone(&progress.read),
-        };
-        let mut failure: Option<anyhow::Error> = None;
-        let mut ingest = |flow: Flow, pipeline: &mut Pipeline| {
-            if failure.is_none()
-                && let Err(error) = pipeline.ingest(&flow)
-            {
-                failure = Some(error);
-            }
-            progress.tick();
-        };
-        match kind {
-            InputKind::Har => {
-                let options = if args.strict {
-                    ImportOptions::strict()
-                } else {
-                    ImportOptions::lenient()
-                };
-                let options = options.with_first_id(next_id);
-                let summary = stream_har(reader, &options, |flow| {
-                    next_id = next_id.max(flow.id.0 + 1);
-                    ingest(flow, &mut pipeline);
-                })
-                .with_context(|| format!("{} is not a usable HAR file", path.display()))?;
-                if summary.entries == 0 {
-                    eprintln!("ar: note: {}: the HAR has no entries", path.display());
-                }
-                for (issue, n) in summary.issues {
-                    *counts.entry_issues.entry(issue).or_default() += n;
-                }
-                counts.first_errors.extend(
-                    summary
-                        .skipped
-                        .iter()
-                        .take(3)
-                        .map(|e| format!("{}: {e}", path.display())),
-                );
-            }
-            InputKind::Jsonl => {
-                let skipped = read_jsonl(reader, &path, args.strict, &mut |flow| {
-                    next_id = next_id.max(flow.id.0 + 1);
-                    ingest(flow, &mut pipeline);
-                })?;
-                counts.archive_lines_skipped += skipped.0;
-                counts.first_errors.extend(skipped.1);
-            }
-        }
-        progress.finish();
-        if let Some(error) = failure {
-            return Err(error);
-        }
-    }
-
-    for error in &counts.first_errors {
-        eprintln!("ar: warning: skipped {error}");
-    }
-    let not_as_written = counts.not_as_written();
-    let summary = pipeline.summary();
-    if summary.flows == 0 {
-        let why = if not_as_written.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", not_as_written.join("; "))
-        };
-        bail!(
-            "no flows in {}: nothing to document{why}",
-            list(&args.files)
-        );
-    }
+    let Documented {
+        mut pipeline,
+        not_as_written,
+    } = document(&args.files, &args.settings)?;
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let title = args
-        .title
-        .clone()
-        .unwrap_or_else(|| pipeline.default_title());
-    pipeline.set_title(title);
-    for note in &not_as_written {
-        pipeline.note_input(note.clone());
-    }
     let documents = pipeline.documents()?;
     documents.write_to(&args.out)?;
 
+    let summary = pipeline.summary();
     let ledger = pipeline.ledger();
     let mut line = format!(
         "{} flows read, {} in scope, {} endpoints",
@@ -271,6 +177,127 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         eprintln!("ar: note: no endpoints were documented; API.md lists what was left out and why");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Traffic read through a pipeline, titled and ready for [`Pipeline::documents`].
+pub(crate) struct Documented {
+    /// The pipeline, every flow ingested.
+    pub(crate) pipeline: Pipeline,
+    /// What was not read as written, as summary-line parts (also noted for API.md).
+    pub(crate) not_as_written: Vec<String>,
+}
+
+/// Reads `files` (HAR files, `flows.jsonl` archives, directories holding one) through a
+/// pipeline configured by `settings`: what `ar import` documents, and `ar diff` of a HAR side.
+/// Skipped entries are warned about on stderr; no flow at all is an error.
+pub(crate) fn document(files: &[PathBuf], settings: &Settings) -> anyhow::Result<Documented> {
+    let mut patterns = settings.templates.read()?;
+    // A session directory keeps the templates its runs used; `ar proxy`'s, its corrections.
+    for file in files.iter().filter(|file| file.is_dir()) {
+        if file.join(MANIFEST_FILE).is_file()
+            && let Ok(manifest) = Manifest::load(file)
+        {
+            patterns.extend(manifest.settings.templates);
+        }
+        patterns.extend(read_dir_templates(file)?);
+    }
+    let mut config = PipelineConfig::default()
+        .with_scope_hosts(&settings.scope)
+        .with_templates(&patterns)?;
+    config.redact = !settings.no_redact;
+    config.options.base_url = settings.base_url.clone();
+    if let Some(base) = &settings.base_url
+        && !(base.starts_with("http://") || base.starts_with("https://"))
+    {
+        bail!("--base-url must be an absolute http(s) URL, got `{base}`");
+    }
+    let mut pipeline = Pipeline::new(config)?;
+    let mut counts = Counts::default();
+    let mut next_id = 1u64;
+    for file in files {
+        let (path, kind) = resolve(file)?;
+        counts.files += 1;
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let progress = Progress::new(size, &path);
+        let reader = CountingReader {
+            inner: open(&path)?,
+            read: Rc::clone(&progress.read),
+        };
+        let mut failure: Option<anyhow::Error> = None;
+        let mut ingest = |flow: Flow, pipeline: &mut Pipeline| {
+            if failure.is_none()
+                && let Err(error) = pipeline.ingest(&flow)
+            {
+                failure = Some(error);
+            }
+            progress.tick();
+        };
+        match kind {
+            InputKind::Har => {
+                let options = if settings.strict {
+                    ImportOptions::strict()
+                } else {
+                    ImportOptions::lenient()
+                };
+                let options = options.with_first_id(next_id);
+                let summary = stream_har(reader, &options, |flow| {
+                    next_id = next_id.max(flow.id.0 + 1);
+                    ingest(flow, &mut pipeline);
+                })
+                .with_context(|| format!("{} is not a usable HAR file", path.display()))?;
+                if summary.entries == 0 {
+                    eprintln!("ar: note: {}: the HAR has no entries", path.display());
+                }
+                for (issue, n) in summary.issues {
+                    *counts.entry_issues.entry(issue).or_default() += n;
+                }
+                counts.first_errors.extend(
+                    summary
+                        .skipped
+                        .iter()
+                        .take(3)
+                        .map(|e| format!("{}: {e}", path.display())),
+                );
+            }
+            InputKind::Jsonl => {
+                let skipped = read_jsonl(reader, &path, settings.strict, &mut |flow| {
+                    next_id = next_id.max(flow.id.0 + 1);
+                    ingest(flow, &mut pipeline);
+                })?;
+                counts.archive_lines_skipped += skipped.0;
+                counts.first_errors.extend(skipped.1);
+            }
+        }
+        progress.finish();
+        if let Some(error) = failure {
+            return Err(error);
+        }
+    }
+
+    for error in &counts.first_errors {
+        eprintln!("ar: warning: skipped {error}");
+    }
+    let not_as_written = counts.not_as_written();
+    if pipeline.summary().flows == 0 {
+        let why = if not_as_written.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", not_as_written.join("; "))
+        };
+        bail!("no flows in {}: nothing to document{why}", list(files));
+    }
+    let title = settings
+        .title
+        .clone()
+        .unwrap_or_else(|| pipeline.default_title());
+    pipeline.set_title(title);
+    for note in &not_as_written {
+        pipeline.note_input(note.clone());
+    }
+    Ok(Documented {
+        pipeline,
+        not_as_written,
+    })
 }
 
 /// A file, or the `flows.jsonl` inside a directory, with its kind.

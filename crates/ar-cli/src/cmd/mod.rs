@@ -3,6 +3,7 @@
 pub(crate) mod ca;
 #[cfg(feature = "demo")]
 pub(crate) mod demo;
+pub(crate) mod diff;
 pub(crate) mod gen_client;
 pub(crate) mod import;
 pub(crate) mod infer_schema;

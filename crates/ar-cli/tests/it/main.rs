@@ -3,6 +3,7 @@
 mod agent;
 mod archiver;
 mod browser;
+mod diff;
 mod explore_lock;
 mod explore_workspace;
 mod gen_client;
