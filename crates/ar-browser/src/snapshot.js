@@ -42,7 +42,8 @@ const SKIP_TAGS = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'HEAD', 'M
   'svg', 'SVG', 'CANVAS', 'VIDEO', 'AUDIO', 'OBJECT', 'EMBED']);
 const FIELD_TAGS = new Set(['INPUT', 'SELECT', 'TEXTAREA']);
 const CLICKABLE_INSIDE = 'a[href],button,input,select,textarea,[role=button],[role=link],' +
-  '[role=tab],[role=menuitem],[role=checkbox],[contenteditable=""],[contenteditable=true]';
+  '[role=tab],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],[role=checkbox],' +
+  '[role=radio],[role=switch],[role=option],[role=treeitem],[contenteditable=""],[contenteditable=true]';
 
 const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
 const cut = (s, n) => { n = n || MAX_TEXT; return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; };
@@ -291,6 +292,10 @@ function describe(el, role, tag, name) {
   if (el.getAttribute('aria-expanded') === 'true') attrs.push(['expanded', '']);
   if (el.getAttribute('aria-pressed') === 'true') attrs.push(['pressed', '']);
   if (el.getAttribute('aria-selected') === 'true') attrs.push(['selected', '']);
+  // A tab's "checked" is whether it is the selected one: the panel it shows.
+  if (role === 'tab' && el.hasAttribute('aria-selected')) {
+    info.checked = el.getAttribute('aria-selected') === 'true';
+  }
   return { attrs, value, info };
 }
 
@@ -415,7 +420,9 @@ function walk(node, depth) {
       return;
     }
   }
-  if ((tag === 'LABEL' && el.control) || labelTargets.has(el)) {
+  // Text that names a control is said once, by the control; a control that
+  // names another (a tab labelling its tab panel) is still a control.
+  if ((tag === 'LABEL' && el.control) || (labelTargets.has(el) && !INTERACTIVE.has(role))) {
     quiet++;
     walkChildren(el, depth);
     quiet--;

@@ -234,7 +234,7 @@ pub struct ElementInfo {
     pub field_name: Option<String>,
     /// A field's current value (never shown for passwords).
     pub value: Option<String>,
-    /// Whether a checkbox/radio/switch is checked.
+    /// Whether a checkbox/radio/switch is checked, or a tab selected.
     pub checked: Option<bool>,
     /// Whether the element is disabled.
     pub disabled: bool,

@@ -18,7 +18,7 @@ use super::fill::{FieldAction, fill};
 use super::mode::Mode;
 use super::novelty::{Gain, Novelty};
 use super::plan::{
-    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Planned, Press, Step, find_click, find_form,
+    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Layers, Planned, Press, Step, find_click, find_form,
     find_form_again, form_fingerprint, list_key, member_key, submit_control,
 };
 use super::policy::{
@@ -501,18 +501,19 @@ impl Crawl<'_> {
         action: &Planned,
         shape: &str,
     ) -> Result<Acted, ExplorerError> {
-        // A dialog still open (an error the app showed, a panel the explorer
-        // opened) stands between a person and the page: it is closed before
-        // a control outside it is used.
+        // A dialog opened since the action was planned (an error the app
+        // showed, a menu an item left open) stands between a person and the
+        // page: it is closed before a control outside it is used.
         if !in_dialog(&current, action)
-            && let Some(dialog) = current.elements.iter().find_map(|e| e.dialog)
+            && let Some(dialog) = action.layers().newer_dialog(&current)
             && let Some(closed) = self.close_dialog(&current, dialog).await?
         {
             current = closed;
         }
         if !is_shown(&current, action) && !action.via().is_empty() {
             for (depth, step) in action.via().iter().enumerate() {
-                let Some(opener) = find_click(&current, &step.role, &step.name, 0).cloned() else {
+                let opener = find_pressed(&current, &step.role, &step.name, 0, step.press).cloned();
+                let Some(opener) = opener else {
                     if depth == 0 {
                         // What revealed it is gone (a picker renamed by the
                         // choice made in it): so is all it revealed.
@@ -536,6 +537,25 @@ impl Crawl<'_> {
                 current = next;
             }
         }
+        if !is_shown(&current, action) {
+            let tabs: Vec<ElementInfo> = (action.layers().tabs_to_reselect(&current))
+                .into_iter()
+                .cloned()
+                .collect();
+            for tab in &tabs {
+                if self
+                    .click_element(tab, &format!("select tab \"{}\" again", tab.name))
+                    .await?
+                {
+                    self.settle().await?;
+                }
+            }
+            if !tabs.is_empty()
+                && let Some(next) = self.snapshot().await?
+            {
+                current = next;
+            }
+        }
         match action {
             Planned::Click {
                 role,
@@ -544,7 +564,9 @@ impl Crawl<'_> {
                 press,
                 ..
             } => {
-                let Some(element) = find_click(&current, role, name, *occurrence).cloned() else {
+                let Some(element) =
+                    find_pressed(&current, role, name, *occurrence, *press).cloned()
+                else {
                     self.report.actions_gone += 1;
                     return Ok(Acted::Not);
                 };
@@ -810,6 +832,7 @@ impl Crawl<'_> {
         let mut occurrences: HashMap<(&str, &str), usize> = HashMap::new();
         let mut confirmations: Vec<u32> = Vec::new();
         let mut contexts = Vec::new();
+        let layers = Layers::of(snapshot);
         for element in &snapshot.elements {
             if FieldGroup::of(element).is_some() {
                 continue;
@@ -853,11 +876,27 @@ impl Crawl<'_> {
                 continue;
             }
             let list = list_key(snapshot, element);
+            // An entry's context menu, at both ends of its list (a folder's
+            // menu greys out what a file's offers).
+            let end = list.as_ref().and_then(|key| {
+                let mut entries = (snapshot.elements.iter()).filter(|e| {
+                    e.role == element.role && list_key(snapshot, e).as_ref() == Some(key)
+                });
+                let first = entries.next().map(|e| e.reference);
+                let last = entries.next_back().map(|e| e.reference);
+                if first == Some(element.reference) {
+                    Some("first")
+                } else if last == Some(element.reference) {
+                    Some("last")
+                } else {
+                    None
+                }
+            });
             if ENTRY_ROLES.contains(&element.role.as_str())
-                && list.is_some()
+                && let Some(end) = end
                 && self
                     .context_tried
-                    .insert(format!("{shape}|{}", element.role))
+                    .insert(format!("{shape}|{}|{end}", element.role))
             {
                 contexts.push(Planned::Click {
                     role: element.role.clone(),
@@ -866,6 +905,7 @@ impl Crawl<'_> {
                     press: Press::Context,
                     list: None,
                     via: via.to_vec(),
+                    layers: layers.clone(),
                 });
             }
             plan.push(Planned::Click {
@@ -875,6 +915,7 @@ impl Crawl<'_> {
                 press: Press::Main,
                 list: list.map(|key| (batch, key)),
                 via: via.to_vec(),
+                layers: layers.clone(),
             });
         }
         try_ends_first(&mut plan);
@@ -896,6 +937,7 @@ impl Crawl<'_> {
                 fingerprint,
                 label,
                 via: via.to_vec(),
+                layers: layers.clone(),
             });
         }
         for dialog in confirmations.into_iter().rev() {
@@ -1336,6 +1378,24 @@ fn page_shape(url: &Url, typed: &[String]) -> String {
 }
 
 /// Whether the planned action's element is on the page now.
+/// The element a planned press means in `snapshot`. Entries of one list
+/// share their context menu: when the entry one was planned on is gone (the
+/// list re-rendered, a folder opened), another entry of its kind serves.
+fn find_pressed<'a>(
+    snapshot: &'a Snapshot,
+    role: &str,
+    name: &str,
+    occurrence: usize,
+    press: Press,
+) -> Option<&'a ElementInfo> {
+    find_click(snapshot, role, name, occurrence).or_else(|| match press {
+        Press::Main => None,
+        Press::Context => (snapshot.elements.iter())
+            .rev()
+            .find(|e| e.role == role && e.group.is_some() && FieldGroup::of(e).is_none()),
+    })
+}
+
 /// Whether what `action` uses first (its control, or the first click that
 /// reveals it) sits in a dialog that is open in `snapshot`.
 fn in_dialog(snapshot: &Snapshot, action: &Planned) -> bool {
@@ -1426,6 +1486,7 @@ fn dismissal_in(snapshot: &Snapshot, dialog: u32) -> Option<Planned> {
         press: Press::Main,
         list: None,
         via: Vec::new(),
+        layers: Layers::of(snapshot),
     })
 }
 
@@ -2340,7 +2401,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_entrys_context_menu_is_opened_and_each_item_chosen() {
+    async fn context_menus_at_both_ends_of_a_list_are_opened_and_each_item_chosen() {
         let rename = element("menuitem", "Rename…", Effect::Nothing)
             .sending("PATCH https://shop.test/api/contents/a.txt");
         let checkpoints = element("menuitem", "Show Checkpoints", Effect::Nothing)
@@ -2358,7 +2419,7 @@ mod tests {
         let (_, events) = run(&browser, &config).await;
         let log = browser.log();
         let contexts = log.iter().filter(|l| l.starts_with("context ")).count();
-        assert_eq!(contexts, 1, "once per kind of entry: {log:?}");
+        assert_eq!(contexts, 2, "at both ends of the list: {log:?}");
         assert!(log.contains(&"click Rename…".to_owned()), "{log:?}");
         assert!(
             log.contains(&"click Show Checkpoints".to_owned()),

@@ -5,6 +5,9 @@
 //! role, name and occurrence; a form by its field names), because
 //! single-page apps re-render and old refs go stale.
 
+use std::collections::HashSet;
+use std::sync::Arc;
+
 use crate::browser::{ElementInfo, Ref, Snapshot};
 
 use super::policy::{digits_to_n, is_dismissal};
@@ -69,11 +72,14 @@ pub(crate) enum Planned {
         list: Option<(usize, String)>,
         /// The clicks that revealed it, outermost first.
         via: Vec<Step>,
+        /// What the dialogs open when it was planned showed ([`Layers`]).
+        layers: Layers,
     },
     Form {
         fingerprint: String,
         label: String,
         via: Vec<Step>,
+        layers: Layers,
     },
 }
 
@@ -83,14 +89,80 @@ impl Planned {
             Self::Click { via, .. } | Self::Form { via, .. } => via,
         }
     }
+
+    pub(crate) fn layers(&self) -> &Layers {
+        match self {
+            Self::Click { layers, .. } | Self::Form { layers, .. } => layers,
+        }
+    }
 }
 
-/// Fields that are filled and submitted together: a `<form>`, or the fields
-/// of a dialog that has no form.
+/// Where a page stood when actions were planned on it, shared by those
+/// actions: the controls (role and name) its open dialogs and popup menus
+/// showed, and its selected tabs.
+///
+/// A dialog open when an action's turn comes that shows none of those
+/// controls opened since (an error the app raised, a menu an item left
+/// open): it stands between a person and the action, and is closed first.
+/// One the action was planned in, even grown or re-rendered since, is where
+/// the action belongs. A control that is gone because another tab's panel
+/// is shown now (a launcher's cards once a document opened over them) is
+/// found again by selecting the tabs that were selected.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Layers(Arc<LayersOf>);
+
+#[derive(Debug, Default)]
+struct LayersOf {
+    dialogs: HashSet<(String, String)>,
+    tabs: Vec<String>,
+}
+
+impl Layers {
+    /// Where `snapshot` stands.
+    pub(crate) fn of(snapshot: &Snapshot) -> Self {
+        let dialogs = (snapshot.elements.iter())
+            .filter(|e| e.dialog.is_some() && !e.name.is_empty())
+            .map(|e| (e.role.clone(), e.name.clone()))
+            .collect();
+        let tabs = (snapshot.elements.iter())
+            .filter(|e| is_selected_tab(e) && e.href.is_none() && !e.name.is_empty())
+            .map(|e| e.name.clone())
+            .collect();
+        Self(Arc::new(LayersOf { dialogs, tabs }))
+    }
+
+    /// The tabs selected then that are shown, but not selected, in `snapshot`.
+    pub(crate) fn tabs_to_reselect<'a>(&self, snapshot: &'a Snapshot) -> Vec<&'a ElementInfo> {
+        (self.0.tabs.iter())
+            .filter_map(|name| {
+                (snapshot.elements.iter())
+                    .find(|e| e.role == "tab" && e.name == *name && e.checked == Some(false))
+            })
+            .collect()
+    }
+
+    /// The first dialog open in `snapshot` that shows none of these
+    /// controls: one that opened after the action was planned.
+    pub(crate) fn newer_dialog(&self, snapshot: &Snapshot) -> Option<u32> {
+        let mut dialogs: Vec<u32> = snapshot.elements.iter().filter_map(|e| e.dialog).collect();
+        dialogs.dedup();
+        dialogs.into_iter().find(|&dialog| {
+            !(snapshot.elements.iter())
+                .filter(|e| e.dialog == Some(dialog))
+                .any(|e| (self.0.dialogs).contains(&(e.role.clone(), e.name.clone())))
+        })
+    }
+}
+
+/// Fields that are filled and submitted together: a `<form>`, the fields of
+/// a dialog that has no form, or a search field on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FieldGroup {
     Form(u32),
     Dialog(u32),
+    /// A search field on its own (a find bar, a filter box over a list): a
+    /// form of one, sent with Enter.
+    Search(Ref),
 }
 
 impl FieldGroup {
@@ -99,6 +171,12 @@ impl FieldGroup {
         match (element.form, element.dialog) {
             (Some(form), _) => Some(Self::Form(form)),
             (None, Some(dialog)) if is_field(element) => Some(Self::Dialog(dialog)),
+            (None, None)
+                if element.role == "searchbox"
+                    || element.input_type.as_deref() == Some("search") =>
+            {
+                Some(Self::Search(element.reference))
+            }
             _ => None,
         }
     }
@@ -174,6 +252,10 @@ pub(crate) fn submit_control<'a>(
             .find(|e| candidate(e))
     });
     footer.or_else(|| fields.iter().rev().find(|e| candidate(e)).copied())
+}
+
+fn is_selected_tab(element: &ElementInfo) -> bool {
+    element.role == "tab" && element.checked == Some(true)
 }
 
 /// Controls of one role in one container beyond which they are choices among

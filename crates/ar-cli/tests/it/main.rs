@@ -5,6 +5,7 @@ mod archiver;
 mod browser;
 mod diff;
 mod explore_lock;
+mod explore_workbench;
 mod explore_workspace;
 mod gen_client;
 mod hostile;

@@ -69,9 +69,14 @@ impl Shop {
 
     /// [`Shop::ar`] with the page at `path` as the target.
     pub(crate) fn ar_at(&self, path: &str, extra: &[&str]) -> Command {
+        self.ar_on(&self.url(path), extra)
+    }
+
+    /// [`Shop::ar`] with `url`, on any of the fixture's hosts, as the target.
+    pub(crate) fn ar_on(&self, url: &str, extra: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
         command
-            .arg(self.url(path))
+            .arg(url)
             .args(["--headless", "--offline", "--ca-dir"])
             .arg(self.ca_dir.path())
             .arg("--upstream-ca")
