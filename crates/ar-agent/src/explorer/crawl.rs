@@ -41,6 +41,10 @@ const SETTLE: Wait = Wait::NetworkIdle {
 /// on the server) before its submit button is pressed again.
 const VALIDATION: Duration = Duration::from_millis(600);
 
+/// How long a page that showed nothing new on arrival gets to render before
+/// it is looked at again.
+const RENDER: Duration = Duration::from_millis(700);
+
 /// A form as [`Crawl::fill_form`] left it.
 struct Filled {
     /// Its members as last found (a re-render may have changed them).
@@ -364,6 +368,15 @@ impl Crawl<'_> {
         mut plan: VecDeque<Planned>,
     ) -> Result<Option<StopReason>, ExplorerError> {
         plan.extend(self.absorb(&snapshot, url, shape, &[]));
+        // A page that shows nothing new on arrival may still be rendering
+        // what it fetched (a busy machine lags the network): it is looked
+        // at once more before it is left.
+        if plan.is_empty() {
+            let _ = self.browser.wait(Wait::Time(RENDER)).await;
+            if let Some(later) = self.snapshot().await? {
+                plan.extend(self.absorb(&later, url, shape, &[]));
+            }
+        }
         let mut dull_here = 0;
         while let Some(action) = plan.pop_front() {
             if let Some(stop) = self.should_stop() {
