@@ -22,6 +22,21 @@ pub(super) fn render(report: &DriftReport) -> String {
         summary.operations_called,
         summary.operations_documented
     );
+    if !report.other_hosts().is_empty() {
+        let hosts: Vec<String> = report
+            .other_hosts()
+            .iter()
+            .map(|(host, &flows)| {
+                let word = if flows == 1 { "flow" } else { "flows" };
+                format!("`{}` ({flows} {word})", cell(host))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "Flows to hosts the spec's servers do not name are not held against it: {}.\n",
+            hosts.join(", ")
+        );
+    }
     if report.is_empty() {
         out.push_str(
             "No drift: every call was to a documented operation, and the calls and answers kept \

@@ -48,6 +48,7 @@ use serde_json::Value;
 use crate::document::Document;
 use crate::matcher::{Lookup, OperationMatcher, request_path};
 use crate::method::Method;
+use crate::servers;
 use contract::{request_issues, response_issues};
 use finding::{Entry, FlowIds, Issue, Key};
 use params::Credentials;
@@ -61,14 +62,24 @@ pub const MAX_FINDINGS: usize = 10_000;
 
 /// A published spec, ready to hold traffic against: the document and the matcher of its
 /// operations. Cloning shares it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Baseline(Arc<Published>);
 
-#[derive(Debug)]
+impl std::fmt::Debug for Baseline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Baseline")
+            .field("name", &self.0.name)
+            .field("operations", &self.0.operations)
+            .finish_non_exhaustive()
+    }
+}
+
 struct Published {
     document: Document,
     matcher: OperationMatcher,
     credentials: Credentials,
+    /// The hosts the servers name, when every server is absolute.
+    hosts: Option<BTreeSet<String>>,
     operations: usize,
     name: String,
 }
@@ -79,6 +90,7 @@ impl Baseline {
         Baseline(Arc::new(Published {
             matcher: OperationMatcher::new(&document),
             credentials: Credentials::of(&document),
+            hosts: servers::hosts(document.as_value()),
             operations: document.operations().len(),
             document,
             name: name.into(),
@@ -121,7 +133,7 @@ pub struct Exchange<'a> {
     headers: Vec<&'a str>,
     request: Option<Payload<'a>>,
     response: Option<(u16, Option<Payload<'a>>)>,
-    endpoint: Option<(&'a str, &'a str)>,
+    endpoint: Option<&'a str>,
 }
 
 impl<'a> Exchange<'a> {
@@ -159,11 +171,11 @@ impl<'a> Exchange<'a> {
         self
     }
 
-    /// The caller's own name for the endpoint called (`key`, stable) and its path template
-    /// (`/users/{userId}`): shadow calls are grouped and shown by them.
+    /// The caller's own name for the endpoint called (a stable key): shadow calls are grouped
+    /// by it, and [`Drift::report_regrouped`] asks the caller for its path template.
     #[must_use]
-    pub fn endpoint(mut self, key: &'a str, template: &'a str) -> Exchange<'a> {
-        self.endpoint = Some((key, template));
+    pub fn endpoint(mut self, key: &'a str) -> Exchange<'a> {
+        self.endpoint = Some(key);
         self
     }
 }
@@ -175,16 +187,23 @@ pub struct Drift {
     findings: BTreeMap<Key, Entry>,
     shadows: BTreeMap<(String, String), Shadow>,
     called: BTreeSet<(Method, String)>,
+    /// Flows per host the spec's servers do not name (not held against it).
+    elsewhere: BTreeMap<String, u64>,
     flows: u64,
     matched: u64,
     not_listed: u64,
 }
+
+/// Hosts the spec does not serve that a drift counts flows of by name; the rest are counted
+/// together.
+const MAX_OTHER_HOSTS: usize = 100;
 
 /// The calls grouped under one shadow endpoint.
 #[derive(Clone, Debug)]
 struct Shadow {
     /// Whether the group is the caller's endpoint key (else the path as sent).
     keyed: bool,
+    /// The path of its first call, as sent.
     path: String,
     host: Option<String>,
     /// The methods the spec documents on this path, when it has the path.
@@ -200,6 +219,7 @@ impl Drift {
             findings: BTreeMap::new(),
             shadows: BTreeMap::new(),
             called: BTreeSet::new(),
+            elsewhere: BTreeMap::new(),
             flows: 0,
             matched: 0,
             not_listed: 0,
@@ -216,11 +236,26 @@ impl Drift {
         self.flows
     }
 
-    /// Holds one flow against the spec.
+    /// Holds one flow against the spec. A flow to a host the spec's servers do not name
+    /// (when they all name one) is only counted: it calls another API.
     pub fn observe(&mut self, exchange: &Exchange<'_>) {
         self.flows += 1;
         let baseline = self.baseline.clone();
         let published = &*baseline.0;
+        if let (Some(hosts), Some(authority)) = (&published.hosts, host_of(exchange.url)) {
+            let host = servers::host_name(&authority);
+            if !hosts.contains(&host) {
+                let key = if self.elsewhere.len() < MAX_OTHER_HOSTS
+                    || self.elsewhere.contains_key(&host)
+                {
+                    host
+                } else {
+                    "(other hosts)".to_owned()
+                };
+                *self.elsewhere.entry(key).or_default() += 1;
+                return;
+            }
+        }
         let lookup = match Method::parse(exchange.method) {
             Some(method) => published.matcher.lookup(method, exchange.url),
             None => Lookup::NotFound,
@@ -272,10 +307,11 @@ impl Drift {
         self.report_regrouped(|_| None)
     }
 
-    /// The report, with each shadow group whose endpoint key `current` knows shown under the
-    /// template it gives (a caller that learns templates as flows come moves early calls,
-    /// grouped under `/users/41`, to `/users/{userId}`). Groups that end up with the same
-    /// method, host and path are one finding.
+    /// The report, each shadow group of calls the caller named ([`Exchange::endpoint`]) shown
+    /// under the path template `current` gives for its key (else the path of its first call).
+    /// A caller that learns templates as flows come names early calls after what it knew then
+    /// (`/users/41`) and answers with what it knows now (`/users/{userId}`); groups that end
+    /// up with the same method, host and path are one finding.
     pub fn report_regrouped(&self, current: impl Fn(&str) -> Option<String>) -> DriftReport {
         let mut shadows: BTreeMap<(String, Option<String>, String), Shadow> = BTreeMap::new();
         for ((method, group), shadow) in &self.shadows {
@@ -358,18 +394,19 @@ impl Drift {
             &findings,
             self.flows,
             self.matched,
+            self.elsewhere.values().sum(),
             self.baseline.0.operations,
             self.called.len(),
             self.not_listed,
         );
-        DriftReport::new(&self.baseline, summary, findings)
+        DriftReport::new(&self.baseline, summary, findings, self.elsewhere.clone())
     }
 
     fn shadow(&mut self, exchange: &Exchange<'_>, documented: Vec<Method>) {
         let sent = request_path(exchange.url);
-        let (keyed, group, path) = match exchange.endpoint {
-            Some((key, template)) => (true, key, template),
-            None => (false, sent, sent),
+        let (keyed, group) = match exchange.endpoint {
+            Some(key) => (true, key),
+            None => (false, sent),
         };
         let key = (exchange.method.to_ascii_uppercase(), group.to_owned());
         if !self.shadows.contains_key(&key) && self.shadows.len() >= MAX_FINDINGS {
@@ -378,7 +415,7 @@ impl Drift {
         }
         let shadow = self.shadows.entry(key).or_insert_with(|| Shadow {
             keyed,
-            path: path.to_owned(),
+            path: sent.to_owned(),
             host: host_of(exchange.url),
             documented,
             flows: FlowIds::default(),

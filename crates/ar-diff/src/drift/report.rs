@@ -1,6 +1,8 @@
 //! What a [`Drift`](super::Drift) found, sorted and counted, as markdown (`DRIFT.md`) or JSON
 //! (`drift.json`).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -18,9 +20,11 @@ const DRIFT_VERSION: u32 = 1;
 /// {
 ///   "drift_version": 1,
 ///   "spec": {"name": "petstore.yaml", "title": "Petstore", "version": "1.0.0"},
-///   "summary": {"flows": 120, "flows_matched": 112, "operations_documented": 15,
-///               "operations_called": 12, "shadow_endpoints": 2, "zombie_endpoints": 1,
-///               "violations": 3, "undocumented": 4, "findings_not_listed": 0},
+///   "summary": {"flows": 120, "flows_matched": 112, "flows_other_hosts": 4,
+///               "operations_documented": 15, "operations_called": 12,
+///               "shadow_endpoints": 2, "zombie_endpoints": 1, "violations": 3,
+///               "undocumented": 4, "findings_not_listed": 0},
+///   "other_hosts": {"cdn.example.com": 4},   // left out when there are none
 ///   "findings": [<finding>...]
 /// }
 /// ```
@@ -34,6 +38,8 @@ pub struct DriftReport {
     drift_version: u32,
     spec: SpecName,
     summary: DriftSummary,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    other_hosts: BTreeMap<String, u64>,
     findings: Vec<Finding>,
 }
 
@@ -55,6 +61,9 @@ pub struct DriftSummary {
     pub flows: u64,
     /// Flows that called a documented operation.
     pub flows_matched: u64,
+    /// Flows to hosts the spec's servers do not name, when they all name one: not held
+    /// against the spec.
+    pub flows_other_hosts: u64,
     /// Operations the spec documents.
     pub operations_documented: usize,
     /// Documented operations the flows called.
@@ -76,6 +85,7 @@ impl DriftSummary {
         findings: &[Finding],
         flows: u64,
         flows_matched: u64,
+        flows_other_hosts: u64,
         operations_documented: usize,
         operations_called: usize,
         findings_not_listed: u64,
@@ -84,6 +94,7 @@ impl DriftSummary {
         DriftSummary {
             flows,
             flows_matched,
+            flows_other_hosts,
             operations_documented,
             operations_called,
             shadow_endpoints: count(Category::Shadow),
@@ -101,6 +112,7 @@ impl DriftReport {
         baseline: &Baseline,
         summary: DriftSummary,
         mut findings: Vec<Finding>,
+        other_hosts: BTreeMap<String, u64>,
     ) -> DriftReport {
         findings.sort_by(|a, b| {
             (
@@ -128,8 +140,15 @@ impl DriftReport {
                 version: text("version"),
             },
             summary,
+            other_hosts,
             findings,
         }
+    }
+
+    /// Flows per host the spec's servers do not name (the first 100 hosts by name, the rest
+    /// as `(other hosts)`).
+    pub fn other_hosts(&self) -> &BTreeMap<String, u64> {
+        &self.other_hosts
     }
 
     /// The counts.

@@ -119,7 +119,7 @@ fn each_kind_of_drift_is_found_with_its_flows() {
             ),
     );
     drift.observe(&Exchange::new(14, "DELETE", "/v1/users/7").response(204, None));
-    drift.observe(&Exchange::new(15, "GET", "/v1/admin/users").endpoint("k", "/v1/admin/users"));
+    drift.observe(&Exchange::new(15, "GET", "/v1/admin/users").endpoint("k"));
     drift.observe(&Exchange::new(16, "GET", "/v1/legacy/report").response(200, None));
     let report = drift.report();
     assert_eq!(
@@ -164,25 +164,28 @@ fn shadow_calls_group_by_the_callers_endpoint_and_regroup_when_it_learns() {
             1,
             "https://api.shop.test/v1/carts/41",
             "GET api.shop.test/v1/carts/41",
-            "/v1/carts/41",
         ),
         (
             2,
             "https://api.shop.test/v1/carts/42",
             "GET api.shop.test/v1/carts/{id}",
-            "/v1/carts/{id}",
         ),
         (
             3,
             "https://api.shop.test/v1/carts/43",
             "GET api.shop.test/v1/carts/{id}",
-            "/v1/carts/{id}",
         ),
     ];
-    for (id, url, key, template) in calls {
-        drift.observe(&Exchange::new(id, "GET", url).endpoint(key, template));
+    for (id, url, key) in calls {
+        drift.observe(&Exchange::new(id, "GET", url).endpoint(key));
     }
-    assert_eq!(drift.report().findings().len(), 2);
+    let paths: Vec<String> = drift
+        .report()
+        .findings()
+        .iter()
+        .map(|f| f.path.clone())
+        .collect();
+    assert_eq!(paths, ["/v1/carts/41", "/v1/carts/42"]);
     let report = drift.report_regrouped(|key| {
         key.starts_with("GET api.shop.test/v1/carts/")
             .then(|| "/v1/carts/{id}".to_owned())

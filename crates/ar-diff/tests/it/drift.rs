@@ -190,7 +190,7 @@ fn golden_report() -> DriftReport {
     let good = json!({"id": 1, "name": "Rex", "tag": null});
     let bad = json!({"id": "1", "tag": 3, "owner": {"id": 2}});
     let list = json!([{"id": 1, "color": "red"}]);
-    let flows: [(u64, &str, &str, u16, Option<&Value>); 6] = [
+    let flows: [(u64, &str, &str, u16, Option<&Value>); 7] = [
         (1, "GET", "https://pets.test/api/pets/1", 200, Some(&good)),
         (2, "GET", "https://pets.test/api/pets/2", 200, Some(&bad)),
         (3, "GET", "https://pets.test/api/pets/3", 418, None),
@@ -208,6 +208,13 @@ fn golden_report() -> DriftReport {
             "https://pets.test/api/owners/9/pets",
             200,
             Some(&list),
+        ),
+        (
+            7,
+            "GET",
+            "https://cdn.pets.test/config.json",
+            200,
+            Some(&good),
         ),
     ];
     for (id, method, url, status, body) in flows {

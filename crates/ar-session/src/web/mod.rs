@@ -149,10 +149,10 @@ impl Backend for PipelineBackend {
 
     async fn documents(&self) -> Option<Documents> {
         self.ask(|pipeline| {
-            pipeline
-                .documents()
-                .ok()
-                .map(|d| Documents::new(d.yaml, d.json, d.markdown))
+            pipeline.documents().ok().map(|d| {
+                let drift = d.drift.map(|drift| drift.markdown);
+                Documents::new(d.yaml, d.json, d.markdown).with_drift(drift)
+            })
         })
         .await
         .flatten()
