@@ -362,7 +362,7 @@ impl Pipeline {
         if !self.titled {
             self.options.title = self.default_title();
         }
-        let report = self.drift.as_ref().map(|d| drift::report(d, &self.store));
+        let report = self.drift_report();
         self.options.overview = report.iter().map(drift::overview_line).collect();
         let docs = ar_openapi::document(&self.store, &self.enrichment, &self.options)?;
         let redactor = self.documenter().redactor();
@@ -372,6 +372,11 @@ impl Pipeline {
             markdown: docs.markdown,
             drift: report.map(|report| drift::documents(&report, redactor)),
         })
+    }
+
+    /// Where the flows drift from the published spec so far, with `--against`.
+    pub fn drift_report(&self) -> Option<ar_diff::DriftReport> {
+        self.drift.as_ref().map(|d| drift::report(d, &self.store))
     }
 
     /// The published spec the flows are held against, with `--against`.

@@ -74,6 +74,8 @@ pub struct ProxyConfig {
     pub templates: Vec<String>,
     /// The live web view's port (0 = any), or `None` for no web view.
     pub ui_port: Option<u16>,
+    /// The published spec the traffic is held against (`--against`), read and checked.
+    pub against: Option<ar_diff::Baseline>,
 }
 
 /// Told about each flow and each new endpoint, on the capture thread, in
@@ -126,11 +128,11 @@ impl ProxyCapture {
         let (tx, batches) = mpsc::channel::<Vec<Flow>>(capture_threads::BATCH_QUEUE);
         // Corrections made in the web view of an earlier `ar proxy` here.
         let corrections = read_dir_templates(&config.out_dir)?;
-        let pipeline = Pipeline::new(
-            PipelineConfig::default()
-                .with_scope_hosts(&config.scope)
-                .with_templates(&corrections_first(&corrections, &config.templates))?,
-        )?;
+        let mut pipeline_config = PipelineConfig::default()
+            .with_scope_hosts(&config.scope)
+            .with_templates(&corrections_first(&corrections, &config.templates))?;
+        pipeline_config.against = config.against;
+        let pipeline = Pipeline::new(pipeline_config)?;
         let mut builder = Proxy::builder(Arc::clone(&ca))
             .port(config.port)
             .batch_sink(tx)
