@@ -6,6 +6,8 @@
 //!   `tests/it/drift.rs`;
 //! - the same spec with 5 operations, 3 response fields and 2 required parameters removed
 //!   reports exactly those, with their flows;
+//! - `ar proxy --against`: DRIFT.md kept current as flows arrive, shown in the web view's
+//!   Drift tab, secrets nowhere;
 //! - a spec that cannot be read is refused, naming the file, before any traffic is read;
 //! - `ar diff` of two `ar import` runs of a fixture HAR with a change in between (an
 //!   endpoint's flows removed, a field added to a response) reports that change alone.
@@ -497,4 +499,64 @@ fn ar_diff_of_two_imports_reports_the_change_between_them_and_nothing_else() {
         ]
     );
     assert_eq!(report["global"], json!([]));
+}
+
+#[test]
+fn ar_proxy_keeps_drift_md_current_and_shows_it_in_the_web_view() {
+    let (port, dir) = (crate::proxy::origin(), tempfile::tempdir().unwrap());
+    let spec = dir.path().join("users.json");
+    let document = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Users", "version": "1"},
+        "servers": [{"url": format!("http://api.test:{port}")}],
+        "paths": {"/users/{id}": {"get": {
+            "parameters": [{"name": "id", "in": "path", "required": true}],
+            "responses": {"200": {"content": {"application/json": {"schema": {
+                "type": "object", "properties": {"id": {"type": "integer"}}}}}}}}}}
+    });
+    std::fs::write(&spec, document.to_string()).unwrap();
+    let proxy = crate::proxy::RunningProxy::offline(
+        dir.path(),
+        port,
+        &["--scope", "api.test", "--against", spec.to_str().unwrap()],
+    );
+    let (authority, token) = proxy.ui();
+    proxy.wait_for("  against  users.json (drift kept current in ");
+    for path in ["/users/1?token=hunter2", "/users/2", "/admin/stats"] {
+        proxy.fetch(&format!("http://api.test:{port}{path}"));
+    }
+    // The origin answers `{"path": ...}`: a field the spec does not list.
+    let drift_md = dir.path().join("out/DRIFT.md");
+    let live = crate::settled(
+        std::time::Duration::from_secs(10),
+        || std::fs::read_to_string(&drift_md).unwrap_or_default(),
+        |md| !md.contains("/admin/stats"),
+    );
+    for finding in [
+        "| `GET /admin/stats` |",
+        "query parameter `token` sent, not documented | 1 | 1 |",
+        "response 200 field `$.path` not documented | 2 | 1, 2 |",
+    ] {
+        assert!(live.contains(finding), "{finding} in {live}");
+    }
+    let tab = crate::web::raw(
+        &authority,
+        &authority,
+        "GET",
+        &format!("/api/drift?token={token}"),
+    );
+    assert!(tab.starts_with("HTTP/1.1 200"), "{tab}");
+    assert!(tab.contains("field `$.path` not documented"), "{tab}");
+    let (rest, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+    assert!(
+        rest.iter()
+            .any(|l| l.starts_with("drift: 1 shadow endpoint")),
+        "{rest:?}"
+    );
+    for file in ["DRIFT.md", "drift.json", "API.md"] {
+        let text = std::fs::read_to_string(dir.path().join("out").join(file)).unwrap();
+        assert!(!text.contains("hunter2"), "{file}: {text}");
+    }
+    assert!(!tab.contains("hunter2"), "{tab}");
 }

@@ -98,6 +98,8 @@ pub struct Captured {
     pub archive: PathBuf,
     /// The documents' counts, as last written.
     pub summary: Summary,
+    /// With `--against`: the drift's counts in a line (DRIFT.md has the findings).
+    pub drift: Option<String>,
     /// Flows the proxy dropped because the archive could not keep up.
     pub dropped: u64,
 }
@@ -329,11 +331,12 @@ impl Capture {
         } = self;
         archive.sync()?;
         log.flush();
-        let summary = docs.finish()?.summary();
+        let pipeline = docs.finish()?;
         Ok(Captured {
             archived: archive.written(),
             archive: archive.path().to_path_buf(),
-            summary,
+            summary: pipeline.summary(),
+            drift: pipeline.drift_report().map(|report| report.headline()),
             dropped,
         })
     }

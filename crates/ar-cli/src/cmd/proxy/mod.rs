@@ -232,6 +232,15 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         captured.summary.in_scope,
         spec.display()
     );
+    if let Some(drift) = &captured.drift {
+        let _ = writeln!(
+            out,
+            "drift: {drift} in {}",
+            args.out
+                .join(ar_session::pipeline::drift::DRIFT_MD)
+                .display()
+        );
+    }
     if captured.dropped > 0 {
         let _ = writeln!(
             out,
