@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::correction::Correction;
 use crate::rejoin::Joined;
 
-/// The documents as they would be written now.
+/// The three documents as they would be written now.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Documents {
@@ -25,9 +25,6 @@ pub struct Documents {
     pub json: String,
     /// `API.md`.
     pub markdown: String,
-    /// `DRIFT.md`, when the capture is held against a published spec (`--against`); its
-    /// owner redacts it as it redacts `API.md`.
-    pub drift: Option<String>,
 }
 
 impl Documents {
@@ -37,15 +34,7 @@ impl Documents {
             yaml,
             json,
             markdown,
-            drift: None,
         }
-    }
-
-    /// With `DRIFT.md` (`None`: no published spec to drift from).
-    #[must_use]
-    pub fn with_drift(mut self, markdown: Option<String>) -> Self {
-        self.drift = markdown;
-        self
     }
 }
 
@@ -197,6 +186,12 @@ pub trait Backend: Send + Sync + 'static {
 
     /// The documents as they would be written now.
     async fn documents(&self) -> Option<Documents> {
+        None
+    }
+
+    /// `DRIFT.md` as it would be written now, redacted as `API.md` is; `None` when the
+    /// capture is held against no published spec (`--against`).
+    async fn drift(&self) -> Option<String> {
         None
     }
 

@@ -56,7 +56,7 @@ pub(crate) async fn get(shared: &Shared, path: &str, query: &str) -> Response<Bo
             }),
             None => text(StatusCode::NOT_FOUND, "no spec here\n"),
         },
-        "/api/drift" => match shared.backend.documents().await.and_then(|d| d.drift) {
+        "/api/drift" => match shared.backend.drift().await {
             Some(markdown) => json(&Drift { markdown }),
             None => text(
                 StatusCode::NOT_FOUND,
@@ -297,15 +297,14 @@ mod tests {
     use std::io::{Read as _, Write as _};
     use std::sync::Arc;
 
-    use crate::{Backend, Documents, Live, SessionView, WebConfig, WebUi};
+    use crate::{Backend, Live, SessionView, WebConfig, WebUi};
 
     struct Drifting(Option<&'static str>);
 
     #[async_trait::async_trait]
     impl Backend for Drifting {
-        async fn documents(&self) -> Option<Documents> {
-            let docs = Documents::new(String::new(), String::new(), "# API\n".into());
-            Some(docs.with_drift(self.0.map(str::to_owned)))
+        async fn drift(&self) -> Option<String> {
+            self.0.map(str::to_owned)
         }
     }
 

@@ -29,8 +29,10 @@ pub struct DriftDocuments {
     pub markdown: String,
     /// `drift.json`.
     pub json: String,
-    /// The counts in a line, for API.md's overview and the summary line.
+    /// The counts in a line, for the summary line.
     pub headline: String,
+    /// API.md's overview line: the counts and a link to DRIFT.md.
+    pub overview: String,
 }
 
 /// Holds `flow` (in scope, documented under `endpoint`, the store's key) against the spec.
@@ -63,7 +65,7 @@ pub(super) fn report(drift: &Drift, store: &EndpointStore) -> DriftReport {
 }
 
 /// The line API.md's overview gets.
-pub(super) fn overview_line(report: &DriftReport) -> String {
+fn overview_line(report: &DriftReport) -> String {
     format!(
         "**Drift from `{}`:** {} (see [{DRIFT_MD}]({DRIFT_MD}))",
         report.spec_name(),
@@ -77,6 +79,7 @@ pub(super) fn documents(report: &DriftReport, redactor: &Redactor) -> DriftDocum
         markdown: redactor.text(&report.to_markdown()).into_owned(),
         json: redactor.text(&report.to_json()).into_owned(),
         headline: report.headline(),
+        overview: redactor.text(&overview_line(report)).into_owned(),
     }
 }
 
@@ -144,7 +147,7 @@ mod tests {
         let docs = documents(&report, &Redactor::new());
         assert!(docs.markdown.contains("`$.extra`"), "{}", docs.markdown);
         assert_eq!(
-            overview_line(&report),
+            docs.overview,
             "**Drift from `items.yaml`:** 0 shadow endpoints, 0 zombie endpoints, 1 violation, \
              1 undocumented (see [DRIFT.md](DRIFT.md))"
         );

@@ -362,16 +362,21 @@ impl Pipeline {
         if !self.titled {
             self.options.title = self.default_title();
         }
-        let report = self.drift_report();
-        self.options.overview = report.iter().map(drift::overview_line).collect();
+        let drift = self.drift_documents();
+        self.options.overview = drift.iter().map(|d| d.overview.clone()).collect();
         let docs = ar_openapi::document(&self.store, &self.enrichment, &self.options)?;
-        let redactor = self.documenter().redactor();
         Ok(Documents {
             yaml: docs.yaml()?,
             json: docs.json()?,
             markdown: docs.markdown,
-            drift: report.map(|report| drift::documents(&report, redactor)),
+            drift,
         })
+    }
+
+    /// `DRIFT.md` and `drift.json` as they would be written now, with `--against`.
+    pub fn drift_documents(&self) -> Option<DriftDocuments> {
+        let report = self.drift_report()?;
+        Some(drift::documents(&report, self.documenter().redactor()))
     }
 
     /// Where the flows drift from the published spec so far, with `--against`.

@@ -149,12 +149,18 @@ impl Backend for PipelineBackend {
 
     async fn documents(&self) -> Option<Documents> {
         self.ask(|pipeline| {
-            pipeline.documents().ok().map(|d| {
-                let drift = d.drift.map(|drift| drift.markdown);
-                Documents::new(d.yaml, d.json, d.markdown).with_drift(drift)
-            })
+            pipeline
+                .documents()
+                .ok()
+                .map(|d| Documents::new(d.yaml, d.json, d.markdown))
         })
         .await
         .flatten()
+    }
+
+    async fn drift(&self) -> Option<String> {
+        self.ask(|pipeline| pipeline.drift_documents().map(|d| d.markdown))
+            .await
+            .flatten()
     }
 }
