@@ -1,13 +1,13 @@
 //! What a [`Drift`](super::Drift) found, sorted and counted, as markdown (`DRIFT.md`) or JSON
 //! (`drift.json`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Baseline;
-use super::finding::{Category, Finding};
+use super::finding::{self, Category, Finding, FindingKind};
+use super::{Baseline, Drift, Shadow};
 
 /// The version of the JSON layout.
 const DRIFT_VERSION: u32 = 1;
@@ -78,6 +78,98 @@ pub struct DriftSummary {
     pub undocumented: usize,
     /// Observations of findings past [`MAX_FINDINGS`](super::MAX_FINDINGS), not listed.
     pub findings_not_listed: u64,
+}
+
+/// The report of `drift`, each shadow group the caller named under the template `current`
+/// gives for its key (see [`Drift::report_regrouped`]).
+pub(super) fn build(drift: &Drift, current: &dyn Fn(&str) -> Option<String>) -> DriftReport {
+    let mut shadows: BTreeMap<(String, Option<String>, String), Shadow> = BTreeMap::new();
+    for ((method, group), shadow) in &drift.shadows {
+        let path = match shadow.keyed.then(|| current(group)).flatten() {
+            Some(path) => path,
+            None => shadow.path.clone(),
+        };
+        let key = (method.clone(), shadow.host.clone(), path.clone());
+        match shadows.get_mut(&key) {
+            Some(merged) => merged.flows.merge(&shadow.flows),
+            None => {
+                shadows.insert(
+                    key,
+                    Shadow {
+                        path,
+                        ..shadow.clone()
+                    },
+                );
+            }
+        }
+    }
+    let mut findings: Vec<Finding> = shadows
+        .into_iter()
+        .map(|((method, host, path), shadow)| {
+            let expected = (!shadow.documented.is_empty()).then(|| {
+                let methods: Vec<&str> = shadow.documented.iter().map(|m| m.as_str()).collect();
+                methods.join(", ")
+            });
+            let message = finding::message(
+                FindingKind::ShadowEndpoint,
+                None,
+                None,
+                "",
+                expected.as_deref(),
+                &BTreeSet::new(),
+            );
+            Finding {
+                kind: FindingKind::ShadowEndpoint,
+                category: Category::Shadow,
+                method,
+                path,
+                host,
+                location: None,
+                status: None,
+                name: None,
+                expected,
+                found: Vec::new(),
+                message,
+                flows: shadow.flows.count(),
+                flow_ids: shadow.flows.ids(),
+            }
+        })
+        .collect();
+    findings.extend(drift.findings.iter().map(|(key, entry)| {
+        let message = finding::message(
+            key.kind,
+            key.location,
+            key.status,
+            &key.name,
+            entry.expected.as_deref(),
+            &entry.found,
+        );
+        Finding {
+            kind: key.kind,
+            category: key.kind.category(),
+            method: key.method.as_str().to_owned(),
+            path: key.path.clone(),
+            host: None,
+            location: key.location,
+            status: key.status,
+            name: (!key.name.is_empty()).then(|| key.name.clone()),
+            expected: entry.expected.clone(),
+            found: entry.found.iter().map(|&t| t.to_owned()).collect(),
+            message,
+            flows: entry.flows.count(),
+            flow_ids: entry.flows.ids(),
+        }
+    }));
+    let summary = DriftSummary::new(
+        &findings,
+        drift.flows,
+        drift.matched,
+        drift.elsewhere.values().sum(),
+        drift.baseline.0.operations,
+        drift.called.len(),
+        drift.not_listed,
+    );
+    DriftReport::new(&drift.baseline, summary, findings, drift.elsewhere.clone())
 }
 
 impl DriftSummary {

@@ -226,6 +226,35 @@ mod tests {
     }
 
     #[test]
+    fn a_published_spec_is_read_with_the_flags_before_anything_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("shop.yaml");
+        std::fs::write(&spec, "openapi: 3.0.3\npaths: {}\n").unwrap();
+        let args = |against: PathBuf| SessionArgs {
+            url: Some("https://shop.test/".into()),
+            out: Some(dir.path().join("out")),
+            against: AgainstArgs {
+                against: Some(against),
+            },
+            ..SessionArgs::default()
+        };
+        let config = args(spec).config(time::OffsetDateTime::UNIX_EPOCH).unwrap();
+        assert_eq!(
+            config.against.as_ref().map(ar_diff::Baseline::name),
+            Some("shop.yaml")
+        );
+        let error = args(dir.path().join("missing.yaml"))
+            .config(time::OffsetDateTime::UNIX_EPOCH)
+            .unwrap_err();
+        let error = format!("{error:#}");
+        assert!(
+            error.starts_with("--against: cannot read") && error.contains("missing.yaml"),
+            "{error}"
+        );
+        assert!(!dir.path().join("out").exists());
+    }
+
+    #[test]
     fn a_url_is_required_without_resume() {
         let error = SessionArgs::default()
             .config(time::OffsetDateTime::UNIX_EPOCH)
