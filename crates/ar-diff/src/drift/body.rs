@@ -51,7 +51,7 @@ pub(crate) enum Side {
 pub(crate) fn check(root: &Value, schema: &Value, value: &Value, side: Side) -> Vec<Issue> {
     let mut walk = Walk::new(root, side, MAX_STEPS);
     let mut path = String::from("$");
-    walk.check(SchemaView::of(root, schema), value, &mut path, 0);
+    walk.check(&SchemaView::of(root, schema), value, &mut path, 0);
     walk.issues.into_values().collect()
 }
 
@@ -106,7 +106,7 @@ impl<'r> Walk<'r> {
         false
     }
 
-    fn check(&mut self, view: SchemaView<'r>, value: &Value, path: &mut String, depth: usize) {
+    fn check(&mut self, view: &SchemaView<'r>, value: &Value, path: &mut String, depth: usize) {
         if depth > MAX_DEPTH || self.spent() || view.unresolved.is_some() {
             return;
         }
@@ -114,19 +114,20 @@ impl<'r> Walk<'r> {
             self.check_union(view, value, path, depth);
             return;
         }
-        if !accepts(&view, value) {
+        if !accepts(view, value) {
             let expected = view.types.describe(view.format);
             self.raise(FindingKind::WrongType, path, Some(expected), value);
             return;
         }
         match value {
-            Value::Object(map) => self.check_object(&view, map, path, depth),
+            Value::Object(map) => self.check_object(view, map, path, depth),
             Value::Array(items) => {
                 if let Some(schema) = view.items {
                     let mark = path.len();
                     path.push_str("[*]");
+                    let items_view = SchemaView::of(self.root, schema);
                     for item in items {
-                        self.check(SchemaView::of(self.root, schema), item, path, depth + 1);
+                        self.check(&items_view, item, path, depth + 1);
                     }
                     path.truncate(mark);
                 }
@@ -147,10 +148,10 @@ impl<'r> Walk<'r> {
         for (key, child) in map {
             if let Some(schema) = view.properties.get(key.as_str()) {
                 path.push_str(&property_segment(key));
-                self.check(SchemaView::of(self.root, schema), child, path, depth + 1);
+                self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
             } else if let Some(schema) = view.additional {
                 path.push_str(".*");
-                self.check(SchemaView::of(self.root, schema), child, path, depth + 1);
+                self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
             } else if view.other_keys != Some(true) && lists_keys {
                 path.push_str(&property_segment(key));
                 self.raise(FindingKind::UndocumentedField, path, None, child);
@@ -175,13 +176,7 @@ impl<'r> Walk<'r> {
         }
     }
 
-    fn check_union(
-        &mut self,
-        view: SchemaView<'r>,
-        value: &Value,
-        path: &mut String,
-        depth: usize,
-    ) {
+    fn check_union(&mut self, view: &SchemaView<'r>, value: &Value, path: &str, depth: usize) {
         let mut own = view.clone();
         own.variants.clear();
         own.combinator = None;
@@ -193,7 +188,7 @@ impl<'r> Walk<'r> {
             branch_view.absorb(own.clone());
             types = types.union(branch_view.types);
             let mut walk = Walk::new(self.root, self.side, self.steps);
-            walk.check(branch_view, value, &mut path.to_owned(), depth + 1);
+            walk.check(&branch_view, value, &mut path.to_owned(), depth + 1);
             self.steps = walk.steps;
             if walk.issues.is_empty() {
                 return;
