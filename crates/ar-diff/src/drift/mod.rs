@@ -56,8 +56,8 @@ use params::Credentials;
 pub use finding::{Category, Finding, FindingKind, Location, MAX_FLOW_IDS};
 pub use report::{DriftReport, DriftSummary};
 
-/// Distinct findings one [`Drift`] keeps; flows that show any other are only counted
-/// ([`DriftSummary::findings_not_listed`]).
+/// Distinct shadow endpoints, and distinct other findings, one [`Drift`] keeps (each); flows
+/// that show any further one are only counted ([`DriftSummary::findings_not_listed`]).
 pub const MAX_FINDINGS: usize = 10_000;
 
 /// A published spec, ready to hold traffic against: the document and the matcher of its
