@@ -1,4 +1,5 @@
-//! What changed between two OpenAPI documents, and whether it breaks a client. Pure: no I/O.
+//! What changed between two OpenAPI documents, and whether it breaks a client; where traffic
+//! departs from a published one. Pure: no I/O.
 //!
 //! Give [`diff`] two [`Document`]s (OpenAPI 3.0 or 3.1, written by any tool; the caller parses
 //! the YAML or JSON into a `serde_json::Value`) and get a [`Report`]: per operation, the
@@ -66,6 +67,39 @@
 //! # Ok::<(), ar_diff::DocumentError>(())
 //! ```
 //!
+//! **Traffic against a spec.** A [`Drift`] holds flows, one [`Exchange`] at a time, against a
+//! published [`Baseline`]: shadow endpoints (called, not documented), zombie endpoints
+//! (called, deprecated), undocumented parameters and fields, and answers that break the
+//! documented status, media type or schema, each [`Finding`] with the flows that show it.
+//!
+//! ```
+//! use ar_diff::{Baseline, Document, Drift, Exchange, Payload};
+//! use serde_json::json;
+//!
+//! let spec = Document::from_value(json!({
+//!     "openapi": "3.0.3",
+//!     "paths": {"/users/{id}": {"get": {"responses": {"200": {"content": {"application/json": {
+//!         "schema": {"type": "object", "properties": {"id": {"type": "integer"}}}}}}}}}}
+//! }))?;
+//! let mut drift = Drift::new(Baseline::new(spec, "users.yaml"));
+//! let body = json!({"id": "42", "email": "a@example.com"});
+//! drift.observe(
+//!     &Exchange::new(1, "GET", "https://api.example.com/users/42")
+//!         .response(200, Some(Payload::new(Some("application/json"), Some(&body)))),
+//! );
+//! drift.observe(&Exchange::new(2, "DELETE", "https://api.example.com/users/42"));
+//! let report = drift.report();
+//! assert_eq!(report.headline(), "1 shadow endpoint, 0 zombie endpoints, 1 violation, 1 undocumented");
+//! let messages: Vec<&str> = report.findings().iter().map(|f| f.message.as_str()).collect();
+//! assert_eq!(messages, [
+//!     "called, but the spec documents this path for GET only",
+//!     "response 200 field `$.id` is string; documented integer",
+//!     "response 200 field `$.email` not documented",
+//! ]);
+//! assert!(report.to_markdown().starts_with("# Drift from the published spec"));
+//! # Ok::<(), ar_diff::DocumentError>(())
+//! ```
+//!
 //! **Limits.** References are followed [`MAX_REF_HOPS`] in a row; schemas are compared
 //! [`MAX_DEPTH`] levels deep; one schema comparison lists [`MAX_SCHEMA_CHANGES`] changes and
 //! counts the rest. Comparisons of shared components are remembered, so a component used by
@@ -77,6 +111,7 @@ mod change;
 mod classify;
 mod diff;
 mod document;
+mod drift;
 mod facts;
 mod matcher;
 mod message;
@@ -98,6 +133,10 @@ mod variants;
 pub use change::{Change, ChangeKind, Element, ParameterLocation};
 pub use diff::diff;
 pub use document::{Document, DocumentError, Operation};
+pub use drift::{
+    Baseline, Category, Drift, DriftReport, DriftSummary, Exchange, Finding, FindingKind, Location,
+    MAX_FINDINGS, MAX_FLOW_IDS, Payload,
+};
 pub use facts::MAX_SCHEMA_CHANGES;
 pub use matcher::{Lookup, OperationMatcher, RouteMatch};
 pub use method::Method;

@@ -246,7 +246,7 @@ struct Walk {
 
 /// The path of a request target: a whole URL loses its scheme and host, any target its query
 /// and fragment.
-fn request_path(target: &str) -> &str {
+pub(crate) fn request_path(target: &str) -> &str {
     let target = match target.split_once("://") {
         Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
         None => target,

@@ -53,6 +53,10 @@ pub(crate) struct SchemaView<'a> {
     pub(crate) items: Option<&'a Value>,
     /// `additionalProperties` when it is a schema (a map's values).
     pub(crate) additional: Option<&'a Value>,
+    /// Whether keys beyond `properties` are allowed, when the schema says: `true` for
+    /// `additionalProperties: true` or a schema, or `patternProperties`; `false` for
+    /// `additionalProperties: false`.
+    pub(crate) other_keys: Option<bool>,
     /// The union's branches other than `null`, when there are two or more.
     pub(crate) variants: Vec<&'a Value>,
     pub(crate) combinator: Option<Combinator>,
@@ -148,6 +152,11 @@ impl<'a> SchemaView<'a> {
                 "additionalProperties" => {
                     self.object_hint = true;
                     self.additional = Some(value).filter(|v| v.is_object());
+                    self.other_keys = Some(value.as_bool() != Some(false));
+                }
+                "patternProperties" => {
+                    self.object_hint = true;
+                    self.other_keys.get_or_insert(true);
                 }
                 "minProperties" | "maxProperties" => self.object_hint = true,
                 "items" => {
@@ -185,7 +194,8 @@ impl<'a> SchemaView<'a> {
         }
     }
 
-    fn absorb(&mut self, member: SchemaView<'a>) {
+    /// Merges `member` in, as an `allOf` member: what `self` says first.
+    pub(crate) fn absorb(&mut self, member: SchemaView<'a>) {
         if !self.explicit_types && member.explicit_types {
             self.types = member.types;
             self.explicit_types = true;
@@ -201,6 +211,7 @@ impl<'a> SchemaView<'a> {
         self.required.extend(member.required);
         self.items = self.items.or(member.items);
         self.additional = self.additional.or(member.additional);
+        self.other_keys = self.other_keys.or(member.other_keys);
         self.unresolved = self.unresolved.or(member.unresolved);
         self.object_hint |= member.object_hint;
         self.array_hint |= member.array_hint;

@@ -1,5 +1,7 @@
 //! Server URLs read for their base path: `https://{region}.x.test/api/v2/` is `/api/v2`.
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
 /// The base path of each server in `servers` (`https://x/api/v2/` → `/api/v2`), variables
@@ -17,6 +19,51 @@ pub(crate) fn base_paths(servers: Option<&Value>) -> Vec<String> {
         }
     }
     bases
+}
+
+/// The host names (lowercase, no port) of every server the document names, at its root, in
+/// its path items and in its operations, variables replaced by their defaults; `None` when
+/// one of them is relative (it is served from wherever the document is) or there is none.
+pub(crate) fn hosts(document: &Value) -> Option<BTreeSet<String>> {
+    let mut lists = vec![document.get("servers")];
+    for item in document.get("paths").and_then(Value::as_object)?.values() {
+        let item = crate::refs::resolve_or_self(document, item);
+        lists.push(item.get("servers"));
+        if let Some(item) = item.as_object() {
+            lists.extend(item.values().map(|op| op.get("servers")));
+        }
+    }
+    let mut hosts = BTreeSet::new();
+    for server in lists
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+    {
+        let url = server.get("url").and_then(Value::as_str)?;
+        let url = substitute_variables(url, server.get("variables"));
+        let rest = match url.split_once("://") {
+            Some((_, rest)) => rest,
+            None => url.strip_prefix("//")?,
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host = host_name(authority);
+        if host.is_empty() {
+            return None;
+        }
+        hosts.insert(host);
+    }
+    (!hosts.is_empty()).then_some(hosts)
+}
+
+/// The host name of an authority (`user@Host:8443` → `host`), lowercase.
+pub(crate) fn host_name(authority: &str) -> String {
+    let authority = authority.rsplit('@').next().unwrap_or(authority);
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    host.to_ascii_lowercase()
 }
 
 /// The path of a server URL, without a trailing `/`: empty for the root.
@@ -79,5 +126,23 @@ mod tests {
             {"url": "https://other.test/"}
         ]);
         assert_eq!(base_paths(Some(&servers)), ["/v1", ""]);
+    }
+
+    #[test]
+    fn hosts_of_every_server_unless_one_is_relative() {
+        let doc = json!({
+            "servers": [{"url": "https://{region}.x.test:8443/v1", "variables": {
+                "region": {"default": "eu"}}}],
+            "paths": {"/a": {"servers": [{"url": "//files.x.test"}],
+                             "get": {"servers": [{"url": "http://[::1]:8080"}]}}}
+        });
+        let named: Vec<String> = hosts(&doc).unwrap().into_iter().collect();
+        assert_eq!(named, ["::1", "eu.x.test", "files.x.test"]);
+        assert_eq!(
+            hosts(&json!({"servers": [{"url": "/api"}], "paths": {}})),
+            None
+        );
+        assert_eq!(hosts(&json!({"paths": {}})), None);
+        assert_eq!(host_name("me@API.x.test:443"), "api.x.test");
     }
 }

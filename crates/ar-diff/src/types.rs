@@ -51,6 +51,29 @@ impl TypeSet {
         Some(TypeSet(bits))
     }
 
+    /// The type of a JSON instance being validated (`None` for `null`): as
+    /// [`TypeSet::of_value`], except that a number with no fractional part (`2.0`) is an
+    /// integer, as JSON Schema counts it.
+    pub(crate) fn of_instance(value: &serde_json::Value) -> Option<TypeSet> {
+        match value {
+            serde_json::Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => {
+                Some(TypeSet(INTEGER))
+            }
+            other => TypeSet::of_value(other),
+        }
+    }
+
+    /// The name of an instance's JSON type, for messages: `string`, `integer`, `null`, ...
+    pub(crate) fn instance_name(value: &serde_json::Value) -> &'static str {
+        match TypeSet::of_instance(value) {
+            None => "null",
+            Some(set) => NAMES
+                .iter()
+                .find(|(_, bit)| set.0 == *bit)
+                .map_or("any", |(name, _)| *name),
+        }
+    }
+
     /// Both sets' types.
     pub(crate) fn union(self, other: TypeSet) -> TypeSet {
         TypeSet(self.0 | other.0)
@@ -185,6 +208,10 @@ mod tests {
             "string (date-time)"
         );
         assert_eq!(TypeSet::ANY.describe(None), "any");
+        assert_eq!(TypeSet::instance_name(&serde_json::json!(2.0)), "integer");
+        assert_eq!(TypeSet::instance_name(&serde_json::json!(2.5)), "number");
+        assert_eq!(TypeSet::instance_name(&serde_json::json!(null)), "null");
+        assert_eq!(TypeSet::instance_name(&serde_json::json!([])), "array");
         assert_eq!(
             TypeSet::of_value(&serde_json::json!(1.5)),
             TypeSet::named("number")

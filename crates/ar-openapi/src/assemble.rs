@@ -85,6 +85,7 @@ pub fn document(
         documenter.ledger(),
         &documenter.body_limits(),
         &options.title,
+        &options.overview,
     );
     let markdown = documenter.redactor().text(&markdown).into_owned();
     Ok(Documentation { openapi, markdown })

@@ -15,7 +15,13 @@ use crate::model::{Content, Model, OperationModel};
 /// Lines of schema outline shown per body before "…".
 const MAX_OUTLINE_LINES: usize = 40;
 
-pub(crate) fn render(model: &Model, ledger: &Ledger, bounded: &LimitReport, title: &str) -> String {
+pub(crate) fn render(
+    model: &Model,
+    ledger: &Ledger,
+    bounded: &LimitReport,
+    title: &str,
+    notes: &[String],
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {title}\n");
     let _ = writeln!(
@@ -24,7 +30,7 @@ pub(crate) fn render(model: &Model, ledger: &Ledger, bounded: &LimitReport, titl
          the samples; example values are redacted.\n",
         ledger.flows, ledger.documented
     );
-    overview(&mut out, model, ledger);
+    overview(&mut out, model, ledger, notes);
     endpoints(&mut out, model);
     graphql(&mut out, model);
     components(&mut out, model);
@@ -33,7 +39,7 @@ pub(crate) fn render(model: &Model, ledger: &Ledger, bounded: &LimitReport, titl
     out
 }
 
-fn overview(out: &mut String, model: &Model, ledger: &Ledger) {
+fn overview(out: &mut String, model: &Model, ledger: &Ledger, notes: &[String]) {
     let _ = writeln!(out, "## Overview\n");
     if model.servers.is_empty() {
         let _ = writeln!(out, "- **Servers:** none (no API traffic was documented)");
@@ -78,9 +84,13 @@ fn overview(out: &mut String, model: &Model, ledger: &Ledger) {
     let skipped: u64 = ledger.skipped.values().sum();
     let _ = writeln!(
         out,
-        "- **Flows:** {} seen, {} documented, {skipped} left out (see [What was left out](#what-was-left-out))\n",
+        "- **Flows:** {} seen, {} documented, {skipped} left out (see [What was left out](#what-was-left-out))",
         ledger.flows, ledger.documented
     );
+    for note in notes {
+        let _ = writeln!(out, "- {}", note.replace('\n', " "));
+    }
+    let _ = writeln!(out);
 }
 
 fn group_by_tag(model: &Model) -> BTreeMap<&str, Vec<&OperationModel>> {

@@ -21,6 +21,9 @@ pub struct Options {
     pub component_min_uses: usize,
     /// Write `x-ar-samples` (how many values a schema was built from) into schemas.
     pub sample_counts: bool,
+    /// More lines for API.md's overview, in markdown, each written as one bullet after the
+    /// counts (the session's drift from a published spec, say).
+    pub overview: Vec<String>,
 }
 
 impl Default for Options {
@@ -31,6 +34,7 @@ impl Default for Options {
             base_url: None,
             component_min_uses: 2,
             sample_counts: false,
+            overview: Vec::new(),
         }
     }
 }

@@ -388,7 +388,9 @@ function connect() {
   source.addEventListener('spec', () => {
     specStale = true;
     endpointsStale = true;
+    driftStale = true;
     if (currentView === 'spec') later('spec', loadSpec, 300);
+    if (currentView === 'drift') later('drift', loadDrift, 300);
     if (currentView === 'endpoints') later('endpoints', loadEndpoints, 300);
   });
   source.addEventListener('reset', () => connect());
@@ -567,6 +569,23 @@ async function loadSpec() {
     el('pre', { class: 'diff' }, ...removed.map((l) => el('del', { text: `- ${l}\n` })), ...added.map((l) => el('ins', { text: `+ ${l}\n` }))),
   );
 }
+
+// ---------------------------------------------------------------- drift
+
+// Where the traffic leaves the published spec (`--against`): DRIFT.md, rendered. The tab
+// shows only when the capture has a spec to drift from.
+let driftStale = true;
+onShow.drift = () => { if (driftStale) loadDrift(); };
+
+async function loadDrift() {
+  driftStale = false;
+  const response = await fetch(api('/api/drift'));
+  if (!response.ok) return;
+  $('tab-drift').hidden = false;
+  const drift = await response.json();
+  $('drift').replaceChildren(...markdown(drift.markdown));
+}
+loadDrift();
 
 /** Lines only in `after` and only in `before`, counted as multisets. */
 function lineDiff(before, after) {

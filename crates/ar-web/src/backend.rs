@@ -189,6 +189,12 @@ pub trait Backend: Send + Sync + 'static {
         None
     }
 
+    /// `DRIFT.md` as it would be written now, redacted as `API.md` is; `None` when the
+    /// capture is held against no published spec (`--against`).
+    async fn drift(&self) -> Option<String> {
+        None
+    }
+
     /// Applies a correction of an endpoint's template (see
     /// [`crate::correction::patterns`]) and rewrites the spec; the line to
     /// show, or why it could not.

@@ -56,6 +56,13 @@ pub(crate) async fn get(shared: &Shared, path: &str, query: &str) -> Response<Bo
             }),
             None => text(StatusCode::NOT_FOUND, "no spec here\n"),
         },
+        "/api/drift" => match shared.backend.drift().await {
+            Some(markdown) => json(&Drift { markdown }),
+            None => text(
+                StatusCode::NOT_FOUND,
+                "no published spec to drift from: start with --against SPEC\n",
+            ),
+        },
         "/openapi.yaml" | "/openapi.json" => download(shared, path).await,
         "/api/session" => json(&shared.live.session()),
         _ => text(StatusCode::NOT_FOUND, "not found\n"),
@@ -153,6 +160,11 @@ struct Explained {
 struct Spec {
     markdown: String,
     yaml: String,
+}
+
+#[derive(Serialize)]
+struct Drift {
+    markdown: String,
 }
 
 #[derive(Serialize)]
@@ -278,4 +290,60 @@ async fn download(shared: &Shared, path: &str) -> Response<Body> {
             .insert(header::CONTENT_DISPOSITION, value);
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read as _, Write as _};
+    use std::sync::Arc;
+
+    use crate::{Backend, Live, SessionView, WebConfig, WebUi};
+
+    struct Drifting(Option<&'static str>);
+
+    #[async_trait::async_trait]
+    impl Backend for Drifting {
+        async fn drift(&self) -> Option<String> {
+            self.0.map(str::to_owned)
+        }
+    }
+
+    /// `GET path` on the web view of `backend`: the status line and the body.
+    async fn get(backend: Drifting, path: &str) -> (String, String) {
+        let live = Live::new(SessionView::new("https://shop.test/"));
+        let ui = WebUi::start(WebConfig::port(0), live, Arc::new(backend))
+            .await
+            .unwrap();
+        let url = ui.url().to_owned();
+        let (authority, token) = url
+            .trim_start_matches("http://")
+            .split_once("/?token=")
+            .unwrap();
+        let (authority, token) = (authority.to_owned(), token.to_owned());
+        let path = format!("{path}?token={token}");
+        tokio::task::spawn_blocking(move || {
+            let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+            write!(
+                stream,
+                "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+            )
+            .unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).unwrap();
+            let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+            (head.lines().next().unwrap().to_owned(), body.to_owned())
+        })
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_drift_tab_reads_drift_md_or_says_there_is_none() {
+        let (status, body) = get(Drifting(Some("# Drift\n")), "/api/drift").await;
+        assert!(status.contains("200"), "{status}");
+        assert!(body.contains(r##""markdown":"# Drift\n""##), "{body}");
+        let (status, body) = get(Drifting(None), "/api/drift").await;
+        assert!(status.contains("404"), "{status}");
+        assert!(body.contains("--against"), "{body}");
+    }
 }

@@ -112,6 +112,19 @@ fn headline(report: &Report) -> String {
     text.lines().next().unwrap_or_default().to_owned()
 }
 
+/// A published spec to hold traffic against (`--against`): an OpenAPI document, or an `ar`
+/// output directory's `openapi.yaml`; traffic is refused, with what to do instead.
+pub(crate) fn read_published(path: &Path) -> anyhow::Result<Document> {
+    match classify(path)? {
+        Side::Spec(file) => read_spec(&file),
+        Side::Traffic(traffic) => bail!(
+            "{} is traffic, not a spec: give the published OpenAPI document (YAML or JSON), \
+             or document the traffic first with `ar import`",
+            traffic.display()
+        ),
+    }
+}
+
 /// What a side is, from its path (and, for files named neither way, its first bytes).
 #[derive(Debug, PartialEq, Eq)]
 enum Side {

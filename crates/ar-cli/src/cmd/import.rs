@@ -18,7 +18,7 @@ use ar_session::archive_dir::stream_archive;
 use ar_session::pipeline::{Pipeline, PipelineConfig, read_dir_templates};
 use ar_session::session::{MANIFEST_FILE, Manifest};
 
-use crate::args::TemplateArgs;
+use crate::args::{AgainstArgs, TemplateArgs};
 
 /// Turn captured traffic (HAR files, `flows.jsonl` archives) into an OpenAPI spec and API.md.
 #[derive(Debug, clap::Args)]
@@ -58,6 +58,9 @@ pub(crate) struct Settings {
     /// Path templates (a session directory's own, in session.json, apply too).
     #[command(flatten)]
     templates: TemplateArgs,
+    /// A published spec to hold the traffic against.
+    #[command(flatten)]
+    against: AgainstArgs,
 }
 
 /// The kinds of input `ar import` understands.
@@ -173,6 +176,17 @@ pub(crate) fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         );
     }
     writeln!(out, "{line} → {}", args.out.join("openapi.yaml").display())?;
+    if let (Some(drift), Some(against)) = (&documents.drift, pipeline.against()) {
+        writeln!(
+            out,
+            "drift from {}: {} → {}",
+            against.name(),
+            drift.headline,
+            args.out
+                .join(ar_session::pipeline::drift::DRIFT_MD)
+                .display()
+        )?;
+    }
     if summary.endpoints == 0 {
         eprintln!("ar: note: no endpoints were documented; API.md lists what was left out and why");
     }
@@ -191,6 +205,7 @@ pub(crate) struct Documented {
 /// pipeline configured by `settings`: what `ar import` documents, and `ar diff` of a HAR side.
 /// Skipped entries are warned about on stderr; no flow at all is an error.
 pub(crate) fn document(files: &[PathBuf], settings: &Settings) -> anyhow::Result<Documented> {
+    let against = settings.against.read()?;
     let mut patterns = settings.templates.read()?;
     // A session directory keeps the templates its runs used; `ar proxy`'s, its corrections.
     for file in files.iter().filter(|file| file.is_dir()) {
@@ -205,6 +220,7 @@ pub(crate) fn document(files: &[PathBuf], settings: &Settings) -> anyhow::Result
         .with_scope_hosts(&settings.scope)
         .with_templates(&patterns)?;
     config.redact = !settings.no_redact;
+    config.against = against;
     config.options.base_url = settings.base_url.clone();
     if let Some(base) = &settings.base_url
         && !(base.starts_with("http://") || base.starts_with("https://"))

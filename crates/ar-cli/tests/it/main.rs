@@ -1,5 +1,6 @@
 //! Integration tests of the `ar` binary: one test binary, one module per capability.
 
+mod against;
 mod agent;
 mod archiver;
 mod browser;

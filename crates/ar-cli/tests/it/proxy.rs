@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 /// A tiny HTTP/1.1 origin: answers every request with a JSON body naming its path.
-fn origin() -> u16 {
+pub(crate) fn origin() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -32,7 +32,7 @@ fn origin() -> u16 {
 }
 
 /// `ar proxy` running in the background, its stdout lines on a channel.
-struct RunningProxy {
+pub(crate) struct RunningProxy {
     child: Child,
     lines: mpsc::Receiver<String>,
     addr: String,
@@ -69,7 +69,7 @@ impl RunningProxy {
 
     /// `ar proxy` writing to `dir/out` with its CA in `dir/ca`, sending
     /// `api.test` to the origin on `port` and nothing anywhere else.
-    fn offline(dir: &std::path::Path, port: u16, args: &[&str]) -> Self {
+    pub(crate) fn offline(dir: &std::path::Path, port: u16, args: &[&str]) -> Self {
         let (out, ca_dir) = (dir.join("out"), dir.join("ca"));
         let resolve = format!("api.test:{port}:127.0.0.1");
         let mut all = vec![
@@ -85,7 +85,7 @@ impl RunningProxy {
         Self::start(&all)
     }
 
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         loop {
             let line = self
                 .lines
@@ -98,7 +98,7 @@ impl RunningProxy {
     }
 
     /// The live web view's `host:port` and token, from the line that prints its URL.
-    fn ui(&self) -> (String, String) {
+    pub(crate) fn ui(&self) -> (String, String) {
         let line = self.wait_for("  ui       http://127.0.0.1:");
         let url = line.trim().trim_start_matches("ui").trim();
         let authority = url.trim_start_matches("http://").split('/').next().unwrap();
@@ -108,7 +108,7 @@ impl RunningProxy {
 
     /// `curl` fetches `url` through the proxy; returns once the proxy printed
     /// the flow's line (it shows the path without the query).
-    fn fetch(&self, url: &str) {
+    pub(crate) fn fetch(&self, url: &str) {
         let status = Command::new("curl")
             .args(["-sS", "--max-time", "20", "-o", "/dev/null", "--proxy"])
             .arg(format!("http://{}", self.addr))
@@ -121,7 +121,7 @@ impl RunningProxy {
     }
 
     /// SIGTERM, then the rest of stdout and the exit status.
-    fn stop(mut self) -> (Vec<String>, std::process::ExitStatus) {
+    pub(crate) fn stop(mut self) -> (Vec<String>, std::process::ExitStatus) {
         Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status()

@@ -6,6 +6,7 @@
 )]
 
 mod corpus;
+mod drift;
 mod golden;
 mod laws;
 mod matching;

@@ -11,6 +11,7 @@
 //!   does, on its capture thread).
 
 pub mod capture_threads;
+pub mod drift;
 pub mod enrich;
 pub mod live;
 pub mod redocument;
@@ -20,12 +21,14 @@ use std::fmt;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use ar_diff::{Baseline, Drift};
 use ar_openapi::{Annotation, Documenter, Enrichment, Options, Redactor};
 use ar_store::Flow;
 use ar_store::scope::{Scope, ScopeConfig, ScopeDecision};
 use ar_store::store::{EndpointStore, StoreConfig};
 use ar_store::template::{Overrides, Pattern};
 
+pub use drift::DriftDocuments;
 pub use write::Documents;
 
 /// Where the pipeline's flows are archived, if anywhere (the `ar <url>`
@@ -46,6 +49,8 @@ pub struct PipelineConfig {
     pub redact: bool,
     /// Title, version, base URL of the spec.
     pub options: Options,
+    /// The published spec each in-scope flow is held against (`--against`), if any.
+    pub against: Option<Baseline>,
 }
 
 impl Default for PipelineConfig {
@@ -55,6 +60,7 @@ impl Default for PipelineConfig {
             store: StoreConfig::default(),
             redact: true,
             options: Options::default(),
+            against: None,
         }
     }
 }
@@ -196,6 +202,8 @@ pub struct Pipeline {
     enrichment: Enrichment,
     options: Options,
     archive: Option<Box<dyn Archive>>,
+    /// The in-scope flows held against a published spec, with `--against`.
+    drift: Option<Drift>,
     /// Kept to build a fresh store on [`Pipeline::rescope`].
     store_config: StoreConfig,
     /// The scope the store was built with, for a change of templates alone.
@@ -231,6 +239,7 @@ impl Pipeline {
             enrichment: Enrichment::new(),
             options: config.options,
             archive: None,
+            drift: config.against.map(Drift::new),
             store_config: config.store,
             scope_config: config.scope,
             redact: config.redact,
@@ -245,12 +254,19 @@ impl Pipeline {
         self
     }
 
-    /// Archives (if configured), stores and documents one flow.
+    /// Archives (if configured), stores and documents one flow, and holds it against the
+    /// published spec (with `--against`) when it is in scope.
     pub fn ingest(&mut self, flow: &Flow) -> anyhow::Result<Ingest> {
         if let Some(archive) = &mut self.archive {
             archive.append(flow).context("cannot archive a flow")?;
         }
         let ingested = self.store.ingest(flow);
+        if let Some(drift) = &mut self.drift
+            && ingested.scope.is_in()
+        {
+            let key = ingested.endpoint.as_ref().map(|hit| hit.key.as_str());
+            drift::observe(drift, flow, key);
+        }
         let split_off = ingested
             .splits
             .iter()
@@ -296,6 +312,7 @@ impl Pipeline {
             store: self.store_config.clone(),
             redact: self.redact,
             options: self.options.clone(),
+            against: self.drift.as_ref().map(|d| d.baseline().clone()),
         })?;
         replay(&mut fresh)?;
         fresh.enrichment = std::mem::take(&mut self.enrichment);
@@ -339,17 +356,37 @@ impl Pipeline {
         self.enrichment.insert(key.into(), annotation);
     }
 
-    /// Renders the three documents from everything ingested so far.
+    /// Renders the three documents from everything ingested so far, and with `--against`
+    /// the two drift documents (API.md's overview then says what drifted).
     pub fn documents(&mut self) -> anyhow::Result<Documents> {
         if !self.titled {
             self.options.title = self.default_title();
         }
+        let drift = self.drift_documents();
+        self.options.overview = drift.iter().map(|d| d.overview.clone()).collect();
         let docs = ar_openapi::document(&self.store, &self.enrichment, &self.options)?;
         Ok(Documents {
             yaml: docs.yaml()?,
             json: docs.json()?,
             markdown: docs.markdown,
+            drift,
         })
+    }
+
+    /// `DRIFT.md` and `drift.json` as they would be written now, with `--against`.
+    pub fn drift_documents(&self) -> Option<DriftDocuments> {
+        let report = self.drift_report()?;
+        Some(drift::documents(&report, self.documenter().redactor()))
+    }
+
+    /// Where the flows drift from the published spec so far, with `--against`.
+    pub fn drift_report(&self) -> Option<ar_diff::DriftReport> {
+        self.drift.as_ref().map(|d| drift::report(d, &self.store))
+    }
+
+    /// The published spec the flows are held against, with `--against`.
+    pub fn against(&self) -> Option<&Baseline> {
+        self.drift.as_ref().map(Drift::baseline)
     }
 
     /// Sets the spec's title.
@@ -533,6 +570,76 @@ mod tests {
                 endpoints: 1
             }
         );
+    }
+
+    #[test]
+    fn against_a_published_spec_the_documents_say_where_the_flows_drift() {
+        let spec = ar_diff::Document::from_value(serde_json::json!({
+            "openapi": "3.0.3",
+            "servers": [{"url": "https://api.shop.test"}],
+            "paths": {"/users/{id}": {"get": {"responses": {"200": {"content": {
+                "application/json": {"schema": {"type": "object",
+                    "properties": {"id": {"type": "integer"}}}}}}}}}}
+        }))
+        .unwrap();
+        let config = PipelineConfig {
+            against: Some(Baseline::new(spec, "users.yaml")),
+            ..PipelineConfig::default()
+        };
+        let mut pipeline = Pipeline::new(config).unwrap();
+        let flows = [
+            flow(
+                1,
+                "https://api.shop.test/users/41",
+                200,
+                r#"{"id":41,"plan":"pro"}"#,
+            ),
+            flow(2, "https://api.shop.test/orders/7", 200, "{}"),
+            flow(3, "https://api.shop.test/orders/8", 200, "{}"),
+            flow(4, "https://cdn.shop.test/config", 200, "{}"),
+        ];
+        for f in &flows {
+            pipeline.ingest(f).unwrap();
+        }
+        let docs = pipeline.documents().unwrap();
+        let drift = docs.drift.expect("drift documents");
+        assert_eq!(
+            drift.headline,
+            "1 shadow endpoint, 0 zombie endpoints, 0 violations, 1 undocumented"
+        );
+        // The store's template now names the two shadow calls, the first made as `/orders/7`.
+        assert!(
+            drift.markdown.contains("| `GET /orders/{orderId}` |")
+                && drift.markdown.contains("| 2 | 2, 3 |"),
+            "{}",
+            drift.markdown
+        );
+        assert!(
+            docs.markdown
+                .contains("- **Drift from `users.yaml`:** 1 shadow endpoint, 0 zombie endpoints"),
+            "{}",
+            docs.markdown
+        );
+        let json: serde_json::Value = serde_json::from_str(&drift.json).unwrap();
+        // The CDN is in scope, but it is not a host of the spec's servers.
+        assert_eq!(json["summary"]["flows"], 4);
+        assert_eq!(json["other_hosts"]["cdn.shop.test"], 1);
+
+        // A rescope holds the replayed flows against the same spec.
+        pipeline
+            .rescope(pipeline.scope_config().clone(), |fresh| {
+                flows.iter().try_for_each(|f| fresh.ingest(f).map(drop))
+            })
+            .unwrap();
+        assert_eq!(pipeline.against().map(Baseline::name), Some("users.yaml"));
+        let again = pipeline.documents().unwrap().drift.unwrap();
+        assert_eq!(again.headline, drift.headline);
+
+        let dir = tempfile::tempdir().unwrap();
+        pipeline.documents().unwrap().write_to(dir.path()).unwrap();
+        for file in ["DRIFT.md", "drift.json", "API.md", "openapi.yaml"] {
+            assert!(dir.path().join(file).is_file(), "{file}");
+        }
     }
 
     #[test]

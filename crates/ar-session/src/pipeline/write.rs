@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::drift::{DRIFT_JSON, DRIFT_MD, DriftDocuments};
 use crate::files::write_atomic;
 
 /// The documents a pipeline produces, ready to be written.
@@ -18,13 +19,20 @@ pub struct Documents {
     pub json: String,
     /// `API.md`
     pub markdown: String,
+    /// `DRIFT.md` and `drift.json`, when the flows are held against a published spec.
+    pub drift: Option<DriftDocuments>,
 }
 
 impl Documents {
-    /// Writes the three files into `dir` (which must exist), each atomically.
+    /// Writes the three files (and the two drift documents, when there are) into `dir`
+    /// (which must exist), each atomically.
     pub fn write_to(&self, dir: &Path) -> anyhow::Result<()> {
         write_atomic(&dir.join("openapi.yaml"), self.yaml.as_bytes())?;
         write_atomic(&dir.join("openapi.json"), self.json.as_bytes())?;
+        if let Some(drift) = &self.drift {
+            write_atomic(&dir.join(DRIFT_MD), drift.markdown.as_bytes())?;
+            write_atomic(&dir.join(DRIFT_JSON), drift.json.as_bytes())?;
+        }
         write_atomic(&dir.join("API.md"), self.markdown.as_bytes())
     }
 }
@@ -79,6 +87,7 @@ mod tests {
             yaml: "openapi: 3.0.3\n".into(),
             json: "{}\n".into(),
             markdown: "# API\n".into(),
+            drift: None,
         };
         docs.write_to(dir.path()).unwrap();
         docs.write_to(dir.path()).unwrap();

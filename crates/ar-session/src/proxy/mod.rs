@@ -74,6 +74,8 @@ pub struct ProxyConfig {
     pub templates: Vec<String>,
     /// The live web view's port (0 = any), or `None` for no web view.
     pub ui_port: Option<u16>,
+    /// The published spec the traffic is held against (`--against`), read and checked.
+    pub against: Option<ar_diff::Baseline>,
 }
 
 /// Told about each flow and each new endpoint, on the capture thread, in
@@ -96,6 +98,8 @@ pub struct Captured {
     pub archive: PathBuf,
     /// The documents' counts, as last written.
     pub summary: Summary,
+    /// With `--against`: the drift's counts in a line (DRIFT.md has the findings).
+    pub drift: Option<String>,
     /// Flows the proxy dropped because the archive could not keep up.
     pub dropped: u64,
 }
@@ -126,11 +130,11 @@ impl ProxyCapture {
         let (tx, batches) = mpsc::channel::<Vec<Flow>>(capture_threads::BATCH_QUEUE);
         // Corrections made in the web view of an earlier `ar proxy` here.
         let corrections = read_dir_templates(&config.out_dir)?;
-        let pipeline = Pipeline::new(
-            PipelineConfig::default()
-                .with_scope_hosts(&config.scope)
-                .with_templates(&corrections_first(&corrections, &config.templates))?,
-        )?;
+        let mut pipeline_config = PipelineConfig::default()
+            .with_scope_hosts(&config.scope)
+            .with_templates(&corrections_first(&corrections, &config.templates))?;
+        pipeline_config.against = config.against;
+        let pipeline = Pipeline::new(pipeline_config)?;
         let mut builder = Proxy::builder(Arc::clone(&ca))
             .port(config.port)
             .batch_sink(tx)
@@ -327,11 +331,12 @@ impl Capture {
         } = self;
         archive.sync()?;
         log.flush();
-        let summary = docs.finish()?.summary();
+        let pipeline = docs.finish()?;
         Ok(Captured {
             archived: archive.written(),
             archive: archive.path().to_path_buf(),
-            summary,
+            summary: pipeline.summary(),
+            drift: pipeline.drift_report().map(|report| report.headline()),
             dropped,
         })
     }

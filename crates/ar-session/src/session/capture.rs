@@ -134,6 +134,7 @@ impl Capture {
         let mut pipeline = Pipeline::new(
             PipelineConfig {
                 scope,
+                against: config.against.clone(),
                 ..PipelineConfig::default()
             }
             .with_templates(&config.templates)?,
@@ -620,6 +621,14 @@ impl Task {
             self.dir.join("API.md").display(),
             self.dir.join(FLOWS_FILE).display(),
         );
+        if let Some(report) = self.pipeline.drift_report() {
+            text.push_str(&format!(
+                "\n  drift from {}: {} (see {})",
+                report.spec_name(),
+                report.headline(),
+                self.dir.join(crate::pipeline::drift::DRIFT_MD).display()
+            ));
+        }
         if !ledger.other_hosts.is_empty() {
             let hosts: Vec<String> = ledger
                 .other_hosts

@@ -35,6 +35,8 @@ pub struct SessionConfig {
     /// User path templates (`--template`, `--templates`, and a resumed
     /// session's), checked.
     pub templates: Vec<String>,
+    /// The published spec the traffic is held against (`--against`), read and checked.
+    pub against: Option<ar_diff::Baseline>,
     /// Chromium without a window.
     pub headless: bool,
     /// A persistent Chromium profile.
@@ -90,6 +92,7 @@ impl SessionConfig {
             resume: false,
             scope: Vec::new(),
             templates: Vec::new(),
+            against: None,
             headless: false,
             profile: None,
             webdriver: None,

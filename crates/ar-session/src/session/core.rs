@@ -190,6 +190,17 @@ impl Session {
         if let Some((ui, _)) = &ui {
             writeln!(out, "  ui       {}", ui.url())?;
         }
+        if let Some(against) = &config.against {
+            writeln!(
+                out,
+                "  against  {} (drift in {})",
+                against.name(),
+                config
+                    .out_dir
+                    .join(crate::pipeline::drift::DRIFT_MD)
+                    .display()
+            )?;
+        }
 
         let agent = AgentSlot::start(&config, capture.runner(), &events, out)?;
         let browser_config = BrowserConfig {

@@ -157,4 +157,10 @@ impl Backend for PipelineBackend {
         .await
         .flatten()
     }
+
+    async fn drift(&self) -> Option<String> {
+        self.ask(|pipeline| pipeline.drift_documents().map(|d| d.markdown))
+            .await
+            .flatten()
+    }
 }

@@ -17,7 +17,7 @@ use ar_session::pipeline::{NewEndpoint, TEMPLATES_FILE};
 use ar_session::proxy::{CaptureLog, ProxyCapture, ProxyConfig};
 use ar_store::Flow;
 
-use crate::args::TemplateArgs;
+use crate::args::{AgainstArgs, TemplateArgs};
 use crate::cmd::ca;
 
 /// Run the capture proxy alone and archive everything that goes through it.
@@ -53,6 +53,9 @@ pub(crate) struct Args {
     /// Path templates for the live spec (pass them to `ar import` of the archive too).
     #[command(flatten)]
     templates: TemplateArgs,
+    /// A published spec to hold the traffic against, as it arrives.
+    #[command(flatten)]
+    against: AgainstArgs,
     /// The live web view.
     #[command(flatten)]
     ui: crate::args::UiArgs,
@@ -131,6 +134,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(args: Args) -> anyhow::Result<ExitCode> {
+    let against = args.against.read()?;
     let ca = Arc::new(ca::load(args.ca_dir)?);
     let config = ProxyConfig {
         port: args.port,
@@ -143,6 +147,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         body_cap: args.body_cap,
         templates: args.templates.read()?,
         ui_port: args.ui.port(),
+        against: against.clone(),
     };
     let lines = Box::new(Lines(std::io::BufWriter::new(std::io::stdout())));
     let capture = ProxyCapture::start(config, Arc::clone(&ca), lines).await?;
@@ -197,6 +202,16 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(url) = capture.ui_url() {
         writeln!(out, "  ui       {url}")?;
     }
+    if let Some(against) = &against {
+        writeln!(
+            out,
+            "  against  {} (drift kept current in {})",
+            against.name(),
+            args.out
+                .join(ar_session::pipeline::drift::DRIFT_MD)
+                .display()
+        )?;
+    }
     writeln!(out, "Ctrl-C to stop.")?;
     out.flush()?;
     // The capture thread prints a line per flow from here on.
@@ -217,6 +232,15 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         captured.summary.in_scope,
         spec.display()
     );
+    if let Some(drift) = &captured.drift {
+        let _ = writeln!(
+            out,
+            "drift: {drift} in {}",
+            args.out
+                .join(ar_session::pipeline::drift::DRIFT_MD)
+                .display()
+        );
+    }
     if captured.dropped > 0 {
         let _ = writeln!(
             out,

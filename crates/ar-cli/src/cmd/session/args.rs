@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use ar_session::session::{Manifest, Provider, SessionConfig, default_out_dir, parse_target};
 
-use crate::args::{TemplateArgs, UiArgs};
+use crate::args::{AgainstArgs, TemplateArgs, UiArgs};
 
 /// `ar <url>`: browse a site through the capture proxy and grow its spec.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -34,6 +34,9 @@ pub(crate) struct SessionArgs {
     /// session apply them).
     #[command(flatten)]
     pub(crate) templates: TemplateArgs,
+    /// A published spec to hold the traffic against, as it arrives.
+    #[command(flatten)]
+    pub(crate) against: AgainstArgs,
     /// The model the agent uses (needs the agent, see --provider).
     #[arg(long, value_name = "NAME")]
     pub(crate) model: Option<String>,
@@ -126,6 +129,7 @@ impl SessionArgs {
         for entry in &self.resolve {
             check_resolve(entry)?;
         }
+        let against = self.against.read()?;
         let mut scope: Vec<String> = self
             .scope
             .iter()
@@ -162,6 +166,7 @@ impl SessionArgs {
             resume: previous.is_some(),
             scope,
             templates,
+            against,
             headless: self.headless,
             profile: self.profile,
             webdriver: self.webdriver,
@@ -218,6 +223,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("HOST:PORT:ADDR"), "{error}");
+    }
+
+    #[test]
+    fn a_published_spec_is_read_with_the_flags_before_anything_starts() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = dir.path().join("shop.yaml");
+        std::fs::write(&spec, "openapi: 3.0.3\npaths: {}\n").unwrap();
+        let args = |against: PathBuf| SessionArgs {
+            url: Some("https://shop.test/".into()),
+            out: Some(dir.path().join("out")),
+            against: AgainstArgs {
+                against: Some(against),
+            },
+            ..SessionArgs::default()
+        };
+        let config = args(spec).config(time::OffsetDateTime::UNIX_EPOCH).unwrap();
+        assert_eq!(
+            config.against.as_ref().map(ar_diff::Baseline::name),
+            Some("shop.yaml")
+        );
+        let error = args(dir.path().join("missing.yaml"))
+            .config(time::OffsetDateTime::UNIX_EPOCH)
+            .unwrap_err();
+        let error = format!("{error:#}");
+        assert!(
+            error.starts_with("--against: cannot read") && error.contains("missing.yaml"),
+            "{error}"
+        );
+        assert!(!dir.path().join("out").exists());
     }
 
     #[test]

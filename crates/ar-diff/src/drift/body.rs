@@ -1,0 +1,396 @@
+//! A JSON body held against its documented schema: values of a type the schema refuses,
+//! required fields missing, and fields the schema does not list.
+//!
+//! The schema is read through the same [`SchemaView`] the diff reads, so every spelling of
+//! nullability, `allOf`, and a union with a `null` branch means here what it means there.
+//!
+//! - A *type* is checked against the view's types: an integer is a number, `2.0` is an
+//!   integer, `null` needs nullability (or a schema that names no type at all).
+//! - An object's keys: a listed property is walked into; a key beyond them is walked against
+//!   `additionalProperties` when that is a schema, allowed when it is `true` (or there are
+//!   `patternProperties`), and reported as undocumented when the schema lists properties or
+//!   says `additionalProperties: false`. A free-form object (no properties listed) documents
+//!   nothing to depart from. An undocumented field is not walked into.
+//! - Required fields: `readOnly` ones are not expected in a request, `writeOnly` ones not in a
+//!   response.
+//! - A union (`oneOf`/`anyOf`): the value holds when one branch takes it without an issue;
+//!   otherwise the branch with the fewest violations (then fewest issues) speaks for it, or,
+//!   when no branch takes the value's type, one wrong type is reported with every branch's
+//!   types. Properties the union's own schema lists (a discriminator beside `oneOf`) count in
+//!   every branch.
+//! - Not checked: `enum` values, formats, constraints (`minimum`, `maxLength`, `pattern`, ...),
+//!   tuples, `not`, and what a discriminator maps to.
+//!
+//! The walk is bounded: [`MAX_DEPTH`] levels, [`MAX_ISSUES`] distinct issues per body, and
+//! [`MAX_STEPS`] schema visits per body (unions inside long arrays multiply them).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::finding::{FindingKind, Issue, Location};
+use crate::schema_diff::property_segment;
+use crate::schema_view::SchemaView;
+use crate::types::TypeSet;
+
+/// Levels of a body walked.
+const MAX_DEPTH: usize = 64;
+/// Distinct issues one body raises before the walk stops.
+const MAX_ISSUES: usize = 256;
+/// Schema visits one body may cost.
+const MAX_STEPS: usize = 200_000;
+
+/// Which side a body is on: what `readOnly` and `writeOnly` excuse depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Request,
+    Response,
+}
+
+/// The issues `value` raises against `schema` (found in `root`), at most one per kind and place.
+pub(crate) fn check(root: &Value, schema: &Value, value: &Value, side: Side) -> Vec<Issue> {
+    let mut walk = Walk::new(root, side, MAX_STEPS);
+    let mut path = String::from("$");
+    walk.check(&SchemaView::of(root, schema), value, &mut path, 0);
+    walk.issues.into_values().collect()
+}
+
+/// The issues of one walk, at most one per kind and place.
+type Issues = BTreeMap<(FindingKind, String), Issue>;
+
+struct Walk<'r> {
+    root: &'r Value,
+    side: Side,
+    location: Location,
+    issues: Issues,
+    steps: usize,
+}
+
+impl<'r> Walk<'r> {
+    fn new(root: &'r Value, side: Side, steps: usize) -> Walk<'r> {
+        Walk {
+            root,
+            side,
+            location: match side {
+                Side::Request => Location::RequestBody,
+                Side::Response => Location::Response,
+            },
+            issues: BTreeMap::new(),
+            steps,
+        }
+    }
+
+    fn raise(&mut self, kind: FindingKind, path: &str, expected: Option<String>, found: &Value) {
+        if let Some(issue) = self.issues.get_mut(&(kind, path.to_owned())) {
+            if kind == FindingKind::WrongType {
+                issue.found.insert(TypeSet::instance_name(found));
+            }
+            return;
+        }
+        if self.issues.len() >= MAX_ISSUES {
+            return;
+        }
+        let mut issue = Issue::new(kind, self.location, path);
+        issue.expected = expected;
+        if kind == FindingKind::WrongType {
+            issue.found.insert(TypeSet::instance_name(found));
+        }
+        self.issues.insert((kind, path.to_owned()), issue);
+    }
+
+    fn spent(&mut self) -> bool {
+        if self.steps == 0 || self.issues.len() >= MAX_ISSUES {
+            return true;
+        }
+        self.steps -= 1;
+        false
+    }
+
+    fn check(&mut self, view: &SchemaView<'r>, value: &Value, path: &mut String, depth: usize) {
+        if depth > MAX_DEPTH || self.spent() || view.unresolved.is_some() {
+            return;
+        }
+        if view.is_union() {
+            self.check_union(view, value, path, depth);
+            return;
+        }
+        if !accepts(view, value) {
+            let expected = view.types.describe(view.format);
+            self.raise(FindingKind::WrongType, path, Some(expected), value);
+            return;
+        }
+        match value {
+            Value::Object(map) => self.check_object(view, map, path, depth),
+            Value::Array(items) => {
+                if let Some(schema) = view.items {
+                    let mark = path.len();
+                    path.push_str("[*]");
+                    let items_view = SchemaView::of(self.root, schema);
+                    for item in items {
+                        self.check(&items_view, item, path, depth + 1);
+                    }
+                    path.truncate(mark);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_object(
+        &mut self,
+        view: &SchemaView<'r>,
+        map: &Map<String, Value>,
+        path: &mut String,
+        depth: usize,
+    ) {
+        let lists_keys = !view.properties.is_empty() || view.other_keys == Some(false);
+        let mark = path.len();
+        for (key, child) in map {
+            if let Some(schema) = view.properties.get(key.as_str()) {
+                path.push_str(&property_segment(key));
+                self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
+            } else if let Some(schema) = view.additional {
+                path.push_str(".*");
+                self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
+            } else if view.other_keys != Some(true) && lists_keys {
+                path.push_str(&property_segment(key));
+                self.raise(FindingKind::UndocumentedField, path, None, child);
+            }
+            path.truncate(mark);
+        }
+        let excused = match self.side {
+            Side::Request => "readOnly",
+            Side::Response => "writeOnly",
+        };
+        for name in &view.required {
+            if map.contains_key(*name) {
+                continue;
+            }
+            let schema = view.properties.get(name);
+            if schema.is_some_and(|schema| flag(self.root, schema, excused)) {
+                continue;
+            }
+            path.push_str(&property_segment(name));
+            self.raise(FindingKind::MissingRequiredField, path, None, &Value::Null);
+            path.truncate(mark);
+        }
+    }
+
+    fn check_union(&mut self, view: &SchemaView<'r>, value: &Value, path: &str, depth: usize) {
+        let mut own = view.clone();
+        own.variants.clear();
+        own.combinator = None;
+        let mut best: Option<(usize, usize, Issues)> = None;
+        let mut types = TypeSet::ANY;
+        let mut type_refused_everywhere = true;
+        for branch in &view.variants {
+            let mut branch_view = SchemaView::of(self.root, branch);
+            branch_view.absorb(own.clone());
+            types = types.union(branch_view.types);
+            let mut walk = Walk::new(self.root, self.side, self.steps);
+            walk.check(&branch_view, value, &mut path.to_owned(), depth + 1);
+            self.steps = walk.steps;
+            if walk.issues.is_empty() {
+                return;
+            }
+            let refused_here = walk
+                .issues
+                .contains_key(&(FindingKind::WrongType, path.to_owned()));
+            type_refused_everywhere &= refused_here;
+            let violations = walk
+                .issues
+                .keys()
+                .filter(|(kind, _)| *kind != FindingKind::UndocumentedField)
+                .count();
+            let rank = (violations, walk.issues.len());
+            if best.as_ref().is_none_or(|(v, n, _)| rank < (*v, *n)) {
+                best = Some((rank.0, rank.1, walk.issues));
+            }
+        }
+        if type_refused_everywhere {
+            let expected = if types.is_any() {
+                "one of its variants".to_owned()
+            } else {
+                types.describe(None)
+            };
+            self.raise(FindingKind::WrongType, path, Some(expected), value);
+            return;
+        }
+        for (_, issue) in best.map(|(_, _, issues)| issues).into_iter().flatten() {
+            if self.issues.len() >= MAX_ISSUES {
+                break;
+            }
+            let key = (issue.kind, issue.name.clone());
+            match self.issues.get_mut(&key) {
+                Some(existing) => existing.found.extend(issue.found),
+                None => {
+                    self.issues.insert(key, issue);
+                }
+            }
+        }
+    }
+}
+
+/// Whether the view's types (and nullability) take the value's type.
+fn accepts(view: &SchemaView<'_>, value: &Value) -> bool {
+    match TypeSet::of_instance(value) {
+        None => view.nullable || view.types.is_any(),
+        Some(found) => view.types.contains(found),
+    }
+}
+
+/// Whether `schema` (as written, or where its reference leads) sets `name: true`.
+fn flag(root: &Value, schema: &Value, name: &str) -> bool {
+    let set = |v: &Value| v.get(name).and_then(Value::as_bool) == Some(true);
+    set(schema) || set(crate::refs::resolve_or_self(root, schema))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn issues(root: &Value, schema: &Value, value: &Value, side: Side) -> Vec<String> {
+        check(root, schema, value, side)
+            .into_iter()
+            .map(|i| {
+                let found: Vec<&str> = i.found.into_iter().collect();
+                format!(
+                    "{} {} {} {}",
+                    i.kind.id(),
+                    i.name,
+                    i.expected.unwrap_or_default(),
+                    found.join("|")
+                )
+                .trim_end()
+                .to_owned()
+            })
+            .collect()
+    }
+
+    fn root() -> Value {
+        json!({"components": {"schemas": {
+            "User": {
+                "type": "object",
+                "required": ["id", "name", "password"],
+                "properties": {
+                    "id": {"type": "integer", "readOnly": true},
+                    "name": {"type": "string"},
+                    "age": {"type": "integer", "nullable": true},
+                    "password": {"type": "string", "writeOnly": true},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "meta": {"type": "object", "additionalProperties": {"type": "number"}},
+                    "free": {"type": "object"}
+                }
+            }
+        }}})
+    }
+
+    #[test]
+    fn types_required_fields_and_undocumented_fields() {
+        let root = root();
+        let user = json!({"$ref": "#/components/schemas/User"});
+        let good = json!({"id": 1, "name": "a", "age": null, "tags": ["x"],
+                          "meta": {"a": 1.5, "b": 2}, "free": {"anything": [1]}});
+        assert_eq!(
+            issues(&root, &user, &good, Side::Response),
+            Vec::<String>::new()
+        );
+        let bad = json!({"id": 2.0, "name": null, "age": "3", "tags": ["x", 4, null],
+                         "meta": {"a": "no"}, "extra": {"deep": 1}});
+        assert_eq!(
+            issues(&root, &user, &bad, Side::Response),
+            [
+                "wrong_type $.age integer string",
+                "wrong_type $.meta.* number string",
+                "wrong_type $.name string null",
+                "wrong_type $.tags[*] string integer|null",
+                "undocumented_field $.extra",
+            ]
+        );
+        // A request need not send the read-only id, a response need not show the password.
+        assert_eq!(
+            issues(&root, &user, &json!({"name": "a"}), Side::Request),
+            ["missing_required_field $.password"]
+        );
+        assert_eq!(
+            issues(&root, &user, &json!({"name": "a"}), Side::Response),
+            ["missing_required_field $.id"]
+        );
+    }
+
+    #[test]
+    fn unions_take_the_branch_that_holds_or_speak_through_the_closest() {
+        let root = root();
+        let pet = json!({
+            "type": "object",
+            "required": ["kind"],
+            "properties": {"kind": {"type": "string"}},
+            "oneOf": [
+                {"properties": {"kind": {}, "bark": {"type": "boolean"}}},
+                {"properties": {"kind": {}, "meow": {"type": "boolean"}}, "required": ["lives"]}
+            ]
+        });
+        let dog = json!({"kind": "dog", "bark": true});
+        assert_eq!(
+            issues(&root, &pet, &dog, Side::Response),
+            Vec::<String>::new()
+        );
+        let odd = json!({"kind": "dog", "bark": "loud"});
+        assert_eq!(
+            issues(&root, &pet, &odd, Side::Response),
+            ["wrong_type $.bark boolean string"]
+        );
+        let scalar = json!({"oneOf": [{"type": "string"}, {"type": "integer"}], "nullable": true});
+        assert_eq!(
+            issues(&root, &scalar, &json!(null), Side::Response),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            issues(&root, &scalar, &json!([1]), Side::Response),
+            ["wrong_type $ string | integer array"]
+        );
+    }
+
+    #[test]
+    fn closed_objects_and_odd_keys() {
+        let root = json!({});
+        let closed = json!({"type": "object", "additionalProperties": false});
+        assert_eq!(
+            issues(&root, &closed, &json!({"a b": 1}), Side::Request),
+            ["undocumented_field $['a b']"]
+        );
+        let open = json!({"properties": {"a": {}}, "additionalProperties": true});
+        assert_eq!(
+            issues(&root, &open, &json!({"b": 1}), Side::Request),
+            Vec::<String>::new()
+        );
+        let patterned = json!({"properties": {"a": {}}, "patternProperties": {"^x": {}}});
+        assert_eq!(
+            issues(&root, &patterned, &json!({"x1": 1}), Side::Request),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn walks_are_bounded() {
+        let root = json!({});
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        let mut wide = Map::new();
+        for i in 0..1000 {
+            wide.insert(format!("k{i}"), json!(i));
+        }
+        assert_eq!(
+            check(&root, &schema, &Value::Object(wide), Side::Response).len(),
+            MAX_ISSUES
+        );
+        let mut deep = json!(1);
+        let mut nested = json!({"type": "string"});
+        for _ in 0..200 {
+            deep = json!([deep]);
+            nested = json!({"type": "array", "items": nested});
+        }
+        assert!(check(&root, &nested, &deep, Side::Response).is_empty());
+    }
+}

@@ -1,0 +1,403 @@
+//! Traffic held against a published spec, flow by flow: where the calls a client makes, and
+//! the answers it gets, leave the documented contract.
+//!
+//! A [`Baseline`] is the published document with its [`OperationMatcher`], built once and
+//! shared. A [`Drift`] is fed one [`Exchange`] per flow (method, URL, header names, status,
+//! the bodies' media types and parsed JSON, the flow's id) and keeps one [`Finding`] per kind
+//! and place with the flows that show it; [`Drift::report`] renders a [`DriftReport`] at any
+//! moment (markdown for `DRIFT.md`, JSON with stable keys for `drift.json`).
+//!
+//! What each exchange is checked for, in order:
+//!
+//! 1. *Which operation.* The matcher maps the method and path onto the spec's templates,
+//!    under every server's base path (`/api/v2/users/42` is `/users/{id}` under
+//!    `https://x/api/v2`). No template, or a documented path with another method: a
+//!    **shadow endpoint**, and nothing more is checked. A `deprecated` operation: a **zombie
+//!    endpoint**, and the checks go on.
+//! 2. *Parameters* (`params.rs`): query and header names the operation does not document,
+//!    required ones not sent.
+//! 3. *The request body*: its media type among the documented ones, its JSON against the
+//!    schema (`body.rs`).
+//! 4. *The response*: its status among the documented ones (the code, its `2XX` range, or
+//!    `default`; a `304` is a cache's answer and is not checked), its media type, its JSON
+//!    against the schema.
+//!
+//! A finding is keyed by kind, operation, location, status and name, so ten thousand flows
+//! that miss the same field are one finding with a count and the first [`MAX_FLOW_IDS`] flow
+//! ids; at most [`MAX_FINDINGS`] findings are kept, the rest counted. Shadow calls are grouped
+//! by the caller's own endpoint (its template, when it gives one, else the path as sent), and
+//! [`Drift::report_regrouped`] lets a caller whose templates changed since regroup them.
+//!
+//! Nothing here reads a clock, a file or the network, and the report is the same bytes for the
+//! same flows in the same order. Hosts are not compared (a spec's servers often name
+//! production while the traffic is a staging host): the caller's scope decides which hosts
+//! are the API.
+
+mod body;
+mod contract;
+mod finding;
+mod markdown;
+mod params;
+mod report;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::document::Document;
+use crate::matcher::{Lookup, OperationMatcher, request_path};
+use crate::method::Method;
+use crate::servers;
+use contract::{request_issues, response_issues};
+use finding::{Entry, FlowIds, Issue, Key};
+use params::Credentials;
+
+pub use finding::{Category, Finding, FindingKind, Location, MAX_FLOW_IDS};
+pub use report::{DriftReport, DriftSummary};
+
+/// Distinct shadow endpoints, and distinct other findings, one [`Drift`] keeps (each); flows
+/// that show any further one are only counted ([`DriftSummary::findings_not_listed`]).
+pub const MAX_FINDINGS: usize = 10_000;
+
+/// A published spec, ready to hold traffic against: the document and the matcher of its
+/// operations. Cloning shares it.
+#[derive(Clone)]
+pub struct Baseline(Arc<Published>);
+
+impl std::fmt::Debug for Baseline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Baseline")
+            .field("name", &self.0.name)
+            .field("operations", &self.0.operations)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Published {
+    document: Document,
+    matcher: OperationMatcher,
+    credentials: Credentials,
+    /// The hosts the servers name, when every server is absolute.
+    hosts: Option<BTreeSet<String>>,
+    operations: usize,
+    name: String,
+}
+
+impl Baseline {
+    /// `document`, called `name` in reports (its file name, say).
+    pub fn new(document: Document, name: impl Into<String>) -> Baseline {
+        Baseline(Arc::new(Published {
+            matcher: OperationMatcher::new(&document),
+            credentials: Credentials::of(&document),
+            hosts: servers::hosts(document.as_value()),
+            operations: document.operations().len(),
+            document,
+            name: name.into(),
+        }))
+    }
+
+    /// The document.
+    pub fn document(&self) -> &Document {
+        &self.0.document
+    }
+
+    /// What reports call it.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+}
+
+/// A body as a drift reads it: its media type (`application/json`, parameters or not) and,
+/// when it parsed as JSON, its value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Payload<'a> {
+    media_type: Option<&'a str>,
+    json: Option<&'a Value>,
+}
+
+impl<'a> Payload<'a> {
+    /// A body of `media_type` (from its `Content-Type`, if it had one), `json` when it parsed.
+    pub fn new(media_type: Option<&'a str>, json: Option<&'a Value>) -> Payload<'a> {
+        Payload { media_type, json }
+    }
+}
+
+/// One flow, as a drift reads it. Build it with [`Exchange::new`] and the methods that add
+/// what the flow had.
+#[derive(Clone, Debug)]
+pub struct Exchange<'a> {
+    id: u64,
+    method: &'a str,
+    url: &'a str,
+    headers: Vec<&'a str>,
+    request: Option<Payload<'a>>,
+    response: Option<(u16, Option<Payload<'a>>)>,
+    endpoint: Option<&'a str>,
+}
+
+impl<'a> Exchange<'a> {
+    /// Flow `id`: `method` (any case) on `url` (a whole URL, or a path with its query).
+    pub fn new(id: u64, method: &'a str, url: &'a str) -> Exchange<'a> {
+        Exchange {
+            id,
+            method,
+            url,
+            headers: Vec::new(),
+            request: None,
+            response: None,
+            endpoint: None,
+        }
+    }
+
+    /// The request's header names (values are never read).
+    #[must_use]
+    pub fn headers(mut self, names: impl IntoIterator<Item = &'a str>) -> Exchange<'a> {
+        self.headers.extend(names);
+        self
+    }
+
+    /// The request had a body.
+    #[must_use]
+    pub fn request_body(mut self, body: Payload<'a>) -> Exchange<'a> {
+        self.request = Some(body);
+        self
+    }
+
+    /// The answer: its status, and its body when it had one.
+    #[must_use]
+    pub fn response(mut self, status: u16, body: Option<Payload<'a>>) -> Exchange<'a> {
+        self.response = Some((status, body));
+        self
+    }
+
+    /// The caller's own name for the endpoint called (a stable key): shadow calls are grouped
+    /// by it, and [`Drift::report_regrouped`] asks the caller for its path template.
+    #[must_use]
+    pub fn endpoint(mut self, key: &'a str) -> Exchange<'a> {
+        self.endpoint = Some(key);
+        self
+    }
+}
+
+/// The findings of traffic held against a [`Baseline`], accumulated flow by flow.
+#[derive(Clone, Debug)]
+pub struct Drift {
+    baseline: Baseline,
+    findings: BTreeMap<Key, Entry>,
+    shadows: BTreeMap<(String, String), Shadow>,
+    called: BTreeSet<(Method, String)>,
+    /// Flows per host the spec's servers do not name (not held against it).
+    elsewhere: BTreeMap<String, u64>,
+    flows: u64,
+    matched: u64,
+    not_listed: u64,
+}
+
+/// Hosts the spec does not serve that a drift counts flows of by name; the rest are counted
+/// together.
+const MAX_OTHER_HOSTS: usize = 100;
+
+/// The calls grouped under one shadow endpoint.
+#[derive(Clone, Debug)]
+struct Shadow {
+    /// Whether the group is the caller's endpoint key (else the path as sent).
+    keyed: bool,
+    /// The path of its first call, as sent.
+    path: String,
+    host: Option<String>,
+    /// The methods the spec documents on this path, when it has the path.
+    documented: Vec<Method>,
+    flows: FlowIds,
+}
+
+impl Drift {
+    /// An empty drift against `baseline`.
+    pub fn new(baseline: Baseline) -> Drift {
+        Drift {
+            baseline,
+            findings: BTreeMap::new(),
+            shadows: BTreeMap::new(),
+            called: BTreeSet::new(),
+            elsewhere: BTreeMap::new(),
+            flows: 0,
+            matched: 0,
+            not_listed: 0,
+        }
+    }
+
+    /// The spec held against.
+    pub fn baseline(&self) -> &Baseline {
+        &self.baseline
+    }
+
+    /// Flows observed so far.
+    pub fn flows(&self) -> u64 {
+        self.flows
+    }
+
+    /// Holds one flow against the spec. A flow to a host the spec's servers do not name
+    /// (when they all name one) is only counted: it calls another API.
+    pub fn observe(&mut self, exchange: &Exchange<'_>) {
+        self.flows += 1;
+        let baseline = self.baseline.clone();
+        let published = &*baseline.0;
+        if let (Some(hosts), Some(authority)) = (&published.hosts, host_of(exchange.url)) {
+            let host = servers::host_name(&authority);
+            if !hosts.contains(&host) {
+                let key = if self.elsewhere.len() < MAX_OTHER_HOSTS
+                    || self.elsewhere.contains_key(&host)
+                {
+                    host
+                } else {
+                    "(other hosts)".to_owned()
+                };
+                *self.elsewhere.entry(key).or_default() += 1;
+                return;
+            }
+        }
+        let lookup = match Method::parse(exchange.method) {
+            Some(method) => published.matcher.lookup(method, exchange.url),
+            None => Lookup::NotFound,
+        };
+        let route = match lookup {
+            Lookup::Operation(route) => route,
+            Lookup::MethodNotDocumented { methods, .. } => return self.shadow(exchange, methods),
+            Lookup::NotFound => return self.shadow(exchange, Vec::new()),
+        };
+        let Some(operation) = published.document.operation(route.method, route.template) else {
+            return self.shadow(exchange, Vec::new());
+        };
+        self.matched += 1;
+        self.called.insert((route.method, route.path.to_owned()));
+        let at = Place {
+            method: route.method,
+            path: route.path,
+            id: exchange.id,
+        };
+        if operation.deprecated() {
+            let key = at.key(FindingKind::ZombieEndpoint, None, None, String::new());
+            self.record(key, None, BTreeSet::new(), at.id);
+        }
+        let document = &published.document;
+        let query = exchange.url.split_once('?').map_or("", |(_, q)| q);
+        let query = query.split('#').next().unwrap_or_default();
+        let mut issues = params::check(
+            document,
+            &operation,
+            query,
+            &exchange.headers,
+            &published.credentials,
+        );
+        if let Some(body) = exchange.request {
+            issues.extend(request_issues(document, &operation, body));
+        }
+        for issue in issues {
+            self.raise(&at, None, issue);
+        }
+        if let Some((status, body)) = exchange.response {
+            for issue in response_issues(document, &operation, status, body) {
+                self.raise(&at, Some(status), issue);
+            }
+        }
+    }
+
+    /// The report of everything observed so far.
+    pub fn report(&self) -> DriftReport {
+        self.report_regrouped(|_| None)
+    }
+
+    /// The report, each shadow group of calls the caller named ([`Exchange::endpoint`]) shown
+    /// under the path template `current` gives for its key (else the path of its first call).
+    /// A caller that learns templates as flows come names early calls after what it knew then
+    /// (`/users/41`) and answers with what it knows now (`/users/{userId}`); groups that end
+    /// up with the same method, host and path are one finding.
+    pub fn report_regrouped(&self, current: impl Fn(&str) -> Option<String>) -> DriftReport {
+        report::build(self, &current)
+    }
+
+    fn shadow(&mut self, exchange: &Exchange<'_>, documented: Vec<Method>) {
+        let sent = request_path(exchange.url);
+        let (keyed, group) = match exchange.endpoint {
+            Some(key) => (true, key),
+            None => (false, sent),
+        };
+        let key = (exchange.method.to_ascii_uppercase(), group.to_owned());
+        if !self.shadows.contains_key(&key) && self.shadows.len() >= MAX_FINDINGS {
+            self.not_listed += 1;
+            return;
+        }
+        let shadow = self.shadows.entry(key).or_insert_with(|| Shadow {
+            keyed,
+            path: sent.to_owned(),
+            host: host_of(exchange.url),
+            documented,
+            flows: FlowIds::default(),
+        });
+        shadow.flows.add(exchange.id);
+    }
+
+    fn raise(&mut self, at: &Place<'_>, status: Option<u16>, issue: Issue) {
+        let status = (issue.location == Location::Response)
+            .then_some(status)
+            .flatten();
+        let key = at.key(issue.kind, Some(issue.location), status, issue.name);
+        self.record(key, issue.expected, issue.found, at.id);
+    }
+
+    fn record(
+        &mut self,
+        key: Key,
+        expected: Option<String>,
+        found: BTreeSet<&'static str>,
+        id: u64,
+    ) {
+        if !self.findings.contains_key(&key) && self.findings.len() >= MAX_FINDINGS {
+            self.not_listed += 1;
+            return;
+        }
+        let entry = self.findings.entry(key).or_insert_with(|| Entry {
+            expected,
+            ..Entry::default()
+        });
+        entry.found.extend(found);
+        entry.flows.add(id);
+    }
+}
+
+/// The operation a flow called, and the flow.
+struct Place<'m> {
+    method: Method,
+    path: &'m str,
+    id: u64,
+}
+
+impl Place<'_> {
+    fn key(
+        &self,
+        kind: FindingKind,
+        location: Option<Location>,
+        status: Option<u16>,
+        name: String,
+    ) -> Key {
+        Key {
+            path: self.path.to_owned(),
+            method: self.method,
+            kind,
+            location,
+            status,
+            name,
+        }
+    }
+}
+
+/// The host of a whole URL (`https://shop.test:8443/x` → `shop.test:8443`).
+fn host_of(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit('@').next().unwrap_or(host);
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,369 @@
+//! The query and header parameters of a request held against its operation's: names sent
+//! that the operation does not document, and required ones not sent.
+//!
+//! A query name is documented when a query parameter has that name; when it is a
+//! parameter's name followed by brackets (`filter[status]`, `ids[]`: `deepObject` and PHP-style
+//! arrays); when an exploded form-style object parameter lists it among its properties (or
+//! lists none: a free-form object takes any name); or when an `apiKey` security scheme sends
+//! it. A header is documented when a header parameter or an `apiKey` scheme names it (case
+//! aside). Headers every HTTP client or browser sends (`Accept`, `User-Agent`, `Sec-Fetch-*`,
+//! `Authorization`, ...) are never reported. Cookies are not checked: a browser sends every
+//! cookie of the site to every call.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::finding::{FindingKind, Issue, Location};
+use crate::document::{Document, Operation};
+use crate::refs::percent_decode;
+use crate::schema_view::SchemaView;
+use crate::types::TypeSet;
+
+/// Request headers that are the protocol's or the browser's, not an API's parameters.
+const STANDARD_HEADERS: &[&str] = &[
+    "a-im",
+    "accept",
+    "accept-charset",
+    "accept-datetime",
+    "accept-encoding",
+    "accept-language",
+    "access-control-request-headers",
+    "access-control-request-method",
+    "authorization",
+    "cache-control",
+    "connection",
+    "content-encoding",
+    "content-language",
+    "content-length",
+    "content-md5",
+    "content-type",
+    "cookie",
+    "date",
+    "device-memory",
+    "dnt",
+    "downlink",
+    "dpr",
+    "early-data",
+    "ect",
+    "expect",
+    "forwarded",
+    "from",
+    "host",
+    "http2-settings",
+    "if-match",
+    "if-modified-since",
+    "if-none-match",
+    "if-range",
+    "if-unmodified-since",
+    "keep-alive",
+    "max-forwards",
+    "origin",
+    "pragma",
+    "prefer",
+    "priority",
+    "purpose",
+    "range",
+    "referer",
+    "rtt",
+    "save-data",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "upgrade-insecure-requests",
+    "user-agent",
+    "via",
+    "viewport-width",
+    "warning",
+    "width",
+    "x-forwarded-for",
+    "x-forwarded-host",
+    "x-forwarded-proto",
+    "x-real-ip",
+    "x-requested-with",
+];
+
+/// Prefixes of standard request headers: fetch metadata and client hints (`sec-`), proxies'
+/// own, HTTP/2 pseudo-headers.
+const STANDARD_PREFIXES: &[&str] = &["sec-", "proxy-", "x-forwarded-", ":"];
+
+/// Header parameters OpenAPI says a parameter list does not describe.
+const IGNORED_HEADERS: [&str; 3] = ["accept", "content-type", "authorization"];
+
+/// The parameters an `apiKey` security scheme sends, documented for every operation.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Credentials {
+    /// Header names, lowercase.
+    headers: BTreeSet<String>,
+    queries: BTreeSet<String>,
+}
+
+impl Credentials {
+    /// The `apiKey` schemes of `document`'s components.
+    pub(crate) fn of(document: &Document) -> Credentials {
+        let mut credentials = Credentials::default();
+        let schemes = document
+            .as_value()
+            .pointer("/components/securitySchemes")
+            .and_then(Value::as_object);
+        for scheme in schemes.into_iter().flat_map(|m| m.values()) {
+            let scheme = document.resolve(scheme);
+            if scheme.get("type").and_then(Value::as_str) != Some("apiKey") {
+                continue;
+            }
+            let Some(name) = scheme.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            match scheme.get("in").and_then(Value::as_str) {
+                Some("header") => {
+                    credentials.headers.insert(name.to_ascii_lowercase());
+                }
+                Some("query") => {
+                    credentials.queries.insert(name.to_owned());
+                }
+                _ => {}
+            }
+        }
+        credentials
+    }
+}
+
+/// One documented parameter, as the checks read it.
+struct Param<'d> {
+    location: &'d str,
+    name: &'d str,
+    required: bool,
+    /// For an exploded form-style object: the property names it spreads into the query
+    /// (`None`: any name, a free-form object).
+    spread: Option<Option<Vec<&'d str>>>,
+}
+
+/// The issues of a request's query (`query`, without `?`) and header names.
+pub(crate) fn check(
+    document: &Document,
+    operation: &Operation<'_>,
+    query: &str,
+    headers: &[&str],
+    credentials: &Credentials,
+) -> Vec<Issue> {
+    let params = parameters(document, operation);
+    let mut issues = Vec::new();
+    let sent: BTreeSet<String> = query
+        .split('&')
+        .filter_map(|pair| {
+            let name = pair.split('=').next().unwrap_or_default();
+            (!name.is_empty()).then(|| percent_decode(&name.replace('+', " ")).into_owned())
+        })
+        .collect();
+    let queries: Vec<&Param<'_>> = params.iter().filter(|p| p.location == "query").collect();
+    for name in &sent {
+        if !query_documented(name, &queries, credentials) {
+            issues.push(Issue::new(
+                FindingKind::UndocumentedParameter,
+                Location::Query,
+                name.as_str(),
+            ));
+        }
+    }
+    for param in queries.iter().filter(|p| p.required) {
+        let present = match &param.spread {
+            Some(None) => true,
+            Some(Some(names)) => names.iter().any(|n| sent.contains(*n)),
+            None => sent.iter().any(|s| base_name(s) == param.name),
+        };
+        if !present {
+            issues.push(Issue::new(
+                FindingKind::MissingRequiredParameter,
+                Location::Query,
+                param.name,
+            ));
+        }
+    }
+    let header_params: Vec<&Param<'_>> = params.iter().filter(|p| p.location == "header").collect();
+    let mut seen = BTreeSet::new();
+    for name in headers {
+        let lower = name.to_ascii_lowercase();
+        let documented = is_standard(&lower)
+            || credentials.headers.contains(&lower)
+            || header_params
+                .iter()
+                .any(|p| p.name.eq_ignore_ascii_case(&lower));
+        if !documented && seen.insert(lower.clone()) {
+            issues.push(Issue::new(
+                FindingKind::UndocumentedParameter,
+                Location::Header,
+                lower,
+            ));
+        }
+    }
+    for param in header_params.iter().filter(|p| p.required) {
+        let ignored = IGNORED_HEADERS
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(param.name));
+        if !ignored && !headers.iter().any(|h| h.eq_ignore_ascii_case(param.name)) {
+            issues.push(Issue::new(
+                FindingKind::MissingRequiredParameter,
+                Location::Header,
+                param.name.to_ascii_lowercase(),
+            ));
+        }
+    }
+    issues
+}
+
+fn query_documented(name: &str, queries: &[&Param<'_>], credentials: &Credentials) -> bool {
+    let base = base_name(name);
+    credentials.queries.contains(name)
+        || queries.iter().any(|p| {
+            p.name == name
+                || p.name == base
+                || match &p.spread {
+                    Some(None) => true,
+                    Some(Some(names)) => names.contains(&name) || names.contains(&base),
+                    None => false,
+                }
+        })
+}
+
+/// `filter[status]` → `filter`, `ids[]` → `ids`.
+fn base_name(name: &str) -> &str {
+    match name.find('[') {
+        Some(at) if at > 0 => &name[..at],
+        _ => name,
+    }
+}
+
+fn is_standard(lower: &str) -> bool {
+    STANDARD_HEADERS.binary_search(&lower).is_ok()
+        || STANDARD_PREFIXES.iter().any(|p| lower.starts_with(p))
+}
+
+/// The operation's parameters and its path item's (the operation's win on a location and name).
+fn parameters<'d>(document: &'d Document, operation: &Operation<'d>) -> Vec<Param<'d>> {
+    let mut params: Vec<Param<'d>> = Vec::new();
+    let lists = [
+        operation.value().get("parameters"),
+        operation.path_item().get("parameters"),
+    ];
+    for list in lists.into_iter().flatten().filter_map(Value::as_array) {
+        for raw in list {
+            let param = document.resolve(raw);
+            let (Some(name), Some(location)) = (
+                param.get("name").and_then(Value::as_str),
+                param.get("in").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let same = |p: &Param<'_>| {
+                p.location == location
+                    && (p.name == name || location == "header" && p.name.eq_ignore_ascii_case(name))
+            };
+            if params.iter().any(same) {
+                continue;
+            }
+            params.push(Param {
+                location,
+                name,
+                required: param.get("required").and_then(Value::as_bool) == Some(true),
+                spread: spread(document, param),
+            });
+        }
+    }
+    params
+}
+
+/// The names an exploded form-style object query parameter puts in the query.
+fn spread<'d>(document: &'d Document, param: &'d Value) -> Option<Option<Vec<&'d str>>> {
+    let style = param.get("style").and_then(Value::as_str).unwrap_or("form");
+    let explode = param
+        .get("explode")
+        .and_then(Value::as_bool)
+        .unwrap_or(style == "form");
+    if style != "form" || !explode {
+        return None;
+    }
+    let view = SchemaView::of(document.as_value(), param.get("schema")?);
+    if view.types != TypeSet::OBJECT {
+        return None;
+    }
+    if view.properties.is_empty() {
+        let closed = view.other_keys == Some(false);
+        return Some(if closed { Some(Vec::new()) } else { None });
+    }
+    Some(Some(view.properties.keys().copied().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn issues(query: &str, headers: &[&str]) -> Vec<String> {
+        let doc = Document::from_value(json!({
+            "openapi": "3.0.3",
+            "paths": {"/items": {
+                "parameters": [{"name": "X-Tenant", "in": "header", "required": true}],
+                "get": {"parameters": [
+                    {"name": "q", "in": "query", "required": true},
+                    {"name": "filter", "in": "query", "style": "deepObject"},
+                    {"name": "page", "in": "query", "schema": {"type": "object",
+                        "properties": {"offset": {}, "limit": {}}}},
+                    {"$ref": "#/components/parameters/Ids"}
+                ]}
+            }},
+            "components": {
+                "parameters": {"Ids": {"name": "ids", "in": "query"}},
+                "securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "api_key"},
+                                    "hdr": {"type": "apiKey", "in": "header", "name": "X-Key"}}
+            }
+        }))
+        .unwrap();
+        let operation = &doc.operations()[0];
+        let credentials = Credentials::of(&doc);
+        check(&doc, operation, query, headers, &credentials)
+            .into_iter()
+            .map(|i| format!("{} {:?} {}", i.kind.id(), i.location, i.name))
+            .collect()
+    }
+
+    #[test]
+    fn documented_names_in_every_spelling_pass() {
+        assert_eq!(
+            issues(
+                "q=a+b&filter[status]=open&ids[]=1&ids[]=2&offset=10&limit=5&api_key=k",
+                &[
+                    "Host",
+                    "Accept",
+                    "x-tenant",
+                    "X-KEY",
+                    "Sec-Fetch-Mode",
+                    "User-Agent"
+                ]
+            ),
+            Vec::<String>::new()
+        );
+        assert!(STANDARD_HEADERS.windows(2).all(|w| w[0] < w[1]), "sorted");
+    }
+
+    #[test]
+    fn undocumented_and_missing_parameters() {
+        assert_eq!(
+            issues(
+                "sort=asc&q=&my%20name=1",
+                &["X-Client-Version", "x-client-version"]
+            ),
+            [
+                "undocumented_parameter Query my name",
+                "undocumented_parameter Query sort",
+                "undocumented_parameter Header x-client-version",
+                "missing_required_parameter Header x-tenant",
+            ]
+        );
+        assert_eq!(
+            issues("", &["X-Tenant"]),
+            ["missing_required_parameter Query q"]
+        );
+    }
+}
