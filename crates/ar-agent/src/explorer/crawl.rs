@@ -80,6 +80,10 @@ const PAGE_PATIENCE: usize = 6;
 /// Entries of one list tried in a row with nothing new before the rest are left.
 pub(crate) const DULL_ENTRIES: usize = 2;
 
+/// Context clicks that showed nothing before no more are planned: an app
+/// either offers context menus on its entries or it does not.
+const CONTEXT_PATIENCE: usize = 2;
+
 /// Controls that one click hid, with nothing shown instead and nothing asked
 /// of the server, for that click to count as hiding the navigation.
 const HIDDEN_TO_UNDO: usize = 3;
@@ -117,6 +121,7 @@ pub async fn explore(
         typed: Vec::new(),
         deferred: VecDeque::new(),
         context_tried: HashSet::new(),
+        context_dull: 0,
         identical: HashSet::new(),
         batches: 0,
         dull: HashMap::new(),
@@ -192,6 +197,9 @@ struct Crawl<'a> {
     deferred: VecDeque<Deferred>,
     /// Page shapes and roles whose entries had a context menu opened (once each).
     context_tried: HashSet<String>,
+    /// Context clicks that showed nothing: an app that offers no context
+    /// menus is not asked again and again.
+    context_dull: usize,
     /// Controls repeated on a page (one "Add to cart" per row): tried once,
     /// the rest left as identical to the one tried.
     identical: HashSet<String>,
@@ -368,10 +376,12 @@ impl Crawl<'_> {
         mut plan: VecDeque<Planned>,
     ) -> Result<Option<StopReason>, ExplorerError> {
         plan.extend(self.absorb(&snapshot, url, shape, &[]));
-        // A page that shows nothing new on arrival may still be rendering
-        // what it fetched (a busy machine lags the network): it is looked
-        // at once more before it is left.
-        if plan.is_empty() {
+        // A page of a new shape that shows nothing new on arrival may still
+        // be rendering what it fetched (a busy machine lags the network): it
+        // is looked at once more before it is left. (Another place of a
+        // known shape is expected to show nothing new.)
+        let first_of_shape = self.shapes.get(shape).is_none_or(|v| v.places.len() <= 1);
+        if plan.is_empty() && first_of_shape {
             let _ = self.browser.wait(Wait::Time(RENDER)).await;
             if let Some(later) = self.snapshot().await? {
                 plan.extend(self.absorb(&later, url, shape, &[]));
@@ -471,6 +481,16 @@ impl Crawl<'_> {
                 after = shown;
             }
             self.note_list(&action, gain);
+            let context_click = matches!(
+                action,
+                Planned::Click {
+                    press: Press::Context,
+                    ..
+                }
+            );
+            if context_click && revealed(&before, &after) == 0 {
+                self.context_dull += 1;
+            }
             if let Some(control) = &acted
                 && let Some(mode) = Mode::chosen_by(control, &before, &after)
             {
@@ -906,6 +926,7 @@ impl Crawl<'_> {
                 }
             });
             if ENTRY_ROLES.contains(&element.role.as_str())
+                && self.context_dull < CONTEXT_PATIENCE
                 && let Some(end) = end
                 && self
                     .context_tried
@@ -2500,5 +2521,27 @@ mod tests {
         let browser = FakeBrowser::new([("https://shop.test/", vec![picker])]);
         let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
         assert_eq!(report.actions_gone, 2, "{report:?}");
+    }
+
+    #[tokio::test]
+    async fn an_app_without_context_menus_is_not_asked_again_and_again() {
+        let rows = |prefix: &str, group: u32| -> Vec<FakeElement> {
+            (1..=3)
+                .map(|n| element("row", &format!("{prefix} {n}"), Effect::Nothing).in_list(group))
+                .collect()
+        };
+        let mut first = rows("Run", 1);
+        first.push(link("Models", "https://shop.test/models"));
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", first),
+            ("https://shop.test/models", rows("Model", 2)),
+        ]);
+        run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let contexts = browser
+            .log()
+            .iter()
+            .filter(|l| l.starts_with("context "))
+            .count();
+        assert_eq!(contexts, CONTEXT_PATIENCE, "{:?}", browser.log());
     }
 }
