@@ -10,38 +10,27 @@
 //! Outputs, Interrupt and Restart Kernel, Disable, Delete), and says how much
 //! of its budget it used and why it stopped.
 
-use std::process::Output;
 use std::time::Duration;
 
 use ar_fixtures::{WORKBENCH_ENDPOINTS, WORKBENCH_HOST};
 
-use crate::shop::{Shop, wait_bounded};
+use crate::shop::{Shop, run_to_success};
 
 #[test]
 fn the_explorer_reaches_every_panel_of_a_desktop_like_app_and_breaks_nothing() {
     let shop = Shop::start();
     let out = tempfile::tempdir().unwrap();
     let url = format!("https://{WORKBENCH_HOST}:{}/", shop.port());
-    let mut child = shop
-        .ar_on(
-            &url,
-            &[
-                "--out",
-                out.path().to_str().unwrap(),
-                "--explore",
-                "--no-llm-doc",
-            ],
-        )
-        .spawn()
-        .expect("ar starts");
-    let status = wait_bounded(&mut child, Duration::from_secs(300));
-    let Output { stdout, stderr, .. } = child.wait_with_output().unwrap();
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&stdout),
-        String::from_utf8_lossy(&stderr)
+    let mut command = shop.ar_on(
+        &url,
+        &[
+            "--out",
+            out.path().to_str().unwrap(),
+            "--explore",
+            "--no-llm-doc",
+        ],
     );
-    assert!(status.success(), "{log}");
+    let log = run_to_success(&mut command, Duration::from_secs(300));
 
     let hits = shop.site.hits();
     let reached = |endpoint: &ar_fixtures::Endpoint| {

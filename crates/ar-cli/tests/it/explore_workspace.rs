@@ -18,39 +18,28 @@
 //!   inside a hash route: one page, visited once;
 //! - "Clear all data" and "Delete" behind confirmations: never sent.
 
-use std::process::Output;
 use std::time::Duration;
 
-use crate::shop::{Shop, wait_bounded};
+use crate::shop::{Shop, run_to_success};
 
 #[test]
 fn the_explorer_reaches_what_a_person_reaches_in_the_workspace_and_breaks_nothing() {
     let shop = Shop::start();
     let out = tempfile::tempdir().unwrap();
-    let mut child = shop
-        .ar_at(
-            "/workspace",
-            &[
-                "--out",
-                out.path().to_str().unwrap(),
-                "--explore",
-                "--explore-pages",
-                "14",
-                "--explore-time",
-                "120",
-                "--no-llm-doc",
-            ],
-        )
-        .spawn()
-        .expect("ar starts");
-    let status = wait_bounded(&mut child, Duration::from_secs(240));
-    let Output { stdout, stderr, .. } = child.wait_with_output().unwrap();
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&stdout),
-        String::from_utf8_lossy(&stderr)
+    let mut command = shop.ar_at(
+        "/workspace",
+        &[
+            "--out",
+            out.path().to_str().unwrap(),
+            "--explore",
+            "--explore-pages",
+            "14",
+            "--explore-time",
+            "120",
+            "--no-llm-doc",
+        ],
     );
-    assert!(status.success(), "{log}");
+    let log = run_to_success(&mut command, Duration::from_secs(240));
 
     let hits = shop.site.hits();
     let hit = |method: &str, prefix: &str| {

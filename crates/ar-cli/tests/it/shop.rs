@@ -175,6 +175,21 @@ pub(crate) fn replayed_flows(dir: &std::path::Path) -> (Vec<serde_json::Value>, 
 }
 
 /// Waits for `ar` to exit on its own, killing it (and failing) after `limit`.
+/// Runs `command` to its end within `limit` and returns its stdout and
+/// stderr as one log, asserting it succeeded (the log is the message).
+pub(crate) fn run_to_success(command: &mut Command, limit: Duration) -> String {
+    let mut child = command.spawn().expect("ar starts");
+    let status = wait_bounded(&mut child, limit);
+    let output = child.wait_with_output().unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(status.success(), "{log}");
+    log
+}
+
 pub(crate) fn wait_bounded(child: &mut Child, limit: Duration) -> ExitStatus {
     let start = Instant::now();
     loop {
