@@ -5,6 +5,7 @@ mod agent;
 mod archiver;
 mod browser;
 mod diff;
+mod diff_peer;
 mod explore_lock;
 mod explore_workbench;
 mod explore_workspace;
