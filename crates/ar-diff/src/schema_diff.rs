@@ -285,15 +285,31 @@ fn describe(view: &SchemaView<'_>) -> String {
 
 /// `.name` for a plain name, `['odd name']` otherwise.
 pub(crate) fn property_segment(name: &str) -> String {
+    let mut segment = String::with_capacity(name.len() + 1);
+    push_property_segment(&mut segment, name);
+    segment
+}
+
+/// [`property_segment`] appended to `path`, with no allocation of its own: the drift walks
+/// every property of every body it checks.
+pub(crate) fn push_property_segment(path: &mut String, name: &str) {
     let plain = !name.is_empty()
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '$' | '@'));
     if plain {
-        format!(".{name}")
-    } else {
-        format!("['{}']", name.replace('\\', "\\\\").replace('\'', "\\'"))
+        path.push('.');
+        path.push_str(name);
+        return;
     }
+    path.push_str("['");
+    for c in name.chars() {
+        if matches!(c, '\\' | '\'') {
+            path.push('\\');
+        }
+        path.push(c);
+    }
+    path.push_str("']");
 }
 
 #[cfg(test)]
@@ -453,5 +469,6 @@ mod tests {
         assert_eq!(property_segment("a b"), "['a b']");
         assert_eq!(property_segment("*"), "['*']");
         assert_eq!(property_segment("it's"), "['it\\'s']");
+        assert_eq!(property_segment("a\\b"), "['a\\\\b']");
     }
 }

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::finding::{FindingKind, Issue, Location};
-use crate::schema_diff::property_segment;
+use crate::schema_diff::push_property_segment;
 use crate::schema_view::SchemaView;
 use crate::types::TypeSet;
 
@@ -147,13 +147,13 @@ impl<'r> Walk<'r> {
         let mark = path.len();
         for (key, child) in map {
             if let Some(schema) = view.properties.get(key.as_str()) {
-                path.push_str(&property_segment(key));
+                push_property_segment(path, key);
                 self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
             } else if let Some(schema) = view.additional {
                 path.push_str(".*");
                 self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
             } else if view.other_keys != Some(true) && lists_keys {
-                path.push_str(&property_segment(key));
+                push_property_segment(path, key);
                 self.raise(FindingKind::UndocumentedField, path, None, child);
             }
             path.truncate(mark);
@@ -170,7 +170,7 @@ impl<'r> Walk<'r> {
             if schema.is_some_and(|schema| flag(self.root, schema, excused)) {
                 continue;
             }
-            path.push_str(&property_segment(name));
+            push_property_segment(path, name);
             self.raise(FindingKind::MissingRequiredField, path, None, &Value::Null);
             path.truncate(mark);
         }
