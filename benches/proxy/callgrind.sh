@@ -5,6 +5,8 @@
 # Usage: benches/proxy/callgrind.sh ar|capture_core|hudsucker_proxy http|https
 #        (after `cargo build --release -p ar-cli` and a release build of benches/proxy; needs valgrind)
 #        AR_BIN=PATH measures another build of `ar` (say, one with a different allocator).
+#        AR_ARGS adds `ar proxy` arguments: AR_ARGS="--against $PWD/benches/proxy/origin.openapi.yaml"
+#        holds every flow against the origin's documented routes (what `--against` costs a flow).
 # The proxy runs under callgrind; 4 keep-alive connections warm it up for 3 s, the counters are
 # zeroed, then 8 s of load are measured. Requests per second under callgrind are ~30x lower than
 # natively, so fixed per-second costs (the spec rewrite, timers) weigh more than at full speed.
@@ -25,8 +27,9 @@ sleep 0.5
 "$TARGET/ar" ca --ca-dir "$WORK/ca" >/dev/null
 port=$HTTP_PORT; [[ $SCHEME == https ]] && port=$HTTPS_PORT
 if [[ $PROXY == ar ]]; then
+  # shellcheck disable=SC2086 # AR_ARGS is words
   valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.%p" "${AR_BIN:-$TARGET/ar}" proxy --port $PROXY_PORT \
-    --out "$WORK/out" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" >/dev/null 2>&1 &
+    --out "$WORK/out" --ca-dir "$WORK/ca" --upstream-ca "$WORK/origin-ca.pem" ${AR_ARGS:-} >/dev/null 2>&1 &
 else
   valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.%p" "$TARGET/$PROXY" $PROXY_PORT \
     "$WORK/ca" "$WORK/origin-ca.pem" >/dev/null 2>&1 &

@@ -21,6 +21,13 @@
 # writer thread that serializes a HAR line and appends it to a file): the capture `ar` does, less
 # the live spec. The target stays the plain hudsucker; this shows what recording costs there.
 #
+# AGAINST=1 measures what `--against` costs per flow: the subject is `ar proxy --against
+# benches/proxy/origin.openapi.yaml` (the origin's routes, documented, so every flow is matched to
+# its operation and its answer held against the documented status, media type and schema), the
+# baseline the same build without it (BASELINE defaults to it). At the end the subject's drift.json
+# must count every flow it archived as held against the spec and matched, with no finding: else
+# the run did not measure the full check and is not a result.
+#
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.
 #
@@ -38,7 +45,8 @@
 # since it measured error pages (common.sh, no_errors). The summary prints the totals.
 #
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR=
-#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= ORIGIN=rust|nginx MODES= SKIP_BUILD=1)
+#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= AGAINST= ORIGIN=rust|nginx MODES=
+#                                         SKIP_BUILD=1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,9 +57,17 @@ SUBJECT=${SUBJECT:-ar}
 BASELINE=${BASELINE:-}
 HUD_HAR=${HUD_HAR:-}
 OTHER=hudsucker; [[ -n $HUD_HAR ]] && OTHER=hudsucker+HAR; [[ -n $BASELINE ]] && OTHER=baseline
+NAME=$SUBJECT # the subject as the figures name it
 HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
 source "$ROOT/benches/proxy/common.sh"
 BIN=$TARGET/release
+if [[ -n ${AGAINST:-} ]]; then
+  [[ $SUBJECT == ar ]] || { echo "AGAINST measures \`ar proxy --against\` (SUBJECT=ar)" >&2; exit 2; }
+  [[ -z $BASELINE ]] && OTHER=ar
+  BASELINE=${BASELINE:-$BIN/ar}
+  AR_ARGS="${AR_ARGS:-} --against $ROOT/benches/proxy/origin.openapi.yaml"
+  NAME=ar+against
+fi
 
 start_origin
 check_origin
@@ -130,7 +146,7 @@ for conns in $CONNS; do
       RATIOS[$key]+=" $ratio"; CPU_RATIOS[$key]+=" $cpu_ratio"
       awk -v r="$ratio" 'BEGIN{exit !(r >= 1)}' && WINS[$key]=$(( WINS[$key] + 1 ))
       printf '%3s conns %-8s pair %2d: %s %6d r/s %5.1f ms CPU/1k   %s %6d r/s %5.1f ms CPU/1k   ratio %s\n' \
-        "$conns" "$scheme" "$i" "$SUBJECT" "$ar_rps" "$ar_cpu" "$OTHER" "$hs_rps" "$hs_cpu" "$ratio" >&2
+        "$conns" "$scheme" "$i" "$NAME" "$ar_rps" "$ar_cpu" "$OTHER" "$hs_rps" "$hs_cpu" "$ratio" >&2
     done
   done
 done
@@ -145,14 +161,14 @@ sign_test() {
     t = 2 * (below < above ? below : above); printf "%.2f", (t > 1 ? 1 : t) }'
 }
 echo
-echo "## $SUBJECT vs $OTHER, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $ORIGIN origin, $PAIRS pairs of ${SECS}s runs per mode and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
+echo "## $NAME vs $OTHER, head to head ($(date -u '+%F %H:%M UTC'), $(nproc) cores, loopback, $ORIGIN origin, $PAIRS pairs of ${SECS}s runs per mode and connection count; load average before $LOAD_BEFORE, after $LOAD_AFTER)"
 for conns in $CONNS; do
   for scheme in $MODES; do
     key=$conns.$scheme
-    echo "$conns conns, $scheme: requests/s $SUBJECT/$OTHER $(stats "${RATIOS[$key]}"), $SUBJECT ahead in ${WINS[$key]} of $PAIRS pairs (sign test p = $(sign_test "${WINS[$key]}" "$PAIRS")); CPU per request $OTHER/$SUBJECT $(stats "${CPU_RATIOS[$key]}")"
+    echo "$conns conns, $scheme: requests/s $NAME/$OTHER $(stats "${RATIOS[$key]}"), $NAME ahead in ${WINS[$key]} of $PAIRS pairs (sign test p = $(sign_test "${WINS[$key]}" "$PAIRS")); CPU per request $OTHER/$NAME $(stats "${CPU_RATIOS[$key]}")"
   done
 done
-echo "errors (failed requests, non-2xx answers): $SUBJECT $ERRORS beside $RELAYED good requests, $OTHER $HS_ERRORS beside $HS_RELAYED; requests the client sent again (connection closed before they were taken): $SUBJECT $RETRIED, $OTHER $HS_RETRIED"
+echo "errors (failed requests, non-2xx answers): $NAME $ERRORS beside $RELAYED good requests, $OTHER $HS_ERRORS beside $HS_RELAYED; requests the client sent again (connection closed before they were taken): $NAME $RETRIED, $OTHER $HS_RETRIED"
 if [[ $SUBJECT == ar ]]; then
   sleep 0.2 # the last tick's flows
   archived=$(wc -l <"$WORK/ar-out/flows.jsonl")
@@ -164,4 +180,18 @@ fi
 if [[ -n $HUD_HAR && -z $BASELINE ]]; then
   recorded=$(wc -l <"$WORK/hudsucker.har.jsonl")
   echo "hudsucker+HAR relayed $HS_RELAYED requests and recorded $recorded flows$( ((recorded == HS_RELAYED)) && echo ", every one" || echo " (its writer thread may still be behind)")"
+fi
+if [[ -n ${AGAINST:-} ]]; then
+  # `ar` writes drift.json beside the spec, a last time on SIGTERM.
+  kill "$AR_PID"; wait "$AR_PID" 2>/dev/null || true
+  drift=$WORK/ar-out/drift.json
+  [[ -f $drift ]] || { echo "error: AGAINST: the subject wrote no drift.json; not a result" >&2; exit 1; }
+  read -r flows matched findings < <(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(s["flows"], s["flows_matched"], s["shadow_endpoints"] + s["zombie_endpoints"] + s["violations"] + s["undocumented"] + s["findings_not_listed"])' "$drift")
+  echo "$NAME held $flows flows against the spec: $matched matched to a documented operation, $findings findings"
+  if (( flows != archived || matched != flows || findings != 0 )); then
+    echo "error: AGAINST: every archived flow ($archived) must be held against the spec and matched, with no finding; not a result" >&2
+    exit 1
+  fi
 fi
