@@ -12,10 +12,10 @@
 //! - `ar diff` of two `ar import` runs of a fixture HAR with a change in between (an
 //!   endpoint's flows removed, a field added to a response) reports that change alone.
 
+use crate::{ar_run as ar, text};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use ar_diff::{Document, Lookup, Method, OperationMatcher};
 use flate2::read::GzDecoder;
@@ -35,17 +35,6 @@ fn gunzip(path: &Path) -> String {
         .read_to_string(&mut text)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text
-}
-
-fn ar(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ar"))
-        .args(args)
-        .output()
-        .expect("ar runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// One spec-bench API, unpacked into a temporary directory.

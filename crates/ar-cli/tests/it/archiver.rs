@@ -1,6 +1,7 @@
 //! `ar` first on PATH must not break C builds: archiver-style calls reach
 //! the binutils archiver, our own calls stay ours.
 
+use crate::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -39,10 +40,6 @@ impl ArFirstOnPath {
             .output()
             .unwrap()
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn have_binutils() -> bool {

@@ -2,6 +2,7 @@
 //! (`tests/data/diff/make_specs.py` says which), a HAR against the spec `ar import` makes of
 //! it, and inputs it cannot compare.
 
+use crate::text;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -22,10 +23,6 @@ fn ar<P: AsRef<std::ffi::OsStr>>(args: &[P]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
     command.arg("diff").args(args);
     command.output().expect("ar runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `ar diff OLD NEW ARGS...` on the GitLab pair.

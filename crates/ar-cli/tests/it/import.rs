@@ -1,23 +1,12 @@
 //! `ar import`: HAR files and `flows.jsonl` archives in, a valid spec and API.md out.
 
+use crate::{ar_run as ar, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../ar-openapi/tests/data")
         .join(name)
-}
-
-fn ar(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ar"))
-        .args(args)
-        .output()
-        .expect("ar runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -22,6 +22,19 @@ mod shop;
 mod take;
 mod web;
 
+/// `ar ARGS...` run to its end, its output captured.
+pub(crate) fn ar_run<P: AsRef<std::ffi::OsStr>>(args: &[P]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ar"))
+        .args(args)
+        .output()
+        .expect("ar runs")
+}
+
+/// Bytes a command wrote, as text.
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Probes until `busy` no longer holds for the result or `within` is up, and
 /// returns the last result: for what happens asynchronously, such as a killed
 /// process going away (a loaded machine takes a moment to tear down a renderer,
