@@ -311,7 +311,10 @@ fn build<'r>(
         // literals, as a group alike only by a one-segment suffix does.
         // What each candidate leads to, read once for the alike and the
         // beside-a-parameter tests.
-        let below: Vec<Suffixes<'_>> = candidates.iter().map(|k| suffixes(&lits[k])).collect();
+        let varying = varying_leaves(&candidates, &lits, ctx.envelope);
+        let below: Vec<Suffixes<'_>> = (candidates.iter())
+            .map(|k| suffixes_with(&lits[k], &varying))
+            .collect();
         let sort = Sort {
             min_rest: 3,
             leaves: false,
@@ -838,6 +841,15 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
 enum Tok<'a> {
     Lit(&'a str),
     Param,
+    /// Leaves that vary as values do ([`VaryingLeaves`]), several in one.
+    Values,
+}
+
+impl Tok<'_> {
+    /// Whether this token stands for values rather than a name.
+    fn is_value(&self) -> bool {
+        matches!(self, Self::Param | Self::Values)
+    }
 }
 
 /// The paths below a literal (as tokens) that flows ended at, each with
@@ -845,6 +857,12 @@ enum Tok<'a> {
 type Suffixes<'a> = BTreeMap<Vec<Tok<'a>>, BTreeSet<AnswerShape>>;
 
 fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
+    suffixes_with(raws, &VaryingLeaves::default())
+}
+
+/// The paths below `raws` ([`suffixes`]), a leaf that `varying` holds
+/// written as a value.
+fn suffixes_with<'a>(raws: &[&'a RawNode], varying: &VaryingLeaves<'a>) -> Suffixes<'a> {
     fn end<'a>(node: &RawNode, prefix: &[Tok<'a>], out: &mut Suffixes<'a>) {
         if node.terminal > 0 && !prefix.is_empty() {
             out.entry(prefix.to_vec())
@@ -852,7 +870,12 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
                 .extend(node.shapes.iter().copied());
         }
     }
-    fn walk<'a>(node: &'a RawNode, prefix: &mut Vec<Tok<'a>>, out: &mut Suffixes<'a>) {
+    fn walk<'a>(
+        node: &'a RawNode,
+        prefix: &mut Vec<Tok<'a>>,
+        varying: &VaryingLeaves<'a>,
+        out: &mut Suffixes<'a>,
+    ) {
         if out.len() >= MAX_SUFFIXES || prefix.len() >= MAX_SUFFIX_DEPTH {
             return;
         }
@@ -862,33 +885,136 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
             // `/latest` and `/search`.
             if is_format_token(name) {
                 end(child, prefix, out);
-                walk(child, prefix, out);
+                walk(child, prefix, varying, out);
+                continue;
+            }
+            prefix.push(if child.value_kind.is_some() {
+                Tok::Param
+            } else if varying.holds(prefix, name) {
+                Tok::Values
+            } else {
+                Tok::Lit(name)
+            });
+            end(child, prefix, out);
+            walk(child, prefix, varying, out);
+            prefix.pop();
+        }
+        if let Some(p) = &node.param {
+            prefix.push(Tok::Param);
+            end(p, prefix, out);
+            walk(p, prefix, varying, out);
+            prefix.pop();
+        }
+    }
+    let mut out = BTreeMap::new();
+    for raw in raws {
+        walk(raw, &mut Vec::new(), varying, &mut out);
+    }
+    out
+}
+
+/// Leaves below a position's literals that vary as values of one parameter
+/// do, each as the path to its parent (below the literal) and its name.
+///
+/// Values deeper down keep the literals above them apart: `BR` leads to
+/// `tango`, `DE` to `quartz`, `GB` to `summit`, and no path below one
+/// country code meets a path below another, though each is one name
+/// classified in one country. Where the same place below several literals holds three or more
+/// leaves that answered alike, most of them found below one of those
+/// literals alone, and most calls there brought a leaf not seen before, the
+/// leaves are values of one parameter: a value from a pool recurs by chance,
+/// while the name of an operation recurs below the siblings that have it
+/// and in every call of it. The paths below the literals are then compared
+/// with them as values.
+#[derive(Default)]
+struct VaryingLeaves<'a>(BTreeSet<(Vec<Tok<'a>>, &'a str)>);
+
+impl<'a> VaryingLeaves<'a> {
+    fn holds(&self, prefix: &[Tok<'a>], name: &'a str) -> bool {
+        !self.0.is_empty() && self.0.contains(&(prefix.to_vec(), name))
+    }
+}
+
+fn varying_leaves<'a>(
+    candidates: &[&'a str],
+    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    envelope: u128,
+) -> VaryingLeaves<'a> {
+    type Place<'a> = BTreeMap<&'a str, (Vec<&'a RawNode>, BTreeSet<usize>)>;
+    fn walk<'a>(
+        node: &'a RawNode,
+        owner: usize,
+        prefix: &mut Vec<Tok<'a>>,
+        places: &mut BTreeMap<Vec<Tok<'a>>, Place<'a>>,
+    ) {
+        if prefix.len() >= MAX_SUFFIX_DEPTH || places.len() >= MAX_SUFFIXES {
+            return;
+        }
+        for (name, child) in &node.literals {
+            if is_format_token(name) {
+                continue;
+            }
+            if child.value_kind.is_none() && child.is_leaf() {
+                let (raws, owners) = (places.entry(prefix.clone()).or_default())
+                    .entry(name)
+                    .or_default();
+                raws.push(child);
+                owners.insert(owner);
                 continue;
             }
             prefix.push(match child.value_kind {
                 Some(_) => Tok::Param,
                 None => Tok::Lit(name),
             });
-            end(child, prefix, out);
-            walk(child, prefix, out);
+            walk(child, owner, prefix, places);
             prefix.pop();
         }
         if let Some(p) = &node.param {
             prefix.push(Tok::Param);
-            end(p, prefix, out);
-            walk(p, prefix, out);
+            walk(p, owner, prefix, places);
             prefix.pop();
         }
     }
-    let mut out = BTreeMap::new();
-    for raw in raws {
-        walk(raw, &mut Vec::new(), &mut out);
+    if candidates.len() < 2 {
+        return VaryingLeaves::default();
     }
-    out
+    let mut places = BTreeMap::new();
+    for (owner, k) in candidates.iter().enumerate() {
+        for raw in &lits[k] {
+            walk(raw, owner, &mut Vec::new(), &mut places);
+        }
+    }
+    let mut varying = BTreeSet::new();
+    for (prefix, place) in places {
+        let owners: BTreeSet<usize> = place.values().flat_map(|(_, o)| o).copied().collect();
+        let alone = place.values().filter(|(_, o)| o.len() == 1).count();
+        let calls: u64 = place.values().flat_map(|(r, _)| r).map(|r| r.count).sum();
+        let recurs = alone * 2 < place.len() || (place.len() as u64) * 2 < calls;
+        // Right after an id, names of its sub-resources are expected
+        // (`/Documents/{id}/ArticleAssociations`, `/TicketNotes/{id}/Attachments`).
+        let after_word = !matches!(prefix.last(), Some(Tok::Param));
+        if !after_word || owners.len() < 2 || recurs || place.len() < MANY_ALIKE_ITEMS {
+            continue;
+        }
+        let names: Vec<&str> = place.keys().copied().collect();
+        let raws: BTreeMap<&str, Vec<&RawNode>> =
+            (place.iter()).map(|(k, (r, _))| (*k, r.clone())).collect();
+        let groups = cardinality_groups(
+            &names,
+            &raws,
+            MANY_ALIKE_ITEMS,
+            Some(MANY_UNANSWERED_LEAVES),
+            envelope,
+        );
+        for name in groups.into_iter().flatten() {
+            varying.insert((prefix.clone(), name));
+        }
+    }
+    VaryingLeaves(varying)
 }
 
 fn only_values(path: &[Tok<'_>]) -> bool {
-    path.iter().all(|t| *t == Tok::Param)
+    path.iter().all(Tok::is_value)
 }
 
 /// The literal anchor and length when two suffixes are alike.
@@ -901,6 +1027,10 @@ fn alike<'a>(x: &[Tok<'a>], y: &[Tok<'a>]) -> Option<(&'a str, usize)> {
         match (a, b) {
             (Tok::Lit(p), Tok::Lit(q)) if p == q => anchor = Some(*p),
             (Tok::Lit(_), Tok::Lit(_)) | (Tok::Param, Tok::Param) => {}
+            // Leaves that vary as values do anchor nothing: they make two
+            // paths comparable by how they answered, not by where they lead
+            // (`/msg/coap/get/args` and `/msg/ipmi/get/config` are two
+            // operations that each call made once or twice).
             _ => return None,
         }
     }
@@ -999,6 +1129,9 @@ struct Meeting<'a> {
     anchor: Option<&'a str>,
     len: usize,
     paths: usize,
+    /// Whether a path that met ends in leaves that vary as values do: each
+    /// such path stands for several.
+    varied: bool,
 }
 
 /// Whether the paths below two literals (`x`, `y`) meet, and how.
@@ -1025,6 +1158,7 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
     };
     let mut best: Option<(Option<&'a str>, usize)> = None;
     let mut paths = 0;
+    let mut varied = false;
     for (xp, xs) in x {
         let mut met = false;
         for (yp, ys) in y {
@@ -1045,6 +1179,7 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
             };
             let Some(m) = m else { continue };
             met = true;
+            varied |= xp.last() == Some(&Tok::Values);
             let key = |(a, len): (Option<&'a str>, usize)| (len, a.is_some(), std::cmp::Reverse(a));
             if best.is_none_or(|b| key(m) > key(b)) {
                 best = Some(m);
@@ -1052,7 +1187,12 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
         }
         paths += usize::from(met);
     }
-    best.map(|(anchor, len)| Meeting { anchor, len, paths })
+    best.map(|(anchor, len)| Meeting {
+        anchor,
+        len,
+        paths,
+        varied,
+    })
 }
 
 /// The members of an alike group in a namespace that are interchangeable,
@@ -1133,7 +1273,11 @@ fn alike_groups<'a>(
             // also answered alike themselves (`/slug/aws/documents` and
             // `/slug/azure/documents`, each slug answering as a block type).
             let answered_alike = any_alike(&answers[i], &answers[j]);
-            if m.len >= 2 || m.paths + usize::from(answered_alike) >= 2 || parent == Parent::Param {
+            if m.len >= 2
+                || m.paths + usize::from(answered_alike) >= 2
+                || m.varied
+                || parent == Parent::Param
+            {
                 strong.union(i, j);
             }
             for k in [i, j] {
@@ -2133,6 +2277,44 @@ mod tests {
                 "/destinations/5e8f0a2b9c1d3e4f5a6b7c8d/staging/9f48d4b12777f243308796e5"
             ),
             "/destinations/{destinationId}/{destination}/{destinationId2}"
+        );
+    }
+
+    #[test]
+    fn leaves_that_vary_as_values_do_make_the_words_above_them_values() {
+        // Country codes, each followed by a name or two: no path below one
+        // code meets a path below another until the names, nearly each
+        // seen once, are read as values that answered alike.
+        let mut t = Templater::default();
+        for (country, name) in [
+            ("BR", "tango"),
+            ("DE", "quartz"),
+            ("FR", "quartz"),
+            ("GB", "summit"),
+            ("GB", "maple-96"),
+        ] {
+            t.observe("h", &format!("/classify/{country}/{name}"), Some(5));
+        }
+        assert_eq!(
+            tpl(&t, "/classify/FR/quartz"),
+            "/classify/{owner}/{classify}"
+        );
+        // Operations of a few resources, each called again and again: their
+        // names recur in every call, so the resources stay names.
+        let mut t = Templater::default();
+        for (resource, operation) in [
+            ("item", "fire_webhook"),
+            ("item", "set_verification_status"),
+            ("income", "refresh"),
+            ("bank_transfer", "simulate"),
+        ] {
+            for _ in 0..3 {
+                t.observe("h", &format!("/sandbox/{resource}/{operation}"), Some(5));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/sandbox/income/refresh"),
+            "/sandbox/income/refresh"
         );
     }
 
