@@ -20,6 +20,7 @@ use crate::pem::pem_certs;
 use crate::pool::Pool;
 use crate::proxy::{Options, Proxy, Shared, client_code};
 use crate::record::BodyLimits;
+use crate::reverse::ReverseRoutes;
 use crate::sink::Sinks;
 use crate::upstream::Dialer;
 
@@ -48,6 +49,7 @@ pub struct ProxyBuilder {
     client: Client,
     destructive_lock: bool,
     first_flow_id: u64,
+    reverse: Option<ReverseRoutes>,
 }
 
 impl ProxyBuilder {
@@ -74,6 +76,7 @@ impl ProxyBuilder {
             client: Client::Human,
             destructive_lock: false,
             first_flow_id: 1,
+            reverse: None,
         }
     }
 
@@ -267,6 +270,28 @@ impl ProxyBuilder {
         self
     }
 
+    /// Reverse mode: the listener also takes origin-form requests
+    /// (`GET /v1/users`, from a client that cannot use a proxy) and sends
+    /// each to the origin of the route its path takes, with that origin's
+    /// `Host`, recorded as the same request through a tunnel to that origin
+    /// would be (`https://api.example.com/v1/users`). Absolute-form requests
+    /// and CONNECT are still served as a forward proxy.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ar_capture::CaptureError> {
+    /// let ca = std::sync::Arc::new(ar_capture::CertificateAuthority::ephemeral()?);
+    /// let routes = ar_capture::ReverseRoutes::new(vec!["https://api.example.com".parse()?])?;
+    /// let proxy = ar_capture::Proxy::builder(ca).reverse(routes).bind().await?;
+    /// // curl http://{addr}/v1/users  → https://api.example.com/v1/users
+    /// proxy.spawn().shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn reverse(mut self, routes: ReverseRoutes) -> Self {
+        self.reverse = Some(routes);
+        self
+    }
+
     /// Binds the listener. The proxy serves once [`Proxy::spawn`] or [`Proxy::run_until`] runs.
     pub async fn bind(self) -> Result<Proxy, CaptureError> {
         let listener =
@@ -315,6 +340,7 @@ impl ProxyBuilder {
             lock: Lock::new(self.destructive_lock),
             tls_configs: Mutex::new(HashMap::new()),
             local_addr,
+            reverse: self.reverse,
         });
         Ok(Proxy { listener, shared })
     }

@@ -6,6 +6,9 @@
 //! - [`Proxy`] (configured with [`ProxyBuilder`]) serves HTTP proxy requests
 //!   and CONNECT tunnels, intercepting TLS (HTTP/1.1 and HTTP/2), WebSocket,
 //!   server-sent events and large downloads without buffering them.
+//! - In reverse mode ([`ProxyBuilder::reverse`]) it also takes plain
+//!   requests from clients that cannot use a proxy, and sends each to the
+//!   origin its path routes to ([`ReverseRoutes`]).
 //! - While its lock on destructive requests is on, the proxy refuses what
 //!   reads as destructive (`DELETE`, `POST …/delete`) with a 403 and records
 //!   it, never sending it ([`ProxyBuilder::destructive_lock`]).
@@ -44,6 +47,7 @@ mod pool;
 mod proxy;
 mod record;
 mod relay;
+mod reverse;
 mod server;
 pub mod sink;
 mod tap;
@@ -62,4 +66,5 @@ pub use ca::{CA_CERT_FILE, CA_KEY_FILE, CertificateAuthority};
 pub use error::CaptureError;
 pub use lock::{Refusal, Refusals};
 pub use proxy::{Proxy, ProxyHandle};
+pub use reverse::{ReverseRoute, ReverseRoutes};
 pub use sink::ProxyStats;

@@ -17,7 +17,7 @@ use tokio::net::TcpStream;
 
 use crate::head_limit::{self, MAX_HTTP1_HEAD, Sample, Sampled};
 use crate::proxy::{ProxyBody, Shared};
-use crate::{connect, forward, record};
+use crate::{connect, forward, record, reverse};
 
 /// The largest header block the proxy takes over HTTP/2, both ways: what
 /// Chromium takes and sends (256 KiB). hyper's default (16 KiB) answered a
@@ -75,6 +75,15 @@ impl Target {
             },
             Self::Absolute => "http://unknown.invalid/".to_string(),
         }
+    }
+
+    /// The `Host` a client of this origin sends: `host[:port]`, the default
+    /// port left out (`None` for the plain listener or an invalid authority).
+    pub(crate) fn host_header(&self) -> Option<http::HeaderValue> {
+        let Self::Origin(origin) = self else {
+            return None;
+        };
+        http::HeaderValue::from_str(origin.authority.as_ref()?.as_str()).ok()
     }
 
     /// `scheme://host[:port]` with the default port left out.
@@ -227,12 +236,19 @@ async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> R
         );
     }
     if matches!(target, Target::Absolute) && req.uri().authority().is_none() {
-        return text_response(
-            StatusCode::BAD_REQUEST,
-            "This is ar's capture proxy. Point a client at it as an HTTP(S) proxy \
-             (e.g. curl --proxy http://THIS_ADDRESS --cacert ca.pem https://site/), \
-             so requests arrive with absolute URLs or as CONNECT.\n",
-        );
+        // Boxed: as large as a request's own future, like the tunnel's.
+        return match &shared.reverse {
+            Some(routes) => {
+                Box::pin(reverse::handle(Arc::clone(&shared), routes.clone(), req)).await
+            }
+            None => text_response(
+                StatusCode::BAD_REQUEST,
+                "This is ar's capture proxy. Point a client at it as an HTTP(S) proxy \
+                 (e.g. curl --proxy http://THIS_ADDRESS --cacert ca.pem https://site/), \
+                 so requests arrive with absolute URLs or as CONNECT; or run \
+                 `ar proxy --reverse https://site` to send plain requests to one origin.\n",
+            ),
+        };
     }
     forward::handle(shared, req, target).await
 }

@@ -20,6 +20,7 @@
 
 mod cases;
 mod clients;
+mod reverse;
 mod servers;
 
 use std::collections::HashMap;
