@@ -185,6 +185,11 @@ impl ReverseRoutes {
         self
     }
 
+    /// Whether answers' URLs are rewritten (see [`ReverseRoutes::rewrite_urls`]).
+    pub fn rewrites_urls(&self) -> bool {
+        self.rewrite_urls
+    }
+
     /// The routes, the longest prefix first (the order they are tried in).
     pub fn routes(&self) -> &[ReverseRoute] {
         &self.routes
