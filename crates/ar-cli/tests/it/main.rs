@@ -15,6 +15,7 @@ mod import;
 mod infer_schema;
 mod mcp;
 mod proxy;
+mod proxy_reverse;
 mod schemathesis;
 mod scope;
 mod session;
