@@ -116,13 +116,28 @@ fn curl_and_python_get_the_origins_answers_and_the_flows_are_the_origins() {
             crate::text(&python_get(&format!("{base}{path}"))),
             crate::text(&expected)
         );
-        proxy.wait_for(&format!("{origin}{}", path.split('?').next().unwrap()));
-        proxy.wait_for(&format!("{origin}{}", path.split('?').next().unwrap()));
+        // A line per flow, curl's and Python's, under the origin's URL.
+        let line = format!("{origin}{}", path.split('?').next().unwrap());
+        proxy.wait_for(&line);
+        proxy.wait_for(&line);
     }
+    // Server-sent events stream through as the origin sends them.
+    let events = "/api/events?topic=orders";
+    let expected = direct(&shop, events);
+    assert!(
+        crate::text(&expected).contains("event: done"),
+        "{}",
+        crate::text(&expected)
+    );
+    assert_eq!(
+        crate::text(&curl(&["--no-buffer"], &format!("{base}{events}"))),
+        crate::text(&expected)
+    );
+    proxy.wait_for(&format!("{origin}/api/events"));
     let (rest, status) = proxy.stop();
     assert!(status.success(), "exit status {status}");
     assert!(
-        rest.iter().any(|l| l.contains("archived 6 flows")),
+        rest.iter().any(|l| l.contains("archived 7 flows")),
         "{rest:?}"
     );
     let flows = archived(&out);
@@ -131,6 +146,7 @@ fn curl_and_python_get_the_origins_answers_and_the_flows_are_the_origins() {
         .collect();
     let expected: Vec<String> = (paths.iter())
         .flat_map(|path| [shop.url(path), shop.url(path)])
+        .chain([shop.url(events)])
         .collect();
     assert_eq!(urls, expected);
     for flow in &flows {
