@@ -23,6 +23,7 @@ use crate::record::BodyLimits;
 use crate::reverse::ReverseRoutes;
 use crate::sink::Sinks;
 use crate::upstream::Dialer;
+use crate::upstream_proxy::UpstreamProxy;
 
 /// Default cap on the captured copy of each body.
 pub const DEFAULT_BODY_CAP: usize = 4 << 20;
@@ -50,6 +51,7 @@ pub struct ProxyBuilder {
     destructive_lock: bool,
     first_flow_id: u64,
     reverse: Option<ReverseRoutes>,
+    upstream_proxy: Option<UpstreamProxy>,
 }
 
 impl ProxyBuilder {
@@ -77,6 +79,7 @@ impl ProxyBuilder {
             destructive_lock: false,
             first_flow_id: 1,
             reverse: None,
+            upstream_proxy: None,
         }
     }
 
@@ -292,6 +295,18 @@ impl ProxyBuilder {
         self
     }
 
+    /// Reaches origins through an upstream HTTP proxy: a CONNECT tunnel for
+    /// HTTPS origins and WebSockets, absolute-form requests for plain HTTP.
+    /// Loopback, `--resolve`d hosts and the proxy's
+    /// [`direct_to`](UpstreamProxy::direct_to) hosts are dialed directly, and
+    /// [`offline`](Self::offline) dials nothing else. A `407` from it reaches
+    /// the client as a `407` naming it; its credentials reach neither the
+    /// flows nor the messages.
+    pub fn upstream_proxy(mut self, proxy: UpstreamProxy) -> Self {
+        self.upstream_proxy = Some(proxy);
+        self
+    }
+
     /// Binds the listener. The proxy serves once [`Proxy::spawn`] or [`Proxy::run_until`] runs.
     pub async fn bind(self) -> Result<Proxy, CaptureError> {
         let listener =
@@ -319,6 +334,7 @@ impl ProxyBuilder {
             self.connect_timeout,
             local_addr,
             roots,
+            self.upstream_proxy,
         ));
         let pool = Pool::new(Arc::clone(&dialer));
         let shared = Arc::new(Shared {

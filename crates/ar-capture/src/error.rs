@@ -66,6 +66,17 @@ pub enum CaptureError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An upstream proxy URL (`--upstream-proxy`) is malformed.
+    #[error(
+        "upstream proxy {value:?}: {reason}; expected http://[USER:PASSWORD@]HOST:PORT \
+         (e.g. http://proxy.corp:3128)"
+    )]
+    UpstreamProxy {
+        /// The URL as given, its credentials masked.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The listening socket could not be bound.
     #[error("could not listen on {addr}")]
     Bind {

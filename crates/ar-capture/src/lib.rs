@@ -9,6 +9,8 @@
 //! - In reverse mode ([`ProxyBuilder::reverse`]) it also takes plain
 //!   requests from clients that cannot use a proxy, and sends each to the
 //!   origin its path routes to ([`ReverseRoutes`]).
+//! - Behind an [`UpstreamProxy`] ([`ProxyBuilder::upstream_proxy`]) it
+//!   reaches origins through that proxy.
 //! - While its lock on destructive requests is on, the proxy refuses what
 //!   reads as destructive (`DELETE`, `POST …/delete`) with a 403 and records
 //!   it, never sending it ([`ProxyBuilder::destructive_lock`]).
@@ -53,6 +55,7 @@ pub mod sink;
 mod tap;
 mod upstream;
 mod upstream_io;
+mod upstream_proxy;
 mod websocket;
 
 /// A request header that marks a request as a replay of a captured one
@@ -68,3 +71,4 @@ pub use lock::{Refusal, Refusals};
 pub use proxy::{Proxy, ProxyHandle};
 pub use reverse::{ReverseRoute, ReverseRoutes};
 pub use sink::ProxyStats;
+pub use upstream_proxy::UpstreamProxy;

@@ -74,7 +74,20 @@ pub(crate) fn binary(name: &str) -> PathBuf {
     })
 }
 
-fn free_port() -> u16 {
+/// Waits up to 15 s for a server to listen on `port`; else fails with `what` it logged.
+pub(crate) fn wait_listening(port: u16, what: impl Fn() -> String) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nothing listens on {port}: {}",
+            what()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .unwrap()
         .local_addr()
@@ -138,17 +151,7 @@ impl Server {
     }
 
     fn wait_listening(&self) {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, self.port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "{:?} did not listen on {}: {}",
-                self.kind,
-                self.port,
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_listening(self.port, || format!("{:?}: {}", self.kind, self.log()));
     }
 
     pub(crate) fn log(&self) -> String {
