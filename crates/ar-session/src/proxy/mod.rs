@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{CertificateAuthority, Proxy, ReverseRoutes};
+use ar_capture::{CertificateAuthority, Proxy, ReverseRoutes, UpstreamProxy};
 use ar_store::{Client, Flow};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 use tokio::sync::{mpsc, oneshot};
@@ -79,6 +79,8 @@ pub struct ProxyConfig {
     pub against: Option<ar_diff::Baseline>,
     /// Reverse mode (`--reverse`): where plain requests on the listener go.
     pub reverse: Option<ReverseRoutes>,
+    /// The HTTP proxy origins are reached through (`--upstream-proxy`).
+    pub upstream_proxy: Option<UpstreamProxy>,
 }
 
 /// Told about each flow and each new endpoint, on the capture thread, in
@@ -155,6 +157,9 @@ impl ProxyCapture {
         }
         if let Some(routes) = config.reverse {
             builder = builder.reverse(routes);
+        }
+        if let Some(upstream) = config.upstream_proxy {
+            builder = builder.upstream_proxy(upstream);
         }
         let proxy = builder.bind().await?;
         let addr = proxy.local_addr();

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes};
+use ar_capture::{DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes, UpstreamProxy};
 use ar_session::pipeline::{NewEndpoint, TEMPLATES_FILE};
 use ar_session::proxy::{CaptureLog, ProxyCapture, ProxyConfig};
 use ar_store::Flow;
@@ -58,6 +58,25 @@ pub(crate) struct Args {
     /// point back at this proxy, so redirects keep the client on it.
     #[arg(long, requires = "reverse")]
     rewrite_urls: bool,
+    /// Reach origins through this HTTP proxy (CONNECT for HTTPS, absolute-form
+    /// requests for HTTP); its credentials are never archived or printed.
+    /// Loopback and --resolve'd hosts are reached directly.
+    #[arg(
+        long,
+        value_name = "http://[USER:PASSWORD@]HOST:PORT",
+        conflicts_with = "offline",
+        value_parser = MaskedUpstreamProxy
+    )]
+    upstream_proxy: Option<UpstreamProxy>,
+    /// Hosts reached directly, not through --upstream-proxy (comma-separated;
+    /// `example.com` covers its subdomains, `*` every host).
+    #[arg(
+        long,
+        value_name = "HOST,...",
+        value_delimiter = ',',
+        requires = "upstream_proxy"
+    )]
+    no_upstream_proxy: Vec<String>,
     /// Bytes of each body kept in the capture (clients always get every byte).
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_BODY_CAP)]
     body_cap: usize,
@@ -70,6 +89,32 @@ pub(crate) struct Args {
     /// The live web view.
     #[command(flatten)]
     ui: crate::args::UiArgs,
+}
+
+/// Reads `--upstream-proxy`. clap's own message for a bad value repeats the
+/// value, password and all; this one names the flag and the value masked.
+#[derive(Debug, Clone, Copy)]
+struct MaskedUpstreamProxy;
+
+impl clap::builder::TypedValueParser for MaskedUpstreamProxy {
+    type Value = UpstreamProxy;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<UpstreamProxy, clap::Error> {
+        let arg = arg.map(ToString::to_string).unwrap_or_default();
+        let parsed = match value.to_str() {
+            Some(text) => text.parse().map_err(|error| format!("{error}")),
+            None => Err("the value is not UTF-8".to_owned()),
+        };
+        parsed.map_err(|error| {
+            let message = format!("invalid value for '{arg}': {error}\n");
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, message).with_cmd(cmd)
+        })
+    }
 }
 
 /// `ar proxy`'s standard output: a line per flow and per new endpoint,
@@ -165,6 +210,8 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         ui_port: args.ui.port(),
         against: against.clone(),
         reverse: reverse.clone(),
+        upstream_proxy: (args.upstream_proxy.clone())
+            .map(|proxy| proxy.direct_to(args.no_upstream_proxy.iter().map(String::as_str))),
     };
     let lines = Box::new(Lines(std::io::BufWriter::new(std::io::stdout())));
     let capture = ProxyCapture::start(config, Arc::clone(&ca), lines).await?;
@@ -189,6 +236,11 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     writeln!(out, "  CA       {cert}  (SPKI sha256 {spki})")?;
+    if let Some(upstream) = &args.upstream_proxy {
+        let mut direct = vec!["loopback", "--resolve'd hosts"];
+        direct.extend(args.no_upstream_proxy.iter().map(String::as_str));
+        writeln!(out, "  upstream {upstream} (direct: {})", direct.join(", "))?;
+    }
     match &reverse {
         Some(routes) => {
             write_reverse(&mut out, addr, routes)?;
