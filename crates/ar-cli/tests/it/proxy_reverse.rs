@@ -19,7 +19,8 @@ const PATHS: [&str; 6] = [
 ];
 
 /// `ar proxy` writing to `out`, reaching the shop (its CA trusted, its hosts
-/// mapped, nothing else dialed), with `extra` flags.
+/// mapped, nothing else dialed), with `extra` flags (the web view runs
+/// unless they say `--no-ui`).
 fn proxy_to(shop: &Shop, out: &Path, extra: &[&str]) -> RunningProxy {
     let mut args = vec![
         "--out".to_owned(),
@@ -29,7 +30,6 @@ fn proxy_to(shop: &Shop, out: &Path, extra: &[&str]) -> RunningProxy {
         "--upstream-ca".to_owned(),
         shop.ca_file().display().to_string(),
         "--offline".to_owned(),
-        "--no-ui".to_owned(),
     ];
     for entry in shop.resolve_entries() {
         args.extend(["--resolve".to_owned(), entry]);
@@ -97,7 +97,11 @@ fn curl_and_python_get_the_origins_answers_and_the_flows_are_the_origins() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let origin = shop.url("");
-    let proxy = proxy_to(&shop, &out, &["--reverse", &origin, "--scope", "shop.test"]);
+    let proxy = proxy_to(
+        &shop,
+        &out,
+        &["--reverse", &origin, "--scope", "shop.test", "--no-ui"],
+    );
     let base = format!("http://{}", proxy.addr());
     let banner = proxy.wait_for("base URL");
     assert_eq!(
@@ -166,7 +170,7 @@ fn curl_and_python_get_the_origins_answers_and_the_flows_are_the_origins() {
 fn the_same_traffic_forward_and_reverse_makes_the_same_spec() {
     let shop = Shop::start();
     let dir = tempfile::tempdir().unwrap();
-    let scope = ["--scope", "shop.test"];
+    let scope = ["--scope", "shop.test", "--no-ui"];
 
     let forward_out = dir.path().join("forward");
     let forward = proxy_to(&shop, &forward_out, &scope);
@@ -197,6 +201,51 @@ fn the_same_traffic_forward_and_reverse_makes_the_same_spec() {
     assert!(forward.contains("/users/{userId}:"), "{forward}");
     assert!(forward.contains(&origin), "{forward}");
     assert_eq!(forward, reverse);
+}
+
+#[test]
+fn the_web_view_shows_a_reverse_flow_under_its_origin_and_replays_it() {
+    let shop = Shop::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let origin = shop.url("");
+    let proxy = proxy_to(&shop, &out, &["--reverse", &origin, "--scope", "shop.test"]);
+    let (authority, token) = proxy.ui();
+    let (authority, token) = (authority.as_str(), token.as_str());
+    curl(&[], &format!("http://{}/api/users/1", proxy.addr()));
+    proxy.wait_for(&shop.url("/api/users/1"));
+
+    let get = |target: &str| crate::web::raw(authority, authority, "GET", target);
+    let listed = crate::settled(
+        std::time::Duration::from_secs(10),
+        || get(&format!("/api/flows?token={token}&q=users")),
+        |answer| !answer.contains(r#""total":1"#),
+    );
+    assert!(listed.contains(&shop.url("/api/users/1")), "{listed}");
+    let body = listed.split("\r\n\r\n").nth(1).unwrap();
+    let rows: serde_json::Value = serde_json::from_str(body).unwrap();
+    // Replayed through the proxy's forward side (CONNECT), as in forward mode.
+    let edited = serde_json::json!({
+        "from": rows["rows"][0]["id"],
+        "method": "GET",
+        "url": shop.url("/api/users/2"),
+        "headers": [["accept", "application/json"]],
+    });
+    let replayed = crate::web::raw_with_body(
+        authority,
+        authority,
+        "POST",
+        &format!("/api/replay?token={token}"),
+        &edited.to_string(),
+    );
+    assert!(replayed.contains(r#""ok":true"#), "{replayed}");
+    proxy.wait_for(&shop.url("/api/users/2"));
+    let (_, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+    let (replays, archive) = crate::shop::replayed_flows(&out);
+    assert_eq!(replays.len(), 1, "{archive}");
+    assert_eq!(replays[0]["request"]["url"], shop.url("/api/users/2"));
+    assert_eq!(replays[0]["response"]["status"], 200);
 }
 
 #[test]
