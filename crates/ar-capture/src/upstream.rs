@@ -469,3 +469,46 @@ pub(crate) fn classify_hyper(error: &hyper::Error, target: &str) -> UpstreamErro
         UpstreamError::new(ErrorKind::Other, message)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dialer(offline: bool) -> Dialer {
+        let mut resolve = HashMap::new();
+        resolve.insert(
+            ("mapped.test".to_string(), 443),
+            "127.0.0.1:8443".parse().unwrap(),
+        );
+        let proxy: UpstreamProxy = "http://proxy.corp:3128".parse().unwrap();
+        Dialer::new(
+            resolve,
+            offline,
+            Duration::from_secs(1),
+            "127.0.0.1:9".parse().unwrap(),
+            rustls::RootCertStore::empty(),
+            Some(proxy.direct_to(["intranet.test"])),
+        )
+    }
+
+    #[test]
+    fn the_upstream_proxy_takes_what_is_neither_mapped_loopback_nor_left_alone() {
+        let online = dialer(false);
+        let via = |host, port| online.proxy_for(host, port).is_some();
+        assert!(via("api.example.com", 443));
+        assert!(via("mapped.test", 80), "mapped for another port only");
+        assert!(!via("mapped.test", 443));
+        assert!(!via("[::1]", 443));
+        assert!(!via("localhost", 8080));
+        assert!(!via("app.intranet.test", 443));
+        // Offline dials only mapped hosts and loopback: never the upstream.
+        assert!(dialer(true).proxy_for("api.example.com", 443).is_none());
+    }
+
+    #[test]
+    fn connect_targets_bracket_ipv6() {
+        assert_eq!(target_of("api.example.com", 443), "api.example.com:443");
+        assert_eq!(target_of("::1", 80), "[::1]:80");
+        assert_eq!(target_of("[::1]", 80), "[::1]:80");
+    }
+}
