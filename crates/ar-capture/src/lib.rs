@@ -50,6 +50,7 @@ mod proxy;
 mod record;
 mod relay;
 mod reverse;
+mod rewrite;
 mod server;
 pub mod sink;
 mod tap;

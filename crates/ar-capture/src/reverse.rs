@@ -13,7 +13,8 @@
 //! With [`ReverseRoutes::rewrite_urls`], a `Location` or `Content-Location`
 //! the origin answers with that names a routed origin is rewritten to the
 //! proxy's own address as the client wrote it (its `Host`), so a redirect
-//! keeps the client on the proxy; the archive keeps what the origin sent.
+//! keeps the client on the proxy, and so are such URLs in JSON and HTML
+//! bodies ([`crate::rewrite`]); the archive keeps what the origin sent.
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use hyper::body::Incoming;
 use crate::CaptureError;
 use crate::forward;
 use crate::proxy::{ProxyBody, Shared};
+use crate::rewrite;
 use crate::server::{Target, text_response};
 
 /// One origin a reverse proxy sends requests to, and the path prefix that
@@ -178,7 +180,8 @@ impl ReverseRoutes {
     }
 
     /// Rewrites the routed origins' absolute URLs in `Location` and
-    /// `Content-Location` answers to the proxy's address (default off).
+    /// `Content-Location` answers, and in JSON and HTML bodies of up to
+    /// 8 MiB, to the proxy's address (default off).
     #[must_use]
     pub fn rewrite_urls(mut self, on: bool) -> Self {
         self.rewrite_urls = on;
@@ -235,6 +238,62 @@ impl ReverseRoutes {
         Some(format!("http://{local}{slash}{tail}"))
     }
 
+    /// `text` (a JSON or HTML body) with each routed origin's absolute URL
+    /// that [`local_url`](Self::local_url) takes pointing at `local`, spelled
+    /// plain or with JSON's escaped slashes (`https:\/\/api.test\/v1`);
+    /// `None` when there is none.
+    pub(crate) fn rewrite_text(&self, text: &[u8], local: &str) -> Option<Vec<u8>> {
+        let mut origins: Vec<&str> = self.routes.iter().map(|r| r.origin.as_str()).collect();
+        origins.sort_unstable();
+        origins.dedup();
+        let spellings: Vec<(Vec<u8>, bool)> = (origins.iter())
+            .flat_map(|o| {
+                [
+                    (o.as_bytes().to_vec(), false),
+                    (o.replace('/', "\\/").into_bytes(), true),
+                ]
+            })
+            .collect();
+        let mut out = Vec::new();
+        let (mut copied, mut at, mut changed) = (0, 0, false);
+        while at < text.len() {
+            let found = (text[at] == b'h')
+                .then(|| spellings.iter().find(|(s, _)| text[at..].starts_with(s)))
+                .flatten();
+            let Some((spelling, escaped)) = found else {
+                at += 1;
+                continue;
+            };
+            let Some(len) = url_len(&text[at..], spelling.len(), *escaped) else {
+                at += spelling.len();
+                continue;
+            };
+            let end = at + len;
+            let url = String::from_utf8_lossy(&text[at..end]);
+            let plain = if *escaped {
+                url.replace("\\/", "/")
+            } else {
+                url.to_string()
+            };
+            if let Some(rewritten) = self.local_url(&plain, local) {
+                out.extend_from_slice(&text[copied..at]);
+                let rewritten = if *escaped {
+                    rewritten.replace('/', "\\/")
+                } else {
+                    rewritten
+                };
+                out.extend_from_slice(rewritten.as_bytes());
+                (copied, changed) = (end, true);
+            }
+            at = end.max(at + 1);
+        }
+        if !changed {
+            return None;
+        }
+        out.extend_from_slice(&text[copied..]);
+        Some(out)
+    }
+
     /// Rewrites `Location` and `Content-Location` in an origin's answer.
     fn rewrite_headers(&self, headers: &mut HeaderMap, local: &str) {
         for name in [header::LOCATION, header::CONTENT_LOCATION] {
@@ -247,6 +306,29 @@ impl ReverseRoutes {
             }
         }
     }
+}
+
+/// How many bytes of `text`, which starts with an origin's spelling
+/// `origin_len` bytes long, are its URL: up to a quote, a bracket, a space
+/// or a backslash that escapes no slash; `None` when a name or a port goes
+/// on after the origin (`https://api.test.example`, `https://api.test:8443`).
+fn url_len(text: &[u8], origin_len: usize, escaped: bool) -> Option<usize> {
+    if (text.get(origin_len))
+        .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'_'))
+    {
+        return None;
+    }
+    let mut len = origin_len;
+    while let Some(&b) = text.get(len) {
+        let slash = escaped && b == b'\\' && text.get(len + 1) == Some(&b'/');
+        if !slash
+            && (b.is_ascii_whitespace() || b"\"'<>`()[]{}\\".contains(&b) || b.is_ascii_control())
+        {
+            break;
+        }
+        len += if slash { 2 } else { 1 };
+    }
+    Some(len)
 }
 
 /// Sends an origin-form request on the listener to its route's origin.
@@ -271,12 +353,15 @@ pub(crate) async fn handle(
         .and_then(|host| host.to_str().ok())
         .filter(|host| host.parse::<http::uri::Authority>().is_ok())
         .map_or_else(|| shared.local_addr.to_string(), str::to_string);
+    let head = req.method() == http::Method::HEAD;
     req.headers_mut().insert(header::HOST, route.host.clone());
     let mut response = forward::handle(Arc::clone(&shared), req, route.target.clone()).await;
-    if routes.rewrite_urls {
-        routes.rewrite_headers(response.headers_mut(), &local);
+    if !routes.rewrite_urls {
+        return response;
     }
-    response
+    routes.rewrite_headers(response.headers_mut(), &local);
+    let max_ratio = shared.opts.limits.max_ratio;
+    rewrite::body(&routes, &local, head, max_ratio, response).await
 }
 
 #[cfg(test)]

@@ -142,16 +142,31 @@ async fn rewritten_redirects_keep_the_client_on_the_proxy() {
     let (body, stderr, ok) = curl(&["--fail", "--location", &format!("{base}/moved")]).await;
     assert!(ok, "{stderr}");
     assert_eq!(String::from_utf8_lossy(&body), "hello");
+    // And so are links in a (gzipped) JSON body, the client gets it decoded.
+    let (body, stderr, ok) = curl(&["--fail", "--compressed", &format!("{base}/links")]).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&body),
+        format!(r#"{{"next": "{base}/hello", "elsewhere": "https://elsewhere.test/hello"}}"#)
+    );
     // The archive keeps what the origin sent.
-    let found = h.flow_for("/found").await;
+    let suffixes = ["/found", "/hello", "/links"].map(String::from);
+    let [found, followed, links] = <[_; 3]>::try_from(h.flows_for(&suffixes).await).unwrap();
     let response = found.response.unwrap();
     assert_eq!(response.status, 302);
     assert_eq!(
         response.headers.get("location"),
         Some(format!("{origin}/hello").as_str())
     );
-    let followed = h.flow_for("/hello").await;
     assert_eq!(followed.request.url, format!("{origin}/hello"));
+    let response = links.response.unwrap();
+    assert_eq!(response.headers.get("content-encoding"), Some("gzip"));
+    let next = format!("\"next\": \"{origin}/hello\"");
+    assert!(
+        (response.body.text()).is_some_and(|t| t.contains(&next)),
+        "{:?}",
+        response.body.text()
+    );
 }
 
 #[tokio::test]

@@ -9,7 +9,8 @@
 //! saw), `/cookie`, `/big-header` (the `X-Big` header it saw),
 //! `/static/doc.json` (a compressible file, last modified in 2020),
 //! `/no-content` (204), `/moved` (301) and `/found` (302) to `/hello`, and
-//! `/backend/...` through to the backend.
+//! `/backend/...` through to the backend; nginx also `/links`, JSON with an
+//! absolute link to its own `/hello`.
 
 use std::io::BufRead as _;
 use std::net::{Ipv4Addr, TcpListener};
@@ -222,6 +223,8 @@ fn nginx(dir: &Path, port: u16, listen: &str, backend: Option<&Backend>, extra: 
          location = /no-content {{ return 204; }}\n    \
          location = /moved {{ return 301 /hello; }}\n    \
          location = /found {{ return 302 /hello; }}\n    \
+         location = /links {{ default_type application/json; \
+         return 200 '{{\"next\": \"$scheme://$http_host/hello\", \"elsewhere\": \"https://elsewhere.test/hello\"}}'; }}\n    \
          location /static/ {{ root {d}/www; }}\n    \
          location /backend/ {{ proxy_pass http://127.0.0.1:{http}; proxy_http_version 1.1; \
          proxy_buffering off; }}\n    \

@@ -54,8 +54,9 @@ pub(crate) struct Args {
     /// the longest prefix wins. The listener stays an HTTP(S) proxy too.
     #[arg(long, value_name = "[/PREFIX=]URL")]
     reverse: Vec<ReverseRoute>,
-    /// With --reverse: the origins' URLs in Location and Content-Location answers
-    /// point back at this proxy, so redirects keep the client on it.
+    /// With --reverse: the origins' URLs in Location and Content-Location answers,
+    /// and in JSON and HTML bodies up to 8 MiB, point back at this proxy, so
+    /// redirects and links keep the client on it.
     #[arg(long, requires = "reverse")]
     rewrite_urls: bool,
     /// Reach origins through this HTTP proxy (CONNECT for HTTPS, absolute-form
@@ -354,7 +355,7 @@ fn write_reverse(
     if routes.rewrites_urls() {
         writeln!(
             out,
-            "  (redirects to the origins are rewritten to http://{addr})"
+            "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://{addr})"
         )?;
     }
     let example = routes.routes().first().map_or("", |r| r.prefix());
@@ -407,7 +408,7 @@ mod tests {
                 "Point a client at it in place of the origin (plain HTTP, no CA to trust):",
                 "  base URL http://127.0.0.1:8080/api for https://api.test:8443/api",
                 "  base URL http://127.0.0.1:8080     for https://web.test",
-                "  (redirects to the origins are rewritten to http://127.0.0.1:8080)",
+                "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://127.0.0.1:8080)",
                 "  curl http://127.0.0.1:8080/api/",
             ]
         );
