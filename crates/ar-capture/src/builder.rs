@@ -274,7 +274,8 @@ impl ProxyBuilder {
     }
 
     /// Reverse mode: the listener also takes origin-form requests
-    /// (`GET /v1/users`, from a client that cannot use a proxy) and sends
+    /// (`GET /v1/users`, from a client that cannot use a proxy; over
+    /// HTTP/1.1, or HTTP/2 with prior knowledge) and sends
     /// each to the origin of the route its path takes, with that origin's
     /// `Host`, recorded as the same request through a tunnel to that origin
     /// would be (`https://api.example.com/v1/users`). Absolute-form requests

@@ -348,11 +348,20 @@ pub(crate) async fn handle(
         );
         return text_response(StatusCode::NOT_FOUND, &message);
     };
-    // How the client named the proxy: where rewritten URLs point.
+    if req.method() == http::Method::CONNECT && !crate::record::is_h2_websocket(&req) {
+        return text_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "ar proxy: CONNECT over h2c is not supported\n",
+        );
+    }
+    // How the client named the proxy (`Host`, or h2c's `:authority`): where
+    // rewritten URLs point.
     let local = (req.headers().get(header::HOST))
         .and_then(|host| host.to_str().ok())
         .filter(|host| host.parse::<http::uri::Authority>().is_ok())
-        .map_or_else(|| shared.local_addr.to_string(), str::to_string);
+        .map(str::to_string)
+        .or_else(|| req.uri().authority().map(ToString::to_string))
+        .unwrap_or_else(|| shared.local_addr.to_string());
     let head = req.method() == http::Method::HEAD;
     req.headers_mut().insert(header::HOST, route.host.clone());
     let mut response = forward::handle(Arc::clone(&shared), req, route.target.clone()).await;

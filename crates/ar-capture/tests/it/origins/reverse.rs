@@ -111,6 +111,33 @@ async fn plain_requests_reach_each_routed_origin_as_its_own_clients_do() {
 }
 
 #[tokio::test]
+async fn a_client_of_http2_with_prior_knowledge_is_served_too() {
+    let ca = TestCa::new();
+    let server = Server::start(&ca, Kind::Nginx { http2: false }, None);
+    let route = [format!("https://shop.test:{}", server.port)];
+    let mut h = reverse_to(&ca, &[server.port], &route, false).await;
+    let url = format!("http://{}/host", h.addr());
+    let args = [
+        "--fail",
+        "--http2-prior-knowledge",
+        "-w",
+        " %{http_version}",
+        &url,
+    ];
+    let (body, stderr, ok) = curl(&args).await;
+    assert!(ok, "{stderr}");
+    // The origin, on HTTP/1.1, got its own name as `Host`; curl spoke HTTP/2.
+    assert_eq!(
+        String::from_utf8_lossy(&body),
+        format!("shop.test:{} 2", server.port)
+    );
+    let flow = h.flow_for("/host").await;
+    assert_eq!(flow.request.url, server.url("/host"));
+    assert_eq!(flow.request.http_version, ar_flow::HttpVersion::Http2);
+    assert_eq!(flow.status(), Some(200));
+}
+
+#[tokio::test]
 async fn rewritten_redirects_keep_the_client_on_the_proxy() {
     let ca = TestCa::new();
     let server = Server::start(&ca, Kind::Nginx { http2: false }, None);

@@ -48,8 +48,9 @@ pub(crate) struct Args {
     /// Hosts whose TLS is relayed untouched, not intercepted (comma-separated; `*.x.com` ok).
     #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
     passthrough: Vec<String>,
-    /// Reverse mode, for clients that cannot use a proxy: they send plain HTTP to
-    /// this port, and each request goes to the origin (https://api.example.com[:PORT]),
+    /// Reverse mode, for clients that cannot use a proxy: they send plain HTTP
+    /// (HTTP/1.1 or h2c) to this port, and each request goes to the origin
+    /// (https://api.example.com[:PORT]),
     /// its path unchanged; with /PREFIX= only the paths under PREFIX. Repeatable:
     /// the longest prefix wins. The listener stays an HTTP(S) proxy too.
     #[arg(long, value_name = "[/PREFIX=]URL")]
