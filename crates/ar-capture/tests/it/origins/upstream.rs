@@ -47,8 +47,9 @@ impl Squid {
         // Run as root, squid switches to its own user, which writes its logs here.
         let writable = Command::new("chmod").arg("-R").arg("a+rwX").arg(d).status();
         assert!(writable.unwrap().success());
+        // A service name of its own: two squids at once share no IPC names.
         let child = Command::new(binary("squid"))
-            .arg("-N")
+            .args(["-N", "-n", &format!("ar{port}")])
             .arg("-f")
             .arg(d.join("squid.conf"))
             .stdout(Stdio::null())
