@@ -20,8 +20,10 @@ use crate::pem::pem_certs;
 use crate::pool::Pool;
 use crate::proxy::{Options, Proxy, Shared, client_code};
 use crate::record::BodyLimits;
+use crate::reverse::ReverseRoutes;
 use crate::sink::Sinks;
 use crate::upstream::Dialer;
+use crate::upstream_proxy::UpstreamProxy;
 
 /// Default cap on the captured copy of each body.
 pub const DEFAULT_BODY_CAP: usize = 4 << 20;
@@ -48,6 +50,8 @@ pub struct ProxyBuilder {
     client: Client,
     destructive_lock: bool,
     first_flow_id: u64,
+    reverse: Option<ReverseRoutes>,
+    upstream_proxy: Option<UpstreamProxy>,
 }
 
 impl ProxyBuilder {
@@ -74,6 +78,8 @@ impl ProxyBuilder {
             client: Client::Human,
             destructive_lock: false,
             first_flow_id: 1,
+            reverse: None,
+            upstream_proxy: None,
         }
     }
 
@@ -267,6 +273,41 @@ impl ProxyBuilder {
         self
     }
 
+    /// Reverse mode: the listener also takes origin-form requests
+    /// (`GET /v1/users`, from a client that cannot use a proxy; over
+    /// HTTP/1.1, or HTTP/2 with prior knowledge) and sends
+    /// each to the origin of the route its path takes, with that origin's
+    /// `Host`, recorded as the same request through a tunnel to that origin
+    /// would be (`https://api.example.com/v1/users`). Absolute-form requests
+    /// and CONNECT are still served as a forward proxy.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ar_capture::CaptureError> {
+    /// let ca = std::sync::Arc::new(ar_capture::CertificateAuthority::ephemeral()?);
+    /// let routes = ar_capture::ReverseRoutes::new(vec!["https://api.example.com".parse()?])?;
+    /// let proxy = ar_capture::Proxy::builder(ca).reverse(routes).bind().await?;
+    /// // curl http://{addr}/v1/users  → https://api.example.com/v1/users
+    /// proxy.spawn().shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn reverse(mut self, routes: ReverseRoutes) -> Self {
+        self.reverse = Some(routes);
+        self
+    }
+
+    /// Reaches origins through an upstream HTTP proxy: a CONNECT tunnel for
+    /// HTTPS origins and WebSockets, absolute-form requests for plain HTTP.
+    /// Loopback, `--resolve`d hosts and the proxy's
+    /// [`direct_to`](UpstreamProxy::direct_to) hosts are dialed directly, and
+    /// [`offline`](Self::offline) dials nothing else. A `407` from it reaches
+    /// the client as a `407` naming it; its credentials reach neither the
+    /// flows nor the messages.
+    pub fn upstream_proxy(mut self, proxy: UpstreamProxy) -> Self {
+        self.upstream_proxy = Some(proxy);
+        self
+    }
+
     /// Binds the listener. The proxy serves once [`Proxy::spawn`] or [`Proxy::run_until`] runs.
     pub async fn bind(self) -> Result<Proxy, CaptureError> {
         let listener =
@@ -294,6 +335,7 @@ impl ProxyBuilder {
             self.connect_timeout,
             local_addr,
             roots,
+            self.upstream_proxy,
         ));
         let pool = Pool::new(Arc::clone(&dialer));
         let shared = Arc::new(Shared {
@@ -315,6 +357,7 @@ impl ProxyBuilder {
             lock: Lock::new(self.destructive_lock),
             tls_configs: Mutex::new(HashMap::new()),
             local_addr,
+            reverse: self.reverse,
         });
         Ok(Proxy { listener, shared })
     }

@@ -44,7 +44,7 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Respo
     let started = Started::new(&shared, &req, format!("https://{authority}/"));
     let (tcp, addr, connect_ms) = match shared.dialer.tcp(&host, port).await {
         Ok(dialed) => dialed,
-        Err(error) => return started.fail(&shared, Body::empty(), error.kind, error.message),
+        Err(error) => return started.fail_upstream(&shared, Body::empty(), error),
     };
     let on_upgrade = hyper::upgrade::on(req);
     tokio::spawn(async move {

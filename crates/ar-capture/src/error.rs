@@ -54,6 +54,29 @@ pub enum CaptureError {
         /// The entry as given.
         entry: String,
     },
+    /// A reverse route (`--reverse [/PREFIX=]URL`) is malformed, or two
+    /// routes share a prefix.
+    #[error(
+        "reverse route {value:?}: {reason}; expected [/PREFIX=]http(s)://HOST[:PORT] \
+         (e.g. https://api.example.com or /api=https://api.example.com)"
+    )]
+    Reverse {
+        /// The route as given (or the prefix two routes share).
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An upstream proxy URL (`--upstream-proxy`) is malformed.
+    #[error(
+        "upstream proxy {value:?}: {reason}; expected http://[USER:PASSWORD@]HOST:PORT \
+         (e.g. http://proxy.corp:3128)"
+    )]
+    UpstreamProxy {
+        /// The URL as given, its credentials masked.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The listening socket could not be bound.
     #[error("could not listen on {addr}")]
     Bind {

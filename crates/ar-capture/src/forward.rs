@@ -15,7 +15,7 @@ use crate::proxy::{ProxyBody, Shared};
 use crate::record::{self, BodyMeta};
 use crate::server::{Target, text_response};
 use crate::tap::{TapBody, TapEnd, Tapped};
-use crate::upstream::{UpstreamInfo, classify_hyper};
+use crate::upstream::{RequestForm, UpstreamError, UpstreamInfo, classify_hyper};
 use crate::websocket;
 
 /// The part of a flow known when the request head arrives.
@@ -59,8 +59,19 @@ impl Started {
         kind: ErrorKind,
         message: String,
     ) -> Response<ProxyBody> {
-        let response = bad_gateway(kind, &message);
-        self.record_error(shared, request_body, kind, message);
+        self.fail_upstream(shared, request_body, UpstreamError::new(kind, message))
+    }
+
+    /// Records an exchange the origin could not be reached for, and builds
+    /// the answer the client gets (a 502, or the upstream proxy's 407).
+    pub(crate) fn fail_upstream(
+        self,
+        shared: &Shared,
+        request_body: Body,
+        error: UpstreamError,
+    ) -> Response<ProxyBody> {
+        let response = error_response(error.status, error.kind, &error.message);
+        self.record_error(shared, request_body, error.kind, error.message);
         response
     }
 
@@ -80,9 +91,10 @@ impl Started {
     }
 }
 
-/// The 502 a client gets when the proxy could not complete its request.
-pub(crate) fn bad_gateway(kind: ErrorKind, message: &str) -> Response<ProxyBody> {
-    let mut response = text_response(StatusCode::BAD_GATEWAY, &format!("ar proxy: {message}\n"));
+/// What a client gets when the proxy could not complete its request: a 502
+/// (or the upstream proxy's 407) saying why.
+fn error_response(status: StatusCode, kind: ErrorKind, message: &str) -> Response<ProxyBody> {
+    let mut response = text_response(status, &format!("ar proxy: {message}\n"));
     let kind = serde_kind(kind);
     response
         .headers_mut()
@@ -152,7 +164,7 @@ pub(crate) async fn handle(
                 }
             };
             let body = request_body(started.meta.clone(), request_tap.take(), &shared);
-            return started.fail(&shared, body, error.kind, error.message);
+            return started.fail_upstream(&shared, body, error);
         }
         Err(_) => {
             let body = request_body(started.meta.clone(), request_tap.take(), &shared);
@@ -164,6 +176,15 @@ pub(crate) async fn handle(
             return started.fail(&shared, body, ErrorKind::Timeout, message);
         }
     };
+    if response.status() == StatusCode::PROXY_AUTHENTICATION_REQUIRED
+        && let RequestForm::Absolute(_) = info.form
+        && let Some(proxy) = &shared.dialer.upstream_proxy
+    {
+        // The upstream proxy's answer, not the origin's: no flow of the API.
+        let error = proxy.refused(&authority_of(&started.request.url));
+        let body = request_body(started.meta.clone(), request_tap.take(), &shared);
+        return started.fail_upstream(&shared, body, error);
+    }
     let (mut parts, body) = response.into_parts();
     let mut recorded =
         ar_flow::Response::new(parts.status.as_u16(), record::version(parts.version));
@@ -350,7 +371,8 @@ mod tests {
 
     #[test]
     fn bad_gateway_says_why_and_tags_the_kind() {
-        let response = bad_gateway(
+        let response = error_response(
+            StatusCode::BAD_GATEWAY,
             ErrorKind::Tls,
             "TLS handshake with bad.test:443 failed: invalid peer certificate",
         );

@@ -181,7 +181,14 @@ pub(crate) fn record_refused(shared: &Shared, sample: &Sample, target: &Target) 
     let (method, url, cut) = match &line {
         Some(line) => (
             line.method.as_str(),
-            line.url(target),
+            // In reverse mode a plain request on the listener names no
+            // origin: its route does.
+            line.url(
+                (shared.reverse.as_ref())
+                    .filter(|_| matches!(target, Target::Absolute))
+                    .and_then(|routes| routes.target_of(&line.target))
+                    .unwrap_or(target),
+            ),
             line.cut
                 .then_some("; its request line is longer than 8 KiB and cut there"),
         ),

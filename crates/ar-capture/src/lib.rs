@@ -6,6 +6,11 @@
 //! - [`Proxy`] (configured with [`ProxyBuilder`]) serves HTTP proxy requests
 //!   and CONNECT tunnels, intercepting TLS (HTTP/1.1 and HTTP/2), WebSocket,
 //!   server-sent events and large downloads without buffering them.
+//! - In reverse mode ([`ProxyBuilder::reverse`]) it also takes plain
+//!   requests from clients that cannot use a proxy, and sends each to the
+//!   origin its path routes to ([`ReverseRoutes`]).
+//! - Behind an [`UpstreamProxy`] ([`ProxyBuilder::upstream_proxy`]) it
+//!   reaches origins through that proxy.
 //! - While its lock on destructive requests is on, the proxy refuses what
 //!   reads as destructive (`DELETE`, `POST …/delete`) with a 403 and records
 //!   it, never sending it ([`ProxyBuilder::destructive_lock`]).
@@ -44,11 +49,14 @@ mod pool;
 mod proxy;
 mod record;
 mod relay;
+mod reverse;
+mod rewrite;
 mod server;
 pub mod sink;
 mod tap;
 mod upstream;
 mod upstream_io;
+mod upstream_proxy;
 mod websocket;
 
 /// A request header that marks a request as a replay of a captured one
@@ -62,4 +70,6 @@ pub use ca::{CA_CERT_FILE, CA_KEY_FILE, CertificateAuthority};
 pub use error::CaptureError;
 pub use lock::{Refusal, Refusals};
 pub use proxy::{Proxy, ProxyHandle};
+pub use reverse::{ReverseRoute, ReverseRoutes};
 pub use sink::ProxyStats;
+pub use upstream_proxy::UpstreamProxy;

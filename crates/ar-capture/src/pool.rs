@@ -33,7 +33,7 @@ use tokio::time::Instant;
 
 use crate::proxy::ProxyBody;
 use crate::server::MAX_HEADER_LIST_SIZE;
-use crate::upstream::{Dialer, UpstreamError, UpstreamInfo};
+use crate::upstream::{Dialer, RequestForm, UpstreamError, UpstreamInfo};
 
 /// An idle connection is closed after this long (origins time theirs out too).
 pub(crate) const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -241,7 +241,7 @@ impl Pool {
                     (sender.try_send_request(req).await, Lease(None))
                 }
                 Checked::H1(mut sender) => {
-                    prepare_h1(&mut req, &uri);
+                    prepare_h1(&mut req, &uri, &info.form);
                     let result = sender.try_send_request(req).await;
                     (result, Lease(Some((key.clone(), sender))))
                 }
@@ -460,14 +460,21 @@ fn prepare_h2(req: &mut Request<ProxyBody>) {
 /// HTTP/1.1 to an origin: a `Host` header (HTTP/2 clients send `:authority`
 /// instead), one `Cookie` line where an HTTP/2 client may send several
 /// (RFC 9113 §8.2.3: joined with `; `), and the origin-form target
-/// (`/path?query`).
-fn prepare_h1(req: &mut Request<ProxyBody>, uri: &Uri) {
+/// (`/path?query`); to an upstream proxy, the absolute-form target and its
+/// `Proxy-Authorization` (added here, after the flow recorded the request).
+fn prepare_h1(req: &mut Request<ProxyBody>, uri: &Uri, form: &RequestForm) {
     join_cookies(req.headers_mut());
     if !req.headers().contains_key(header::HOST)
         && let Some(authority) = uri.authority()
         && let Ok(value) = HeaderValue::from_str(host_header(uri, authority))
     {
         req.headers_mut().insert(header::HOST, value);
+    }
+    if let RequestForm::Absolute(authorization) = form {
+        if let Some(authorization) = authorization {
+            (req.headers_mut()).insert(header::PROXY_AUTHORIZATION, authorization.clone());
+        }
+        return;
     }
     let origin_form = uri
         .path_and_query()
@@ -633,7 +640,7 @@ mod tests {
         ] {
             let uri: Uri = url.parse().unwrap();
             let mut req = Request::builder().uri(uri.clone()).body(empty()).unwrap();
-            prepare_h1(&mut req, &uri);
+            prepare_h1(&mut req, &uri, &RequestForm::Origin);
             assert_eq!(req.headers()[header::HOST], host, "{url}");
             assert_eq!(req.uri().to_string(), "/api/items?page=2", "{url}");
         }
@@ -666,7 +673,7 @@ mod tests {
             .header(header::COOKIE, "b=2; c=3")
             .body(empty())
             .unwrap();
-        prepare_h1(&mut req, &uri);
+        prepare_h1(&mut req, &uri, &RequestForm::Origin);
         let cookies: Vec<_> = req.headers().get_all(header::COOKIE).iter().collect();
         assert_eq!(cookies, ["a=1; b=2; c=3"]);
     }
@@ -686,6 +693,7 @@ mod tests {
             Duration::from_secs(1),
             "127.0.0.1:9".parse().unwrap(),
             rustls::RootCertStore::empty(),
+            None,
         );
         let pool = Pool::new(Arc::new(dialer));
         let key = Key {
@@ -742,6 +750,17 @@ mod tests {
     }
 
     #[test]
+    fn an_upstream_proxy_gets_the_absolute_target_and_its_credentials() {
+        let uri: Uri = "http://shop.test:8080/api/items?page=2".parse().unwrap();
+        let mut req = Request::builder().uri(uri.clone()).body(empty()).unwrap();
+        let credentials = HeaderValue::from_static("Basic bWU6cHc=");
+        prepare_h1(&mut req, &uri, &RequestForm::Absolute(Some(credentials)));
+        assert_eq!(req.uri(), &uri);
+        assert_eq!(req.headers()[header::HOST], "shop.test:8080");
+        assert_eq!(req.headers()[header::PROXY_AUTHORIZATION], "Basic bWU6cHc=");
+    }
+
+    #[test]
     fn a_host_header_the_client_sent_is_kept() {
         let uri: Uri = "http://127.0.0.1:9/x".parse().unwrap();
         let mut req = Request::builder()
@@ -749,7 +768,7 @@ mod tests {
             .header(header::HOST, "shop.test")
             .body(empty())
             .unwrap();
-        prepare_h1(&mut req, &uri);
+        prepare_h1(&mut req, &uri, &RequestForm::Origin);
         assert_eq!(req.headers()[header::HOST], "shop.test");
         assert_eq!(req.uri().to_string(), "/x");
     }

@@ -18,6 +18,7 @@ use crate::ca::CertificateAuthority;
 use crate::lock::{Lock, Refusals};
 use crate::pool::Pool;
 use crate::record::BodyLimits;
+use crate::reverse::ReverseRoutes;
 use crate::server;
 use crate::sink::{ProxyStats, Sinks};
 use crate::upstream::Dialer;
@@ -199,6 +200,8 @@ pub(crate) struct Shared {
     pub(crate) lock: Lock,
     pub(crate) tls_configs: Mutex<HashMap<String, Arc<rustls::ServerConfig>>>,
     pub(crate) local_addr: SocketAddr,
+    /// Where origin-form requests on the listener go, in reverse mode.
+    pub(crate) reverse: Option<ReverseRoutes>,
 }
 
 impl Shared {

@@ -12,12 +12,13 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite};
 use tokio::net::TcpStream;
 
 use crate::head_limit::{self, MAX_HTTP1_HEAD, Sample, Sampled};
 use crate::proxy::{ProxyBody, Shared};
-use crate::{connect, forward, record};
+use crate::relay::Rewind;
+use crate::{connect, forward, record, reverse};
 
 /// The largest header block the proxy takes over HTTP/2, both ways: what
 /// Chromium takes and sends (256 KiB). hyper's default (16 KiB) answered a
@@ -77,6 +78,15 @@ impl Target {
         }
     }
 
+    /// The `Host` a client of this origin sends: `host[:port]`, the default
+    /// port left out (`None` for the plain listener or an invalid authority).
+    pub(crate) fn host_header(&self) -> Option<http::HeaderValue> {
+        let Self::Origin(origin) = self else {
+            return None;
+        };
+        http::HeaderValue::from_str(origin.authority.as_ref()?.as_str()).ok()
+    }
+
     /// `scheme://host[:port]` with the default port left out.
     #[cfg(test)]
     pub(crate) fn origin(&self) -> Option<String> {
@@ -116,14 +126,50 @@ impl Target {
     }
 }
 
-/// Serves one client connection on the listener: HTTP/1.1 proxy requests.
-pub(crate) async fn serve_client(shared: Arc<Shared>, tcp: TcpStream) {
+/// Serves one client connection on the listener: HTTP/1.1 proxy requests;
+/// in reverse mode, HTTP/2 with prior knowledge (h2c, as gRPC clients
+/// speak it) too.
+pub(crate) async fn serve_client(shared: Arc<Shared>, mut tcp: TcpStream) {
     let spare = head_limit::Spare::of(&tcp);
-    if serve_http1(shared, tcp, Target::Absolute).await == Served::RefusedHead
+    let served = if shared.reverse.is_some() {
+        let Ok((first, h2)) = read_h2_preface(&mut tcp).await else {
+            return;
+        };
+        let io = Rewind::new(first, tcp);
+        if h2 {
+            serve_origin(shared, io, Target::Absolute, true).await;
+            return;
+        }
+        serve_http1(shared, io, Target::Absolute).await
+    } else {
+        serve_http1(shared, tcp, Target::Absolute).await
+    };
+    if served == Served::RefusedHead
         && let Some(spare) = spare
     {
         spare.linger().await;
     }
+}
+
+/// What a client of HTTP/2 with prior knowledge sends first (RFC 9113 §3.4).
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// Reads a connection's first bytes until they are the HTTP/2 preface or
+/// cannot become it (at most its 24 bytes); returns them, and which.
+async fn read_h2_preface(tcp: &mut (impl AsyncRead + Unpin)) -> std::io::Result<(Bytes, bool)> {
+    let mut first = [0u8; H2_PREFACE.len()];
+    let mut len = 0;
+    while len < first.len() {
+        let n = tcp.read(&mut first[len..]).await?;
+        len += n;
+        if n == 0 || !H2_PREFACE.starts_with(&first[..len]) {
+            break;
+        }
+    }
+    Ok((
+        Bytes::copy_from_slice(&first[..len]),
+        first[..] == *H2_PREFACE,
+    ))
 }
 
 /// How an HTTP/1 connection ended.
@@ -213,6 +259,16 @@ fn dispatch(
 }
 
 async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> Response<ProxyBody> {
+    // Reverse mode: a plain request on the listener (origin form over
+    // HTTP/1.1; any request over h2c, which only reverse mode serves there)
+    // goes to its route's origin. Boxed: as large as a request's own future.
+    if matches!(target, Target::Absolute)
+        && (req.uri().authority().is_none() || req.version() == http::Version::HTTP_2)
+        && let Some(routes) = &shared.reverse
+    {
+        let routes = routes.clone();
+        return Box::pin(reverse::handle(shared, routes, req)).await;
+    }
     if req.method() == http::Method::CONNECT {
         if matches!(target, Target::Absolute) {
             // Boxed: once per tunnel, and as large as a request's own future.
@@ -231,7 +287,8 @@ async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> R
             StatusCode::BAD_REQUEST,
             "This is ar's capture proxy. Point a client at it as an HTTP(S) proxy \
              (e.g. curl --proxy http://THIS_ADDRESS --cacert ca.pem https://site/), \
-             so requests arrive with absolute URLs or as CONNECT.\n",
+             so requests arrive with absolute URLs or as CONNECT; or run \
+             `ar proxy --reverse https://site` to send plain requests to one origin.\n",
         );
     }
     forward::handle(shared, req, target).await
@@ -287,6 +344,37 @@ mod tests {
         assert_eq!(response.status(), StatusCode::OK);
         let body = response.into_body().collect().await.unwrap().to_bytes();
         assert_eq!(body, "65536");
+    }
+
+    #[tokio::test]
+    async fn the_h2_preface_is_told_from_http1_however_it_arrives() {
+        use tokio::io::AsyncWriteExt as _;
+        let (mut client, mut server) = tokio::io::duplex(64);
+        let pieces: [&[u8]; 2] = [&H2_PREFACE[..5], &H2_PREFACE[5..]];
+        let writer = tokio::spawn(async move {
+            for piece in pieces {
+                client.write_all(piece).await.unwrap();
+                tokio::task::yield_now().await;
+            }
+            client
+        });
+        let (first, h2) = read_h2_preface(&mut server).await.unwrap();
+        assert!(h2);
+        assert_eq!(&first[..], H2_PREFACE);
+        let mut client = writer.await.unwrap();
+        client.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+        let (first, h2) = read_h2_preface(&mut server).await.unwrap();
+        assert!(!h2);
+        assert_eq!(
+            &first[..],
+            b"GET / HTTP/1.1\r\n",
+            "what was read is handed on"
+        );
+        drop(client);
+        assert_eq!(
+            read_h2_preface(&mut server).await.unwrap(),
+            (Bytes::new(), false)
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Dialing origins: name overrides, TCP with a deadline, TLS verified
-//! against the web PKI plus extra roots, and errors sorted into the
-//! [`ErrorKind`]s a flow records.
+//! Dialing origins: name overrides, TCP with a deadline (or a tunnel through
+//! the upstream proxy, [`crate::upstream_proxy`]), TLS verified against the
+//! web PKI plus extra roots, and errors sorted into the [`ErrorKind`]s a
+//! flow records.
 //!
 //! [`crate::pool::Pool`] keeps the connections opened here alive and reuses
 //! them across client connections. A CONNECT tunnel dials its origin
@@ -15,18 +16,22 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ar_flow::ErrorKind;
-use http::Uri;
+use http::{HeaderValue, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use rustls::ClientConfig;
 use rustls_pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
+use crate::upstream_proxy::UpstreamProxy;
+
 /// A failed attempt to reach an origin, already classified for the flow.
 #[derive(Debug, Clone)]
 pub(crate) struct UpstreamError {
     pub(crate) kind: ErrorKind,
     pub(crate) message: String,
+    /// What the client is answered: 502, or the upstream proxy's 407.
+    pub(crate) status: StatusCode,
 }
 
 impl UpstreamError {
@@ -34,7 +39,14 @@ impl UpstreamError {
         Self {
             kind,
             message: message.into(),
+            status: StatusCode::BAD_GATEWAY,
         }
+    }
+
+    /// The same error, answered with `status` instead of 502.
+    pub(crate) fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
     }
 }
 
@@ -57,6 +69,18 @@ pub(crate) struct UpstreamInfo {
     /// Set once the setup timings were given to a flow: only the first
     /// exchange on a connection paid for connecting.
     reported: Arc<std::sync::atomic::AtomicBool>,
+    /// How requests are written on the connection.
+    pub(crate) form: RequestForm,
+}
+
+/// How requests are written on an upstream connection.
+#[derive(Debug, Clone)]
+pub(crate) enum RequestForm {
+    /// To the origin itself: `/path?query` (or HTTP/2's pseudo-headers).
+    Origin,
+    /// To an upstream proxy, `http://host/path?query`, with its
+    /// `Proxy-Authorization` if it has credentials.
+    Absolute(Option<HeaderValue>),
 }
 
 impl UpstreamInfo {
@@ -72,6 +96,7 @@ impl UpstreamInfo {
             connect_ms,
             tls_ms,
             reported: Arc::default(),
+            form: RequestForm::Origin,
         }
     }
 
@@ -104,6 +129,8 @@ pub(crate) struct Dialer {
     tls_any: TlsConnector,
     tls_h1: TlsConnector,
     parked: Mutex<HashMap<(String, u16), Vec<Parked>>>,
+    /// What origins are reached through, but for those dialed directly.
+    pub(crate) upstream_proxy: Option<UpstreamProxy>,
 }
 
 impl Dialer {
@@ -113,6 +140,7 @@ impl Dialer {
         connect_timeout: Duration,
         own_addr: SocketAddr,
         roots: rustls::RootCertStore,
+        upstream_proxy: Option<UpstreamProxy>,
     ) -> Self {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = |alpn: &[&[u8]]| {
@@ -139,6 +167,7 @@ impl Dialer {
             tls_any: config(&[b"h2", b"http/1.1"]),
             tls_h1: config(&[b"http/1.1"]),
             parked: Mutex::new(HashMap::new()),
+            upstream_proxy,
         }
     }
 
@@ -150,8 +179,39 @@ impl Dialer {
                 || addr.ip().is_unspecified())
     }
 
-    /// Resolves `host:port` (overrides first) and connects, with the deadline.
+    /// A connection to `host:port`: through the upstream proxy's tunnel
+    /// when there is one for that host, else direct.
     pub(crate) async fn tcp(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> Result<(TcpStream, SocketAddr, f64), UpstreamError> {
+        let Some(proxy) = self.proxy_for(host, port) else {
+            return self.direct(host, port).await;
+        };
+        let started = Instant::now();
+        let target = target_of(host, port);
+        let (proxy_host, proxy_port) = proxy.host_port();
+        let (tcp, addr, _) = (self.direct(proxy_host, proxy_port).await)
+            .map_err(|error| proxy.failed(&target, error))?;
+        let tunnel = proxy.tunnel(tcp, &target, self.connect_timeout).await?;
+        Ok((tunnel, addr, crate::record::millis(started.elapsed())))
+    }
+
+    /// The upstream proxy `host:port` is reached through: none for
+    /// loopback, `--resolve`d hosts, hosts left alone, or when offline
+    /// (which dials only those).
+    fn proxy_for(&self, host: &str, port: u16) -> Option<&UpstreamProxy> {
+        let proxy = self.upstream_proxy.as_ref().filter(|_| !self.offline)?;
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let mapped = self
+            .resolve
+            .contains_key(&(bare.to_ascii_lowercase(), port));
+        (!mapped && proxy.takes(bare)).then_some(proxy)
+    }
+
+    /// Resolves `host:port` (overrides first) and connects, with the deadline.
+    async fn direct(
         &self,
         host: &str,
         port: u16,
@@ -289,12 +349,24 @@ impl Dialer {
             .host()
             .ok_or_else(|| UpstreamError::new(ErrorKind::Protocol, format!("no host in {uri}")))?;
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let (tcp, addr, connect_ms) = match self.unpark(host, port) {
-            Some(parked) => parked,
-            None => self.tcp(host, port).await?,
+        let mut form = RequestForm::Origin;
+        let (tcp, addr, connect_ms) = match (self.unpark(host, port), self.proxy_for(host, port)) {
+            (Some(parked), _) => parked,
+            // Plain HTTP goes to the upstream proxy itself, in absolute form;
+            // a WebSocket (`h1_only`) through a tunnel, since proxies relay an
+            // upgrade only inside one.
+            (None, Some(proxy)) if !https && !h1_only => {
+                let (proxy_host, proxy_port) = proxy.host_port();
+                let dialed = (self.direct(proxy_host, proxy_port).await)
+                    .map_err(|error| proxy.failed(&target_of(host, port), error))?;
+                form = RequestForm::Absolute(proxy.authorization().cloned());
+                dialed
+            }
+            (None, _) => self.tcp(host, port).await?,
         };
         if !https {
-            let info = UpstreamInfo::new(addr, connect_ms, None);
+            let mut info = UpstreamInfo::new(addr, connect_ms, None);
+            info.form = form;
             return Ok(UpstreamConn {
                 io: TokioIo::new(MaybeTls::Plain(tcp)),
                 h2: false,
@@ -332,6 +404,15 @@ impl Dialer {
             h2,
             info,
         })
+    }
+}
+
+/// `host:port` as CONNECT names it (IPv6 bracketed).
+fn target_of(host: &str, port: u16) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
     }
 }
 
@@ -386,5 +467,48 @@ pub(crate) fn classify_hyper(error: &hyper::Error, target: &str) -> UpstreamErro
             source = cause.source();
         }
         UpstreamError::new(ErrorKind::Other, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dialer(offline: bool) -> Dialer {
+        let mut resolve = HashMap::new();
+        resolve.insert(
+            ("mapped.test".to_string(), 443),
+            "127.0.0.1:8443".parse().unwrap(),
+        );
+        let proxy: UpstreamProxy = "http://proxy.corp:3128".parse().unwrap();
+        Dialer::new(
+            resolve,
+            offline,
+            Duration::from_secs(1),
+            "127.0.0.1:9".parse().unwrap(),
+            rustls::RootCertStore::empty(),
+            Some(proxy.direct_to(["intranet.test"])),
+        )
+    }
+
+    #[test]
+    fn the_upstream_proxy_takes_what_is_neither_mapped_loopback_nor_left_alone() {
+        let online = dialer(false);
+        let via = |host, port| online.proxy_for(host, port).is_some();
+        assert!(via("api.example.com", 443));
+        assert!(via("mapped.test", 80), "mapped for another port only");
+        assert!(!via("mapped.test", 443));
+        assert!(!via("[::1]", 443));
+        assert!(!via("localhost", 8080));
+        assert!(!via("app.intranet.test", 443));
+        // Offline dials only mapped hosts and loopback: never the upstream.
+        assert!(dialer(true).proxy_for("api.example.com", 443).is_none());
+    }
+
+    #[test]
+    fn connect_targets_bracket_ipv6() {
+        assert_eq!(target_of("api.example.com", 443), "api.example.com:443");
+        assert_eq!(target_of("::1", 80), "[::1]:80");
+        assert_eq!(target_of("[::1]", 80), "[::1]:80");
     }
 }

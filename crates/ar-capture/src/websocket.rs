@@ -119,7 +119,7 @@ async fn relay_handshake(
     }
     let conn = match shared.dialer.open(&uri, true).await {
         Ok(conn) => conn,
-        Err(error) => return started.fail(&shared, Body::empty(), error.kind, error.message),
+        Err(error) => return started.fail_upstream(&shared, Body::empty(), error),
     };
     let server_addr = conn.info.addr;
     let origin = uri

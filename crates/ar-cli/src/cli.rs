@@ -27,7 +27,8 @@ pub(crate) struct Cli {
 enum Command {
     // One line per subcommand; the arguments and the logic live in `cmd/`.
     /// Capture-only: run the proxy for any client and archive every flow to --out.
-    Proxy(cmd::proxy::Args),
+    // Boxed: its flags are the most of any command's.
+    Proxy(Box<cmd::proxy::Args>),
     /// Show, create or export the interception CA, and how to trust it.
     Ca(cmd::ca::Args),
     /// JSON/JSONL samples → one merged JSON Schema (or OpenAPI 3.0 schema with --openapi).
@@ -76,7 +77,7 @@ impl Cli {
             Some(Command::Proxy(args)) => {
                 // The capture thread prints a line per flow: no lock held here.
                 drop(stdout);
-                cmd::proxy::run(args)
+                cmd::proxy::run(*args)
             }
             Some(Command::Ca(args)) => cmd::ca::run(args, &mut stdout),
             Some(Command::Import(args)) => cmd::import::run(args, &mut stdout),

@@ -188,9 +188,9 @@ async fn head_and_no_content_responses_pass_through() {
     assert!(flow.error.is_none());
 }
 
-#[tokio::test]
-async fn websocket_echo_is_relayed_and_frames_recorded() {
-    let test_ca = TestCa::new();
+/// A WebSocket origin for `ws.test` over TLS that echoes what its one
+/// client sends until it closes.
+async fn websocket_echo_origin(test_ca: &TestCa) -> std::net::SocketAddr {
     let config = test_ca.server_config(&["ws.test"], H1_ONLY);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -208,6 +208,13 @@ async fn websocket_echo_is_relayed_and_frames_recorded() {
             ws.send(message).await.unwrap();
         }
     });
+    addr
+}
+
+#[tokio::test]
+async fn websocket_echo_is_relayed_and_frames_recorded() {
+    let test_ca = TestCa::new();
+    let addr = websocket_echo_origin(&test_ca).await;
     let mut h = Harness::start(|b| {
         b.upstream_root(test_ca.cert.clone())
             .resolve("ws.test", addr.port(), addr.ip())
@@ -260,6 +267,47 @@ async fn websocket_echo_is_relayed_and_frames_recorded() {
         log.frames
             .iter()
             .any(|f| f.opcode == WsOpcode::Close && f.direction == Direction::ClientToServer)
+    );
+}
+
+#[tokio::test]
+async fn a_websocket_to_the_reverse_proxy_reaches_its_origin_and_is_recorded_as_its() {
+    use tokio_tungstenite::tungstenite::Message;
+    let test_ca = TestCa::new();
+    let addr = websocket_echo_origin(&test_ca).await;
+    let origin = format!("https://ws.test:{}", addr.port());
+    let routes = ar_capture::ReverseRoutes::new(vec![origin.parse().unwrap()]).unwrap();
+    let mut h = Harness::start(|b| {
+        b.upstream_root(test_ca.cert.clone())
+            .resolve("ws.test", addr.port(), addr.ip())
+            .reverse(routes)
+    })
+    .await;
+    // A plain `ws://` client, as one that cannot use a proxy.
+    let url = format!("ws://{}/chat", h.addr());
+    let (mut ws, response) = tokio_tungstenite::connect_async(url.as_str())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SWITCHING_PROTOCOLS);
+    ws.send(Message::text("hello ws")).await.unwrap();
+    assert_eq!(ws.next().await.unwrap().unwrap(), Message::text("hello ws"));
+    ws.close(None).await.unwrap();
+    while ws.next().await.is_some() {}
+    drop(ws);
+
+    let flow = h.flow_for("/chat").await;
+    assert_eq!(flow.request.url, format!("{origin}/chat"));
+    assert_eq!(
+        flow.request.headers.get("host"),
+        Some(format!("ws.test:{}", addr.port()).as_str())
+    );
+    assert_eq!(flow.status(), Some(101));
+    let frames = flow.websocket.expect("frames recorded").frames;
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.direction == Direction::ServerToClient && f.payload == b"hello ws"),
+        "{frames:?}"
     );
 }
 

@@ -15,6 +15,8 @@ mod import;
 mod infer_schema;
 mod mcp;
 mod proxy;
+mod proxy_reverse;
+mod proxy_upstream;
 mod schemathesis;
 mod scope;
 mod session;

@@ -39,7 +39,8 @@ pub(crate) struct RunningProxy {
 }
 
 impl RunningProxy {
-    fn start(args: &[&str]) -> Self {
+    /// `ar proxy --port 0 ARGS...`, once it said where it listens.
+    pub(crate) fn start(args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_ar"))
             .arg("proxy")
             .args(["--port", "0"])
@@ -85,6 +86,11 @@ impl RunningProxy {
         Self::start(&all)
     }
 
+    /// Where it listens (`127.0.0.1:PORT`).
+    pub(crate) fn addr(&self) -> &str {
+        &self.addr
+    }
+
     pub(crate) fn wait_for(&self, needle: &str) -> String {
         loop {
             let line = self
@@ -127,7 +133,9 @@ impl RunningProxy {
             .status()
             .unwrap();
         let status = self.child.wait().unwrap();
-        (self.lines.try_iter().collect(), status)
+        // Every line to the end of its stdout: the reader thread may still
+        // be passing on the last ones when the process has exited.
+        (self.lines.iter().collect(), status)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The capture proxy alone (`ar proxy`): any client (curl, an app, a
-//! script, an AI coding agent) uses it as its HTTP(S) proxy; every exchange
+//! script, an AI coding agent) uses it as its HTTP(S) proxy, or, in reverse
+//! mode, as the origin it sends plain requests to; every exchange
 //! is appended to `OUT/flows.jsonl` (+ `bodies/`), and `openapi.yaml`,
 //! `openapi.json` and `API.md` are kept current beside it.
 //!
@@ -24,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{CertificateAuthority, Proxy};
+use ar_capture::{CertificateAuthority, Proxy, ReverseRoutes, UpstreamProxy};
 use ar_store::{Client, Flow};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 use tokio::sync::{mpsc, oneshot};
@@ -76,6 +77,10 @@ pub struct ProxyConfig {
     pub ui_port: Option<u16>,
     /// The published spec the traffic is held against (`--against`), read and checked.
     pub against: Option<ar_diff::Baseline>,
+    /// Reverse mode (`--reverse`): where plain requests on the listener go.
+    pub reverse: Option<ReverseRoutes>,
+    /// The HTTP proxy origins are reached through (`--upstream-proxy`).
+    pub upstream_proxy: Option<UpstreamProxy>,
 }
 
 /// Told about each flow and each new endpoint, on the capture thread, in
@@ -149,6 +154,12 @@ impl ProxyCapture {
         }
         for host in &config.passthrough {
             builder = builder.passthrough(host);
+        }
+        if let Some(routes) = config.reverse {
+            builder = builder.reverse(routes);
+        }
+        if let Some(upstream) = config.upstream_proxy {
+            builder = builder.upstream_proxy(upstream);
         }
         let proxy = builder.bind().await?;
         let addr = proxy.local_addr();

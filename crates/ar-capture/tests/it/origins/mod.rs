@@ -20,7 +20,9 @@
 
 mod cases;
 mod clients;
+mod reverse;
 mod servers;
+mod upstream;
 
 use std::collections::HashMap;
 use std::net::Ipv4Addr;

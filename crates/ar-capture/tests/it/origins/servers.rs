@@ -9,7 +9,8 @@
 //! saw), `/cookie`, `/big-header` (the `X-Big` header it saw),
 //! `/static/doc.json` (a compressible file, last modified in 2020),
 //! `/no-content` (204), `/moved` (301) and `/found` (302) to `/hello`, and
-//! `/backend/...` through to the backend.
+//! `/backend/...` through to the backend; nginx also `/links`, JSON with an
+//! absolute link to its own `/hello`.
 
 use std::io::BufRead as _;
 use std::net::{Ipv4Addr, TcpListener};
@@ -74,7 +75,20 @@ pub(crate) fn binary(name: &str) -> PathBuf {
     })
 }
 
-fn free_port() -> u16 {
+/// Waits up to 15 s for a server to listen on `port`; else fails with `what` it logged.
+pub(crate) fn wait_listening(port: u16, what: impl Fn() -> String) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nothing listens on {port}: {}",
+            what()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .unwrap()
         .local_addr()
@@ -138,17 +152,7 @@ impl Server {
     }
 
     fn wait_listening(&self) {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, self.port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "{:?} did not listen on {}: {}",
-                self.kind,
-                self.port,
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_listening(self.port, || format!("{:?}: {}", self.kind, self.log()));
     }
 
     pub(crate) fn log(&self) -> String {
@@ -219,6 +223,8 @@ fn nginx(dir: &Path, port: u16, listen: &str, backend: Option<&Backend>, extra: 
          location = /no-content {{ return 204; }}\n    \
          location = /moved {{ return 301 /hello; }}\n    \
          location = /found {{ return 302 /hello; }}\n    \
+         location = /links {{ default_type application/json; \
+         return 200 '{{\"next\": \"$scheme://$http_host/hello\", \"elsewhere\": \"https://elsewhere.test/hello\"}}'; }}\n    \
          location /static/ {{ root {d}/www; }}\n    \
          location /backend/ {{ proxy_pass http://127.0.0.1:{http}; proxy_http_version 1.1; \
          proxy_buffering off; }}\n    \

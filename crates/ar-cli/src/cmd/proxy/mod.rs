@@ -1,6 +1,7 @@
 //! `ar proxy`: capture-only mode. Any client (curl, an app, a script, an
-//! AI coding agent) uses it as its HTTP(S) proxy; every exchange is
-//! appended to `OUT/flows.jsonl` (+ `bodies/`) and the spec is kept current.
+//! AI coding agent) uses it as its HTTP(S) proxy, or, with `--reverse`, as
+//! the origin it sends plain HTTP to; every exchange is appended to
+//! `OUT/flows.jsonl` (+ `bodies/`) and the spec is kept current.
 //!
 //! The capture itself is [`ar_session::proxy`]; this module turns the flags
 //! into its config, says where everything is, prints a line per flow and
@@ -12,7 +13,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::DEFAULT_BODY_CAP;
+use ar_capture::{DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes, UpstreamProxy};
 use ar_session::pipeline::{NewEndpoint, TEMPLATES_FILE};
 use ar_session::proxy::{CaptureLog, ProxyCapture, ProxyConfig};
 use ar_store::Flow;
@@ -47,6 +48,37 @@ pub(crate) struct Args {
     /// Hosts whose TLS is relayed untouched, not intercepted (comma-separated; `*.x.com` ok).
     #[arg(long, value_name = "HOST,...", value_delimiter = ',')]
     passthrough: Vec<String>,
+    /// Reverse mode, for clients that cannot use a proxy: they send plain HTTP
+    /// (HTTP/1.1 or h2c) to this port, and each request goes to the origin
+    /// (https://api.example.com[:PORT]),
+    /// its path unchanged; with /PREFIX= only the paths under PREFIX. Repeatable:
+    /// the longest prefix wins. The listener stays an HTTP(S) proxy too.
+    #[arg(long, value_name = "[/PREFIX=]URL")]
+    reverse: Vec<ReverseRoute>,
+    /// With --reverse: the origins' URLs in Location and Content-Location answers,
+    /// and in JSON and HTML bodies up to 8 MiB, point back at this proxy, so
+    /// redirects and links keep the client on it.
+    #[arg(long, requires = "reverse")]
+    rewrite_urls: bool,
+    /// Reach origins through this HTTP proxy (CONNECT for HTTPS, absolute-form
+    /// requests for HTTP); its credentials are never archived or printed.
+    /// Loopback and --resolve'd hosts are reached directly.
+    #[arg(
+        long,
+        value_name = "http://[USER:PASSWORD@]HOST:PORT",
+        conflicts_with = "offline",
+        value_parser = MaskedUpstreamProxy
+    )]
+    upstream_proxy: Option<UpstreamProxy>,
+    /// Hosts reached directly, not through --upstream-proxy (comma-separated;
+    /// `example.com` covers its subdomains, `*` every host).
+    #[arg(
+        long,
+        value_name = "HOST,...",
+        value_delimiter = ',',
+        requires = "upstream_proxy"
+    )]
+    no_upstream_proxy: Vec<String>,
     /// Bytes of each body kept in the capture (clients always get every byte).
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_BODY_CAP)]
     body_cap: usize,
@@ -59,6 +91,32 @@ pub(crate) struct Args {
     /// The live web view.
     #[command(flatten)]
     ui: crate::args::UiArgs,
+}
+
+/// Reads `--upstream-proxy`. clap's own message for a bad value repeats the
+/// value, password and all; this one names the flag and the value masked.
+#[derive(Debug, Clone, Copy)]
+struct MaskedUpstreamProxy;
+
+impl clap::builder::TypedValueParser for MaskedUpstreamProxy {
+    type Value = UpstreamProxy;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<UpstreamProxy, clap::Error> {
+        let arg = arg.map(ToString::to_string).unwrap_or_default();
+        let parsed = match value.to_str() {
+            Some(text) => text.parse().map_err(|error| format!("{error}")),
+            None => Err("the value is not UTF-8".to_owned()),
+        };
+        parsed.map_err(|error| {
+            let message = format!("invalid value for '{arg}': {error}\n");
+            clap::Error::raw(clap::error::ErrorKind::InvalidValue, message).with_cmd(cmd)
+        })
+    }
 }
 
 /// `ar proxy`'s standard output: a line per flow and per new endpoint,
@@ -136,6 +194,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<ExitCode> {
 async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     let against = args.against.read()?;
     let ca = Arc::new(ca::load(args.ca_dir)?);
+    let reverse = if args.reverse.is_empty() {
+        None
+    } else {
+        Some(ReverseRoutes::new(args.reverse)?.rewrite_urls(args.rewrite_urls))
+    };
     let config = ProxyConfig {
         port: args.port,
         out_dir: args.out.clone(),
@@ -148,6 +211,9 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         templates: args.templates.read()?,
         ui_port: args.ui.port(),
         against: against.clone(),
+        reverse: reverse.clone(),
+        upstream_proxy: (args.upstream_proxy.clone())
+            .map(|proxy| proxy.direct_to(args.no_upstream_proxy.iter().map(String::as_str))),
     };
     let lines = Box::new(Lines(std::io::BufWriter::new(std::io::stdout())));
     let capture = ProxyCapture::start(config, Arc::clone(&ca), lines).await?;
@@ -172,7 +238,18 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     writeln!(out, "  CA       {cert}  (SPKI sha256 {spki})")?;
-    writeln!(out, "Point a client at it:")?;
+    if let Some(upstream) = &args.upstream_proxy {
+        let mut direct = vec!["loopback", "--resolve'd hosts"];
+        direct.extend(args.no_upstream_proxy.iter().map(String::as_str));
+        writeln!(out, "  upstream {upstream} (direct: {})", direct.join(", "))?;
+    }
+    match &reverse {
+        Some(routes) => {
+            write_reverse(&mut out, addr, routes)?;
+            writeln!(out, "It is an HTTP(S) proxy too:")?;
+        }
+        None => writeln!(out, "Point a client at it:")?,
+    }
     writeln!(
         out,
         "  curl --proxy http://{addr} --cacert {cert} https://example.com/"
@@ -252,6 +329,41 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How to point a client at the reverse proxy: its base URL in place of
+/// each origin's, and a curl line to try.
+fn write_reverse(
+    out: &mut dyn Write,
+    addr: std::net::SocketAddr,
+    routes: &ReverseRoutes,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "Point a client at it in place of the origin (plain HTTP, no CA to trust):"
+    )?;
+    let bases: Vec<(String, String)> = (routes.routes().iter())
+        .map(|route| {
+            let prefix = route.prefix().trim_end_matches('/');
+            (
+                format!("http://{addr}{prefix}"),
+                format!("{}{prefix}", route.origin()),
+            )
+        })
+        .collect();
+    let width = bases.iter().map(|(base, _)| base.len()).max().unwrap_or(0);
+    for (base, origin) in &bases {
+        writeln!(out, "  base URL {base:<width$} for {origin}")?;
+    }
+    if routes.rewrites_urls() {
+        writeln!(
+            out,
+            "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://{addr})"
+        )?;
+    }
+    let example = routes.routes().first().map_or("", |r| r.prefix());
+    let example = example.trim_end_matches('/');
+    writeln!(out, "  curl http://{addr}{example}/")
+}
+
 /// Resolves on Ctrl-C or SIGTERM.
 async fn shutdown_signal() {
     #[cfg(unix)]
@@ -279,6 +391,29 @@ async fn shutdown_signal() {
 mod tests {
     use super::*;
     use ar_store::{Client, ErrorKind, FlowId, HttpVersion, Request, Response, Timestamp};
+
+    #[test]
+    fn the_reverse_banner_gives_a_base_url_per_origin() {
+        let routes = ["https://web.test", "/api=https://api.test:8443"]
+            .iter()
+            .map(|r| r.parse().unwrap())
+            .collect();
+        let routes = ReverseRoutes::new(routes).unwrap().rewrite_urls(true);
+        let mut out = Vec::new();
+        write_reverse(&mut out, "127.0.0.1:8080".parse().unwrap(), &routes).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+        assert_eq!(
+            lines,
+            [
+                "Point a client at it in place of the origin (plain HTTP, no CA to trust):",
+                "  base URL http://127.0.0.1:8080/api for https://api.test:8443/api",
+                "  base URL http://127.0.0.1:8080     for https://web.test",
+                "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://127.0.0.1:8080)",
+                "  curl http://127.0.0.1:8080/api/",
+            ]
+        );
+    }
 
     #[test]
     fn flow_lines_hide_queries_and_show_errors() {
