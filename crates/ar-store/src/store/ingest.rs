@@ -12,7 +12,7 @@ use super::{
 };
 use crate::scope::ScopeDecision;
 use crate::template::{
-    GraphQlOperation, Origin, PathTemplate, Segment, classify_segment, graphql_calls,
+    GraphQlOperation, Origin, PathTemplate, SeenCall, Segment, classify_segment, graphql_calls,
     is_version_like, operation_of, singular, split_path,
 };
 use crate::{Flow, Timestamp};
@@ -129,8 +129,11 @@ impl EndpointStore {
                 if self.templater.observe_shape_key_into(
                     &host,
                     path,
-                    (response_shape.filter(|_| !answers_nothing(flow)))
-                        .map(|shape| self.scan_buffers.answer_shape(shape)),
+                    SeenCall {
+                        shape: (response_shape.filter(|_| !answers_nothing(flow)))
+                            .map(|shape| self.scan_buffers.answer_shape(shape)),
+                        query: url.query,
+                    },
                     &marks,
                     &mut self.shape_buffer,
                 ) {

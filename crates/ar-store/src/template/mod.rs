@@ -112,7 +112,7 @@ pub(crate) use ar_flow::segment::{
 };
 pub use naming::singular;
 pub(crate) use naming::{is_generic_field, is_id_field, is_identifier_field, name_from_field};
-pub(crate) use trie::Origin;
+pub(crate) use trie::{Origin, SeenCall};
 
 /// Why a position of a template is a parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -135,6 +135,13 @@ pub enum Rule {
     /// Many leaf literals whose responses share a shape.
     Cardinality {
         /// How many distinct literals were alike.
+        distinct: usize,
+    },
+    /// Leaf literals that answered nothing to compare, each sent a query
+    /// parameter name that few places of the API are sent
+    /// (`/streets/{street}?postcode=`): calls of one operation.
+    SentAlike {
+        /// How many distinct literals were sent it.
         distinct: usize,
     },
     /// More distinct literals than the trie keeps at one node.
@@ -195,6 +202,10 @@ impl fmt::Display for Rule {
             Self::Cardinality { distinct } => {
                 write!(f, "{distinct} distinct leaf literals that answered alike")
             }
+            Self::SentAlike { distinct } => write!(
+                f,
+                "{distinct} distinct leaf literals, each sent a query parameter few places are sent"
+            ),
             Self::Overflow { distinct } => {
                 write!(f, "more than {distinct} distinct literals at this position")
             }

@@ -447,7 +447,7 @@ mod tests {
         );
         let mut key = String::new();
         for path in paths {
-            t.observe_shape_key_into("h", path, None, &[], &mut key);
+            t.observe_shape_key_into("h", path, super::super::SeenCall::default(), &[], &mut key);
             assert_eq!(key, t.shape_key("h", path), "{path}");
         }
         // Learnt folding would give /repos/{owner}/{repo}/issues.

@@ -90,6 +90,9 @@ pub(crate) struct RawNode {
     /// an operation on them (`/jobs/{id}/cancel`, after many ids) from a
     /// word that changes with each (`/tokens/{id}/<its name>`).
     pub(crate) after: [u32; 2],
+    /// The query parameter names flows ending here sent, one bit of 64
+    /// each ([`query_bits`]): calls of one operation send the same names.
+    pub(crate) query: u64,
 }
 
 impl RawNode {
@@ -314,7 +317,11 @@ impl Templater {
     /// Records one observed path; returns whether templates of `host` may
     /// have changed (the caller should then re-template what it holds).
     pub fn observe(&mut self, host: &str, path: &str, shape: Option<u64>) -> bool {
-        self.observe_with_origins(host, path, shape.map(AnswerShape::exact), &[])
+        let call = SeenCall {
+            shape: shape.map(AnswerShape::exact),
+            query: None,
+        };
+        self.observe_with_origins(host, path, call, &[])
     }
 
     /// Like [`Templater::observe`], marking segments (by position) whose
@@ -323,7 +330,7 @@ impl Templater {
         &mut self,
         host: &str,
         path: &str,
-        shape: Option<AnswerShape>,
+        call: SeenCall<'_>,
         origins: &[(usize, Origin)],
     ) -> bool {
         if self.observe_override(host, path).is_some() {
@@ -333,7 +340,7 @@ impl Templater {
             Some(t) => t,
             None => self.hosts.entry(host.to_string()).or_default(),
         };
-        observe_in(trie, &self.config, path, shape, origins, &mut self.layer1)
+        observe_in(trie, &self.config, path, call, origins, &mut self.layer1)
     }
 
     /// [`Templater::observe_with_origins`], then the shape key of `path`
@@ -344,7 +351,7 @@ impl Templater {
         &mut self,
         host: &str,
         path: &str,
-        shape: Option<AnswerShape>,
+        call: SeenCall<'_>,
         origins: &[(usize, Origin)],
         key: &mut String,
     ) -> bool {
@@ -358,7 +365,7 @@ impl Templater {
             Some(t) => t,
             None => self.hosts.entry(host.to_string()).or_default(),
         };
-        let changed = observe_in(trie, &self.config, path, shape, origins, &mut self.layer1);
+        let changed = observe_in(trie, &self.config, path, call, origins, &mut self.layer1);
         key.clear();
         match trie.shape_keys.get(self.layer1.as_str()) {
             Some(cached) => key.push_str(cached),
@@ -588,12 +595,34 @@ fn value_hash(segment: &str) -> u32 {
     ((h >> 32) as u32 ^ h as u32).max(1)
 }
 
+/// What one call brought besides its path: its answer's shape and its query.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SeenCall<'a> {
+    pub(crate) shape: Option<AnswerShape>,
+    /// The query, without the `?`.
+    pub(crate) query: Option<&'a str>,
+}
+
+/// The names of a query's parameters, one bit of 64 each (a fixed-seed
+/// hash): what [`RawNode::query`] keeps. Cache-busters name nothing
+/// ([`ar_flow::segment::is_cache_buster`]).
+pub(crate) fn query_bits(query: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    let hasher = foldhash::fast::FixedState::default();
+    (query.split('&').filter(|pair| !pair.is_empty()))
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .filter(|(name, value)| !ar_flow::segment::is_cache_buster(name, value))
+        .fold(0, |bits, (name, _)| {
+            bits | 1 << (hasher.hash_one(name) % 64)
+        })
+}
+
 /// Records `path` in `trie`; writes the path's layer-1 key into `layer1`.
 fn observe_in(
     trie: &mut HostTrie,
     cfg: &TemplaterConfig,
     path: &str,
-    shape: Option<AnswerShape>,
+    call: SeenCall<'_>,
     origins: &[(usize, Origin)],
     layer1: &mut String,
 ) -> bool {
@@ -627,7 +656,12 @@ fn observe_in(
     }
     layer1.push(if trailing { 'T' } else { 'F' });
     node.terminal += 1;
-    if let Some(shape) = shape
+    let query = call.query.map_or(0, query_bits);
+    if query & !node.query != 0 {
+        node.query |= query;
+        changed = true;
+    }
+    if let Some(shape) = call.shape
         && let Err(at) =
             (node.shapes).binary_search_by_key(&shape.fingerprint(), |s| s.fingerprint())
         && node.shapes.len() < MAX_SHAPES
@@ -665,7 +699,11 @@ mod tests {
         ];
         for round in 0..2 {
             for path in paths {
-                t.observe_shape_key_into("h", path, Some(AnswerShape::exact(round)), &[], &mut key);
+                let call = SeenCall {
+                    shape: Some(AnswerShape::exact(round)),
+                    query: None,
+                };
+                t.observe_shape_key_into("h", path, call, &[], &mut key);
                 assert_eq!(key, t.shape_key("h", path), "{path}");
             }
         }

@@ -87,7 +87,8 @@ const MAX_SUFFIX_DEPTH: usize = 6;
 pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     let none = BTreeMap::new();
     let envelope = envelope_leaves(all_answers(&[raw]));
-    let mut first = Ctx::new(cfg, &none, envelope);
+    let distinctive = distinctive_query_names(raw);
+    let mut first = Ctx::new(cfg, &none, envelope, distinctive);
     let view = build(&[raw], Parent::Root, None, &BTreeSet::new(), &mut first);
     // Only a value that stayed a literal somewhere can change there.
     let recurs = (first.learnt.keys()).any(|word| first.literals.contains(word.as_str()));
@@ -100,7 +101,7 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
         Parent::Root,
         None,
         &BTreeSet::new(),
-        &mut Ctx::new(cfg, &known, envelope),
+        &mut Ctx::new(cfg, &known, envelope, distinctive),
     )
 }
 
@@ -114,6 +115,33 @@ pub(super) fn all_answers<'r>(raws: &[&'r RawNode]) -> impl Iterator<Item = Answ
         Some(node.shapes.iter().copied())
     })
     .flatten()
+}
+
+/// Places (paths that calls ended below) a query parameter name may be
+/// sent to and still tell an operation apart.
+const DISTINCTIVE_QUERY_PLACES: usize = 2;
+
+/// The query parameter names ([`RawNode::query`] bits) sent to calls that
+/// ended below [`DISTINCTIVE_QUERY_PLACES`] places at most: a name such as
+/// `postcode` belongs to one operation, while `limit` or `page` are sent to
+/// every list an API has and tell nothing.
+fn distinctive_query_names(raw: &RawNode) -> u64 {
+    let mut places = [0usize; 64];
+    let mut stack = vec![raw];
+    while let Some(node) = stack.pop() {
+        let children = (node.literals.iter().map(|(_, child)| child)).chain(node.param.as_deref());
+        let mut sent = 0u64;
+        for child in children {
+            sent |= child.query;
+            stack.push(child);
+        }
+        for (bit, count) in places.iter_mut().enumerate() {
+            *count += usize::from(sent & 1 << bit != 0);
+        }
+    }
+    (places.iter().enumerate())
+        .filter(|(_, count)| (1..=DISTINCTIVE_QUERY_PLACES).contains(*count))
+        .fold(0, |bits, (bit, _)| bits | 1 << bit)
 }
 
 /// Words remembered as values for the second pass (memory stays bounded).
@@ -137,10 +165,18 @@ struct Ctx<'c, 'r> {
     after_id: bool,
     /// The leaves most of the API's answers carry ([`envelope_leaves`]).
     envelope: u128,
+    /// Query parameter names few places of the API were sent
+    /// ([`distinctive_query_names`]).
+    distinctive: u64,
 }
 
 impl<'c> Ctx<'c, '_> {
-    fn new(cfg: &'c TemplaterConfig, known: &'c BTreeMap<String, Known>, envelope: u128) -> Self {
+    fn new(
+        cfg: &'c TemplaterConfig,
+        known: &'c BTreeMap<String, Known>,
+        envelope: u128,
+        distinctive: u64,
+    ) -> Self {
         Self {
             cfg,
             known,
@@ -149,6 +185,7 @@ impl<'c> Ctx<'c, '_> {
             literals: BTreeSet::new(),
             after_id: false,
             envelope,
+            distinctive,
         }
     }
 
@@ -159,6 +196,7 @@ impl<'c> Ctx<'c, '_> {
             Rule::Alike { .. }
             | Rule::AnswerAlike
             | Rule::Cardinality { .. }
+            | Rule::SentAlike { .. }
             | Rule::Overflow { .. }
             | Rule::Provenance { .. } => true,
             Rule::LikeParam { .. } => false,
@@ -311,7 +349,7 @@ fn build<'r>(
         // literals, as a group alike only by a one-segment suffix does.
         // What each candidate leads to, read once for the alike and the
         // beside-a-parameter tests.
-        let varying = varying_leaves(&candidates, &lits, ctx.envelope);
+        let varying = varying_leaves(&candidates, &lits, ctx.envelope, ctx.distinctive);
         let below: Vec<Suffixes<'_>> = (candidates.iter())
             .map(|k| suffixes_with(&lits[k], &varying))
             .collect();
@@ -368,12 +406,19 @@ fn build<'r>(
                 // After an id the leaves are actions on it, which may well
                 // answer in one envelope (`/users/{id}/checkin`, `.../end`).
                 let alike_groups = if parent == Parent::Literal {
-                    cardinality_groups(&candidates, &lits, MANY_ALIKE_ITEMS, None, ctx.envelope)
+                    cardinality_groups(
+                        &candidates,
+                        &lits,
+                        MANY_ALIKE_ITEMS,
+                        None,
+                        ctx.envelope,
+                        ctx.distinctive,
+                    )
                 } else {
                     Vec::new()
                 };
-                let alike_items: BTreeSet<&str> = alike_groups
-                    .into_iter()
+                let alike_items: BTreeSet<&str> = (alike_groups.into_iter())
+                    .map(|(group, _)| group)
                     .filter(|group| group.iter().any(|k| verbs.contains(k)))
                     .flatten()
                     .collect();
@@ -418,10 +463,17 @@ fn build<'r>(
                 namespace,
             };
             let unanswered = (!items).then_some(MANY_UNANSWERED_LEAVES);
-            for group in cardinality_groups(&open, &lits, threshold, unanswered, ctx.envelope) {
-                let distinct = group.len();
+            let groups = cardinality_groups(
+                &open,
+                &lits,
+                threshold,
+                unanswered,
+                ctx.envelope,
+                ctx.distinctive,
+            );
+            for (group, rule) in groups {
                 for k in sort.group(group, &lits, &mut kept) {
-                    fold.entry(k).or_insert(Rule::Cardinality { distinct });
+                    fold.entry(k).or_insert(rule.clone());
                 }
             }
         }
@@ -827,7 +879,7 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::Provenance { .. } => 0,
         Rule::Alike { .. } => 1,
         Rule::AnswerAlike => 2,
-        Rule::Cardinality { .. } => 2,
+        Rule::Cardinality { .. } | Rule::SentAlike { .. } => 2,
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } => 5,
@@ -939,6 +991,7 @@ fn varying_leaves<'a>(
     candidates: &[&'a str],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
     envelope: u128,
+    distinctive: u64,
 ) -> VaryingLeaves<'a> {
     type Place<'a> = BTreeMap<&'a str, (Vec<&'a RawNode>, BTreeSet<usize>)>;
     fn walk<'a>(
@@ -1005,8 +1058,9 @@ fn varying_leaves<'a>(
             MANY_ALIKE_ITEMS,
             Some(MANY_UNANSWERED_LEAVES),
             envelope,
+            distinctive,
         );
-        for name in groups.into_iter().flatten() {
+        for name in groups.into_iter().flat_map(|(group, _)| group) {
             varying.insert((prefix.clone(), name));
         }
     }
@@ -1318,7 +1372,8 @@ fn cardinality_groups<'a>(
     threshold: usize,
     unanswered: Option<usize>,
     envelope: u128,
-) -> Vec<Vec<&'a str>> {
+    distinctive: u64,
+) -> Vec<(Vec<&'a str>, Rule)> {
     let leaves: Vec<&'a str> = open
         .iter()
         .copied()
@@ -1329,11 +1384,14 @@ fn cardinality_groups<'a>(
         .map(|k| answers_beyond(&lits[k], envelope))
         .collect();
     let silent: Vec<bool> = answers.iter().map(Vec::is_empty).collect();
+    let names: Vec<u64> = (leaves.iter())
+        .map(|k| lits[k].iter().fold(0, |bits, r| bits | r.query) & distinctive)
+        .collect();
     for i in 0..leaves.len() {
         for j in i + 1..leaves.len() {
             let alike = match (silent[i], silent[j]) {
                 (false, false) => any_alike(&answers[i], &answers[j]),
-                (true, true) => unanswered.is_some(),
+                (true, true) => unanswered.is_some() || names[i] & names[j] != 0,
                 _ => false,
             };
             if alike {
@@ -1342,12 +1400,22 @@ fn cardinality_groups<'a>(
         }
     }
     // Unanswered leaves group only with each other, so a group is either
-    // all answered or all not.
-    let mut groups = uf.groups(threshold.max(2));
-    groups.retain(|g| !silent[g[0]] || unanswered.is_some_and(|min| g.len() >= min));
-    groups
-        .into_iter()
-        .map(|g| g.into_iter().map(|i| leaves[i]).collect())
+    // all answered or all not. With nothing answered, calls of one
+    // operation show in what they were sent: a query parameter name few
+    // places were sent, sent to every leaf of the group (`/Streets/{x}?postcode=`).
+    let sent_alike = |g: &[usize]| g.iter().fold(distinctive, |bits, i| bits & names[*i]) != 0;
+    (uf.groups(threshold.max(2)).into_iter())
+        .filter_map(|g| {
+            let distinct = g.len();
+            let rule = if !silent[g[0]] || unanswered.is_some_and(|min| distinct >= min) {
+                Rule::Cardinality { distinct }
+            } else if sent_alike(&g) {
+                Rule::SentAlike { distinct }
+            } else {
+                return None;
+            };
+            Some((g.into_iter().map(|i| leaves[i]).collect(), rule))
+        })
         .collect()
 }
 
@@ -1576,6 +1644,7 @@ pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
 
 #[cfg(test)]
 mod tests {
+    use super::super::trie::SeenCall;
     use super::super::{Origin, Templater};
     use super::*;
 
@@ -2035,7 +2104,7 @@ mod tests {
             t.observe_with_origins(
                 "h",
                 &format!("/departments/{d}/{id}/reviews"),
-                None,
+                SeenCall::default(),
                 &origins,
             );
         }
@@ -2055,7 +2124,7 @@ mod tests {
             t.observe_with_origins(
                 "h",
                 &format!("/departments/{d}/{id}/reviews"),
-                None,
+                SeenCall::default(),
                 &origins,
             );
         }
@@ -2075,7 +2144,12 @@ mod tests {
             } else {
                 vec![]
             };
-            t.observe_with_origins("h", &format!("/v1/{r}/1/events"), None, &origins);
+            t.observe_with_origins(
+                "h",
+                &format!("/v1/{r}/1/events"),
+                SeenCall::default(),
+                &origins,
+            );
         }
         assert_eq!(
             tpl(&t, "/v1/orders/1/events"),
@@ -2092,14 +2166,14 @@ mod tests {
         };
         let mut t = Templater::default();
         for path in ["/api/ns/experiments/search", "/api/ns/runs/search"] {
-            t.observe_with_origins("h", path, None, &[]);
+            t.observe_with_origins("h", path, SeenCall::default(), &[]);
         }
         // `demo` was a tag's key in a listing: under `ns`, which names no
         // collection, it is the name of an operation's resource.
         t.observe_with_origins(
             "h",
             "/api/ns/demo/generate",
-            None,
+            SeenCall::default(),
             &[(2, origin("tags[].key"))],
         );
         assert_eq!(tpl(&t, "/api/ns/demo/generate"), "/api/ns/demo/generate");
@@ -2107,7 +2181,7 @@ mod tests {
         t.observe_with_origins(
             "h",
             "/api/ns/m-8f2k/generate",
-            None,
+            SeenCall::default(),
             &[(2, origin("model_id"))],
         );
         assert_eq!(tpl(&t, "/api/ns/m-8f2k/generate"), "/api/ns/{ns}/generate");
@@ -2277,6 +2351,54 @@ mod tests {
                 "/destinations/5e8f0a2b9c1d3e4f5a6b7c8d/staging/9f48d4b12777f243308796e5"
             ),
             "/destinations/{destinationId}/{destination}/{destinationId2}"
+        );
+    }
+
+    #[test]
+    fn silent_leaves_sent_one_distinctive_query_name_are_values() {
+        // Three streets that answered nothing to tell them apart, each sent
+        // `postcode`, which no other place of the API is sent: one operation.
+        let observe = |t: &mut Templater, path: &str, query: &str| {
+            let call = SeenCall {
+                shape: None,
+                query: Some(query),
+            };
+            t.observe_with_origins("h", path, call, &[]);
+        };
+        let mut t = Templater::default();
+        for street in ["atlas", "quartz", "vertex"] {
+            observe(
+                &mut t,
+                &format!("/address/streets/{street}"),
+                "postcode=delta",
+            );
+        }
+        for list in ["/address/places", "/lines", "/stops"] {
+            observe(&mut t, list, "limit=10");
+        }
+        assert_eq!(
+            tpl(&t, "/address/streets/quartz"),
+            "/address/streets/{street}"
+        );
+        let explained = t.explain("h", "/address/streets/atlas").to_string();
+        assert!(
+            explained.contains(
+                "[2] {street}: 3 distinct leaf literals, each sent a query parameter few places are sent"
+            ),
+            "{explained}"
+        );
+        // A name sent everywhere tells nothing: three silent leaves stay
+        // apart (five are needed with no other evidence).
+        let mut t = Templater::default();
+        for street in ["atlas", "quartz", "vertex"] {
+            observe(&mut t, &format!("/address/streets/{street}"), "limit=10");
+        }
+        for list in ["/address/places", "/lines", "/stops"] {
+            observe(&mut t, list, "limit=10");
+        }
+        assert_eq!(
+            tpl(&t, "/address/streets/quartz"),
+            "/address/streets/quartz"
         );
     }
 
@@ -2672,7 +2794,7 @@ mod tests {
         for slug in ["aws-credentials", "azure-blob-storage-credentials"] {
             for tail in ["", "/block_documents"] {
                 let path = format!("/api/block_types/slug/{slug}{tail}");
-                t.observe_with_origins("h", &path, None, &[(3, origin.clone())]);
+                t.observe_with_origins("h", &path, SeenCall::default(), &[(3, origin.clone())]);
             }
         }
         assert_eq!(
@@ -2690,7 +2812,7 @@ mod tests {
             use_name: true,
         };
         let mut t = Templater::default();
-        t.observe_with_origins("h", "/api/demo/generate", None, &[(1, key)]);
+        t.observe_with_origins("h", "/api/demo/generate", SeenCall::default(), &[(1, key)]);
         assert_eq!(tpl(&t, "/api/demo/generate"), "/api/demo/generate");
     }
 
