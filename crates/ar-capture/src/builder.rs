@@ -22,6 +22,7 @@ use crate::proxy::{Options, Proxy, Shared, client_code};
 use crate::record::BodyLimits;
 use crate::reverse::ReverseRoutes;
 use crate::sink::Sinks;
+use crate::socks5::Socks5;
 use crate::upstream::Dialer;
 use crate::upstream_proxy::UpstreamProxy;
 
@@ -52,6 +53,7 @@ pub struct ProxyBuilder {
     first_flow_id: u64,
     reverse: Option<ReverseRoutes>,
     upstream_proxy: Option<UpstreamProxy>,
+    socks5: Option<Socks5>,
 }
 
 impl ProxyBuilder {
@@ -80,6 +82,7 @@ impl ProxyBuilder {
             first_flow_id: 1,
             reverse: None,
             upstream_proxy: None,
+            socks5: None,
         }
     }
 
@@ -308,6 +311,30 @@ impl ProxyBuilder {
         self
     }
 
+    /// SOCKS5 on the same port (RFC 1928), for `who`: a client's first byte
+    /// tells SOCKS5 from an HTTP proxy request. A SOCKS5 `CONNECT` is served
+    /// as an HTTP `CONNECT` is: TLS inside intercepted, plain HTTP parsed,
+    /// each exchange recorded under the host the client asked for (or, when
+    /// it asked for an address, the name its TLS hello gives). `BIND` and
+    /// `UDP ASSOCIATE` are refused. A [`Socks5::Login`] guards SOCKS5 alone:
+    /// HTTP proxy requests on the port ask for none.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ar_capture::CaptureError> {
+    /// use ar_capture::Socks5;
+    /// let ca = std::sync::Arc::new(ar_capture::CertificateAuthority::ephemeral()?);
+    /// let login = Socks5::Login("me:s3cret".parse()?);
+    /// let proxy = ar_capture::Proxy::builder(ca).socks5(login).bind().await?;
+    /// // curl --socks5-hostname {addr} --proxy-user me:s3cret --cacert ca.pem https://...
+    /// proxy.spawn().shutdown().await;
+    /// # Ok(()) }
+    /// ```
+    pub fn socks5(mut self, who: Socks5) -> Self {
+        self.socks5 = Some(who);
+        self
+    }
+
     /// Binds the listener. The proxy serves once [`Proxy::spawn`] or [`Proxy::run_until`] runs.
     pub async fn bind(self) -> Result<Proxy, CaptureError> {
         let listener =
@@ -358,6 +385,7 @@ impl ProxyBuilder {
             tls_configs: Mutex::new(HashMap::new()),
             local_addr,
             reverse: self.reverse,
+            socks5: self.socks5,
         });
         Ok(Proxy { listener, shared })
     }

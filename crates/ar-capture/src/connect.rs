@@ -4,7 +4,7 @@
 //! plain HTTP → serve it; anything else, or a passthrough host → relay
 //! the bytes and record the tunnel.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use ar_flow::{Body, ErrorKind, Flow, HttpVersion};
@@ -24,6 +24,7 @@ use crate::proxy::{ProxyBody, Shared};
 use crate::record;
 use crate::relay::{CappedCopy, Rewind, relay};
 use crate::server::{Target, serve_origin, text_response};
+use crate::upstream::UpstreamError;
 
 /// How many TLS server configurations (one per host name) are kept.
 const TLS_CONFIG_CACHE_LIMIT: usize = 1024;
@@ -42,36 +43,23 @@ pub(crate) async fn handle(shared: Arc<Shared>, req: Request<Incoming>) -> Respo
         .to_string();
     let port = authority.port_u16().unwrap_or(443);
     let started = Started::new(&shared, &req, format!("https://{authority}/"));
-    let (tcp, addr, connect_ms) = match shared.dialer.tcp(&host, port).await {
+    let dialed = match Dialed::dial(&shared, host, port).await {
         Ok(dialed) => dialed,
         Err(error) => return started.fail_upstream(&shared, Body::empty(), error),
     };
     let on_upgrade = hyper::upgrade::on(req);
     tokio::spawn(async move {
         match on_upgrade.await {
-            Ok(upgraded) => {
-                tunnel(
-                    shared,
-                    TokioIo::new(upgraded),
-                    Dialed {
-                        host,
-                        port,
-                        tcp,
-                        addr,
-                        connect_ms,
-                    },
-                    started,
-                )
-                .await
-            }
+            Ok(upgraded) => tunnel(shared, TokioIo::new(upgraded), dialed, started).await,
             Err(error) => tracing::debug!(%error, "CONNECT upgrade failed"),
         }
     });
     Response::new(Empty::new().map_err(|never| match never {}).boxed_unsync())
 }
 
-/// The origin connection made for a CONNECT before answering it.
-struct Dialed {
+/// The origin connection made for a tunnel (CONNECT, or SOCKS5's) before
+/// answering the client.
+pub(crate) struct Dialed {
     host: String,
     port: u16,
     tcp: TcpStream,
@@ -79,7 +67,32 @@ struct Dialed {
     connect_ms: f64,
 }
 
-async fn tunnel<C>(shared: Arc<Shared>, mut client: C, dialed: Dialed, started: Started)
+impl Dialed {
+    /// Dials `host:port` (as the client named it, no brackets).
+    pub(crate) async fn dial(
+        shared: &Shared,
+        host: String,
+        port: u16,
+    ) -> Result<Self, UpstreamError> {
+        let (tcp, addr, connect_ms) = shared.dialer.tcp(&host, port).await?;
+        Ok(Self {
+            host,
+            port,
+            tcp,
+            addr,
+            connect_ms,
+        })
+    }
+
+    /// This side's address of the connection.
+    pub(crate) fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// Serves a tunnel once the client was told it is open: intercepts TLS,
+/// serves plain HTTP, relays and records anything else.
+pub(crate) async fn tunnel<C>(shared: Arc<Shared>, mut client: C, dialed: Dialed, started: Started)
 where
     C: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -192,14 +205,23 @@ where
         }
     };
     let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+    // A client that resolved the name itself (`curl --socks5`, a CONNECT
+    // to an address) names the origin in its hello: the tunnel is to that
+    // name, whose certificate the origin shows, at the address it chose.
+    let origin = if dialed.host.parse::<IpAddr>().is_ok() && name != dialed.host {
+        (shared.dialer).pin(&name, dialed.port, &dialed.host, dialed.addr);
+        name
+    } else {
+        dialed.host
+    };
     shared.dialer.park(
-        &dialed.host,
+        &origin,
         dialed.port,
         dialed.tcp,
         dialed.addr,
         dialed.connect_ms,
     );
-    let target = Target::origin_of("https", &dialed.host, dialed.port);
+    let target = Target::origin_of("https", &origin, dialed.port);
     serve_origin(shared, tls, target, h2).await;
 }
 

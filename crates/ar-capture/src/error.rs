@@ -77,6 +77,12 @@ pub enum CaptureError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A SOCKS5 login (`--socks5-auth USER:PASSWORD`) is malformed.
+    #[error("SOCKS5 login: {reason} (the value is not repeated here: it holds a password)")]
+    Socks5Auth {
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The listening socket could not be bound.
     #[error("could not listen on {addr}")]
     Bind {

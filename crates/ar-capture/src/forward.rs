@@ -15,7 +15,7 @@ use crate::proxy::{ProxyBody, Shared};
 use crate::record::{self, BodyMeta};
 use crate::server::{Target, text_response};
 use crate::tap::{TapBody, TapEnd, Tapped};
-use crate::upstream::{RequestForm, UpstreamError, UpstreamInfo, classify_hyper};
+use crate::upstream::{RequestForm, UpstreamError, UpstreamInfo, classify_hyper, target_of};
 use crate::websocket;
 
 /// The part of a flow known when the request head arrives.
@@ -48,6 +48,20 @@ impl Started {
             },
             request,
             meta: BodyMeta::of(req.headers()),
+        }
+    }
+
+    /// The tunnel a client asked for without an HTTP request (SOCKS5's
+    /// `CONNECT`), recorded as the `CONNECT` of `host:port` an HTTP client sends.
+    pub(crate) fn tunnel(shared: &Shared, host: &str, port: u16) -> Self {
+        let url = format!("https://{}/", target_of(host, port));
+        Self {
+            id: shared.next_id(),
+            at: record::now(),
+            clock: Instant::now(),
+            client: shared.client(),
+            request: ar_flow::Request::new("CONNECT", url, ar_flow::HttpVersion::Http11),
+            meta: BodyMeta::default(),
         }
     }
 

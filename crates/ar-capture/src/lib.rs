@@ -9,6 +9,8 @@
 //! - In reverse mode ([`ProxyBuilder::reverse`]) it also takes plain
 //!   requests from clients that cannot use a proxy, and sends each to the
 //!   origin its path routes to ([`ReverseRoutes`]).
+//! - With [`ProxyBuilder::socks5`] it takes SOCKS5 clients on the same port
+//!   and serves their tunnels as CONNECT tunnels.
 //! - Behind an [`UpstreamProxy`] ([`ProxyBuilder::upstream_proxy`]) it
 //!   reaches origins through that proxy.
 //! - While its lock on destructive requests is on, the proxy refuses what
@@ -53,6 +55,7 @@ mod reverse;
 mod rewrite;
 mod server;
 pub mod sink;
+mod socks5;
 mod tap;
 mod upstream;
 mod upstream_io;
@@ -72,4 +75,5 @@ pub use lock::{Refusal, Refusals};
 pub use proxy::{Proxy, ProxyHandle};
 pub use reverse::{ReverseRoute, ReverseRoutes};
 pub use sink::ProxyStats;
+pub use socks5::{Socks5, Socks5Auth};
 pub use upstream_proxy::UpstreamProxy;

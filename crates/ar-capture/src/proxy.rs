@@ -21,6 +21,7 @@ use crate::record::BodyLimits;
 use crate::reverse::ReverseRoutes;
 use crate::server;
 use crate::sink::{ProxyStats, Sinks};
+use crate::socks5::Socks5;
 use crate::upstream::Dialer;
 
 /// The capture proxy: an HTTP proxy (absolute-form requests and CONNECT)
@@ -54,7 +55,8 @@ impl Proxy {
         ProxyBuilder::new(ca)
     }
 
-    /// The address clients point at (`http://ADDR` as HTTP and HTTPS proxy).
+    /// The address clients point at (`http://ADDR` as HTTP and HTTPS proxy;
+    /// `socks5h://ADDR` too with [`ProxyBuilder::socks5`]).
     pub fn local_addr(&self) -> SocketAddr {
         self.shared.local_addr
     }
@@ -202,6 +204,8 @@ pub(crate) struct Shared {
     pub(crate) local_addr: SocketAddr,
     /// Where origin-form requests on the listener go, in reverse mode.
     pub(crate) reverse: Option<ReverseRoutes>,
+    /// SOCKS5 on the listener, beside HTTP proxy requests.
+    pub(crate) socks5: Option<Socks5>,
 }
 
 impl Shared {

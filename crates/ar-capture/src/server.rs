@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 use crate::head_limit::{self, MAX_HTTP1_HEAD, Sample, Sampled};
 use crate::proxy::{ProxyBody, Shared};
 use crate::relay::Rewind;
-use crate::{connect, forward, record, reverse};
+use crate::{connect, forward, record, reverse, socks5};
 
 /// The largest header block the proxy takes over HTTP/2, both ways: what
 /// Chromium takes and sends (256 KiB). hyper's default (16 KiB) answered a
@@ -128,19 +128,22 @@ impl Target {
 
 /// Serves one client connection on the listener: HTTP/1.1 proxy requests;
 /// in reverse mode, HTTP/2 with prior knowledge (h2c, as gRPC clients
-/// speak it) too.
+/// speak it) too; with SOCKS5 on, SOCKS5 clients.
 pub(crate) async fn serve_client(shared: Arc<Shared>, mut tcp: TcpStream) {
     let spare = head_limit::Spare::of(&tcp);
-    let served = if shared.reverse.is_some() {
-        let Ok((first, h2)) = read_h2_preface(&mut tcp).await else {
+    let (socks5, h2c) = (shared.socks5.is_some(), shared.reverse.is_some());
+    let served = if socks5 || h2c {
+        let Ok((first, opening)) = read_opening(&mut tcp, socks5, h2c).await else {
             return;
         };
-        let io = Rewind::new(first, tcp);
-        if h2 {
-            serve_origin(shared, io, Target::Absolute, true).await;
-            return;
+        match opening {
+            Opening::Socks5 => return socks5::serve(shared, first, tcp).await,
+            Opening::H2 => {
+                let io = Rewind::new(first, tcp);
+                return serve_origin(shared, io, Target::Absolute, true).await;
+            }
+            Opening::Http1 => serve_http1(shared, Rewind::new(first, tcp), Target::Absolute).await,
         }
-        serve_http1(shared, io, Target::Absolute).await
     } else {
         serve_http1(shared, tcp, Target::Absolute).await
     };
@@ -154,22 +157,43 @@ pub(crate) async fn serve_client(shared: Arc<Shared>, mut tcp: TcpStream) {
 /// What a client of HTTP/2 with prior knowledge sends first (RFC 9113 §3.4).
 const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// Reads a connection's first bytes until they are the HTTP/2 preface or
-/// cannot become it (at most its 24 bytes); returns them, and which.
-async fn read_h2_preface(tcp: &mut (impl AsyncRead + Unpin)) -> std::io::Result<(Bytes, bool)> {
+/// What a connection on the listener speaks, by its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opening {
+    Http1,
+    /// HTTP/2 with prior knowledge: it sent the whole preface.
+    H2,
+    /// Its first byte is SOCKS5's version, which starts no HTTP request.
+    Socks5,
+}
+
+/// Reads a connection's first bytes until they tell what it speaks (SOCKS5
+/// by its first byte when `socks5`; h2 by its preface when `h2c`, at most
+/// its 24 bytes; else HTTP/1); returns them, and which.
+async fn read_opening(
+    tcp: &mut (impl AsyncRead + Unpin),
+    socks5: bool,
+    h2c: bool,
+) -> std::io::Result<(Bytes, Opening)> {
     let mut first = [0u8; H2_PREFACE.len()];
     let mut len = 0;
-    while len < first.len() {
+    let opening = loop {
         let n = tcp.read(&mut first[len..]).await?;
         len += n;
-        if n == 0 || !H2_PREFACE.starts_with(&first[..len]) {
-            break;
+        if n == 0 {
+            break Opening::Http1;
         }
-    }
-    Ok((
-        Bytes::copy_from_slice(&first[..len]),
-        first[..] == *H2_PREFACE,
-    ))
+        if socks5 && first[0] == socks5::VERSION {
+            break Opening::Socks5;
+        }
+        if !h2c || !H2_PREFACE.starts_with(&first[..len]) {
+            break Opening::Http1;
+        }
+        if len == first.len() {
+            break Opening::H2;
+        }
+    };
+    Ok((Bytes::copy_from_slice(&first[..len]), opening))
 }
 
 /// How an HTTP/1 connection ended.
@@ -358,13 +382,13 @@ mod tests {
             }
             client
         });
-        let (first, h2) = read_h2_preface(&mut server).await.unwrap();
-        assert!(h2);
+        let (first, opening) = read_opening(&mut server, true, true).await.unwrap();
+        assert_eq!(opening, Opening::H2);
         assert_eq!(&first[..], H2_PREFACE);
         let mut client = writer.await.unwrap();
         client.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
-        let (first, h2) = read_h2_preface(&mut server).await.unwrap();
-        assert!(!h2);
+        let (first, opening) = read_opening(&mut server, true, true).await.unwrap();
+        assert_eq!(opening, Opening::Http1);
         assert_eq!(
             &first[..],
             b"GET / HTTP/1.1\r\n",
@@ -372,9 +396,24 @@ mod tests {
         );
         drop(client);
         assert_eq!(
-            read_h2_preface(&mut server).await.unwrap(),
-            (Bytes::new(), false)
+            read_opening(&mut server, true, true).await.unwrap(),
+            (Bytes::new(), Opening::Http1)
         );
+    }
+
+    #[tokio::test]
+    async fn a_socks5_greeting_is_told_by_its_first_byte_when_socks5_is_on() {
+        use tokio::io::AsyncWriteExt as _;
+        for (socks5, h2c, expected) in [
+            (true, false, Opening::Socks5),
+            (true, true, Opening::Socks5),
+            (false, true, Opening::Http1),
+        ] {
+            let (mut client, mut server) = tokio::io::duplex(64);
+            client.write_all(&[5, 1, 0]).await.unwrap();
+            let (first, opening) = read_opening(&mut server, socks5, h2c).await.unwrap();
+            assert_eq!((opening, &first[..]), (expected, &[5, 1, 0][..]));
+        }
     }
 
     #[test]

@@ -120,6 +120,9 @@ struct Parked {
 /// Parked sockets older than this are not reused (the origin may have timed them out).
 const PARKED_MAX_AGE: Duration = Duration::from_secs(20);
 
+/// How many names pinned to the addresses clients chose are kept.
+const PINNED_LIMIT: usize = 1024;
+
 pub(crate) struct Dialer {
     pub(crate) resolve: HashMap<(String, u16), SocketAddr>,
     /// Dial only `resolve`d hosts and loopback addresses; never look up a name.
@@ -129,6 +132,8 @@ pub(crate) struct Dialer {
     tls_any: TlsConnector,
     tls_h1: TlsConnector,
     parked: Mutex<HashMap<(String, u16), Vec<Parked>>>,
+    /// Where clients reached names they resolved themselves ([`Dialer::pin`]).
+    pinned: Mutex<HashMap<(String, u16), SocketAddr>>,
     /// What origins are reached through, but for those dialed directly.
     pub(crate) upstream_proxy: Option<UpstreamProxy>,
 }
@@ -167,6 +172,7 @@ impl Dialer {
             tls_any: config(&[b"h2", b"http/1.1"]),
             tls_h1: config(&[b"http/1.1"]),
             parked: Mutex::new(HashMap::new()),
+            pinned: Mutex::new(HashMap::new()),
             upstream_proxy,
         }
     }
@@ -218,10 +224,11 @@ impl Dialer {
     ) -> Result<(TcpStream, SocketAddr, f64), UpstreamError> {
         let started = Instant::now();
         let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let addrs: Vec<SocketAddr> = if let Some(addr) =
-            self.resolve.get(&(bare.to_ascii_lowercase(), port))
-        {
+        let key = (bare.to_ascii_lowercase(), port);
+        let addrs: Vec<SocketAddr> = if let Some(addr) = self.resolve.get(&key) {
             vec![*addr]
+        } else if let Some(addr) = self.pinned(&key) {
+            vec![addr]
         } else if let Ok(ip) = bare.parse::<std::net::IpAddr>()
             && (ip.is_loopback() || !self.offline)
         {
@@ -292,6 +299,34 @@ impl Dialer {
         Err(last.unwrap_or_else(|| {
             UpstreamError::new(ErrorKind::Connect, format!("no address for {host}:{port}"))
         }))
+    }
+
+    /// Remembers that a client reached `name:port` at `addr`, dialed as
+    /// `dialed` (an address it resolved `name` to itself), so that the
+    /// proxy's own connections to `name` go there too; `--resolve` still
+    /// comes first. Not when `dialed` went through the upstream proxy, which
+    /// resolves names itself. Connections to `name` verify its certificate,
+    /// so an address that is not `name`'s serves no request for it.
+    pub(crate) fn pin(&self, name: &str, port: u16, dialed: &str, addr: SocketAddr) {
+        if self.proxy_for(dialed, port).is_some() {
+            return;
+        }
+        let mut pinned = self
+            .pinned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if pinned.len() >= PINNED_LIMIT {
+            pinned.clear();
+        }
+        pinned.insert((name.to_ascii_lowercase(), port), addr);
+    }
+
+    fn pinned(&self, key: &(String, u16)) -> Option<SocketAddr> {
+        let pinned = self
+            .pinned
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pinned.get(key).copied()
     }
 
     /// Keeps a socket dialed for a CONNECT so the first request to that origin uses it.
@@ -408,7 +443,7 @@ impl Dialer {
 }
 
 /// `host:port` as CONNECT names it (IPv6 bracketed).
-fn target_of(host: &str, port: u16) -> String {
+pub(crate) fn target_of(host: &str, port: u16) -> String {
     if host.contains(':') && !host.starts_with('[') {
         format!("[{host}]:{port}")
     } else {
@@ -503,6 +538,26 @@ mod tests {
         assert!(!via("app.intranet.test", 443));
         // Offline dials only mapped hosts and loopback: never the upstream.
         assert!(dialer(true).proxy_for("api.example.com", 443).is_none());
+    }
+
+    #[test]
+    fn a_name_goes_where_a_client_reached_it_unless_the_upstream_proxy_did() {
+        let online = dialer(false);
+        let key = ("shop.test".to_string(), 443);
+        online.pin(
+            "shop.test",
+            443,
+            "192.0.2.7",
+            "192.0.2.7:443".parse().unwrap(),
+        );
+        assert_eq!(
+            online.pinned(&key),
+            None,
+            "the upstream proxy dialed 192.0.2.7"
+        );
+        let loopback = "127.0.0.1:8443".parse().unwrap();
+        online.pin("Shop.Test", 443, "127.0.0.1", loopback);
+        assert_eq!(online.pinned(&key), Some(loopback));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! A real browser: headless Chromium through the proxy to a made-up host.
-//! Chromium sends `CONNECT shop.test:PORT` unresolved (the proxy's
+//! A real browser: headless Chromium through the proxy to a made-up host,
+//! as an HTTP proxy and as a SOCKS5 one.
+//! Chromium sends `CONNECT shop.test:PORT` unresolved (SOCKS5 too) (the proxy's
 //! `resolve` maps it to the loopback origin) and accepts the intercepted
 //! certificate only because the served chain contains the CA named by
 //! `--ignore-certificate-errors-spki-list`.
@@ -12,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt as _, StreamExt as _};
 use tokio_tungstenite::tungstenite::Message;
+
+use ar_capture::Socks5;
 
 use crate::support::*;
 
@@ -64,33 +67,38 @@ async fn headless_chromium_loads_a_made_up_https_host_through_the_proxy() {
     let mut h = Harness::start(|b| {
         b.upstream_root(test_ca.cert.clone())
             .resolve("shop.test", port, origin.addr.ip())
+            .socks5(Socks5::Open)
     })
     .await;
-    let profile = tempfile::tempdir().unwrap();
-    let output = command(browser, profile.path(), &h.ca.spki_sha256_base64())
-        .arg(format!("--proxy-server=http://{}", h.addr()))
-        .arg("--dump-dom")
-        .arg(format!("https://shop.test:{port}/hello"))
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(60), output)
-        .await
-        .expect("chromium finished")
-        .unwrap();
-    let dom = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        dom.contains("hello"),
-        "page body not shown; stdout: {dom}\nstderr tail: {}",
-        tail(&output.stderr)
-    );
-    let flow = h.flow_for("/hello").await;
-    assert!(
-        flow.request
-            .headers
-            .get("user-agent")
-            .is_some_and(|ua| ua.contains("Chrome"))
-    );
-    assert_eq!(flow.request.url, format!("https://shop.test:{port}/hello"));
-    assert_eq!(flow.response.unwrap().body.text(), Some("hello"));
+    // As an HTTP proxy (CONNECT), then as a SOCKS5 one, on the same port:
+    // either way Chromium hands the proxy the name, not an address.
+    for scheme in ["http", "socks5"] {
+        let profile = tempfile::tempdir().unwrap();
+        let output = command(browser, profile.path(), &h.ca.spki_sha256_base64())
+            .arg(format!("--proxy-server={scheme}://{}", h.addr()))
+            .arg("--dump-dom")
+            .arg(format!("https://shop.test:{port}/hello"))
+            .output();
+        let output = tokio::time::timeout(Duration::from_secs(60), output)
+            .await
+            .expect("chromium finished")
+            .unwrap();
+        let dom = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            dom.contains("hello"),
+            "{scheme}: page body not shown; stdout: {dom}\nstderr tail: {}",
+            tail(&output.stderr)
+        );
+        let flow = h.flow_for("/hello").await;
+        assert!(
+            flow.request
+                .headers
+                .get("user-agent")
+                .is_some_and(|ua| ua.contains("Chrome"))
+        );
+        assert_eq!(flow.request.url, format!("https://shop.test:{port}/hello"));
+        assert_eq!(flow.response.unwrap().body.text(), Some("hello"));
+    }
 }
 
 fn tail(bytes: &[u8]) -> String {

@@ -16,6 +16,7 @@ mod infer_schema;
 mod mcp;
 mod proxy;
 mod proxy_reverse;
+mod proxy_socks5;
 mod proxy_upstream;
 mod schemathesis;
 mod scope;

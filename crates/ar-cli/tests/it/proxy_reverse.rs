@@ -9,7 +9,7 @@ use crate::proxy::RunningProxy;
 use crate::shop::Shop;
 
 /// Requests a client of the shop's API makes, in order.
-const PATHS: [&str; 6] = [
+pub(crate) const PATHS: [&str; 6] = [
     "/api/products?page=2",
     "/api/products/101",
     "/api/products/102",
@@ -21,7 +21,7 @@ const PATHS: [&str; 6] = [
 /// `ar proxy` writing to `out`, reaching the shop (its CA trusted, its hosts
 /// mapped, nothing else dialed), with `extra` flags (the web view runs
 /// unless they say `--no-ui`).
-fn proxy_to(shop: &Shop, out: &Path, extra: &[&str]) -> RunningProxy {
+pub(crate) fn proxy_to(shop: &Shop, out: &Path, extra: &[&str]) -> RunningProxy {
     let mut args = vec![
         "--out".to_owned(),
         out.display().to_string(),
@@ -39,7 +39,7 @@ fn proxy_to(shop: &Shop, out: &Path, extra: &[&str]) -> RunningProxy {
 }
 
 /// What `curl ARGS... URL` wrote to stdout; it must succeed.
-fn curl(args: &[&str], url: &str) -> Vec<u8> {
+pub(crate) fn curl(args: &[&str], url: &str) -> Vec<u8> {
     let output = Command::new("curl")
         .args(["-sS", "--fail", "--max-time", "20"])
         .args(args)
@@ -58,7 +58,7 @@ fn curl(args: &[&str], url: &str) -> Vec<u8> {
 }
 
 /// What the shop answers curl at `path` with no proxy in between.
-fn direct(shop: &Shop, path: &str) -> Vec<u8> {
+pub(crate) fn direct(shop: &Shop, path: &str) -> Vec<u8> {
     let resolve = format!("shop.test:{}:127.0.0.1", shop.port());
     let ca = shop.ca_file().display().to_string();
     curl(&["--resolve", &resolve, "--cacert", &ca], &shop.url(path))
@@ -83,7 +83,7 @@ fn python_get(url: &str) -> Vec<u8> {
 }
 
 /// The archived flows of `out`, as JSON.
-fn archived(out: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn archived(out: &Path) -> Vec<serde_json::Value> {
     let archive = std::fs::read_to_string(out.join("flows.jsonl")).unwrap();
     archive
         .lines()

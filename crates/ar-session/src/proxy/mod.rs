@@ -1,5 +1,5 @@
 //! The capture proxy alone (`ar proxy`): any client (curl, an app, a
-//! script, an AI coding agent) uses it as its HTTP(S) proxy, or, in reverse
+//! script, an AI coding agent) uses it as its HTTP(S) proxy (or SOCKS5 one), or, in reverse
 //! mode, as the origin it sends plain requests to; every exchange
 //! is appended to `OUT/flows.jsonl` (+ `bodies/`), and `openapi.yaml`,
 //! `openapi.json` and `API.md` are kept current beside it.
@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{CertificateAuthority, Proxy, ReverseRoutes, UpstreamProxy};
+use ar_capture::{CertificateAuthority, Proxy, ReverseRoutes, Socks5, UpstreamProxy};
 use ar_store::{Client, Flow};
 use ar_web::{Live, SessionView, WebConfig, WebUi};
 use tokio::sync::{mpsc, oneshot};
@@ -81,6 +81,8 @@ pub struct ProxyConfig {
     pub reverse: Option<ReverseRoutes>,
     /// The HTTP proxy origins are reached through (`--upstream-proxy`).
     pub upstream_proxy: Option<UpstreamProxy>,
+    /// SOCKS5 on the proxy's port too (`--socks5`, `--socks5-auth`).
+    pub socks5: Option<Socks5>,
 }
 
 /// Told about each flow and each new endpoint, on the capture thread, in
@@ -160,6 +162,9 @@ impl ProxyCapture {
         }
         if let Some(upstream) = config.upstream_proxy {
             builder = builder.upstream_proxy(upstream);
+        }
+        if let Some(who) = config.socks5 {
+            builder = builder.socks5(who);
         }
         let proxy = builder.bind().await?;
         let addr = proxy.local_addr();

@@ -22,6 +22,7 @@ mod cases;
 mod clients;
 mod reverse;
 mod servers;
+mod socks5;
 mod upstream;
 
 use std::collections::HashMap;

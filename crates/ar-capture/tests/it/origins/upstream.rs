@@ -1,11 +1,11 @@
 //! The proxy behind squid (`--upstream-proxy`): squid alone knows where
 //! `shop.test` is (its `hosts_file`), so an answer proves the way went
 //! through it; CONNECT for HTTPS, absolute form for plain HTTP, with basic
-//! credentials, in forward and reverse mode.
+//! credentials, in forward and reverse mode, and for SOCKS5 clients.
 
 use std::process::{Child, Command, Stdio};
 
-use ar_capture::{ProxyBuilder, ReverseRoutes, UpstreamProxy};
+use ar_capture::{ProxyBuilder, ReverseRoutes, Socks5, UpstreamProxy};
 
 use super::servers::{Kind, Server, binary, free_port, wait_listening};
 use crate::support::*;
@@ -218,5 +218,46 @@ async fn a_407_from_squid_reaches_the_client_naming_squid_and_loopback_stays_dir
             assert!(error.message.contains(why), "{}", error.message);
             assert!(flow.response.is_none());
         }
+    }
+}
+
+#[tokio::test]
+async fn socks5_clients_reach_their_origins_through_squid() {
+    let ca = TestCa::new();
+    let squid = Squid::start();
+    let tls = Server::start(&ca, Kind::Nginx { http2: true }, None);
+    let clear = Server::start(&ca, Kind::NginxPlain, None);
+    let root = ca.cert.clone();
+    let upstream: UpstreamProxy = squid.url(Some((USER, PASSWORD))).parse().unwrap();
+    let mut h = Harness::start(move |b: ProxyBuilder| {
+        b.upstream_root(root)
+            .upstream_proxy(upstream)
+            .socks5(Socks5::Open)
+    })
+    .await;
+    let socks = h.addr().to_string();
+    let ar_ca = h.ca_pem.to_str().unwrap().to_owned();
+    let (body, stderr, ok) = curl(&[
+        "--fail",
+        "--socks5-hostname",
+        &socks,
+        "--cacert",
+        &ar_ca,
+        &tls.url("/host"),
+    ])
+    .await;
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&body),
+        format!("shop.test:{}", tls.port)
+    );
+    let (body, stderr, ok) =
+        curl(&["--fail", "--socks5-hostname", &socks, &clear.url("/hello")]).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&body), "hello");
+    let flows = h.flows_for(&[tls.url("/host"), clear.url("/hello")]).await;
+    for flow in &flows {
+        assert_eq!(flow.status(), Some(200), "{}", flow.request.url);
+        assert!(!format!("{flow:?}").contains(PASSWORD));
     }
 }

@@ -1,5 +1,6 @@
 //! `ar proxy`: capture-only mode. Any client (curl, an app, a script, an
-//! AI coding agent) uses it as its HTTP(S) proxy, or, with `--reverse`, as
+//! AI coding agent) uses it as its HTTP(S) proxy (with `--socks5`, its SOCKS5
+//! proxy too), or, with `--reverse`, as
 //! the origin it sends plain HTTP to; every exchange is appended to
 //! `OUT/flows.jsonl` (+ `bodies/`) and the spec is kept current.
 //!
@@ -13,7 +14,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes, UpstreamProxy};
+use ar_capture::{
+    DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes, Socks5, Socks5Auth, UpstreamProxy,
+};
 use ar_session::pipeline::{NewEndpoint, TEMPLATES_FILE};
 use ar_session::proxy::{CaptureLog, ProxyCapture, ProxyConfig};
 use ar_store::Flow;
@@ -67,7 +70,7 @@ pub(crate) struct Args {
         long,
         value_name = "http://[USER:PASSWORD@]HOST:PORT",
         conflicts_with = "offline",
-        value_parser = MaskedUpstreamProxy
+        value_parser = Masked::<UpstreamProxy>::new()
     )]
     upstream_proxy: Option<UpstreamProxy>,
     /// Hosts reached directly, not through --upstream-proxy (comma-separated;
@@ -79,6 +82,22 @@ pub(crate) struct Args {
         requires = "upstream_proxy"
     )]
     no_upstream_proxy: Vec<String>,
+    /// SOCKS5 on the same port too (curl --socks5-hostname, ALL_PROXY=socks5h://,
+    /// Chromium's --proxy-server=socks5://): its tunnels are intercepted as
+    /// CONNECT tunnels are. CONNECT only; BIND and UDP ASSOCIATE are refused.
+    #[arg(long)]
+    socks5: bool,
+    /// SOCKS5 clients must log in with this user name and password (RFC 1929;
+    /// implies --socks5; HTTP proxy requests on the port ask for none). Never
+    /// printed or archived; give it in AR_SOCKS5_AUTH to keep it out of `ps`.
+    #[arg(
+        long,
+        value_name = "USER:PASSWORD",
+        env = "AR_SOCKS5_AUTH",
+        hide_env_values = true,
+        value_parser = Masked::<Socks5Auth>::new()
+    )]
+    socks5_auth: Option<Socks5Auth>,
     /// Bytes of each body kept in the capture (clients always get every byte).
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_BODY_CAP)]
     body_cap: usize,
@@ -93,20 +112,38 @@ pub(crate) struct Args {
     ui: crate::args::UiArgs,
 }
 
-/// Reads `--upstream-proxy`. clap's own message for a bad value repeats the
-/// value, password and all; this one names the flag and the value masked.
-#[derive(Debug, Clone, Copy)]
-struct MaskedUpstreamProxy;
+/// Reads a value that may hold a password (`--upstream-proxy`,
+/// `--socks5-auth`). clap's own message for a bad value repeats the value,
+/// password and all; this one names the flag and the value's error, which
+/// masks it.
+#[derive(Debug)]
+struct Masked<T>(std::marker::PhantomData<fn() -> T>);
 
-impl clap::builder::TypedValueParser for MaskedUpstreamProxy {
-    type Value = UpstreamProxy;
+impl<T> Masked<T> {
+    fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Clone for Masked<T> {
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+impl<T> clap::builder::TypedValueParser for Masked<T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    type Value = T;
 
     fn parse_ref(
         &self,
         cmd: &clap::Command,
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
-    ) -> Result<UpstreamProxy, clap::Error> {
+    ) -> Result<T, clap::Error> {
         let arg = arg.map(ToString::to_string).unwrap_or_default();
         let parsed = match value.to_str() {
             Some(text) => text.parse().map_err(|error| format!("{error}")),
@@ -214,7 +251,12 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         reverse: reverse.clone(),
         upstream_proxy: (args.upstream_proxy.clone())
             .map(|proxy| proxy.direct_to(args.no_upstream_proxy.iter().map(String::as_str))),
+        socks5: match args.socks5_auth {
+            Some(auth) => Some(Socks5::Login(auth)),
+            None => args.socks5.then_some(Socks5::Open),
+        },
     };
+    let config_socks5 = config.socks5.clone();
     let lines = Box::new(Lines(std::io::BufWriter::new(std::io::stdout())));
     let capture = ProxyCapture::start(config, Arc::clone(&ca), lines).await?;
     let mut out = std::io::stdout().lock();
@@ -262,6 +304,9 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         out,
         "  chromium --proxy-server=http://{addr} --ignore-certificate-errors-spki-list={spki}"
     )?;
+    if let Some(who) = &config_socks5 {
+        write_socks5(&mut out, addr, &cert, &spki, who)?;
+    }
     if capture.corrections() > 0 {
         writeln!(
             out,
@@ -364,6 +409,44 @@ fn write_reverse(
     writeln!(out, "  curl http://{addr}{example}/")
 }
 
+/// How to point a SOCKS5 client at the proxy: names resolved by the proxy
+/// (`socks5h`, so the flows carry them), and the login when one is asked.
+fn write_socks5(
+    out: &mut dyn Write,
+    addr: std::net::SocketAddr,
+    cert: &str,
+    spki: &str,
+    who: &Socks5,
+) -> std::io::Result<()> {
+    match who {
+        Socks5::Login(auth) => {
+            let user = auth.user();
+            writeln!(
+                out,
+                "SOCKS5 on the same port, for clients that log in as {user}:"
+            )?;
+            writeln!(
+                out,
+                "  curl --socks5-hostname {addr} --proxy-user {user}:PASSWORD --cacert {cert} https://example.com/"
+            )?;
+            writeln!(out, "  export ALL_PROXY=socks5h://{user}:PASSWORD@{addr}")?;
+            writeln!(out, "  (Chromium cannot log in to a SOCKS5 proxy)")
+        }
+        Socks5::Open => {
+            writeln!(out, "SOCKS5 on the same port:")?;
+            writeln!(
+                out,
+                "  curl --socks5-hostname {addr} --cacert {cert} https://example.com/"
+            )?;
+            writeln!(out, "  export ALL_PROXY=socks5h://{addr}")?;
+            writeln!(
+                out,
+                "  chromium --proxy-server=socks5://{addr} --ignore-certificate-errors-spki-list={spki}"
+            )
+        }
+    }
+}
+
 /// Resolves on Ctrl-C or SIGTERM.
 async fn shutdown_signal() {
     #[cfg(unix)]
@@ -413,6 +496,30 @@ mod tests {
                 "  curl http://127.0.0.1:8080/api/",
             ]
         );
+    }
+
+    #[test]
+    fn the_socks5_banner_says_how_to_log_in_without_the_password() {
+        let addr = "127.0.0.1:8080".parse().unwrap();
+        let banner = |who| {
+            let mut out = Vec::new();
+            write_socks5(&mut out, addr, "/ca.pem", "SPKI", &who).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            banner(Socks5::Open),
+            "SOCKS5 on the same port:\n\
+             \x20 curl --socks5-hostname 127.0.0.1:8080 --cacert /ca.pem https://example.com/\n\
+             \x20 export ALL_PROXY=socks5h://127.0.0.1:8080\n\
+             \x20 chromium --proxy-server=socks5://127.0.0.1:8080 --ignore-certificate-errors-spki-list=SPKI\n"
+        );
+        let login = banner(Socks5::Login("me:hunter2".parse().unwrap()));
+        assert!(login.contains("--proxy-user me:PASSWORD"), "{login}");
+        assert!(
+            login.contains("socks5h://me:PASSWORD@127.0.0.1:8080"),
+            "{login}"
+        );
+        assert!(!login.contains("hunter2"), "{login}");
     }
 
     #[test]
