@@ -584,7 +584,9 @@ fn build<'r>(
         let depth = ctx.at.len();
         ctx.at.push_str("/{}");
         // `kinds` are the parameter's own when nothing folded into it.
-        ctx.after_id = fold.is_empty() && !kinds.is_empty() && kinds.iter().all(|k| k.is_id_like());
+        ctx.after_id =
+            (fold.is_empty() && !kinds.is_empty() && kinds.iter().all(|k| k.is_id_like()))
+                || words_recur_after(fold.keys().map(|k| &lits[k]));
         let child = build(&param_raws, Parent::Param, None, &verbs, ctx);
         ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
@@ -795,6 +797,37 @@ fn leaves_of_values<'a>(
             .map(|(name, _)| *name),
     );
     verbs
+}
+
+/// Distinct words after a parameter's values from which on their recurring
+/// says they are names ([`words_recur_after`]): two values drawn from a
+/// small pool recur together by chance.
+const MANY_RECURRING_WORDS: usize = 3;
+
+/// Whether three in four of the words right after the values folded into a
+/// parameter (`lits`, each a value's raw nodes), three at least, follow two
+/// or more of them: an operation or a sub-resource is found below every
+/// value that has it (`/transactions/<key>/confirm`, `.../refunds`,
+/// `.../payments` after several keys), while values of a parameter after
+/// it recur below several only by chance. Names are expected after such
+/// values, as after an id.
+fn words_recur_after<'a, 'l>(lits: impl Iterator<Item = &'l Vec<&'a RawNode>>) -> bool
+where
+    'a: 'l,
+{
+    let mut followed: BTreeMap<&'a str, usize> = BTreeMap::new();
+    for raws in lits {
+        let below: BTreeSet<&'a str> = (raws.iter())
+            .flat_map(|r| &r.literals)
+            .filter(|(name, child)| child.value_kind.is_none() && !is_format_token(name))
+            .map(|(name, _)| &**name)
+            .collect();
+        for name in below {
+            *followed.entry(name).or_default() += 1;
+        }
+    }
+    let recurring = followed.values().filter(|n| **n > 1).count();
+    followed.len() >= MANY_RECURRING_WORDS && recurring * 4 >= followed.len() * 3
 }
 
 /// Names of leaf literals found directly below two or more of `lits`.
@@ -2351,6 +2384,32 @@ mod tests {
                 "/destinations/5e8f0a2b9c1d3e4f5a6b7c8d/staging/9f48d4b12777f243308796e5"
             ),
             "/destinations/{destinationId}/{destination}/{destinationId2}"
+        );
+    }
+
+    #[test]
+    fn words_found_after_several_values_are_names() {
+        // Keys that end alike (`invoice/send_email` after each), followed by
+        // the same operations and sub-resources each: those are names.
+        let mut t = Templater::default();
+        for key in ["alpha", "beta", "gamma", "delta"] {
+            for tail in [
+                "confirm",
+                "refunds",
+                "payments",
+                "payments/capture",
+                "invoice/send_email",
+            ] {
+                t.observe("h", &format!("/transactions/{key}/{tail}"), Some(1));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/transactions/beta/payments/capture"),
+            "/transactions/{transaction}/payments/capture"
+        );
+        assert_eq!(
+            tpl(&t, "/transactions/beta/invoice/send_email"),
+            "/transactions/{transaction}/invoice/send_email"
         );
     }
 
