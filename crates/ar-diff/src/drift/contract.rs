@@ -7,10 +7,12 @@ use serde_json::{Map, Value};
 use super::Payload;
 use super::body::{self, Side};
 use super::finding::{FindingKind, Issue, Location};
+use super::shape::Shapes;
 use crate::document::{Document, Operation};
 
 /// The issues of a request body: one the operation does not take, or its JSON.
 pub(super) fn request_issues(
+    shapes: &mut Shapes,
     document: &Document,
     operation: &Operation<'_>,
     body: Payload<'_>,
@@ -18,7 +20,13 @@ pub(super) fn request_issues(
     match operation.value().get("requestBody") {
         Some(declared) => {
             let declared = document.resolve(declared);
-            content_issues(document, declared.get("content"), body, Side::Request)
+            content_issues(
+                shapes,
+                document,
+                declared.get("content"),
+                body,
+                Side::Request,
+            )
         }
         None => vec![undocumented_media(body, Location::RequestBody, None)],
     }
@@ -26,6 +34,7 @@ pub(super) fn request_issues(
 
 /// The issues of an answer: a status the operation does not document, or its body.
 pub(super) fn response_issues(
+    shapes: &mut Shapes,
     document: &Document,
     operation: &Operation<'_>,
     status: u16,
@@ -58,7 +67,13 @@ pub(super) fn response_issues(
     match body {
         Some(body) => {
             let response = document.resolve(response);
-            content_issues(document, response.get("content"), body, Side::Response)
+            content_issues(
+                shapes,
+                document,
+                response.get("content"),
+                body,
+                Side::Response,
+            )
         }
         None => Vec::new(),
     }
@@ -86,6 +101,7 @@ fn response_for(responses: &Map<String, Value>, status: u16) -> Option<&Value> {
 
 /// A body held against the content a request body or response documents.
 fn content_issues(
+    shapes: &mut Shapes,
     document: &Document,
     content: Option<&Value>,
     body: Payload<'_>,
@@ -114,7 +130,7 @@ fn content_issues(
     };
     let schema = document.resolve(media).get("schema");
     match (schema, body.json) {
-        (Some(schema), Some(json)) => body::check(document.as_value(), schema, json, side),
+        (Some(schema), Some(json)) => body::check(shapes, document.as_value(), schema, json, side),
         _ => Vec::new(),
     }
 }

@@ -39,6 +39,7 @@ mod finding;
 mod markdown;
 mod params;
 mod report;
+mod shape;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -52,6 +53,7 @@ use crate::servers;
 use contract::{request_issues, response_issues};
 use finding::{Entry, FlowIds, Issue, Key};
 use params::Credentials;
+use shape::Shapes;
 
 pub use finding::{Category, Finding, FindingKind, Location, MAX_FLOW_IDS};
 pub use report::{DriftReport, DriftSummary};
@@ -192,6 +194,8 @@ pub struct Drift {
     flows: u64,
     matched: u64,
     not_listed: u64,
+    /// The spec's schemas a body has been held against, compiled (for the next body).
+    shapes: Shapes,
 }
 
 /// Hosts the spec does not serve that a drift counts flows of by name; the rest are counted
@@ -223,6 +227,7 @@ impl Drift {
             flows: 0,
             matched: 0,
             not_listed: 0,
+            shapes: Shapes::default(),
         }
     }
 
@@ -265,7 +270,7 @@ impl Drift {
             Lookup::MethodNotDocumented { methods, .. } => return self.shadow(exchange, methods),
             Lookup::NotFound => return self.shadow(exchange, Vec::new()),
         };
-        let Some(operation) = published.document.operation(route.method, route.template) else {
+        let Some(operation) = published.document.routed(&route) else {
             return self.shadow(exchange, Vec::new());
         };
         self.matched += 1;
@@ -290,13 +295,14 @@ impl Drift {
             &published.credentials,
         );
         if let Some(body) = exchange.request {
-            issues.extend(request_issues(document, &operation, body));
+            issues.extend(request_issues(&mut self.shapes, document, &operation, body));
         }
         for issue in issues {
             self.raise(&at, None, issue);
         }
         if let Some((status, body)) = exchange.response {
-            for issue in response_issues(document, &operation, status, body) {
+            let issues = response_issues(&mut self.shapes, document, &operation, status, body);
+            for issue in issues {
                 self.raise(&at, Some(status), issue);
             }
         }
