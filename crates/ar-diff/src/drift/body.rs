@@ -48,19 +48,11 @@ pub(crate) enum Side {
     Response,
 }
 
-/// The issues `value` raises against `schema` (found in `root`), at most one per kind and
-/// place. The schema is read through `shapes`, the drift's compiled schemas of `root`.
-pub(crate) fn check(
-    shapes: &mut Shapes,
-    root: &Value,
-    schema: &Value,
-    value: &Value,
-    side: Side,
-) -> Vec<Issue> {
-    let shape = shapes.compile(root, schema);
+/// The issues `value` raises against `schema`, at most one per kind and place.
+pub(crate) fn check(shapes: &Shapes, schema: ShapeId, value: &Value, side: Side) -> Vec<Issue> {
     let mut walk = Walk::new(shapes, side, MAX_STEPS);
     let mut path = String::from("$");
-    walk.check(shape, value, &mut path, 0);
+    walk.check(schema, value, &mut path, 0);
     walk.issues.into_values().collect()
 }
 
@@ -249,8 +241,20 @@ mod tests {
 
     use super::*;
 
+    /// The issues of `value` against `schema`, compiled into `shapes` first.
+    fn compiled(
+        shapes: &mut Shapes,
+        root: &Value,
+        schema: &Value,
+        value: &Value,
+        side: Side,
+    ) -> Vec<Issue> {
+        let id = shapes.compile(root, schema);
+        check(shapes, id, value, side)
+    }
+
     fn issues(root: &Value, schema: &Value, value: &Value, side: Side) -> Vec<String> {
-        check(&mut Shapes::default(), root, schema, value, side)
+        compiled(&mut Shapes::default(), root, schema, value, side)
             .into_iter()
             .map(|i| {
                 let found: Vec<&str> = i.found.into_iter().collect();
@@ -376,8 +380,8 @@ mod tests {
         for _warm in [false, true] {
             for (schema, value) in &cases {
                 for side in [Side::Request, Side::Response] {
-                    let cold = check(&mut Shapes::default(), &root, schema, value, side);
-                    let shared = check(&mut shapes, &root, schema, value, side);
+                    let cold = compiled(&mut Shapes::default(), &root, schema, value, side);
+                    let shared = compiled(&mut shapes, &root, schema, value, side);
                     assert_eq!(format!("{shared:?}"), format!("{cold:?}"));
                 }
             }
@@ -413,7 +417,7 @@ mod tests {
             wide.insert(format!("k{i}"), json!(i));
         }
         assert_eq!(
-            check(
+            compiled(
                 &mut Shapes::default(),
                 &root,
                 &schema,
@@ -430,7 +434,7 @@ mod tests {
             nested = json!({"type": "array", "items": nested});
         }
         assert!(
-            check(
+            compiled(
                 &mut Shapes::default(),
                 &root,
                 &nested,

@@ -228,11 +228,15 @@ fn schemas_compiled_by_earlier_flows_change_no_finding() {
     let baseline = baseline();
     let mut cold = Drift::new(baseline.clone());
     observe_each_kind(&mut cold);
-    let compiled = cold.shapes.len();
+    let compiled = cold.contracts.shapes.len();
     assert!(compiled > 0);
     let mut warm = Drift::new(baseline);
-    warm.shapes = cold.shapes.clone();
+    warm.contracts = cold.contracts.clone();
     observe_each_kind(&mut warm);
     assert_eq!(warm.report().to_json(), cold.report().to_json());
-    assert_eq!(warm.shapes.len(), compiled, "no schema compiled twice");
+    assert_eq!(
+        warm.contracts.shapes.len(),
+        compiled,
+        "no schema compiled twice"
+    );
 }
