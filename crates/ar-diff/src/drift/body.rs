@@ -150,10 +150,12 @@ impl<'s> Walk<'s> {
     ) {
         let lists_keys = !shape.properties.is_empty() || shape.other_keys == Some(false);
         let mark = path.len();
+        let mut required_seen = 0;
         for (key, child) in map {
-            if let Some(&property) = shape.properties.get(key.as_str()) {
-                push_property_segment(path, key);
-                self.check(property, child, path, depth + 1);
+            if let Some(property) = shape.properties.get(key.as_str()) {
+                required_seen += usize::from(property.required);
+                path.push_str(&property.segment);
+                self.check(property.shape, child, path, depth + 1);
             } else if let Some(additional) = shape.additional {
                 path.push_str(".*");
                 self.check(additional, child, path, depth + 1);
@@ -162,6 +164,9 @@ impl<'s> Walk<'s> {
                 self.raise(FindingKind::UndocumentedField, path, None, child);
             }
             path.truncate(mark);
+        }
+        if shape.required_listed && required_seen == shape.required.len() {
+            return;
         }
         for required in &shape.required {
             let excused = match self.side {

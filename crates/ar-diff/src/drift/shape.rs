@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::Value;
 
 use super::body::MAX_DEPTH;
+use crate::schema_diff::push_property_segment;
 use crate::schema_view::SchemaView;
 use crate::types::TypeSet;
 
@@ -35,14 +36,26 @@ pub(crate) struct Shape {
     pub(crate) nullable: bool,
     /// What a value of another type is told was expected: the types and the format.
     pub(crate) expected: String,
-    pub(crate) properties: BTreeMap<String, ShapeId>,
+    pub(crate) properties: BTreeMap<String, Property>,
     /// The required properties, in name order.
     pub(crate) required: Vec<Required>,
+    /// Whether every required name is a listed property (so a walk that meets as many
+    /// required properties as there are required names has seen them all).
+    pub(crate) required_listed: bool,
     pub(crate) items: Option<ShapeId>,
     pub(crate) additional: Option<ShapeId>,
     pub(crate) other_keys: Option<bool>,
     /// A union's branches (two or more), each with what the union itself says merged in.
     pub(crate) branches: Vec<ShapeId>,
+}
+
+/// A listed property: its schema, its path segment (`.name`, `['a b']`) written once, and
+/// whether it is required.
+#[derive(Clone, Debug)]
+pub(crate) struct Property {
+    pub(crate) shape: ShapeId,
+    pub(crate) segment: String,
+    pub(crate) required: bool,
 }
 
 /// A required property, and whether its schema says it is `readOnly` (a request need not
@@ -163,9 +176,19 @@ impl Shapes {
             return (job.id, shape);
         }
         for (name, schema) in &view.properties {
-            let id = self.reserve(schema, None, 0, jobs);
-            shape.properties.insert((*name).to_owned(), id);
+            let mut segment = String::new();
+            push_property_segment(&mut segment, name);
+            let property = Property {
+                shape: self.reserve(schema, None, 0, jobs),
+                segment,
+                required: view.required.contains(name),
+            };
+            shape.properties.insert((*name).to_owned(), property);
         }
+        shape.required_listed = view
+            .required
+            .iter()
+            .all(|name| view.properties.contains_key(name));
         shape.required = view
             .required
             .iter()
@@ -224,7 +247,9 @@ mod tests {
         let shape = shapes.get(id);
         assert_eq!(shape.expected, "object");
         assert!(shape.required[0].read_only && !shape.required[0].write_only);
-        let children = shapes.get(shape.properties["children"]);
+        assert!(shape.required_listed && shape.properties["id"].required);
+        assert_eq!(shape.properties["children"].segment, ".children");
+        let children = shapes.get(shape.properties["children"].shape);
         assert_eq!(shapes.get(children.items.unwrap()).properties.len(), 2);
     }
 
