@@ -141,8 +141,7 @@ impl Document {
     }
 
     /// The operation `method` on `template` as `paths` writes it (`/users/{id}`): what a
-    /// [`RouteMatch`](crate::RouteMatch) names, to read its parameters, responses or
-    /// deprecation.
+    /// [`RouteMatch`] names, to read its parameters, responses or deprecation.
     pub fn operation(&self, method: Method, template: &str) -> Option<Operation<'_>> {
         let (template, path_item) = self.path_item(template)?;
         let item_base = first_base(path_item.get("servers").or(self.root.get("servers")));
