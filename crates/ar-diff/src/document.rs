@@ -1,8 +1,11 @@
 //! An OpenAPI 3.0/3.1 document, checked just enough to be compared, and its operations with
 //! their full paths (server base path included).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
+use crate::matcher::RouteMatch;
 use crate::method::Method;
 use crate::refs;
 use crate::servers::base_paths;
@@ -66,7 +69,8 @@ pub struct Document {
 #[derive(Clone, Debug)]
 pub struct Operation<'a> {
     method: Method,
-    path: String,
+    /// Worked out from the servers, or the matcher's when it found the operation.
+    path: Cow<'a, str>,
     template: &'a str,
     value: &'a Value,
     path_item: &'a Value,
@@ -137,14 +141,38 @@ impl Document {
     }
 
     /// The operation `method` on `template` as `paths` writes it (`/users/{id}`): what a
-    /// [`RouteMatch`](crate::RouteMatch) names, to read its parameters, responses or
-    /// deprecation.
+    /// [`RouteMatch`] names, to read its parameters, responses or deprecation.
     pub fn operation(&self, method: Method, template: &str) -> Option<Operation<'_>> {
-        let paths = self.root.get("paths")?.as_object()?;
-        let (template, item) = paths.get_key_value(template)?;
-        let path_item = self.resolve(item);
+        let (template, path_item) = self.path_item(template)?;
         let item_base = first_base(path_item.get("servers").or(self.root.get("servers")));
         self.operation_in(template, path_item, method, &item_base)
+    }
+
+    /// The operation `route` names, as [`Document::operation`] gives it, its full path the
+    /// matcher's: a drift looks up each flow's operation, and the base path the matcher
+    /// worked out once need not be worked out again.
+    pub(crate) fn routed<'a>(&'a self, route: &RouteMatch<'a>) -> Option<Operation<'a>> {
+        let (template, path_item) = self.path_item(route.template)?;
+        Some(Operation {
+            method: route.method,
+            path: Cow::Borrowed(route.path),
+            template,
+            value: self.operation_value(path_item, route.method)?,
+            path_item,
+        })
+    }
+
+    /// The path item `paths` holds under `template` (its reference followed), and the key.
+    fn path_item(&self, template: &str) -> Option<(&str, &Value)> {
+        let paths = self.root.get("paths")?.as_object()?;
+        let (template, item) = paths.get_key_value(template)?;
+        Some((template, self.resolve(item)))
+    }
+
+    /// The operation object of `method` in `path_item`, when it is one.
+    fn operation_value<'a>(&'a self, path_item: &'a Value, method: Method) -> Option<&'a Value> {
+        let value = self.resolve(path_item.get(method.path_item_key())?);
+        value.is_object().then_some(value)
     }
 
     /// Every operation, sorted by full path then method.
@@ -179,17 +207,14 @@ impl Document {
         method: Method,
         item_base: &str,
     ) -> Option<Operation<'a>> {
-        let value = self.resolve(path_item.get(method.path_item_key())?);
-        if !value.is_object() {
-            return None;
-        }
+        let value = self.operation_value(path_item, method)?;
         let path = match value.get("servers") {
             Some(servers) => join(&first_base(Some(servers)), template),
             None => join(item_base, template),
         };
         Some(Operation {
             method,
-            path,
+            path: Cow::Owned(path),
             template,
             value,
             path_item,

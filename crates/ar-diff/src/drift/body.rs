@@ -1,7 +1,8 @@
 //! A JSON body held against its documented schema: values of a type the schema refuses,
 //! required fields missing, and fields the schema does not list.
 //!
-//! The schema is read through the same [`SchemaView`] the diff reads, so every spelling of
+//! The schema is read through the same `SchemaView` the diff reads (once per schema, kept in
+//! the drift's [`Shapes`]: `shape.rs`), so every spelling of
 //! nullability, `allOf`, and a union with a `null` branch means here what it means there.
 //!
 //! - A *type* is checked against the view's types: an integer is a number, `2.0` is an
@@ -29,12 +30,12 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::finding::{FindingKind, Issue, Location};
+use super::shape::{Shape, ShapeId, Shapes};
 use crate::schema_diff::push_property_segment;
-use crate::schema_view::SchemaView;
 use crate::types::TypeSet;
 
 /// Levels of a body walked.
-const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 /// Distinct issues one body raises before the walk stops.
 const MAX_ISSUES: usize = 256;
 /// Schema visits one body may cost.
@@ -47,29 +48,29 @@ pub(crate) enum Side {
     Response,
 }
 
-/// The issues `value` raises against `schema` (found in `root`), at most one per kind and place.
-pub(crate) fn check(root: &Value, schema: &Value, value: &Value, side: Side) -> Vec<Issue> {
-    let mut walk = Walk::new(root, side, MAX_STEPS);
+/// The issues `value` raises against `schema`, at most one per kind and place.
+pub(crate) fn check(shapes: &Shapes, schema: ShapeId, value: &Value, side: Side) -> Vec<Issue> {
+    let mut walk = Walk::new(shapes, side, MAX_STEPS);
     let mut path = String::from("$");
-    walk.check(&SchemaView::of(root, schema), value, &mut path, 0);
+    walk.check(schema, value, &mut path, 0);
     walk.issues.into_values().collect()
 }
 
 /// The issues of one walk, at most one per kind and place.
 type Issues = BTreeMap<(FindingKind, String), Issue>;
 
-struct Walk<'r> {
-    root: &'r Value,
+struct Walk<'s> {
+    shapes: &'s Shapes,
     side: Side,
     location: Location,
     issues: Issues,
     steps: usize,
 }
 
-impl<'r> Walk<'r> {
-    fn new(root: &'r Value, side: Side, steps: usize) -> Walk<'r> {
+impl<'s> Walk<'s> {
+    fn new(shapes: &'s Shapes, side: Side, steps: usize) -> Walk<'s> {
         Walk {
-            root,
+            shapes,
             side,
             location: match side {
                 Side::Request => Location::RequestBody,
@@ -106,28 +107,32 @@ impl<'r> Walk<'r> {
         false
     }
 
-    fn check(&mut self, view: &SchemaView<'r>, value: &Value, path: &mut String, depth: usize) {
-        if depth > MAX_DEPTH || self.spent() || view.unresolved.is_some() {
+    fn check(&mut self, id: ShapeId, value: &Value, path: &mut String, depth: usize) {
+        let shape = self.shapes.get(id);
+        if depth > MAX_DEPTH || self.spent() || shape.unresolved {
             return;
         }
-        if view.is_union() {
-            self.check_union(view, value, path, depth);
+        if !shape.branches.is_empty() {
+            self.check_union(shape, value, path, depth);
             return;
         }
-        if !accepts(view, value) {
-            let expected = view.types.describe(view.format);
-            self.raise(FindingKind::WrongType, path, Some(expected), value);
+        if !accepts(shape, value) {
+            self.raise(
+                FindingKind::WrongType,
+                path,
+                Some(shape.expected.clone()),
+                value,
+            );
             return;
         }
         match value {
-            Value::Object(map) => self.check_object(view, map, path, depth),
+            Value::Object(map) => self.check_object(shape, map, path, depth),
             Value::Array(items) => {
-                if let Some(schema) = view.items {
+                if let Some(items_shape) = shape.items {
                     let mark = path.len();
                     path.push_str("[*]");
-                    let items_view = SchemaView::of(self.root, schema);
                     for item in items {
-                        self.check(&items_view, item, path, depth + 1);
+                        self.check(items_shape, item, path, depth + 1);
                     }
                     path.truncate(mark);
                 }
@@ -138,57 +143,53 @@ impl<'r> Walk<'r> {
 
     fn check_object(
         &mut self,
-        view: &SchemaView<'r>,
+        shape: &Shape,
         map: &Map<String, Value>,
         path: &mut String,
         depth: usize,
     ) {
-        let lists_keys = !view.properties.is_empty() || view.other_keys == Some(false);
+        let lists_keys = !shape.properties.is_empty() || shape.other_keys == Some(false);
         let mark = path.len();
+        let mut required_seen = 0;
         for (key, child) in map {
-            if let Some(schema) = view.properties.get(key.as_str()) {
-                push_property_segment(path, key);
-                self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
-            } else if let Some(schema) = view.additional {
+            if let Some(property) = shape.properties.get(key.as_str()) {
+                required_seen += usize::from(property.required);
+                path.push_str(&property.segment);
+                self.check(property.shape, child, path, depth + 1);
+            } else if let Some(additional) = shape.additional {
                 path.push_str(".*");
-                self.check(&SchemaView::of(self.root, schema), child, path, depth + 1);
-            } else if view.other_keys != Some(true) && lists_keys {
+                self.check(additional, child, path, depth + 1);
+            } else if shape.other_keys != Some(true) && lists_keys {
                 push_property_segment(path, key);
                 self.raise(FindingKind::UndocumentedField, path, None, child);
             }
             path.truncate(mark);
         }
-        let excused = match self.side {
-            Side::Request => "readOnly",
-            Side::Response => "writeOnly",
-        };
-        for name in &view.required {
-            if map.contains_key(*name) {
+        if shape.required_listed && required_seen == shape.required.len() {
+            return;
+        }
+        for required in &shape.required {
+            let excused = match self.side {
+                Side::Request => required.read_only,
+                Side::Response => required.write_only,
+            };
+            if excused || map.contains_key(&required.name) {
                 continue;
             }
-            let schema = view.properties.get(name);
-            if schema.is_some_and(|schema| flag(self.root, schema, excused)) {
-                continue;
-            }
-            push_property_segment(path, name);
+            push_property_segment(path, &required.name);
             self.raise(FindingKind::MissingRequiredField, path, None, &Value::Null);
             path.truncate(mark);
         }
     }
 
-    fn check_union(&mut self, view: &SchemaView<'r>, value: &Value, path: &str, depth: usize) {
-        let mut own = view.clone();
-        own.variants.clear();
-        own.combinator = None;
+    fn check_union(&mut self, shape: &Shape, value: &Value, path: &str, depth: usize) {
         let mut best: Option<(usize, usize, Issues)> = None;
         let mut types = TypeSet::ANY;
         let mut type_refused_everywhere = true;
-        for branch in &view.variants {
-            let mut branch_view = SchemaView::of(self.root, branch);
-            branch_view.absorb(own.clone());
-            types = types.union(branch_view.types);
-            let mut walk = Walk::new(self.root, self.side, self.steps);
-            walk.check(&branch_view, value, &mut path.to_owned(), depth + 1);
+        for &branch in &shape.branches {
+            types = types.union(self.shapes.get(branch).types);
+            let mut walk = Walk::new(self.shapes, self.side, self.steps);
+            walk.check(branch, value, &mut path.to_owned(), depth + 1);
             self.steps = walk.steps;
             if walk.issues.is_empty() {
                 return;
@@ -231,18 +232,12 @@ impl<'r> Walk<'r> {
     }
 }
 
-/// Whether the view's types (and nullability) take the value's type.
-fn accepts(view: &SchemaView<'_>, value: &Value) -> bool {
+/// Whether the shape's types (and nullability) take the value's type.
+fn accepts(shape: &Shape, value: &Value) -> bool {
     match TypeSet::of_instance(value) {
-        None => view.nullable || view.types.is_any(),
-        Some(found) => view.types.contains(found),
+        None => shape.nullable || shape.types.is_any(),
+        Some(found) => shape.types.contains(found),
     }
-}
-
-/// Whether `schema` (as written, or where its reference leads) sets `name: true`.
-fn flag(root: &Value, schema: &Value, name: &str) -> bool {
-    let set = |v: &Value| v.get(name).and_then(Value::as_bool) == Some(true);
-    set(schema) || set(crate::refs::resolve_or_self(root, schema))
 }
 
 #[cfg(test)]
@@ -251,8 +246,20 @@ mod tests {
 
     use super::*;
 
+    /// The issues of `value` against `schema`, compiled into `shapes` first.
+    fn compiled(
+        shapes: &mut Shapes,
+        root: &Value,
+        schema: &Value,
+        value: &Value,
+        side: Side,
+    ) -> Vec<Issue> {
+        let id = shapes.compile(root, schema);
+        check(shapes, id, value, side)
+    }
+
     fn issues(root: &Value, schema: &Value, value: &Value, side: Side) -> Vec<String> {
-        check(root, schema, value, side)
+        compiled(&mut Shapes::default(), root, schema, value, side)
             .into_iter()
             .map(|i| {
                 let found: Vec<&str> = i.found.into_iter().collect();
@@ -354,6 +361,39 @@ mod tests {
     }
 
     #[test]
+    fn schemas_compiled_for_other_bodies_change_no_issue() {
+        let root = root();
+        let cases = [
+            (
+                json!({"$ref": "#/components/schemas/User"}),
+                json!({"id": 2.0, "x": [1]}),
+            ),
+            (
+                json!({"type": "array", "items": {"$ref": "#/components/schemas/User"}}),
+                json!([{"name": 1, "tags": [null]}, {"meta": {"a": "b"}}]),
+            ),
+            (
+                json!({"anyOf": [{"$ref": "#/components/schemas/User"}, {"type": "string"}]}),
+                json!({"name": "a", "password": 3}),
+            ),
+            (
+                json!({"oneOf": [{"type": "string"}, {"type": "integer"}]}),
+                json!([true]),
+            ),
+        ];
+        let mut shapes = Shapes::default();
+        for _warm in [false, true] {
+            for (schema, value) in &cases {
+                for side in [Side::Request, Side::Response] {
+                    let cold = compiled(&mut Shapes::default(), &root, schema, value, side);
+                    let shared = compiled(&mut shapes, &root, schema, value, side);
+                    assert_eq!(format!("{shared:?}"), format!("{cold:?}"));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn closed_objects_and_odd_keys() {
         let root = json!({});
         let closed = json!({"type": "object", "additionalProperties": false});
@@ -382,7 +422,14 @@ mod tests {
             wide.insert(format!("k{i}"), json!(i));
         }
         assert_eq!(
-            check(&root, &schema, &Value::Object(wide), Side::Response).len(),
+            compiled(
+                &mut Shapes::default(),
+                &root,
+                &schema,
+                &Value::Object(wide),
+                Side::Response
+            )
+            .len(),
             MAX_ISSUES
         );
         let mut deep = json!(1);
@@ -391,6 +438,15 @@ mod tests {
             deep = json!([deep]);
             nested = json!({"type": "array", "items": nested});
         }
-        assert!(check(&root, &nested, &deep, Side::Response).is_empty());
+        assert!(
+            compiled(
+                &mut Shapes::default(),
+                &root,
+                &nested,
+                &deep,
+                Side::Response
+            )
+            .is_empty()
+        );
     }
 }

@@ -2,65 +2,210 @@
 //! falls outside it: the media type (by essence, case and parameters aside, or a wildcard),
 //! the status (its code, its `2XX` range, or `default`), then the JSON against the schema.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 use super::Payload;
 use super::body::{self, Side};
 use super::finding::{FindingKind, Issue, Location};
+use super::shape::{ShapeId, Shapes};
 use crate::document::{Document, Operation};
 
-/// The issues of a request body: one the operation does not take, or its JSON.
-pub(super) fn request_issues(
-    document: &Document,
-    operation: &Operation<'_>,
-    body: Payload<'_>,
-) -> Vec<Issue> {
-    match operation.value().get("requestBody") {
-        Some(declared) => {
-            let declared = document.resolve(declared);
-            content_issues(document, declared.get("content"), body, Side::Request)
+/// Media types, as sent, one operation's terms are kept for on one side and status; a client
+/// that sends more (each with other parameters, say) has the rest worked out each time.
+const MAX_MEDIA_TYPES: usize = 16;
+
+/// What operations document, worked out once for each operation, status and media type a
+/// drift meets, and kept: reading the status, the media type and the schema out of the
+/// document cost as much for every flow as the body walk itself.
+///
+/// Operations are known by the address of their object in the document, which the drift's
+/// [`super::Baseline`] shares and never changes (as [`Shapes`] knows schemas).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Contracts {
+    pub(super) shapes: Shapes,
+    terms: HashMap<TermsKey, Vec<(Option<String>, Terms)>>,
+}
+
+/// An operation (its address), the status answered (`None`: the request), and whether the
+/// body parsed as JSON; the media types sent are told apart beside it.
+type TermsKey = (usize, Option<u16>, bool);
+
+/// What a body is held to once its operation, status and media type are known: the issues
+/// those alone raise, and the schema its JSON is then walked along.
+#[derive(Clone, Debug, Default)]
+struct Terms {
+    issues: Vec<Issue>,
+    schema: Option<ShapeId>,
+}
+
+impl Contracts {
+    /// The issues of a request body (`status` `None`), or of an answer and its body.
+    pub(super) fn issues(
+        &mut self,
+        document: &Document,
+        operation: &Operation<'_>,
+        status: Option<u16>,
+        body: Option<Payload<'_>>,
+    ) -> Vec<Issue> {
+        let media_type = body.and_then(|b| b.media_type);
+        let json = body.and_then(|b| b.json);
+        let key = (
+            std::ptr::from_ref(operation.value()).addr(),
+            status,
+            json.is_some(),
+        );
+        let known = self.terms.get(&key).and_then(|kept| {
+            kept.iter()
+                .find(|(sent, _)| sent.as_deref() == media_type)
+                .map(|(_, terms)| terms)
+        });
+        let terms = match known {
+            Some(terms) => terms.clone(),
+            None => {
+                let terms = self.terms_of(document, operation, status, body);
+                let kept = self.terms.entry(key).or_default();
+                if kept.len() < MAX_MEDIA_TYPES {
+                    kept.push((media_type.map(str::to_owned), terms.clone()));
+                }
+                terms
+            }
+        };
+        let side = if status.is_some() {
+            Side::Response
+        } else {
+            Side::Request
+        };
+        let mut issues = terms.issues;
+        if let (Some(schema), Some(json)) = (terms.schema, json) {
+            issues.extend(body::check(&self.shapes, schema, json, side));
         }
-        None => vec![undocumented_media(body, Location::RequestBody, None)],
+        issues
+    }
+
+    fn terms_of(
+        &mut self,
+        document: &Document,
+        operation: &Operation<'_>,
+        status: Option<u16>,
+        body: Option<Payload<'_>>,
+    ) -> Terms {
+        match (status, body) {
+            (None, Some(body)) => self.request_terms(document, operation, body),
+            (Some(status), body) => self.response_terms(document, operation, status, body),
+            (None, None) => Terms::default(),
+        }
+    }
+
+    /// A request body the operation does not take, or what it is held to.
+    fn request_terms(
+        &mut self,
+        document: &Document,
+        operation: &Operation<'_>,
+        body: Payload<'_>,
+    ) -> Terms {
+        match operation.value().get("requestBody") {
+            Some(declared) => {
+                let declared = document.resolve(declared);
+                self.content_terms(
+                    document,
+                    declared.get("content"),
+                    body,
+                    Location::RequestBody,
+                )
+            }
+            None => Terms::issue(undocumented_media(body, Location::RequestBody, None)),
+        }
+    }
+
+    /// A status the operation does not document, or what its body is held to.
+    fn response_terms(
+        &mut self,
+        document: &Document,
+        operation: &Operation<'_>,
+        status: u16,
+        body: Option<Payload<'_>>,
+    ) -> Terms {
+        if status == 304 {
+            return Terms::default();
+        }
+        let responses = operation
+            .value()
+            .get("responses")
+            .and_then(Value::as_object);
+        let Some(response) = responses.and_then(|r| response_for(r, status)) else {
+            let documented: Vec<&str> = responses
+                .into_iter()
+                .flat_map(|r| r.keys())
+                .filter(|k| !k.starts_with("x-"))
+                .map(String::as_str)
+                .collect();
+            let documented = if documented.is_empty() {
+                "none".to_owned()
+            } else {
+                documented.join(", ")
+            };
+            return Terms::issue(
+                Issue::new(FindingKind::UndocumentedStatus, Location::Response, "")
+                    .expected(documented),
+            );
+        };
+        match body {
+            Some(body) => {
+                let response = document.resolve(response);
+                self.content_terms(document, response.get("content"), body, Location::Response)
+            }
+            None => Terms::default(),
+        }
+    }
+
+    /// A body held against the content a request body or response documents: its media
+    /// type, then the schema its JSON is walked along.
+    fn content_terms(
+        &mut self,
+        document: &Document,
+        content: Option<&Value>,
+        body: Payload<'_>,
+        location: Location,
+    ) -> Terms {
+        let Some(content) = content.and_then(Value::as_object).filter(|c| !c.is_empty()) else {
+            return Terms::issue(undocumented_media(body, location, None));
+        };
+        let media = match body.media_type {
+            Some(media_type) => match media_for(content, media_type) {
+                Some(media) => media,
+                None => {
+                    let listed: Vec<&str> = content.keys().map(String::as_str).collect();
+                    return Terms::issue(undocumented_media(
+                        body,
+                        location,
+                        Some(listed.join(", ")),
+                    ));
+                }
+            },
+            // No media type on the wire: JSON is held against the JSON the spec documents.
+            None => match content.iter().find(|(k, _)| is_json(essence(k))) {
+                Some((_, media)) if body.json.is_some() => media,
+                _ => return Terms::default(),
+            },
+        };
+        let schema = document.resolve(media).get("schema");
+        Terms {
+            issues: Vec::new(),
+            schema: schema
+                .filter(|_| body.json.is_some())
+                .map(|schema| self.shapes.compile(document.as_value(), schema)),
+        }
     }
 }
 
-/// The issues of an answer: a status the operation does not document, or its body.
-pub(super) fn response_issues(
-    document: &Document,
-    operation: &Operation<'_>,
-    status: u16,
-    body: Option<Payload<'_>>,
-) -> Vec<Issue> {
-    if status == 304 {
-        return Vec::new();
-    }
-    let responses = operation
-        .value()
-        .get("responses")
-        .and_then(Value::as_object);
-    let Some(response) = responses.and_then(|r| response_for(r, status)) else {
-        let documented: Vec<&str> = responses
-            .into_iter()
-            .flat_map(|r| r.keys())
-            .filter(|k| !k.starts_with("x-"))
-            .map(String::as_str)
-            .collect();
-        let documented = if documented.is_empty() {
-            "none".to_owned()
-        } else {
-            documented.join(", ")
-        };
-        return vec![
-            Issue::new(FindingKind::UndocumentedStatus, Location::Response, "")
-                .expected(documented),
-        ];
-    };
-    match body {
-        Some(body) => {
-            let response = document.resolve(response);
-            content_issues(document, response.get("content"), body, Side::Response)
+impl Terms {
+    fn issue(issue: Issue) -> Terms {
+        Terms {
+            issues: vec![issue],
+            schema: None,
         }
-        None => Vec::new(),
     }
 }
 
@@ -82,41 +227,6 @@ fn response_for(responses: &Map<String, Value>, status: u16) -> Option<&Value> {
                 .find(|(k, _)| k.eq_ignore_ascii_case("default"))
                 .map(|(_, v)| v)
         })
-}
-
-/// A body held against the content a request body or response documents.
-fn content_issues(
-    document: &Document,
-    content: Option<&Value>,
-    body: Payload<'_>,
-    side: Side,
-) -> Vec<Issue> {
-    let location = match side {
-        Side::Request => Location::RequestBody,
-        Side::Response => Location::Response,
-    };
-    let Some(content) = content.and_then(Value::as_object).filter(|c| !c.is_empty()) else {
-        return vec![undocumented_media(body, location, None)];
-    };
-    let media = match body.media_type {
-        Some(media_type) => match media_for(content, media_type) {
-            Some(media) => media,
-            None => {
-                let listed: Vec<&str> = content.keys().map(String::as_str).collect();
-                return vec![undocumented_media(body, location, Some(listed.join(", ")))];
-            }
-        },
-        // No media type on the wire: JSON is held against the JSON the spec documents.
-        None => match content.iter().find(|(k, _)| is_json(essence(k))) {
-            Some((_, media)) if body.json.is_some() => media,
-            _ => return Vec::new(),
-        },
-    };
-    let schema = document.resolve(media).get("schema");
-    match (schema, body.json) {
-        (Some(schema), Some(json)) => body::check(document.as_value(), schema, json, side),
-        _ => Vec::new(),
-    }
 }
 
 /// The documented media type a body's type falls under: the same essence (case and

@@ -39,8 +39,9 @@ mod finding;
 mod markdown;
 mod params;
 mod report;
+mod shape;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -49,7 +50,7 @@ use crate::document::Document;
 use crate::matcher::{Lookup, OperationMatcher, request_path};
 use crate::method::Method;
 use crate::servers;
-use contract::{request_issues, response_issues};
+use contract::Contracts;
 use finding::{Entry, FlowIds, Issue, Key};
 use params::Credentials;
 
@@ -186,17 +187,25 @@ pub struct Drift {
     baseline: Baseline,
     findings: BTreeMap<Key, Entry>,
     shadows: BTreeMap<(String, String), Shadow>,
-    called: BTreeSet<(Method, String)>,
+    /// The full paths of the operations called, by method.
+    called: BTreeMap<Method, BTreeSet<String>>,
     /// Flows per host the spec's servers do not name (not held against it).
     elsewhere: BTreeMap<String, u64>,
     flows: u64,
     matched: u64,
     not_listed: u64,
+    /// What the operations called document, worked out once (for the next flow).
+    contracts: Contracts,
+    /// Whether the spec serves each authority met, as sent (for the next flow).
+    served: HashMap<String, bool>,
 }
 
 /// Hosts the spec does not serve that a drift counts flows of by name; the rest are counted
 /// together.
 const MAX_OTHER_HOSTS: usize = 100;
+
+/// Authorities a drift remembers whether the spec serves; further ones are looked at anew.
+const MAX_AUTHORITIES: usize = 1_000;
 
 /// The calls grouped under one shadow endpoint.
 #[derive(Clone, Debug)]
@@ -218,11 +227,13 @@ impl Drift {
             baseline,
             findings: BTreeMap::new(),
             shadows: BTreeMap::new(),
-            called: BTreeSet::new(),
+            called: BTreeMap::new(),
             elsewhere: BTreeMap::new(),
             flows: 0,
             matched: 0,
             not_listed: 0,
+            contracts: Contracts::default(),
+            served: HashMap::new(),
         }
     }
 
@@ -242,9 +253,19 @@ impl Drift {
         self.flows += 1;
         let baseline = self.baseline.clone();
         let published = &*baseline.0;
-        if let (Some(hosts), Some(authority)) = (&published.hosts, host_of(exchange.url)) {
-            let host = servers::host_name(&authority);
-            if !hosts.contains(&host) {
+        if let (Some(hosts), Some(authority)) = (&published.hosts, authority_of(exchange.url)) {
+            let served = match self.served.get(authority) {
+                Some(&served) => served,
+                None => {
+                    let served = hosts.contains(&servers::host_name(authority));
+                    if self.served.len() < MAX_AUTHORITIES {
+                        self.served.insert(authority.to_owned(), served);
+                    }
+                    served
+                }
+            };
+            if !served {
+                let host = servers::host_name(authority);
                 let key = if self.elsewhere.len() < MAX_OTHER_HOSTS
                     || self.elsewhere.contains_key(&host)
                 {
@@ -265,11 +286,14 @@ impl Drift {
             Lookup::MethodNotDocumented { methods, .. } => return self.shadow(exchange, methods),
             Lookup::NotFound => return self.shadow(exchange, Vec::new()),
         };
-        let Some(operation) = published.document.operation(route.method, route.template) else {
+        let Some(operation) = published.document.routed(&route) else {
             return self.shadow(exchange, Vec::new());
         };
         self.matched += 1;
-        self.called.insert((route.method, route.path.to_owned()));
+        let paths = self.called.entry(route.method).or_default();
+        if !paths.contains(route.path) {
+            paths.insert(route.path.to_owned());
+        }
         let at = Place {
             method: route.method,
             path: route.path,
@@ -290,13 +314,19 @@ impl Drift {
             &published.credentials,
         );
         if let Some(body) = exchange.request {
-            issues.extend(request_issues(document, &operation, body));
+            let body_issues = self
+                .contracts
+                .issues(document, &operation, None, Some(body));
+            issues.extend(body_issues);
         }
         for issue in issues {
             self.raise(&at, None, issue);
         }
         if let Some((status, body)) = exchange.response {
-            for issue in response_issues(document, &operation, status, body) {
+            let issues = self
+                .contracts
+                .issues(document, &operation, Some(status), body);
+            for issue in issues {
                 self.raise(&at, Some(status), issue);
             }
         }
@@ -391,12 +421,17 @@ impl Place<'_> {
     }
 }
 
-/// The host of a whole URL (`https://shop.test:8443/x` → `shop.test:8443`).
+/// The host of a whole URL (`https://shop.test:8443/x` → `shop.test:8443`), lowercase.
 fn host_of(url: &str) -> Option<String> {
+    authority_of(url).map(str::to_ascii_lowercase)
+}
+
+/// The host of a whole URL as sent (`https://Shop.test:8443/x` → `Shop.test:8443`).
+fn authority_of(url: &str) -> Option<&str> {
     let (_, rest) = url.split_once("://")?;
     let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = host.rsplit('@').next().unwrap_or(host);
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    (!host.is_empty()).then_some(host)
 }
 
 #[cfg(test)]

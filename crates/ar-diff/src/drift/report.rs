@@ -166,7 +166,7 @@ pub(super) fn build(drift: &Drift, current: &dyn Fn(&str) -> Option<String>) -> 
         drift.matched,
         drift.elsewhere.values().sum(),
         drift.baseline.0.operations,
-        drift.called.len(),
+        drift.called.values().map(BTreeSet::len).sum(),
         drift.not_listed,
     );
     DriftReport::new(&drift.baseline, summary, findings, drift.elsewhere.clone())

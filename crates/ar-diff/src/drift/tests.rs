@@ -92,9 +92,8 @@ fn traffic_that_keeps_to_the_spec_reports_nothing() {
     assert!(report.to_markdown().contains("No drift"));
 }
 
-#[test]
-fn each_kind_of_drift_is_found_with_its_flows() {
-    let mut drift = Drift::new(baseline());
+/// Flows that show each kind of drift.
+fn observe_each_kind(drift: &mut Drift) {
     let odd = json!({"id": "7", "nickname": "A"});
     for id in [10, 11] {
         drift.observe(
@@ -121,6 +120,12 @@ fn each_kind_of_drift_is_found_with_its_flows() {
     drift.observe(&Exchange::new(14, "DELETE", "/v1/users/7").response(204, None));
     drift.observe(&Exchange::new(15, "GET", "/v1/admin/users").endpoint("k"));
     drift.observe(&Exchange::new(16, "GET", "/v1/legacy/report").response(200, None));
+}
+
+#[test]
+fn each_kind_of_drift_is_found_with_its_flows() {
+    let mut drift = Drift::new(baseline());
+    observe_each_kind(&mut drift);
     let report = drift.report();
     assert_eq!(
         lines(&report),
@@ -216,4 +221,22 @@ fn findings_are_bounded() {
     assert!(!report.is_empty());
     let json: Value = serde_json::from_str(&report.to_json()).expect("JSON");
     assert_eq!(json["summary"]["findings_not_listed"], 5);
+}
+
+#[test]
+fn schemas_compiled_by_earlier_flows_change_no_finding() {
+    let baseline = baseline();
+    let mut cold = Drift::new(baseline.clone());
+    observe_each_kind(&mut cold);
+    let compiled = cold.contracts.shapes.len();
+    assert!(compiled > 0);
+    let mut warm = Drift::new(baseline);
+    warm.contracts = cold.contracts.clone();
+    observe_each_kind(&mut warm);
+    assert_eq!(warm.report().to_json(), cold.report().to_json());
+    assert_eq!(
+        warm.contracts.shapes.len(),
+        compiled,
+        "no schema compiled twice"
+    );
 }
