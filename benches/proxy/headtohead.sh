@@ -28,6 +28,16 @@
 # must count every flow it archived as held against the spec and matched, with no finding: else
 # the run did not measure the full check and is not a result.
 #
+# REVERSE=1 measures reverse mode next to regular mode, against nginx (ORIGIN=nginx, which it
+# sets): the subject is `ar proxy --reverse https://localhost:NGINX_PORT`, which the load client
+# reaches as the origin's clients would, at its own address (no proxy, no CONNECT), the baseline
+# the same build (BASELINE defaults to it) as the clients' HTTPS proxy. Modes: `https` and
+# `https-h2` (the client speaks TLS to the reverse listener, ar's certificate for localhost, HTTP/1.1
+# or HTTP/2 by ALPN; to the baseline it opens a CONNECT tunnel and the same TLS inside), and `http`
+# (the client in the clear to the reverse listener; the baseline's clients still go over HTTPS,
+# nginx having no plain port, so that pair compares what each mode's clients do). Both modes talk
+# HTTP/2 to nginx.
+#
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.
 #
@@ -45,7 +55,7 @@
 # since it measured error pages (common.sh, no_errors). The summary prints the totals.
 #
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR=
-#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= AGAINST= ORIGIN=rust|nginx MODES=
+#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= AGAINST= REVERSE= ORIGIN=rust|nginx MODES=
 #                                         SKIP_BUILD=1)
 set -euo pipefail
 
@@ -59,6 +69,10 @@ HUD_HAR=${HUD_HAR:-}
 OTHER=hudsucker; [[ -n $HUD_HAR ]] && OTHER=hudsucker+HAR; [[ -n $BASELINE ]] && OTHER=baseline
 NAME=$SUBJECT # the subject as the figures name it
 HTTP_PORT=18280 HTTPS_PORT=18243 AR_PORT=18201 HS_PORT=18202
+if [[ -n ${REVERSE:-} ]]; then
+  [[ ${ORIGIN:-nginx} == nginx ]] || { echo "REVERSE measures against nginx (ORIGIN=nginx)" >&2; exit 2; }
+  ORIGIN=nginx MODES=${MODES:-http https https-h2}
+fi
 source "$ROOT/benches/proxy/common.sh"
 BIN=$TARGET/release
 if [[ -n ${AGAINST:-} ]]; then
@@ -67,6 +81,14 @@ if [[ -n ${AGAINST:-} ]]; then
   BASELINE=${BASELINE:-$BIN/ar}
   AR_ARGS="${AR_ARGS:-} --against $ROOT/benches/proxy/origin.openapi.yaml"
   NAME=ar+against
+fi
+
+if [[ -n ${REVERSE:-} ]]; then
+  [[ $SUBJECT == ar ]] || { echo "REVERSE measures \`ar proxy --reverse\` (SUBJECT=ar)" >&2; exit 2; }
+  [[ -z $BASELINE ]] && OTHER=ar
+  BASELINE=${BASELINE:-$BIN/ar}
+  AR_ARGS="${AR_ARGS:-} --reverse https://localhost:$TLS_PORT"
+  NAME=ar-reverse
 fi
 
 start_origin
@@ -97,14 +119,26 @@ if [[ -n ${AR_WATCH:-} ]]; then
   PIDS+=($!)
 fi
 
+# loadgen_target PORT MODE: loadgen's URL (and proxy) for MODE through PORT. With REVERSE the subject
+# is reached at its own address, as the origin, and the baseline's `http` is `https`.
+loadgen_target() {
+  if [[ -n ${REVERSE:-} && $1 == "$AR_PORT" ]]; then
+    local scheme=https; [[ $2 == http ]] && scheme=http
+    echo "$scheme://localhost:$AR_PORT/small"
+  else
+    local mode=$2; [[ -n ${REVERSE:-} && $mode == http ]] && mode=https
+    echo "$(url "$mode" /small) --proxy 127.0.0.1:$1"
+  fi
+}
+
 # measure PID PORT MODE CONNS: "requests/s CPU-ms-per-1k-requests requests errors retried" (retried:
 # requests the client sent again because their connection closed before they were taken); the CPU includes
 # what the proxy still does after the load stops (see settle).
 measure() {
   local t0 out n
   t0=$(ticks "$1")
-  # shellcheck disable=SC2046 # mode_args is one word or none
-  out=$("$BIN/loadgen" "$(url "$3" /small)" $(mode_args "$3") --proxy "127.0.0.1:$2" --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
+  # shellcheck disable=SC2046 # loadgen_target and mode_args are words
+  out=$("$BIN/loadgen" $(loadgen_target "$2" "$3") $(mode_args "$3") --ca "$WORK/ca/ca.pem" -c "$4" -s "$SECS")
   no_errors "$3, $4 connections, through port $2" "$out"
   settle "$1"
   n=$(field requests "$out")

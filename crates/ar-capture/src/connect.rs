@@ -226,7 +226,10 @@ where
 }
 
 /// The TLS server configuration presenting `name`'s leaf (cached per name).
-fn server_config(shared: &Shared, name: &str) -> Result<Arc<rustls::ServerConfig>, String> {
+pub(crate) fn server_config(
+    shared: &Shared,
+    name: &str,
+) -> Result<Arc<rustls::ServerConfig>, String> {
     let key = name.to_ascii_lowercase();
     let mut cache = shared
         .tls_configs

@@ -185,7 +185,7 @@ pub(crate) fn record_refused(shared: &Shared, sample: &Sample, target: &Target) 
             // origin: its route does.
             line.url(
                 (shared.reverse.as_ref())
-                    .filter(|_| matches!(target, Target::Absolute))
+                    .filter(|_| matches!(target, Target::Absolute | Target::TlsListener))
                     .and_then(|routes| routes.target_of(&line.target))
                     .unwrap_or(target),
             ),

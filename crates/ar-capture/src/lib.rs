@@ -45,6 +45,7 @@ mod error;
 mod files;
 mod forward;
 mod head_limit;
+mod listener_tls;
 mod lock;
 mod pem;
 mod pool;

@@ -124,8 +124,15 @@ pub(crate) fn strip_hop_by_hop(map: &mut HeaderMap, keep_upgrade: bool) {
 }
 
 /// Whether a request asks to switch protocols (WebSocket over HTTP/1.1).
+/// An upgrade to `h2c` alone (`curl --http2 http://...`) is not one: the
+/// proxy, as servers may (RFC 9110 §7.8), answers it in HTTP/1.1, and its
+/// `Upgrade` goes no further, as any hop-by-hop header.
 pub(crate) fn is_upgrade(map: &HeaderMap) -> bool {
-    map.contains_key(header::UPGRADE)
+    let to_other_than_h2c = (map.get_all(header::UPGRADE).iter())
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|protocol| !protocol.trim().eq_ignore_ascii_case("h2c"));
+    to_other_than_h2c
         && map
             .get_all(header::CONNECTION)
             .iter()
@@ -334,6 +341,26 @@ mod tests {
         strip_hop_by_hop(&mut map, true);
         assert_eq!(map.get(header::UPGRADE).unwrap(), "websocket");
         assert_eq!(map.get(header::CONNECTION).unwrap(), "upgrade");
+    }
+
+    #[test]
+    fn an_upgrade_to_h2c_is_answered_as_a_plain_request() {
+        let mut map = HeaderMap::new();
+        map.insert(
+            header::CONNECTION,
+            HeaderValue::from_static("Upgrade, HTTP2-Settings"),
+        );
+        map.insert(header::UPGRADE, HeaderValue::from_static("h2c"));
+        map.insert(
+            "http2-settings",
+            HeaderValue::from_static("AAMAAABkAAQAoAAA"),
+        );
+        assert!(!is_upgrade(&map));
+        strip_hop_by_hop(&mut map, false);
+        assert!(map.is_empty(), "{map:?}");
+        map.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+        map.insert(header::UPGRADE, HeaderValue::from_static("h2c, websocket"));
+        assert!(is_upgrade(&map));
     }
 
     #[test]

@@ -213,8 +213,8 @@ impl ReverseRoutes {
             .map(|route| &route.target)
     }
 
-    /// `url` with the proxy's address (`local`, `host[:port]`) in place of
-    /// its origin, when that origin is routed and the URL's path routes back
+    /// `url` with the proxy's base URL as the client used it (`local`,
+    /// `http://host[:port]` or `https://...`) in place of its origin, when that origin is routed and the URL's path routes back
     /// to it; `None` for any other URL (relative ones included).
     fn local_url(&self, url: &str, local: &str) -> Option<String> {
         let (scheme, rest) = url.split_once("://")?;
@@ -235,7 +235,7 @@ impl ReverseRoutes {
             return None;
         }
         let slash = if tail.starts_with('/') { "" } else { "/" };
-        Some(format!("http://{local}{slash}{tail}"))
+        Some(format!("{local}{slash}{tail}"))
     }
 
     /// `text` (a JSON or HTML body) with each routed origin's absolute URL
@@ -331,11 +331,13 @@ fn url_len(text: &[u8], origin_len: usize, escaped: bool) -> Option<usize> {
     Some(len)
 }
 
-/// Sends an origin-form request on the listener to its route's origin.
+/// Sends a request on the listener (origin-form, over h2c, or any over
+/// the listener's TLS, `tls`) to its route's origin.
 pub(crate) async fn handle(
     shared: Arc<Shared>,
     routes: ReverseRoutes,
     mut req: Request<Incoming>,
+    tls: bool,
 ) -> Response<ProxyBody> {
     let Some(route) = routes.route(req.uri().path()) else {
         let known: Vec<String> = (routes.routes.iter())
@@ -351,17 +353,18 @@ pub(crate) async fn handle(
     if req.method() == http::Method::CONNECT && !crate::record::is_h2_websocket(&req) {
         return text_response(
             StatusCode::METHOD_NOT_ALLOWED,
-            "ar proxy: CONNECT over h2c is not supported\n",
+            "ar proxy: CONNECT to the reverse proxy itself is not supported\n",
         );
     }
-    // How the client named the proxy (`Host`, or h2c's `:authority`): where
-    // rewritten URLs point.
-    let local = (req.headers().get(header::HOST))
+    // How the client named the proxy (`Host`, or h2's `:authority`) and
+    // whether it came over TLS: where rewritten URLs point.
+    let authority = (req.headers().get(header::HOST))
         .and_then(|host| host.to_str().ok())
         .filter(|host| host.parse::<http::uri::Authority>().is_ok())
         .map(str::to_string)
         .or_else(|| req.uri().authority().map(ToString::to_string))
         .unwrap_or_else(|| shared.local_addr.to_string());
+    let local = format!("{}://{authority}", if tls { "https" } else { "http" });
     let head = req.method() == http::Method::HEAD;
     req.headers_mut().insert(header::HOST, route.host.clone());
     let mut response = forward::handle(Arc::clone(&shared), req, route.target.clone()).await;
@@ -454,7 +457,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         let mut rewrite = |name: header::HeaderName, url: &str| {
             headers.insert(name.clone(), url.parse().unwrap());
-            routes.rewrite_headers(&mut headers, "127.0.0.1:9000");
+            routes.rewrite_headers(&mut headers, "http://127.0.0.1:9000");
             headers[&name].to_str().unwrap().to_string()
         };
         let location = header::LOCATION;
@@ -470,6 +473,15 @@ mod tests {
             rewrite(header::CONTENT_LOCATION, "http://web.test:8080/items/3"),
             "http://127.0.0.1:9000/items/3"
         );
+        // A client on the listener's TLS is kept on it.
+        headers.insert(location.clone(), "http://web.test:8080/a".parse().unwrap());
+        routes.rewrite_headers(&mut headers, "https://localhost:9443");
+        assert_eq!(headers[&location], "https://localhost:9443/a");
+        let mut rewrite = |name: header::HeaderName, url: &str| {
+            headers.insert(name.clone(), url.parse().unwrap());
+            routes.rewrite_headers(&mut headers, "http://127.0.0.1:9000");
+            headers[&name].to_str().unwrap().to_string()
+        };
         for kept in [
             "/api/relative",
             "https://elsewhere.test/api",

@@ -197,7 +197,7 @@ mod tests {
     #[test]
     fn urls_of_routed_origins_point_at_the_proxy_plain_or_json_escaped() {
         let routes = routes();
-        let local = "127.0.0.1:9000";
+        let local = "http://127.0.0.1:9000";
         let body = br#"{"next":"https://api.test/api/items?page=2","self":"https:\/\/api.test\/api\/items",
             "home":"http://web.test:8080/","login":"https://api.test/login",
             "other":"https://api.test.example/api","port":"https://api.test:8443/api","x":"https://elsewhere.test/api"}"#;
@@ -249,7 +249,7 @@ mod tests {
         let gzipped = gzip.finish().unwrap();
         let answer = response("application/json; charset=utf-8", Some("gzip"), gzipped);
         let (headers, body) =
-            text(super::body(&routes(), "127.0.0.1:9000", false, 100, answer).await).await;
+            text(super::body(&routes(), "http://127.0.0.1:9000", false, 100, answer).await).await;
         assert_eq!(body, r#"{"next":"http://127.0.0.1:9000/api/items?page=2"}"#);
         assert!(!headers.contains_key(header::CONTENT_ENCODING));
         assert_eq!(headers[header::CONTENT_LENGTH], body.len().to_string());
@@ -270,7 +270,7 @@ mod tests {
         for (answer, head) in cases {
             let before = answer.headers().clone();
             let size = answer.body().size_hint().exact();
-            let answer = super::body(&routes(), "127.0.0.1:9000", head, 100, answer).await;
+            let answer = super::body(&routes(), "http://127.0.0.1:9000", head, 100, answer).await;
             // Read whole to be looked at, it is still announced at its length.
             assert_eq!(answer.body().size_hint().exact(), size);
             let (headers, body) = text(answer).await;

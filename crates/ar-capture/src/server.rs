@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 use crate::head_limit::{self, MAX_HTTP1_HEAD, Sample, Sampled};
 use crate::proxy::{ProxyBody, Shared};
 use crate::relay::Rewind;
-use crate::{connect, forward, record, reverse, socks5};
+use crate::{connect, forward, listener_tls, record, reverse, socks5};
 
 /// The largest header block the proxy takes over HTTP/2, both ways: what
 /// Chromium takes and sends (256 KiB). hyper's default (16 KiB) answered a
@@ -31,6 +31,9 @@ pub(crate) const MAX_HEADER_LIST_SIZE: u32 = 256 * 1024;
 pub(crate) enum Target {
     /// The plain listener: requests carry absolute URLs (or are CONNECT).
     Absolute,
+    /// TLS on the reverse listener ([`crate::listener_tls`]): every request
+    /// is a reverse request.
+    TlsListener,
     /// Inside a CONNECT tunnel: every request goes to this origin (shared by
     /// the connection's requests, so routing one costs no string work).
     Origin(Arc<Origin>),
@@ -75,6 +78,7 @@ impl Target {
                 None => format!("{}://unknown.invalid/", origin.scheme),
             },
             Self::Absolute => "http://unknown.invalid/".to_string(),
+            Self::TlsListener => "https://unknown.invalid/".to_string(),
         }
     }
 
@@ -128,16 +132,23 @@ impl Target {
 
 /// Serves one client connection on the listener: HTTP/1.1 proxy requests;
 /// in reverse mode, HTTP/2 with prior knowledge (h2c, as gRPC clients
-/// speak it) too; with SOCKS5 on, SOCKS5 clients.
+/// speak it) and TLS too; with SOCKS5 on, SOCKS5 clients.
 pub(crate) async fn serve_client(shared: Arc<Shared>, mut tcp: TcpStream) {
     let spare = head_limit::Spare::of(&tcp);
-    let (socks5, h2c) = (shared.socks5.is_some(), shared.reverse.is_some());
-    let served = if socks5 || h2c {
-        let Ok((first, opening)) = read_opening(&mut tcp, socks5, h2c).await else {
+    let (socks5, reverse) = (shared.socks5.is_some(), shared.reverse.is_some());
+    let served = if socks5 || reverse {
+        let Ok((first, opening)) = read_opening(&mut tcp, socks5, reverse).await else {
             return;
         };
         match opening {
             Opening::Socks5 => return socks5::serve(shared, first, tcp).await,
+            Opening::Tls => {
+                let Ok(local) = tcp.local_addr() else {
+                    return;
+                };
+                let io = Rewind::new(first, tcp);
+                return listener_tls::serve(shared, io, local.ip()).await;
+            }
             Opening::H2 => {
                 let io = Rewind::new(first, tcp);
                 return serve_origin(shared, io, Target::Absolute, true).await;
@@ -165,15 +176,18 @@ enum Opening {
     H2,
     /// Its first byte is SOCKS5's version, which starts no HTTP request.
     Socks5,
+    /// Its first byte starts a TLS handshake record (reverse mode).
+    Tls,
 }
 
 /// Reads a connection's first bytes until they tell what it speaks (SOCKS5
-/// by its first byte when `socks5`; h2 by its preface when `h2c`, at most
-/// its 24 bytes; else HTTP/1); returns them, and which.
+/// by its first byte when `socks5`; when `reverse`, TLS by its first byte
+/// and h2 by its preface, at most its 24 bytes; else HTTP/1); returns
+/// them, and which.
 async fn read_opening(
     tcp: &mut (impl AsyncRead + Unpin),
     socks5: bool,
-    h2c: bool,
+    reverse: bool,
 ) -> std::io::Result<(Bytes, Opening)> {
     let mut first = [0u8; H2_PREFACE.len()];
     let mut len = 0;
@@ -186,7 +200,10 @@ async fn read_opening(
         if socks5 && first[0] == socks5::VERSION {
             break Opening::Socks5;
         }
-        if !h2c || !H2_PREFACE.starts_with(&first[..len]) {
+        if reverse && first[0] == listener_tls::HANDSHAKE {
+            break Opening::Tls;
+        }
+        if !reverse || !H2_PREFACE.starts_with(&first[..len]) {
             break Opening::Http1;
         }
         if len == first.len() {
@@ -284,14 +301,17 @@ fn dispatch(
 
 async fn route(shared: Arc<Shared>, req: Request<Incoming>, target: Target) -> Response<ProxyBody> {
     // Reverse mode: a plain request on the listener (origin form over
-    // HTTP/1.1; any request over h2c, which only reverse mode serves there)
-    // goes to its route's origin. Boxed: as large as a request's own future.
-    if matches!(target, Target::Absolute)
-        && (req.uri().authority().is_none() || req.version() == http::Version::HTTP_2)
+    // HTTP/1.1; any request over h2c, which only reverse mode serves there;
+    // any over the listener's TLS) goes to its route's origin. Boxed: as
+    // large as a request's own future.
+    let tls = matches!(target, Target::TlsListener);
+    if (tls
+        || matches!(target, Target::Absolute)
+            && (req.uri().authority().is_none() || req.version() == http::Version::HTTP_2))
         && let Some(routes) = &shared.reverse
     {
         let routes = routes.clone();
-        return Box::pin(reverse::handle(shared, routes, req)).await;
+        return Box::pin(reverse::handle(shared, routes, req, tls)).await;
     }
     if req.method() == http::Method::CONNECT {
         if matches!(target, Target::Absolute) {
@@ -413,6 +433,18 @@ mod tests {
             client.write_all(&[5, 1, 0]).await.unwrap();
             let (first, opening) = read_opening(&mut server, socks5, h2c).await.unwrap();
             assert_eq!((opening, &first[..]), (expected, &[5, 1, 0][..]));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tls_hello_is_told_by_its_first_byte_in_reverse_mode_only() {
+        use tokio::io::AsyncWriteExt as _;
+        let hello = [listener_tls::HANDSHAKE, 3, 1, 0, 0xc8];
+        for (reverse, expected) in [(true, Opening::Tls), (false, Opening::Http1)] {
+            let (mut client, mut server) = tokio::io::duplex(64);
+            client.write_all(&hello).await.unwrap();
+            let (first, opening) = read_opening(&mut server, true, reverse).await.unwrap();
+            assert_eq!((opening, &first[..]), (expected, &hello[..]));
         }
     }
 

@@ -167,6 +167,52 @@ fn curl_and_python_get_the_origins_answers_and_the_flows_are_the_origins() {
 }
 
 #[test]
+fn https_on_the_same_port_with_ar_s_certificate_reaches_the_origin() {
+    let shop = Shop::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let origin = shop.url("");
+    let proxy = proxy_to(&shop, &out, &["--reverse", &origin, "--no-ui"]);
+    let port = proxy.addr().rsplit_once(':').unwrap().1.to_owned();
+    // The banner says where and what to trust: curl's line names ar's CA.
+    let line = proxy.wait_for("curl --cacert");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let base = format!("https://{}", proxy.addr());
+    assert_eq!(words[3], format!("{base}/"), "{line}");
+    let ca = words[2];
+    let path = PATHS[1];
+    let expected = crate::text(&direct(&shop, path));
+    // By address (no SNI: the certificate is for 127.0.0.1) over HTTP/2 and
+    // HTTP/1.1, and by name.
+    let localhost = format!("https://localhost:{port}");
+    for (args, base) in [
+        (["--http2", "--cacert", ca], &base),
+        (["--http1.1", "--cacert", ca], &base),
+        (["--http2", "--cacert", ca], &localhost),
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["-w", " %{http_version}"]);
+        let answer = crate::text(&curl(&args, &format!("{base}{path}")));
+        let version = if args[0] == "--http2" { "2" } else { "1.1" };
+        assert_eq!(answer, format!("{expected} {version}"), "{args:?} {base}");
+    }
+    // Without ar's CA the client refuses the certificate: nothing is sent.
+    let refused = Command::new("curl")
+        .args(["-sS", "--max-time", "20"])
+        .arg(format!("{base}{path}"))
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let (_, status) = proxy.stop();
+    assert!(status.success(), "exit status {status}");
+    let flows = archived(&out);
+    let urls: Vec<&str> = (flows.iter())
+        .map(|f| f["request"]["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(urls, [shop.url(path).as_str(); 3]);
+}
+
+#[test]
 fn the_same_traffic_forward_and_reverse_makes_the_same_spec() {
     let shop = Shop::start();
     let dir = tempfile::tempdir().unwrap();

@@ -38,6 +38,17 @@ pub(crate) const CLIENTS: [ClientKind; 9] = [
     ClientKind::Chromium,
 ];
 
+/// The clients that also run against reverse proxies, in the clear: those
+/// an app's base URL setting is typically handed to.
+pub(crate) const REVERSE_CLIENTS: [ClientKind; 6] = [
+    ClientKind::Curl { http2: false },
+    ClientKind::Curl { http2: true },
+    ClientKind::PythonRequests,
+    ClientKind::PythonHttpx { http2: false },
+    ClientKind::NodeFetch,
+    ClientKind::Chromium,
+];
+
 /// Where a client's requests go: through the proxy or straight to the
 /// servers (with `shop.test` mapped to loopback), trusting `ca_pem` (the
 /// proxy's CA or the origins'), whose key hashes to `spki`.
@@ -198,13 +209,18 @@ async fn node(route: &Route, requests: &[&Request], dir: &Path) -> Result<Outcom
 }
 
 /// One Chromium for the run; each server's requests run in a page of that
-/// server, so that they are same-origin.
+/// server (or of its reverse proxy, as their URLs say), so that they are
+/// same-origin.
 async fn in_chromium(route: &Route, requests: &[&Request]) -> Result<Outcomes, String> {
     let browser = chromium().ok_or("chromium is not installed")?;
     let args = match &route.proxy {
         Some(proxy) => vec![format!("--proxy-server={proxy}")],
-        // Nothing but the origins resolves, so nothing else is reached.
-        None => vec!["--host-resolver-rules=MAP shop.test 127.0.0.1, MAP * ~NOTFOUND".into()],
+        // Nothing but the origins (and loopback, where reverse proxies
+        // listen) resolves, so nothing else is reached.
+        None => vec![
+            "--host-resolver-rules=MAP shop.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
+                .into(),
+        ],
     };
     let mut devtools = DevTools::launch(browser, &route.spki, &args).await?;
     let mut outcomes = Vec::new();
@@ -223,13 +239,26 @@ async fn in_chromium(route: &Route, requests: &[&Request]) -> Result<Outcomes, S
             include_str!("fetch_cases.js"),
             Request::json(&batch)
         );
-        let page = format!("https://shop.test:{port}/hello?via=chromium-page");
+        let page = format!("{}/hello?via=chromium-page", origin_of(&batch));
         match devtools.evaluate_at(&page, &script).await {
             Ok(lines) => outcomes.extend(lines.split('|').map(Outcome::parse)),
             Err(why) => outcomes.extend(batch.iter().map(|r| (r.id.clone(), Err(why.clone())))),
         }
     }
     Ok(outcomes)
+}
+
+/// `scheme://host:port` of the batch's pages: its first HTTP(S) URL's.
+fn origin_of(batch: &[&Request]) -> String {
+    let url = (batch.iter())
+        .map(|r| r.url.as_str())
+        .find(|url| url.starts_with("http"))
+        .unwrap_or_default();
+    let authority_end = url.find("://").map_or(0, |i| i + 3);
+    let end = url[authority_end..]
+        .find('/')
+        .map_or(url.len(), |i| authority_end + i);
+    url[..end].to_owned()
 }
 
 /// curl, one process per request (curl starts fast); the body read as it

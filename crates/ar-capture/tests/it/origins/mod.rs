@@ -13,6 +13,13 @@
 //! what must hold of it. `.ci/run` installs the servers, the Python packages
 //! into `.ci/.venv` and undici into `.ci/node`.
 //!
+//! Some clients also run in front of each server through a reverse proxy
+//! (`ar proxy --reverse`), talking plain HTTP to its own address as a client
+//! that cannot use a proxy would (rows marked `reverse`): they must see what
+//! they see going to the server directly, and the flow archived under the
+//! server's name. (Redirects lead to the server's own name there, as the
+//! server wrote them; `reverse.rs` has `--rewrite-urls`.)
+//!
 //! The matrix prints as a table (`-- --nocapture` shows it: `ok`, `FAIL`, or
 //! `-` where the server or the client cannot do the case), and a failure
 //! lists every failing cell with its reason. `AR_MATRIX_CLIENTS=curl-h2,chromium`
@@ -26,16 +33,17 @@ mod socks5;
 mod upstream;
 
 use std::collections::HashMap;
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ar_capture::{ProxyBuilder, ReverseRoutes};
 use ar_flow::{Flow, HttpVersion};
 use futures_util::StreamExt as _;
 
 use crate::support::*;
-use cases::{CASES, Case, Outcome, Request};
-use clients::{CLIENTS, ClientKind, Outcomes, Route};
+use cases::{CASES, Case, ClientTraits, Outcome, Request};
+use clients::{CLIENTS, ClientKind, Outcomes, REVERSE_CLIENTS, Route};
 use servers::{Backend, Kind, Server};
 
 const SERVERS: [Kind; 5] = [
@@ -61,16 +69,34 @@ async fn proxy_to(ca: &TestCa, servers: &[&Server]) -> Harness {
     .await
 }
 
-/// Every flow the proxy archives, as they come.
-fn collect_flows(h: &mut Harness) -> Arc<Mutex<Vec<Flow>>> {
-    let mut flows = std::mem::replace(&mut h.flows, tokio::sync::mpsc::channel(1).1);
+/// A reverse proxy in front of `server` alone (offline, trusting the
+/// origin CA), passing answers on as they come (no `--rewrite-urls`).
+async fn reverse_proxy_to(ca: &TestCa, server: &Server) -> Harness {
+    let root = ca.cert.clone();
+    let port = server.port;
+    let route = format!("https://shop.test:{port}").parse().unwrap();
+    let routes = ReverseRoutes::new(vec![route]).unwrap();
+    Harness::start(move |b: ProxyBuilder| {
+        b.upstream_root(root)
+            .offline(true)
+            .resolve("shop.test", port, Ipv4Addr::LOCALHOST.into())
+            .reverse(routes)
+    })
+    .await
+}
+
+/// Every flow the proxies archive, as they come.
+fn collect_flows(harnesses: &mut [&mut Harness]) -> Arc<Mutex<Vec<Flow>>> {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let into = Arc::clone(&seen);
-    tokio::spawn(async move {
-        while let Some(flow) = flows.recv().await {
-            into.lock().unwrap().push(flow);
-        }
-    });
+    for h in harnesses {
+        let mut flows = std::mem::replace(&mut h.flows, tokio::sync::mpsc::channel(1).1);
+        let into = Arc::clone(&seen);
+        tokio::spawn(async move {
+            while let Some(flow) = flows.recv().await {
+                into.lock().unwrap().push(flow);
+            }
+        });
+    }
     seen
 }
 
@@ -87,20 +113,29 @@ async fn every_client_reaches_every_server_through_the_proxy() {
         .map(|&kind| Server::start(&ca, kind, Some(&backend)))
         .collect();
     let mut h = proxy_to(&ca, &servers.iter().collect::<Vec<_>>()).await;
-    let flows = collect_flows(&mut h);
+    let flows = collect_flows(&mut [&mut h]);
+    let mut reverse = Vec::new();
+    for server in &servers {
+        reverse.push(reverse_proxy_to(&ca, server).await);
+    }
+    let reverse_flows = collect_flows(&mut reverse.iter_mut().collect::<Vec<_>>());
     let origin_ca = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(origin_ca.path(), ca.pem()).unwrap();
+    let direct = Route {
+        proxy: None,
+        ca_pem: origin_ca.path().to_owned(),
+        spki: ca.spki_sha256_base64.clone(),
+    };
     let routes = Routes {
-        direct: Route {
-            proxy: None,
-            ca_pem: origin_ca.path().to_owned(),
-            spki: ca.spki_sha256_base64.clone(),
-        },
         proxied: Route {
             proxy: Some(format!("http://{}", h.addr())),
             ca_pem: h.ca_pem.clone(),
             spki: h.ca.spki_sha256_base64(),
         },
+        direct,
+        bases: (servers.iter().zip(&reverse))
+            .map(|(server, r)| (server.port, r.addr()))
+            .collect(),
     };
     let clients = chosen_clients();
     let requests = requests_of(&clients, &servers);
@@ -110,23 +145,38 @@ async fn every_client_reaches_every_server_through_the_proxy() {
     let mut failures = Vec::new();
     for server in &servers {
         for &client in &clients {
-            let mut row = Vec::new();
-            for case in CASES {
-                let Some(request) = requests[&client]
-                    .iter()
-                    .find(|r| r.case == case && r.port == server.port)
-                else {
-                    row.push("-");
+            for via in [Via::Proxy, Via::Reverse] {
+                if via == Via::Reverse && !REVERSE_CLIENTS.contains(&client) {
                     continue;
-                };
-                let verdict = judge(client, request, &outcomes, &routes, &flows).await;
-                row.push(if verdict.is_ok() { "ok" } else { "FAIL" });
-                if let Err(why) = verdict {
-                    let (s, c, k) = (server.kind.name(), client.name(), case.name());
-                    failures.push(format!("{s} × {c} × {k}: {why}"));
                 }
+                let flows = if via == Via::Proxy {
+                    &flows
+                } else {
+                    &reverse_flows
+                };
+                let mut row = Vec::new();
+                for case in CASES {
+                    // A browser follows a redirect, off the reverse proxy to
+                    // the server's own name, where its page's fetch may not go.
+                    let off = via == Via::Reverse
+                        && matches!(case, Case::Moved | Case::Found)
+                        && !client.traits().sees_redirects;
+                    let request = (requests[&client].iter())
+                        .find(|r| r.case == case && r.port == server.port);
+                    let Some(request) = request.filter(|_| !off) else {
+                        row.push("-");
+                        continue;
+                    };
+                    let verdict = judge(client, via, request, &outcomes, &routes, flows).await;
+                    row.push(if verdict.is_ok() { "ok" } else { "FAIL" });
+                    if let Err(why) = verdict {
+                        let (s, c, k) = (server.kind.name(), client.name(), case.name());
+                        failures.push(format!("{s} × {c}{} × {k}: {why}", via.suffix()));
+                    }
+                }
+                let name = format!("{} / {}{}", server.kind.name(), client.name(), via.suffix());
+                table.row(name, row);
             }
-            table.row(format!("{} / {}", server.kind.name(), client.name()), row);
         }
     }
     println!("{table}");
@@ -144,10 +194,56 @@ async fn every_client_reaches_every_server_through_the_proxy() {
     }
 }
 
-/// Where the clients go: straight to the servers, and through the proxy.
+/// How a client reaches the servers in one of its runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Via {
+    Direct,
+    /// The proxy as its HTTP(S) proxy.
+    Proxy,
+    /// Each server's reverse proxy, in place of the server.
+    Reverse,
+}
+
+impl Via {
+    /// What the matrix adds to the row's name.
+    fn suffix(self) -> &'static str {
+        if self == Self::Reverse {
+            " reverse"
+        } else {
+            ""
+        }
+    }
+}
+
+/// Where the clients go: straight to the servers, through the proxy, and
+/// to each server's reverse proxy (its address by the server's port).
 struct Routes {
     direct: Route,
     proxied: Route,
+    bases: HashMap<u16, SocketAddr>,
+}
+
+impl Routes {
+    fn of(&self, via: Via) -> &Route {
+        match via {
+            Via::Proxy => &self.proxied,
+            // No proxy setting: the reverse proxies' addresses are in the URLs.
+            Via::Direct | Via::Reverse => &self.direct,
+        }
+    }
+
+    /// `request` as a client of the server's reverse proxy makes it: its URL
+    /// on the proxy's address, in the clear.
+    fn reversed(&self, request: &Request) -> Request {
+        let base = self.bases[&request.port];
+        let (scheme, origin) = (request.url.split_once("://")).expect("an absolute URL");
+        let rest = &origin[origin.find('/').unwrap_or(origin.len())..];
+        let scheme = if scheme == "wss" { "ws" } else { "http" };
+        Request {
+            url: format!("{scheme}://{base}{rest}"),
+            ..request.clone()
+        }
+    }
 }
 
 /// Each client's requests: every case it and the server both do, to every server.
@@ -169,27 +265,36 @@ fn requests_of(clients: &[ClientKind], servers: &[Server]) -> HashMap<ClientKind
         .collect()
 }
 
-/// Every client's run, direct and proxied (`true`): the slow ones (the
-/// browser) first, three at a time on two cores.
+/// Every client's run, direct, proxied and, for [`REVERSE_CLIENTS`], to the
+/// reverse proxies: the slow ones (the browser) first, three at a time on
+/// two cores.
 async fn run_clients(
     clients: &[ClientKind],
     requests: &HashMap<ClientKind, Vec<Request>>,
     routes: &Routes,
-) -> HashMap<(ClientKind, bool), Outcomes> {
-    let runs = clients
-        .iter()
-        .rev()
-        .flat_map(|&client| [(client, &routes.proxied), (client, &routes.direct)]);
+) -> HashMap<(ClientKind, Via), Outcomes> {
+    let runs = clients.iter().rev().flat_map(|&client| {
+        let reverse = REVERSE_CLIENTS.contains(&client).then_some(Via::Reverse);
+        [Some(Via::Proxy), Some(Via::Direct), reverse]
+            .into_iter()
+            .flatten()
+            .map(move |via| (client, via))
+    });
     futures_util::stream::iter(runs)
-        .map(|(client, route)| {
-            let requests: Vec<&Request> = requests[&client].iter().collect();
+        .map(|(client, via)| {
+            let requests: Vec<Request> = match via {
+                Via::Reverse => requests[&client]
+                    .iter()
+                    .map(|r| routes.reversed(r))
+                    .collect(),
+                _ => requests[&client].clone(),
+            };
             async move {
                 let start = std::time::Instant::now();
-                let outcomes = client.run(route, &requests).await;
-                let proxied = route.proxy.is_some();
-                let via = if proxied { "proxied" } else { "direct" };
-                eprintln!("{} {via}: {:?}", client.name(), start.elapsed());
-                ((client, proxied), outcomes)
+                let requests: Vec<&Request> = requests.iter().collect();
+                let outcomes = client.run(routes.of(via), &requests).await;
+                eprintln!("{} {via:?}: {:?}", client.name(), start.elapsed());
+                ((client, via), outcomes)
             }
         })
         .buffer_unordered(3)
@@ -201,13 +306,14 @@ async fn run_clients(
 /// is there, and the archive holds the exchange.
 async fn judge(
     client: ClientKind,
+    via: Via,
     request: &Request,
-    outcomes: &HashMap<(ClientKind, bool), Outcomes>,
+    outcomes: &HashMap<(ClientKind, Via), Outcomes>,
     routes: &Routes,
     flows: &Mutex<Vec<Flow>>,
 ) -> Result<(), String> {
     let traits = client.traits();
-    let mut direct = find(&outcomes[&(client, false)], &request.id);
+    let mut direct = find(&outcomes[&(client, Via::Direct)], &request.id);
     let setup_failed = |direct: &Result<Outcome, String>| {
         direct.as_ref().map_or(true, |d| {
             request.case.check_direct(d, request.port, &traits).is_err()
@@ -223,9 +329,20 @@ async fn judge(
     }
     let direct = direct.map_err(|why| format!("direct: {why}"))?;
     request.case.check_direct(&direct, request.port, &traits)?;
-    let proxied = find(&outcomes[&(client, true)], &request.id)
+    let proxied = find(&outcomes[&(client, via)], &request.id)
         .map_err(|why| format!("through the proxy: {why}"))?;
-    Case::compare(&direct, &proxied)?;
+    // In the clear, to the reverse proxy, every client speaks HTTP/1.1.
+    let traits = match via {
+        Via::Reverse => ClientTraits {
+            version: HttpVersion::Http11,
+            ..traits
+        },
+        _ => traits,
+    };
+    // In the clear a client may offer other encodings than over HTTPS.
+    let own_encodings = via == Via::Reverse
+        && !(request.headers.iter()).any(|(name, _)| *name == "accept-encoding");
+    Case::compare(&direct, &proxied, own_encodings)?;
     let protocol = match traits.version {
         HttpVersion::Http2 => "HTTP/2",
         _ => "HTTP/1.1",

@@ -53,7 +53,7 @@ pub(crate) struct Args {
     passthrough: Vec<String>,
     /// Reverse mode, for clients that cannot use a proxy: they send plain HTTP
     /// (HTTP/1.1 or h2c) to this port, and each request goes to the origin
-    /// (https://api.example.com[:PORT]),
+    /// (`https://api.example.com[:PORT]`),
     /// its path unchanged; with /PREFIX= only the paths under PREFIX. Repeatable:
     /// the longest prefix wins. The listener stays an HTTP(S) proxy too.
     #[arg(long, value_name = "[/PREFIX=]URL")]
@@ -287,7 +287,7 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
     }
     match &reverse {
         Some(routes) => {
-            write_reverse(&mut out, addr, routes)?;
+            write_reverse(&mut out, addr, routes, &cert)?;
             writeln!(out, "It is an HTTP(S) proxy too:")?;
         }
         None => writeln!(out, "Point a client at it:")?,
@@ -375,11 +375,13 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// How to point a client at the reverse proxy: its base URL in place of
-/// each origin's, and a curl line to try.
+/// each origin's, and a curl line to try, over plain HTTP and over HTTPS
+/// (trusting the CA at `cert`).
 fn write_reverse(
     out: &mut dyn Write,
     addr: std::net::SocketAddr,
     routes: &ReverseRoutes,
+    cert: &str,
 ) -> std::io::Result<()> {
     writeln!(
         out,
@@ -401,12 +403,23 @@ fn write_reverse(
     if routes.rewrites_urls() {
         writeln!(
             out,
-            "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://{addr})"
+            "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://{addr},"
         )?;
+        writeln!(out, "  or https://{addr} for a client over HTTPS)")?;
     }
     let example = routes.routes().first().map_or("", |r| r.prefix());
     let example = example.trim_end_matches('/');
-    writeln!(out, "  curl http://{addr}{example}/")
+    writeln!(out, "  curl http://{addr}{example}/")?;
+    writeln!(
+        out,
+        "Or over HTTPS on the same port (HTTP/2 or HTTP/1.1), trusting ar's CA (see `ar ca`):"
+    )?;
+    writeln!(
+        out,
+        "  base URL https://{addr} (or https://localhost:{}, the name the client asks for)",
+        addr.port()
+    )?;
+    writeln!(out, "  curl --cacert {cert} https://{addr}{example}/")
 }
 
 /// How to point a SOCKS5 client at the proxy: names resolved by the proxy
@@ -483,7 +496,8 @@ mod tests {
             .collect();
         let routes = ReverseRoutes::new(routes).unwrap().rewrite_urls(true);
         let mut out = Vec::new();
-        write_reverse(&mut out, "127.0.0.1:8080".parse().unwrap(), &routes).unwrap();
+        let addr = "127.0.0.1:8080".parse().unwrap();
+        write_reverse(&mut out, addr, &routes, "/ca/ca.pem").unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
         assert_eq!(
@@ -492,8 +506,12 @@ mod tests {
                 "Point a client at it in place of the origin (plain HTTP, no CA to trust):",
                 "  base URL http://127.0.0.1:8080/api for https://api.test:8443/api",
                 "  base URL http://127.0.0.1:8080     for https://web.test",
-                "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://127.0.0.1:8080)",
+                "  (the origins' URLs in redirects and JSON/HTML bodies are rewritten to http://127.0.0.1:8080,",
+                "  or https://127.0.0.1:8080 for a client over HTTPS)",
                 "  curl http://127.0.0.1:8080/api/",
+                "Or over HTTPS on the same port (HTTP/2 or HTTP/1.1), trusting ar's CA (see `ar ca`):",
+                "  base URL https://127.0.0.1:8080 (or https://localhost:8080, the name the client asks for)",
+                "  curl --cacert /ca/ca.pem https://127.0.0.1:8080/api/",
             ]
         );
     }
