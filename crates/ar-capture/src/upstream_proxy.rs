@@ -59,6 +59,12 @@ impl UpstreamProxy {
         self
     }
 
+    /// The hosts given to [`UpstreamProxy::direct_to`], lowercase, a leading
+    /// `*.` or `.` dropped (loopback and resolved hosts go direct besides).
+    pub fn direct(&self) -> &[String] {
+        &self.direct
+    }
+
     /// Whether `host` (no brackets, any case) goes through the proxy.
     /// Loopback never does.
     pub(crate) fn takes(&self, host: &str) -> bool {

@@ -240,6 +240,69 @@ fn a_session_turns_browsing_into_a_spec_and_keeps_everything_in_the_archive() {
     );
 }
 
+/// Every file under `dir`, recursively.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_session_through_an_upstream_proxy_maps_the_resolved_shop_and_never_shows_its_password() {
+    let shop = Shop::start();
+    // Nothing listens there: only hosts that go direct can answer.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream = closed.local_addr().unwrap();
+    drop(closed);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("run");
+    let url = format!("http://me:hunter2@{upstream}");
+    let extra = [
+        "--out",
+        dir.to_str().unwrap(),
+        "--no-upstream-proxy",
+        "intranet.test",
+    ];
+    let (status, text) = run_script(shop.ar_through(&url, &extra), &open(&shop, &["/products"]));
+    assert!(status.success(), "{text}");
+    let banner = format!(
+        "  upstream http://me:****@{upstream} (direct: loopback, --resolve'd hosts, intranet.test)"
+    );
+    assert!(text.lines().any(|line| line == banner), "{text}");
+    // The shop's hosts are --resolve'd: reached directly, and mapped.
+    assert!(
+        text.contains(&format!("+ GET {SHOP_HOST}:{}/api/products", shop.port())),
+        "{text}"
+    );
+    assert!(
+        operations(&yaml(&dir))
+            .iter()
+            .any(|(_, _, path, _)| path == "/api/products")
+    );
+    // Basic base64 of "me:hunter2", as it would go to the upstream.
+    for secret in ["hunter2", "bWU6aHVudGVyMg"] {
+        assert!(!text.contains(secret), "{text}");
+        for file in files(&dir) {
+            let bytes = std::fs::read(&file).unwrap();
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "{secret} in {}",
+                file.display()
+            );
+        }
+    }
+    // A resumed session does not reach for the proxy again: it was not kept.
+    let session = std::fs::read_to_string(dir.join("session.json")).unwrap();
+    assert!(!session.contains(&upstream.to_string()), "{session}");
+}
+
 #[test]
 fn resume_carries_on_the_same_archive_and_spec() {
     let shop = Shop::start();

@@ -74,10 +74,24 @@ impl Shop {
 
     /// [`Shop::ar`] with `url`, on any of the fixture's hosts, as the target.
     pub(crate) fn ar_on(&self, url: &str, extra: &[&str]) -> Command {
+        self.ar_dialing(url, &["--offline"], extra)
+    }
+
+    /// [`Shop::ar`] reaching origins through the HTTP proxy at `upstream`
+    /// (`--upstream-proxy`), not `--offline`: the shop's hosts, `--resolve`d,
+    /// are still reached directly.
+    pub(crate) fn ar_through(&self, upstream: &str, extra: &[&str]) -> Command {
+        self.ar_dialing(&self.url("/"), &["--upstream-proxy", upstream], extra)
+    }
+
+    /// `ar URL --headless NETWORK...` with the shop's CA, `--resolve` entries and `extra`.
+    fn ar_dialing(&self, url: &str, network: &[&str], extra: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_ar"));
         command
             .arg(url)
-            .args(["--headless", "--offline", "--ca-dir"])
+            .arg("--headless")
+            .args(network)
+            .arg("--ca-dir")
             .arg(self.ca_dir.path())
             .arg("--upstream-ca")
             .arg(self.ca_file.path());

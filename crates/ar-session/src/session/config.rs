@@ -53,6 +53,10 @@ pub struct SessionConfig {
     pub upstream_ca: Option<PathBuf>,
     /// The proxy dials only `resolve`d hosts and loopback.
     pub offline: bool,
+    /// The HTTP proxy the capture proxy reaches origins through, and the
+    /// hosts it reaches directly. Never kept in `session.json`: its
+    /// credentials are given again on each run.
+    pub upstream_proxy: Option<ar_capture::UpstreamProxy>,
     /// Where ar's CA lives; `None` = the user's data dir.
     pub ca_dir: Option<PathBuf>,
     /// Start the explorer right away.
@@ -101,6 +105,7 @@ impl SessionConfig {
             resolve: Vec::new(),
             upstream_ca: None,
             offline: false,
+            upstream_proxy: None,
             ca_dir: None,
             explore: false,
             explore_unsafe: false,
@@ -191,9 +196,29 @@ pub fn default_out_dir(base: &Path, target: &Url, now: time::OffsetDateTime) -> 
         .unwrap_or(first)
 }
 
+/// The banner line (`ar proxy`'s and the session's) that says which proxy
+/// origins are reached through, its password masked, and which hosts go
+/// direct: `  upstream http://me:****@proxy.corp:3128 (direct: loopback,
+/// --resolve'd hosts, intranet.test)`, no newline.
+pub fn upstream_line(proxy: &ar_capture::UpstreamProxy) -> String {
+    let mut direct = vec!["loopback", "--resolve'd hosts"];
+    direct.extend(proxy.direct().iter().map(String::as_str));
+    format!("  upstream {proxy} (direct: {})", direct.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_upstream_line_masks_the_password_and_names_the_direct_hosts() {
+        let proxy: ar_capture::UpstreamProxy = "http://me:hunter2@proxy.corp:3128".parse().unwrap();
+        let line = upstream_line(&proxy.direct_to(["*.Intranet.test"]));
+        assert_eq!(
+            line,
+            "  upstream http://me:****@proxy.corp:3128 (direct: loopback, --resolve'd hosts, intranet.test)"
+        );
+    }
 
     #[test]
     fn bare_hosts_get_https_and_other_schemes_are_refused() {

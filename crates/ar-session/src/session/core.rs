@@ -148,6 +148,9 @@ impl Session {
         if let Some(path) = &config.upstream_ca {
             builder = builder.upstream_roots_pem(path)?;
         }
+        if let Some(upstream) = &config.upstream_proxy {
+            builder = builder.upstream_proxy(upstream.clone());
+        }
         let proxy = builder
             .bind()
             .await
@@ -187,6 +190,9 @@ impl Session {
             "  proxy    http://{proxy_addr} (CA {})",
             ca_dir.display()
         )?;
+        if let Some(upstream) = &config.upstream_proxy {
+            writeln!(out, "{}", super::upstream_line(upstream))?;
+        }
         if let Some((ui, _)) = &ui {
             writeln!(out, "  ui       {}", ui.url())?;
         }

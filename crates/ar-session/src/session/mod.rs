@@ -44,7 +44,7 @@ mod status;
 
 pub use agent::{AskHuman, summary_for_agent};
 pub use capture::Templater;
-pub use config::{Provider, SessionConfig, default_out_dir, parse_target};
+pub use config::{Provider, SessionConfig, default_out_dir, parse_target, upstream_line};
 pub use core::{Next, Session, TurnOutcome};
 pub use event::Event;
 pub use explore::Explorer;

@@ -14,14 +14,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use ar_capture::{
-    DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes, Socks5, Socks5Auth, UpstreamProxy,
-};
+use ar_capture::{DEFAULT_BODY_CAP, ReverseRoute, ReverseRoutes, Socks5, Socks5Auth};
 use ar_session::pipeline::{NewEndpoint, TEMPLATES_FILE};
 use ar_session::proxy::{CaptureLog, ProxyCapture, ProxyConfig};
+use ar_session::session::upstream_line;
 use ar_store::Flow;
 
-use crate::args::{AgainstArgs, TemplateArgs};
+use crate::args::{AgainstArgs, Masked, TemplateArgs, UpstreamProxyArgs};
 use crate::cmd::ca;
 
 /// Run the capture proxy alone and archive everything that goes through it.
@@ -63,25 +62,9 @@ pub(crate) struct Args {
     /// redirects and links keep the client on it.
     #[arg(long, requires = "reverse")]
     rewrite_urls: bool,
-    /// Reach origins through this HTTP proxy (CONNECT for HTTPS, absolute-form
-    /// requests for HTTP); its credentials are never archived or printed.
-    /// Loopback and --resolve'd hosts are reached directly.
-    #[arg(
-        long,
-        value_name = "http://[USER:PASSWORD@]HOST:PORT",
-        conflicts_with = "offline",
-        value_parser = Masked::<UpstreamProxy>::new()
-    )]
-    upstream_proxy: Option<UpstreamProxy>,
-    /// Hosts reached directly, not through --upstream-proxy (comma-separated;
-    /// `example.com` covers its subdomains, `*` every host).
-    #[arg(
-        long,
-        value_name = "HOST,...",
-        value_delimiter = ',',
-        requires = "upstream_proxy"
-    )]
-    no_upstream_proxy: Vec<String>,
+    /// The HTTP proxy origins are reached through.
+    #[command(flatten)]
+    upstream: UpstreamProxyArgs,
     /// SOCKS5 on the same port too (curl --socks5-hostname, ALL_PROXY=socks5h://,
     /// Chromium's --proxy-server=socks5://): its tunnels are intercepted as
     /// CONNECT tunnels are. CONNECT only; BIND and UDP ASSOCIATE are refused.
@@ -110,50 +93,6 @@ pub(crate) struct Args {
     /// The live web view.
     #[command(flatten)]
     ui: crate::args::UiArgs,
-}
-
-/// Reads a value that may hold a password (`--upstream-proxy`,
-/// `--socks5-auth`). clap's own message for a bad value repeats the value,
-/// password and all; this one names the flag and the value's error, which
-/// masks it.
-#[derive(Debug)]
-struct Masked<T>(std::marker::PhantomData<fn() -> T>);
-
-impl<T> Masked<T> {
-    fn new() -> Self {
-        Self(std::marker::PhantomData)
-    }
-}
-
-impl<T> Clone for Masked<T> {
-    fn clone(&self) -> Self {
-        Self::new()
-    }
-}
-
-impl<T> clap::builder::TypedValueParser for Masked<T>
-where
-    T: std::str::FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::fmt::Display,
-{
-    type Value = T;
-
-    fn parse_ref(
-        &self,
-        cmd: &clap::Command,
-        arg: Option<&clap::Arg>,
-        value: &std::ffi::OsStr,
-    ) -> Result<T, clap::Error> {
-        let arg = arg.map(ToString::to_string).unwrap_or_default();
-        let parsed = match value.to_str() {
-            Some(text) => text.parse().map_err(|error| format!("{error}")),
-            None => Err("the value is not UTF-8".to_owned()),
-        };
-        parsed.map_err(|error| {
-            let message = format!("invalid value for '{arg}': {error}\n");
-            clap::Error::raw(clap::error::ErrorKind::InvalidValue, message).with_cmd(cmd)
-        })
-    }
 }
 
 /// `ar proxy`'s standard output: a line per flow and per new endpoint,
@@ -249,14 +188,14 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         ui_port: args.ui.port(),
         against: against.clone(),
         reverse: reverse.clone(),
-        upstream_proxy: (args.upstream_proxy.clone())
-            .map(|proxy| proxy.direct_to(args.no_upstream_proxy.iter().map(String::as_str))),
+        upstream_proxy: args.upstream.proxy(),
         socks5: match args.socks5_auth {
             Some(auth) => Some(Socks5::Login(auth)),
             None => args.socks5.then_some(Socks5::Open),
         },
     };
     let config_socks5 = config.socks5.clone();
+    let upstream = config.upstream_proxy.as_ref().map(upstream_line);
     let lines = Box::new(Lines(std::io::BufWriter::new(std::io::stdout())));
     let capture = ProxyCapture::start(config, Arc::clone(&ca), lines).await?;
     let mut out = std::io::stdout().lock();
@@ -280,10 +219,8 @@ async fn serve(args: Args) -> anyhow::Result<ExitCode> {
         )?;
     }
     writeln!(out, "  CA       {cert}  (SPKI sha256 {spki})")?;
-    if let Some(upstream) = &args.upstream_proxy {
-        let mut direct = vec!["loopback", "--resolve'd hosts"];
-        direct.extend(args.no_upstream_proxy.iter().map(String::as_str));
-        writeln!(out, "  upstream {upstream} (direct: {})", direct.join(", "))?;
+    if let Some(upstream) = &upstream {
+        writeln!(out, "{upstream}")?;
     }
     match &reverse {
         Some(routes) => {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use ar_session::session::{Manifest, Provider, SessionConfig, default_out_dir, parse_target};
 
-use crate::args::{AgainstArgs, TemplateArgs, UiArgs};
+use crate::args::{AgainstArgs, TemplateArgs, UiArgs, UpstreamProxyArgs};
 
 /// `ar <url>`: browse a site through the capture proxy and grow its spec.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -90,6 +90,9 @@ pub(crate) struct SessionArgs {
     /// name (demos and tests on a closed network: browser background traffic stays local).
     #[arg(long)]
     pub(crate) offline: bool,
+    /// The HTTP proxy the session's Chromium reaches origins through (via ar).
+    #[command(flatten)]
+    pub(crate) upstream: UpstreamProxyArgs,
     /// Also trust the CA certificates in this PEM file for upstream TLS (test sites).
     #[arg(long, value_name = "FILE")]
     pub(crate) upstream_ca: Option<PathBuf>,
@@ -150,6 +153,9 @@ impl SessionArgs {
             upstream_ca = upstream_ca.or_else(|| manifest.settings.upstream_ca.clone());
             offline |= manifest.settings.offline;
         }
+        if offline && self.upstream.upstream_proxy.is_some() {
+            bail!("--upstream-proxy: the resumed session is --offline, which dials no proxy");
+        }
         scope.retain(|h| !h.is_empty());
         scope.sort();
         scope.dedup();
@@ -175,6 +181,7 @@ impl SessionArgs {
             resolve,
             upstream_ca,
             offline,
+            upstream_proxy: self.upstream.proxy(),
             ca_dir: self.ca_dir,
             explore: self.explore,
             explore_unsafe: self.explore_unsafe,
@@ -303,6 +310,71 @@ mod tests {
         assert_eq!(loaded.counters, counters);
         let again = resumed.manifest(Some(loaded), time::OffsetDateTime::UNIX_EPOCH);
         assert_eq!(again.runs, 2);
+    }
+
+    #[test]
+    fn the_upstream_proxy_is_not_kept_for_resume_and_an_offline_session_refuses_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let upstream = |resume: Option<PathBuf>| SessionArgs {
+            url: resume.is_none().then(|| "https://shop.test/".into()),
+            out: resume.is_none().then(|| dir.path().to_path_buf()),
+            resume,
+            upstream: UpstreamProxyArgs {
+                upstream_proxy: Some("http://me:hunter2@proxy.corp:3128".parse().unwrap()),
+                no_upstream_proxy: vec!["intranet.test".into()],
+            },
+            ..SessionArgs::default()
+        };
+        let config = upstream(None)
+            .config(time::OffsetDateTime::UNIX_EPOCH)
+            .unwrap();
+        let proxy = config.upstream_proxy.as_ref().unwrap();
+        assert_eq!(proxy.direct(), ["intranet.test"]);
+        config
+            .manifest(None, time::OffsetDateTime::UNIX_EPOCH)
+            .save(
+                dir.path(),
+                Counters::default(),
+                time::OffsetDateTime::UNIX_EPOCH,
+            )
+            .unwrap();
+        let saved = std::fs::read_to_string(dir.path().join(MANIFEST_FILE)).unwrap();
+        assert!(
+            !saved.contains("hunter2") && !saved.contains("proxy.corp"),
+            "{saved}"
+        );
+
+        let args = SessionArgs {
+            resume: Some(dir.path().to_path_buf()),
+            ..SessionArgs::default()
+        };
+        let resumed = args.config(time::OffsetDateTime::UNIX_EPOCH).unwrap();
+        assert!(resumed.upstream_proxy.is_none());
+
+        let offline = tempfile::tempdir().unwrap();
+        let args = SessionArgs {
+            url: Some("https://shop.test/".into()),
+            out: Some(offline.path().to_path_buf()),
+            offline: true,
+            ..SessionArgs::default()
+        };
+        (args.config(time::OffsetDateTime::UNIX_EPOCH).unwrap())
+            .manifest(None, time::OffsetDateTime::UNIX_EPOCH)
+            .save(
+                offline.path(),
+                Counters::default(),
+                time::OffsetDateTime::UNIX_EPOCH,
+            )
+            .unwrap();
+        let error = upstream(Some(offline.path().to_path_buf()))
+            .config(time::OffsetDateTime::UNIX_EPOCH)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("--upstream-proxy") && error.contains("--offline"),
+            "{error}"
+        );
+        assert!(!error.contains("hunter2"), "{error}");
     }
 
     #[test]
