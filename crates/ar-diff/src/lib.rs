@@ -82,10 +82,10 @@
 //!         "schema": {"type": "object", "properties": {"id": {"type": "integer"}}}}}}}}}}
 //! }))?;
 //! let mut drift = Drift::new(Baseline::new(spec, "users.yaml"));
-//! let body = json!({"id": "42", "email": "a@example.com"});
+//! let body = json!({"id": "42", "email": "a@example.com"}).to_string();
 //! drift.observe(
 //!     &Exchange::new(1, "GET", "https://api.example.com/users/42")
-//!         .response(200, Some(Payload::new(Some("application/json"), Some(&body)))),
+//!         .response(200, Some(Payload::new(Some("application/json"), Some(body.as_bytes())))),
 //! );
 //! drift.observe(&Exchange::new(2, "DELETE", "https://api.example.com/users/42"));
 //! let report = drift.report();

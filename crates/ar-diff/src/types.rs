@@ -27,6 +27,14 @@ impl TypeSet {
     pub(crate) const OBJECT: TypeSet = TypeSet(OBJECT);
     /// Arrays only.
     pub(crate) const ARRAY: TypeSet = TypeSet(ARRAY);
+    /// Strings only.
+    pub(crate) const STRING: TypeSet = TypeSet(1);
+    /// Booleans only.
+    pub(crate) const BOOLEAN: TypeSet = TypeSet(8);
+    /// Integers only.
+    pub(crate) const INTEGER: TypeSet = TypeSet(INTEGER);
+    /// Numbers only (with a fraction: JSON Schema counts `2.0` an integer).
+    pub(crate) const NUMBER: TypeSet = TypeSet(NUMBER);
 
     /// The set holding the type `name` (`"string"`); `None` for `"null"` and unknown names.
     pub(crate) fn named(name: &str) -> Option<TypeSet> {
@@ -65,7 +73,12 @@ impl TypeSet {
 
     /// The name of an instance's JSON type, for messages: `string`, `integer`, `null`, ...
     pub(crate) fn instance_name(value: &serde_json::Value) -> &'static str {
-        match TypeSet::of_instance(value) {
+        TypeSet::name_of(TypeSet::of_instance(value))
+    }
+
+    /// The name of an instance's type as [`TypeSet::of_instance`] gives it (`None`: `null`).
+    pub(crate) fn name_of(found: Option<TypeSet>) -> &'static str {
+        match found {
             None => "null",
             Some(set) => NAMES
                 .iter()

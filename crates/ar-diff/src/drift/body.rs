@@ -37,9 +37,9 @@ use crate::types::TypeSet;
 /// Levels of a body walked.
 pub(crate) const MAX_DEPTH: usize = 64;
 /// Distinct issues one body raises before the walk stops.
-const MAX_ISSUES: usize = 256;
+pub(super) const MAX_ISSUES: usize = 256;
 /// Schema visits one body may cost.
-const MAX_STEPS: usize = 200_000;
+pub(super) const MAX_STEPS: usize = 200_000;
 
 /// Which side a body is on: what `readOnly` and `writeOnly` excuse depends on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,16 +59,16 @@ pub(crate) fn check(shapes: &Shapes, schema: ShapeId, value: &Value, side: Side)
 /// The issues of one walk, at most one per kind and place.
 type Issues = BTreeMap<(FindingKind, String), Issue>;
 
-struct Walk<'s> {
-    shapes: &'s Shapes,
+pub(super) struct Walk<'s> {
+    pub(super) shapes: &'s Shapes,
     side: Side,
     location: Location,
-    issues: Issues,
-    steps: usize,
+    pub(super) issues: Issues,
+    pub(super) steps: usize,
 }
 
 impl<'s> Walk<'s> {
-    fn new(shapes: &'s Shapes, side: Side, steps: usize) -> Walk<'s> {
+    pub(super) fn new(shapes: &'s Shapes, side: Side, steps: usize) -> Walk<'s> {
         Walk {
             shapes,
             side,
@@ -81,10 +81,18 @@ impl<'s> Walk<'s> {
         }
     }
 
-    fn raise(&mut self, kind: FindingKind, path: &str, expected: Option<String>, found: &Value) {
+    /// Raises `kind` at `path`; `found` is the type of the value there (see
+    /// [`TypeSet::name_of`]).
+    pub(super) fn raise(
+        &mut self,
+        kind: FindingKind,
+        path: &str,
+        expected: Option<&str>,
+        found: &'static str,
+    ) {
         if let Some(issue) = self.issues.get_mut(&(kind, path.to_owned())) {
             if kind == FindingKind::WrongType {
-                issue.found.insert(TypeSet::instance_name(found));
+                issue.found.insert(found);
             }
             return;
         }
@@ -92,14 +100,19 @@ impl<'s> Walk<'s> {
             return;
         }
         let mut issue = Issue::new(kind, self.location, path);
-        issue.expected = expected;
+        issue.expected = expected.map(str::to_owned);
         if kind == FindingKind::WrongType {
-            issue.found.insert(TypeSet::instance_name(found));
+            issue.found.insert(found);
         }
         self.issues.insert((kind, path.to_owned()), issue);
     }
 
-    fn spent(&mut self) -> bool {
+    /// Which side the body is on.
+    pub(super) fn side(&self) -> Side {
+        self.side
+    }
+
+    pub(super) fn spent(&mut self) -> bool {
         if self.steps == 0 || self.issues.len() >= MAX_ISSUES {
             return true;
         }
@@ -107,7 +120,7 @@ impl<'s> Walk<'s> {
         false
     }
 
-    fn check(&mut self, id: ShapeId, value: &Value, path: &mut String, depth: usize) {
+    pub(super) fn check(&mut self, id: ShapeId, value: &Value, path: &mut String, depth: usize) {
         let shape = self.shapes.get(id);
         if depth > MAX_DEPTH || self.spent() || shape.unresolved {
             return;
@@ -116,13 +129,10 @@ impl<'s> Walk<'s> {
             self.check_union(shape, value, path, depth);
             return;
         }
-        if !accepts(shape, value) {
-            self.raise(
-                FindingKind::WrongType,
-                path,
-                Some(shape.expected.clone()),
-                value,
-            );
+        let found = TypeSet::of_instance(value);
+        if !accepts(shape, found) {
+            let found = TypeSet::name_of(found);
+            self.raise(FindingKind::WrongType, path, Some(&shape.expected), found);
             return;
         }
         match value {
@@ -161,7 +171,7 @@ impl<'s> Walk<'s> {
                 self.check(additional, child, path, depth + 1);
             } else if shape.other_keys != Some(true) && lists_keys {
                 push_property_segment(path, key);
-                self.raise(FindingKind::UndocumentedField, path, None, child);
+                self.raise(FindingKind::UndocumentedField, path, None, "");
             }
             path.truncate(mark);
         }
@@ -177,7 +187,7 @@ impl<'s> Walk<'s> {
                 continue;
             }
             push_property_segment(path, &required.name);
-            self.raise(FindingKind::MissingRequiredField, path, None, &Value::Null);
+            self.raise(FindingKind::MissingRequiredField, path, None, "");
             path.truncate(mark);
         }
     }
@@ -214,7 +224,8 @@ impl<'s> Walk<'s> {
             } else {
                 types.describe(None)
             };
-            self.raise(FindingKind::WrongType, path, Some(expected), value);
+            let found = TypeSet::instance_name(value);
+            self.raise(FindingKind::WrongType, path, Some(&expected), found);
             return;
         }
         for (_, issue) in best.map(|(_, _, issues)| issues).into_iter().flatten() {
@@ -232,9 +243,9 @@ impl<'s> Walk<'s> {
     }
 }
 
-/// Whether the shape's types (and nullability) take the value's type.
-fn accepts(shape: &Shape, value: &Value) -> bool {
-    match TypeSet::of_instance(value) {
+/// Whether the shape's types (and nullability) take a value of type `found` (`None`: `null`).
+pub(super) fn accepts(shape: &Shape, found: Option<TypeSet>) -> bool {
+    match found {
         None => shape.nullable || shape.types.is_any(),
         Some(found) => shape.types.contains(found),
     }

@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::Payload;
-use super::body::{self, Side};
+use super::body::Side;
 use super::finding::{FindingKind, Issue, Location};
 use super::shape::{ShapeId, Shapes};
+use super::stream;
 use crate::document::{Document, Operation};
 
 /// Media types, as sent, one operation's terms are kept for on one side and status; a client
@@ -49,39 +50,52 @@ impl Contracts {
         status: Option<u16>,
         body: Option<Payload<'_>>,
     ) -> Vec<Issue> {
-        let media_type = body.and_then(|b| b.media_type);
-        let json = body.and_then(|b| b.json);
-        let key = (
-            std::ptr::from_ref(operation.value()).addr(),
-            status,
-            json.is_some(),
-        );
-        let known = self.terms.get(&key).and_then(|kept| {
-            kept.iter()
-                .find(|(sent, _)| sent.as_deref() == media_type)
-                .map(|(_, terms)| terms)
-        });
-        let terms = match known {
-            Some(terms) => terms.clone(),
-            None => {
-                let terms = self.terms_of(document, operation, status, body);
-                let kept = self.terms.entry(key).or_default();
-                if kept.len() < MAX_MEDIA_TYPES {
-                    kept.push((media_type.map(str::to_owned), terms.clone()));
-                }
-                terms
-            }
-        };
         let side = if status.is_some() {
             Side::Response
         } else {
             Side::Request
         };
-        let mut issues = terms.issues;
-        if let (Some(schema), Some(json)) = (terms.schema, json) {
-            issues.extend(body::check(&self.shapes, schema, json, side));
+        let text = body.and_then(|b| b.json);
+        let terms = self.terms(document, operation, status, body, text.is_some());
+        let Some(text) = text else {
+            return terms.issues;
+        };
+        match stream::check(&self.shapes, terms.schema, text, side) {
+            Some(found) => {
+                let mut issues = terms.issues;
+                issues.extend(found);
+                issues
+            }
+            // Not JSON after all: held as a body that is not.
+            None => self.terms(document, operation, status, body, false).issues,
         }
-        issues
+    }
+
+    /// What a body (JSON or not) is held to, worked out the first time.
+    fn terms(
+        &mut self,
+        document: &Document,
+        operation: &Operation<'_>,
+        status: Option<u16>,
+        body: Option<Payload<'_>>,
+        json: bool,
+    ) -> Terms {
+        let media_type = body.and_then(|b| b.media_type);
+        let key = (std::ptr::from_ref(operation.value()).addr(), status, json);
+        let known = self.terms.get(&key).and_then(|kept| {
+            kept.iter()
+                .find(|(sent, _)| sent.as_deref() == media_type)
+                .map(|(_, terms)| terms)
+        });
+        if let Some(terms) = known {
+            return terms.clone();
+        }
+        let terms = self.terms_of(document, operation, status, body, json);
+        let kept = self.terms.entry(key).or_default();
+        if kept.len() < MAX_MEDIA_TYPES {
+            kept.push((media_type.map(str::to_owned), terms.clone()));
+        }
+        terms
     }
 
     fn terms_of(
@@ -90,10 +104,11 @@ impl Contracts {
         operation: &Operation<'_>,
         status: Option<u16>,
         body: Option<Payload<'_>>,
+        json: bool,
     ) -> Terms {
         match (status, body) {
-            (None, Some(body)) => self.request_terms(document, operation, body),
-            (Some(status), body) => self.response_terms(document, operation, status, body),
+            (None, Some(body)) => self.request_terms(document, operation, body, json),
+            (Some(status), body) => self.response_terms(document, operation, status, body, json),
             (None, None) => Terms::default(),
         }
     }
@@ -104,6 +119,7 @@ impl Contracts {
         document: &Document,
         operation: &Operation<'_>,
         body: Payload<'_>,
+        json: bool,
     ) -> Terms {
         match operation.value().get("requestBody") {
             Some(declared) => {
@@ -112,6 +128,7 @@ impl Contracts {
                     document,
                     declared.get("content"),
                     body,
+                    json,
                     Location::RequestBody,
                 )
             }
@@ -126,6 +143,7 @@ impl Contracts {
         operation: &Operation<'_>,
         status: u16,
         body: Option<Payload<'_>>,
+        json: bool,
     ) -> Terms {
         if status == 304 {
             return Terms::default();
@@ -154,7 +172,8 @@ impl Contracts {
         match body {
             Some(body) => {
                 let response = document.resolve(response);
-                self.content_terms(document, response.get("content"), body, Location::Response)
+                let content = response.get("content");
+                self.content_terms(document, content, body, json, Location::Response)
             }
             None => Terms::default(),
         }
@@ -167,6 +186,7 @@ impl Contracts {
         document: &Document,
         content: Option<&Value>,
         body: Payload<'_>,
+        json: bool,
         location: Location,
     ) -> Terms {
         let Some(content) = content.and_then(Value::as_object).filter(|c| !c.is_empty()) else {
@@ -186,7 +206,7 @@ impl Contracts {
             },
             // No media type on the wire: JSON is held against the JSON the spec documents.
             None => match content.iter().find(|(k, _)| is_json(essence(k))) {
-                Some((_, media)) if body.json.is_some() => media,
+                Some((_, media)) if json => media,
                 _ => return Terms::default(),
             },
         };
@@ -194,7 +214,7 @@ impl Contracts {
         Terms {
             issues: Vec::new(),
             schema: schema
-                .filter(|_| body.json.is_some())
+                .filter(|_| json)
                 .map(|schema| self.shapes.compile(document.as_value(), schema)),
         }
     }

@@ -40,11 +40,10 @@ mod markdown;
 mod params;
 mod report;
 mod shape;
+mod stream;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-
-use serde_json::Value;
 
 use crate::document::Document;
 use crate::matcher::{Lookup, OperationMatcher, request_path};
@@ -110,16 +109,18 @@ impl Baseline {
 }
 
 /// A body as a drift reads it: its media type (`application/json`, parameters or not) and,
-/// when it parsed as JSON, its value.
+/// when it may be JSON, its text (parsed as it is checked).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Payload<'a> {
     media_type: Option<&'a str>,
-    json: Option<&'a Value>,
+    json: Option<&'a [u8]>,
 }
 
 impl<'a> Payload<'a> {
-    /// A body of `media_type` (from its `Content-Type`, if it had one), `json` when it parsed.
-    pub fn new(media_type: Option<&'a str>, json: Option<&'a Value>) -> Payload<'a> {
+    /// A body of `media_type` (from its `Content-Type`, if it had one), with its text `json`
+    /// when it may be JSON (its media type says so, or it looks so). A text that does not
+    /// parse as JSON is held as a body that is not JSON.
+    pub fn new(media_type: Option<&'a str>, json: Option<&'a [u8]>) -> Payload<'a> {
         Payload { media_type, json }
     }
 }

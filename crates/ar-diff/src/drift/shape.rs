@@ -54,6 +54,8 @@ pub(crate) struct Shape {
 #[derive(Clone, Debug)]
 pub(crate) struct Property {
     pub(crate) shape: ShapeId,
+    /// Its place among the shape's properties (in name order).
+    pub(crate) index: usize,
     pub(crate) segment: String,
     pub(crate) required: bool,
 }
@@ -175,11 +177,12 @@ impl Shapes {
             }
             return (job.id, shape);
         }
-        for (name, schema) in &view.properties {
+        for (index, (name, schema)) in view.properties.iter().enumerate() {
             let mut segment = String::new();
             push_property_segment(&mut segment, name);
             let property = Property {
                 shape: self.reserve(schema, None, 0, jobs),
+                index,
                 segment,
                 required: view.required.contains(name),
             };

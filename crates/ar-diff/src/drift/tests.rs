@@ -56,7 +56,7 @@ fn lines(report: &DriftReport) -> Vec<String> {
 #[test]
 fn traffic_that_keeps_to_the_spec_reports_nothing() {
     let mut drift = Drift::new(baseline());
-    let user = json!({"id": 7, "name": "Ada"});
+    let user = json!({"id": 7, "name": "Ada"}).to_string();
     drift.observe(
         &Exchange::new(1, "GET", "https://api.shop.test/v1/users/7?fields=name")
             .headers(["Host", "Accept", "User-Agent"])
@@ -64,14 +64,17 @@ fn traffic_that_keeps_to_the_spec_reports_nothing() {
                 200,
                 Some(Payload::new(
                     Some("application/json; charset=utf-8"),
-                    Some(&user),
+                    Some(user.as_bytes()),
                 )),
             ),
     );
-    let sent = json!({"name": "Ada"});
+    let sent = json!({"name": "Ada"}).to_string();
     drift.observe(
         &Exchange::new(2, "put", "/v1/users/7")
-            .request_body(Payload::new(Some("application/json"), Some(&sent)))
+            .request_body(Payload::new(
+                Some("application/json"),
+                Some(sent.as_bytes()),
+            ))
             .response(204, None),
     );
     drift.observe(&Exchange::new(3, "GET", "/v1/users/8").response(404, None));
@@ -94,14 +97,14 @@ fn traffic_that_keeps_to_the_spec_reports_nothing() {
 
 /// Flows that show each kind of drift.
 fn observe_each_kind(drift: &mut Drift) {
-    let odd = json!({"id": "7", "nickname": "A"});
+    let odd = json!({"id": "7", "nickname": "A"}).to_string();
     for id in [10, 11] {
         drift.observe(
             &Exchange::new(id, "GET", "https://api.shop.test/v1/users/7?sort=asc")
                 .headers(["X-Client-Version"])
                 .response(
                     200,
-                    Some(Payload::new(Some("application/json"), Some(&odd))),
+                    Some(Payload::new(Some("application/json"), Some(odd.as_bytes()))),
                 ),
         );
     }
@@ -114,7 +117,7 @@ fn observe_each_kind(drift: &mut Drift) {
             .request_body(Payload::new(Some("application/xml"), None))
             .response(
                 204,
-                Some(Payload::new(Some("application/json"), Some(&odd))),
+                Some(Payload::new(Some("application/json"), Some(odd.as_bytes()))),
             ),
     );
     drift.observe(&Exchange::new(14, "DELETE", "/v1/users/7").response(204, None));

@@ -3,7 +3,7 @@
 //! the documents whenever they are.
 //!
 //! This module only translates: a [`Flow`] into the [`Exchange`] the drift reads (header
-//! names, each body's media type and, when it is JSON, its parsed value), and the drift's
+//! names, each body's media type and, when it may be JSON, its text), and the drift's
 //! report into the two documents, shadow endpoints named by the store's current templates and
 //! the text passed through the same redactor as API.md.
 
@@ -11,14 +11,13 @@ use ar_diff::{Drift, DriftReport, Exchange, Payload};
 use ar_openapi::Redactor;
 use ar_store::Flow;
 use ar_store::store::EndpointStore;
-use serde_json::Value;
 
 /// `DRIFT.md`: the drift report for people.
 pub const DRIFT_MD: &str = "DRIFT.md";
 /// `drift.json`: the drift report for tools.
 pub const DRIFT_JSON: &str = "drift.json";
 
-/// Bodies larger than this are not parsed for the drift (their status and media type still
+/// Bodies larger than this are not read for the drift (their status and media type still
 /// count): a 64 MiB answer would cost more to read again than the capture of it.
 const MAX_JSON_BYTES: usize = 8 * 1024 * 1024;
 
@@ -44,13 +43,13 @@ pub(super) fn observe(drift: &mut Drift, flow: &Flow, endpoint: Option<&str>) {
     if !request.body.is_empty() {
         exchange = exchange.request_body(Payload::new(
             request.body.media_type_as_sent(),
-            request_json.as_ref(),
+            request_json,
         ));
     }
     let response_json = flow.response.as_ref().and_then(|r| json(&r.body));
     if let Some(response) = &flow.response {
         let body = (!response.body.is_empty())
-            .then(|| Payload::new(response.body.media_type_as_sent(), response_json.as_ref()));
+            .then(|| Payload::new(response.body.media_type_as_sent(), response_json));
         exchange = exchange.response(response.status, body);
     }
     if let Some(key) = endpoint {
@@ -83,8 +82,8 @@ pub(super) fn documents(report: &DriftReport, redactor: &Redactor) -> DriftDocum
     }
 }
 
-/// The body's JSON, when it is whole and reads as JSON.
-fn json(body: &ar_store::Body) -> Option<Value> {
+/// The body's text, when it is whole and may be JSON (the drift parses it as it checks it).
+fn json(body: &ar_store::Body) -> Option<&[u8]> {
     if body.bytes.is_empty()
         || body.truncated
         || body.decode_error.is_some()
@@ -103,7 +102,7 @@ fn json(body: &ar_store::Body) -> Option<Value> {
     if !(declared || looks) {
         return None;
     }
-    serde_json::from_slice(&body.bytes).ok()
+    Some(&body.bytes[..])
 }
 
 #[cfg(test)]
