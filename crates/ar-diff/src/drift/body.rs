@@ -252,7 +252,7 @@ pub(super) fn accepts(shape: &Shape, found: Option<TypeSet>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use serde_json::json;
 
     use super::*;
@@ -287,7 +287,8 @@ mod tests {
             .collect()
     }
 
-    fn root() -> Value {
+    /// A document whose schemas the body tests here and in `stream` hold bodies against.
+    pub(in crate::drift) fn root() -> Value {
         json!({"components": {"schemas": {
             "User": {
                 "type": "object",
@@ -299,7 +300,25 @@ mod tests {
                     "password": {"type": "string", "writeOnly": true},
                     "tags": {"type": "array", "items": {"type": "string"}},
                     "meta": {"type": "object", "additionalProperties": {"type": "number"}},
-                    "free": {"type": "object"}
+                    "free": {"type": "object"},
+                    "pet": {"$ref": "#/components/schemas/Pet"},
+                    "grid": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}
+                }
+            },
+            "Pet": {
+                "type": "object",
+                "required": ["kind"],
+                "properties": {"kind": {"type": "string"}},
+                "oneOf": [
+                    {"properties": {"kind": {}, "bark": {"type": "boolean"}}},
+                    {"properties": {"kind": {}, "meow": {"type": "boolean"}}, "required": ["lives"]}
+                ]
+            },
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "v": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                    "next": {"$ref": "#/components/schemas/Node"}
                 }
             }
         }}})

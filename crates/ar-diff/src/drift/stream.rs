@@ -399,42 +399,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-
-    fn root() -> Value {
-        json!({"components": {"schemas": {
-            "User": {
-                "type": "object",
-                "required": ["id", "name", "password"],
-                "properties": {
-                    "id": {"type": "integer", "readOnly": true},
-                    "name": {"type": "string"},
-                    "age": {"type": "integer", "nullable": true},
-                    "password": {"type": "string", "writeOnly": true},
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                    "meta": {"type": "object", "additionalProperties": {"type": "number"}},
-                    "free": {"type": "object"},
-                    "pet": {"$ref": "#/components/schemas/Pet"},
-                    "grid": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}
-                }
-            },
-            "Pet": {
-                "type": "object",
-                "required": ["kind"],
-                "properties": {"kind": {"type": "string"}},
-                "oneOf": [
-                    {"properties": {"kind": {}, "bark": {"type": "boolean"}}},
-                    {"properties": {"kind": {}, "meow": {"type": "boolean"}}, "required": ["lives"]}
-                ]
-            },
-            "Node": {
-                "type": "object",
-                "properties": {
-                    "v": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-                    "next": {"$ref": "#/components/schemas/Node"}
-                }
-            }
-        }}})
-    }
+    use crate::drift::body::tests::root;
 
     /// Schemas, each with bodies, every one held both ways.
     fn corpus() -> Vec<(Value, Vec<String>)> {
