@@ -312,6 +312,13 @@ mod tests {
         assert_eq!(again.runs, 2);
     }
 
+    /// Writes `config`'s session.json into `dir`, as a session that ended does.
+    fn save_manifest(config: &SessionConfig, dir: &Path) {
+        (config.manifest(None, time::OffsetDateTime::UNIX_EPOCH))
+            .save(dir, Counters::default(), time::OffsetDateTime::UNIX_EPOCH)
+            .unwrap();
+    }
+
     #[test]
     fn the_upstream_proxy_is_not_kept_for_resume_and_an_offline_session_refuses_one() {
         let dir = tempfile::tempdir().unwrap();
@@ -330,14 +337,7 @@ mod tests {
             .unwrap();
         let proxy = config.upstream_proxy.as_ref().unwrap();
         assert_eq!(proxy.direct(), ["intranet.test"]);
-        config
-            .manifest(None, time::OffsetDateTime::UNIX_EPOCH)
-            .save(
-                dir.path(),
-                Counters::default(),
-                time::OffsetDateTime::UNIX_EPOCH,
-            )
-            .unwrap();
+        save_manifest(&config, dir.path());
         let saved = std::fs::read_to_string(dir.path().join(MANIFEST_FILE)).unwrap();
         assert!(
             !saved.contains("hunter2") && !saved.contains("proxy.corp"),
@@ -358,14 +358,10 @@ mod tests {
             offline: true,
             ..SessionArgs::default()
         };
-        (args.config(time::OffsetDateTime::UNIX_EPOCH).unwrap())
-            .manifest(None, time::OffsetDateTime::UNIX_EPOCH)
-            .save(
-                offline.path(),
-                Counters::default(),
-                time::OffsetDateTime::UNIX_EPOCH,
-            )
-            .unwrap();
+        save_manifest(
+            &args.config(time::OffsetDateTime::UNIX_EPOCH).unwrap(),
+            offline.path(),
+        );
         let error = upstream(Some(offline.path().to_path_buf()))
             .config(time::OffsetDateTime::UNIX_EPOCH)
             .unwrap_err()
