@@ -414,11 +414,14 @@ fn is_prefixed_id(b: &[u8]) -> bool {
 }
 
 fn is_opaque(b: &[u8]) -> bool {
-    // JWT-like: three base64url parts separated by dots.
+    // A JWT: three base64url parts separated by dots, the first a JSON
+    // object (`{"alg":...}` is `eyJ...` in base64url, `{ "` is `eyAi`). Words
+    // joined by dots (`account.failed_webhooks.json`, `matcher.subtitle.get`)
+    // are an RPC method's name, not a token.
     if b.iter().filter(|c| **c == b'.').count() == 2 && b.len() >= 20 {
-        return b
-            .split(|c| *c == b'.')
-            .all(|part| !part.is_empty() && part.iter().all(|c| is_b64url(*c)));
+        return b.starts_with(b"ey")
+            && b.split(|c| *c == b'.')
+                .all(|part| !part.is_empty() && part.iter().all(|c| is_b64url(*c)));
     }
     if b.len() < 16 || !b.iter().all(|c| is_b64url(*c)) {
         return false;
@@ -680,6 +683,8 @@ mod tests {
             "tokio",
             "deadbeef",
             "index.json",
+            "account.failed_webhooks.json",
+            "matcher.subtitle.get",
             "my-first-post-2023",
             "user_settings",
             "google_oauth2",

@@ -708,13 +708,17 @@ fn file_extension(name: &str) -> Option<&str> {
 /// (methods), and so every name whose resource has several methods or whose
 /// method several resources. Values with dots (`fatima.z`, host names)
 /// make no such grid: a method is a word that several resources share, and
-/// a resource has several methods.
+/// a resource has several methods. A response format after the method
+/// (`order.list.json`) is no method.
 fn rpc_method_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, KeptReason)> {
     let dotted: Vec<(&str, &str, &str)> = names
         .filter_map(|name| {
-            let (first, _) = name.split_once('.')?;
-            let (_, last) = name.rsplit_once('.')?;
-            let words = name
+            let method = (name.rsplit_once('.'))
+                .filter(|(stem, ext)| API_FORMATS.contains(ext) && stem.contains('.'))
+                .map_or(name, |(stem, _)| stem);
+            let (first, _) = method.split_once('.')?;
+            let (_, last) = method.rsplit_once('.')?;
+            let words = method
                 .split('.')
                 .all(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_'));
             words.then_some((name, first, last))
@@ -2789,6 +2793,22 @@ mod tests {
             reason.to_string(),
             "an RPC method name: `.search` ends 2 sibling names, and their resources have several methods"
         );
+        // A response format after the method is no method of its own.
+        let mut t = Templater::default();
+        for name in [
+            "order.list.json",
+            "order.info.json",
+            "customer.list.json",
+            "customer.info.json",
+            "cart.coupon.list.json",
+        ] {
+            t.observe("h", &format!("/v1.1/{name}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/v1.1/order.list.json"), "/v1.1/order.list.json");
+        assert!(matches!(
+            literal_reason(&t, "/v1.1/cart.coupon.list.json", 1),
+            KeptReason::RpcMethod { ref method, resources: 3 } if method == "list"
+        ));
         let mut t = Templater::default();
         for domain in [
             "alpha.acme.io",
