@@ -1260,7 +1260,7 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
                 {
                     Some((Some(anchor), len))
                 }
-                _ if (!namespace || only_values(xp))
+                _ if (!namespace || (only_values(xp) && only_values(yp)))
                     && xp.len() == yp.len()
                     && answer_alike(xs, ys) =>
                 {
@@ -2925,6 +2925,28 @@ mod tests {
     /// Class: single values seen twice. Two slugs that answer alike
     /// themselves and lead to the same child, which answers alike too, are
     /// two pieces of evidence: values, even in a namespace.
+    /// Class: namespace groups. In a namespace, paths meet by answering
+    /// alike only when both are values alone: a word's leaf (`/sigusd/price`)
+    /// that answers as another name's id does (`/cancelbabel/{id}`) makes
+    /// no two of them values, and the relation is the same read either way.
+    #[test]
+    fn a_name_meets_another_by_answer_only_through_values_on_both_sides() {
+        let mut t = Templater::default();
+        for (i, id) in [34086946, 41787474, 51015530].iter().enumerate() {
+            t.observe("h", &format!("/cancelbabel/{id}"), Some(7));
+            t.observe("h", &format!("/sigrsv/exchange/{}/info", 189 + i), Some(8));
+            t.observe("h", &format!("/sigusd/exchange/{}/info", 493 + i), Some(8));
+        }
+        for root in ["sigrsv", "sigusd"] {
+            t.observe("h", &format!("/{root}/price"), Some(7));
+        }
+        assert_eq!(tpl(&t, "/sigusd/price"), "/sigusd/price");
+        assert_eq!(
+            tpl(&t, "/cancelbabel/80717473"),
+            "/cancelbabel/{cancelbabelId}"
+        );
+    }
+
     #[test]
     fn two_values_that_answer_alike_and_lead_alike_fold() {
         let mut t = Templater::default();
