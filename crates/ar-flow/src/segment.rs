@@ -193,7 +193,7 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
     if is_issue_key(b) {
         return Some(SegmentKind::IssueKey);
     }
-    if is_prefixed_id(b) {
+    if is_prefixed_id(b) || is_qualified_uuid(b) {
         return Some(SegmentKind::PrefixedId);
     }
     if is_opaque(b) {
@@ -413,6 +413,15 @@ fn is_prefixed_id(b: &[u8]) -> bool {
                     .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase()))
 }
 
+/// A UUID qualified by the kind of thing it names
+/// (`prefect.deployment.0b0e5f6e-...`, `user:0b0e5f6e-...`): one resource,
+/// named as event sources and URNs name it.
+fn is_qualified_uuid(b: &[u8]) -> bool {
+    b.len() > 37
+        && matches!(b[b.len() - 37], b'.' | b':' | b'_' | b'-')
+        && is_uuid(&b[b.len() - 36..])
+}
+
 fn is_opaque(b: &[u8]) -> bool {
     // A JWT: three base64url parts separated by dots, the first a JSON
     // object (`{"alg":...}` is `eyJ...` in base64url, `{ "` is `eyAi`). Words
@@ -436,7 +445,7 @@ fn is_opaque(b: &[u8]) -> bool {
     mixed >= 2
         && separators * 6 < b.len()
         && (digits + upper) * 5 >= b.len()
-        && !(digits == 0 && separators == 0 && is_camel_words(b))
+        && !(separators == 0 && is_camel_words(b))
 }
 
 /// Whether letters alone read as words run together in camel or Pascal case
@@ -444,28 +453,36 @@ fn is_opaque(b: &[u8]) -> bool {
 /// each word a capital (or an acronym) and lowercase letters, words of four
 /// letters on average, each of three or more with a vowel. A random token's
 /// case changes fall anywhere (`xKqPzLmWvBtRnYsD`), so its "words" are short
-/// and unpronounceable; an identifier's are a language's.
+/// and unpronounceable; an identifier's are a language's. A word may end in
+/// a number (`usRaceEthnicityZIP5`, `toBase64`), as names do; a digit
+/// inside a word (`Rva2Vu`) is a token's.
 fn is_camel_words(b: &[u8]) -> bool {
-    if !b.iter().all(u8::is_ascii_alphabetic) {
+    let digits = b.iter().filter(|c| c.is_ascii_digit()).count();
+    if !b.iter().all(u8::is_ascii_alphanumeric) || !b[0].is_ascii_alphabetic() || digits > 4 {
         return false;
     }
     let word_ok = |w: &[u8]| {
-        let vowel = w.iter().any(|c| {
+        let letters = &w[..w.iter().take_while(|c| c.is_ascii_alphabetic()).count()];
+        let vowel = letters.iter().any(|c| {
             matches!(
                 c.to_ascii_lowercase(),
                 b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
             )
         });
-        w.len() >= 2 && (w.len() < 3 || vowel)
+        let number = &w[letters.len()..];
+        letters.len() >= 2 && (letters.len() < 3 || vowel) && number.iter().all(u8::is_ascii_digit)
     };
     let (mut words, mut start) = (1, 0);
     for i in 1..b.len() {
         let (prev, here) = (b[i - 1], b[i]);
         let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-        // A word starts at a capital after a lowercase letter (`taskPO`), or
-        // at the last capital of an acronym that a word follows (`PONumber`).
+        // A word starts at a capital after a lowercase letter or a number
+        // (`taskPO`, `ZIP5Code`), or at the last capital of an acronym that
+        // a word follows (`PONumber`).
         if here.is_ascii_uppercase()
-            && (prev.is_ascii_lowercase() || (prev.is_ascii_uppercase() && next_lower))
+            && (prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower))
         {
             if !word_ok(&b[start..i]) {
                 return false;
@@ -657,10 +674,16 @@ mod tests {
             ("2001:db8::1", Ip),
             ("2001%3Adb8%3A%3A1", Ip),
             ("cart_87654", PrefixedId),
+            (
+                "prefect.deployment.28eb642f-8c03-432d-9769-1fa4ced1a2f8",
+                PrefixedId,
+            ),
+            ("user:0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e", PrefixedId),
             ("line_4273", PrefixedId),
             ("Drum%20%26%20Bass", Encoded),
             ("UzZFAFX7tcZb0O3IsvBgMg%3D%3D", Encoded),
             ("xKqPzLmWvBtRnYsD", OpaqueToken),
+            ("Rt5vBq8ZmW2xLp4N", OpaqueToken),
             ("4641251,7773458", List),
             ("bus,tube,dlr", List),
             ("API_BASE_URL,AWS_REGION", List),
@@ -699,6 +722,8 @@ mod tests {
             "clientTaskPONumber",
             "CallerIdLists",
             "segmentPlanPunctualityAtOrigin",
+            "usRaceEthnicityZIP5",
+            "convertToBase64Image",
             ",",
             "a,",
             ",b",

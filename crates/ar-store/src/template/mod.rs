@@ -383,6 +383,17 @@ pub enum KeptReason {
         /// Sibling names that end in the same method.
         resources: usize,
     },
+    /// A name its siblings are built from, or one built from a sibling's
+    /// name (`gender` and `genderBatch`, `religionFull` and
+    /// `religionFullBatch`): several siblings are named again with the same
+    /// word added, a family of operations that values of one parameter do
+    /// not make.
+    Derived {
+        /// The word added (`Batch`).
+        suffix: String,
+        /// Sibling names named again with it.
+        bases: usize,
+    },
     /// The name of an API or service: a version tag follows it
     /// (`/geofences/v2/...`), and values of one parameter are not versioned
     /// each on their own.
@@ -439,6 +450,10 @@ impl fmt::Display for KeptReason {
             Self::RpcMethod { method, resources } => write!(
                 f,
                 "an RPC method name: `.{method}` ends {resources} sibling names, and their resources have several methods"
+            ),
+            Self::Derived { suffix, bases } => write!(
+                f,
+                "a name of a family: {bases} sibling names are named again with `{suffix}` added"
             ),
             Self::Versioned { version } => {
                 write!(f, "a name: the version tag `{version}` follows it")

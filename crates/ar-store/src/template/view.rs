@@ -288,6 +288,9 @@ fn build<'r>(
     for (k, grid) in rpc_method_names(lits.keys().copied()) {
         kept.entry(k).or_insert(grid);
     }
+    for (k, family) in derived_names(lits.keys().copied()) {
+        kept.entry(k).or_insert(family);
+    }
     let candidates: Vec<&str> = lits
         .keys()
         .copied()
@@ -753,6 +756,49 @@ fn rpc_method_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, K
             (name, reason)
         })
         .collect()
+}
+
+/// Sibling names with the same word added that make a family.
+const DERIVED_FAMILY: usize = 2;
+
+/// Names among `names` that are built from one another: a sibling's name
+/// with a word added at a word boundary (`genderBatch` beside `gender`,
+/// `order_items` beside `order`), where at least [`DERIVED_FAMILY`] siblings
+/// are named again with the same word. Such a family is a set of
+/// operations (each one and its batch form); values of one parameter are
+/// drawn, not built from each other. The word added must hold two letters,
+/// so numbered copies of a value (`post`, `post-2`) make no family.
+fn derived_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<(&'a str, KeptReason)> {
+    let names: BTreeSet<&str> = names.collect();
+    let mut families: BTreeMap<&str, Vec<(&str, &str)>> = BTreeMap::new();
+    for name in &names {
+        for (i, c) in name.char_indices().skip(1) {
+            let (base, suffix) = name.split_at(i);
+            let boundary = c.is_ascii_uppercase() || matches!(c, '_' | '-' | '.');
+            let word = suffix.bytes().filter(u8::is_ascii_alphabetic).count() >= 2;
+            if boundary && word && names.contains(base) {
+                families.entry(suffix).or_default().push((base, name));
+            }
+        }
+    }
+    let mut kept = BTreeMap::new();
+    for (suffix, pairs) in &families {
+        if pairs.len() < DERIVED_FAMILY {
+            continue;
+        }
+        // A name with the family's word whose base was not called is one
+        // of the family too (`religionFullBatch` beside `genderBatch`).
+        let members = (pairs.iter()).flat_map(|(base, derived)| [*base, *derived]);
+        let named_again = (names.iter().copied())
+            .filter(|name| name.len() > suffix.len() && name.ends_with(suffix));
+        for name in members.chain(named_again) {
+            kept.entry(name).or_insert_with(|| KeptReason::Derived {
+                suffix: suffix.to_string(),
+                bases: pairs.len(),
+            });
+        }
+    }
+    kept.into_iter().collect()
 }
 
 /// Names of leaf literals below a parameter's values that act on a value
@@ -2925,6 +2971,33 @@ mod tests {
     /// Class: single values seen twice. Two slugs that answer alike
     /// themselves and lead to the same child, which answers alike too, are
     /// two pieces of evidence: values, even in a namespace.
+    /// Class: RPC method names. Operations named after one another
+    /// (`gender`, `genderBatch`, `origin`, `originBatch`) stay names however
+    /// alike they answer; a lone name with a word added is not a family.
+    #[test]
+    fn a_family_of_names_built_from_one_another_stays_literal() {
+        let mut t = Templater::default();
+        for name in ["gender", "origin", "religionFull", "country"] {
+            t.observe("h", &format!("/api/json/{name}"), Some(1));
+            t.observe("h", &format!("/api/json/{name}Batch"), Some(2));
+        }
+        for name in ["castegroupBatch", "pinyinNameBatch", "subclassBatch"] {
+            t.observe("h", &format!("/api/json/{name}"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/api/json/originBatch"), "/api/json/originBatch");
+        assert_eq!(tpl(&t, "/api/json/subclassBatch"), "/api/json/subclassBatch");
+        assert_eq!(
+            literal_reason(&t, "/api/json/gender", 2).to_string(),
+            "a name of a family: 4 sibling names are named again with `Batch` added"
+        );
+        // Values that are numbered copies of each other fold as values do.
+        let mut t = Templater::default();
+        for slug in ["harbor", "harbor-2", "cedar", "cedar-2", "maple"] {
+            t.observe("h", &format!("/posts/{slug}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/posts/harbor-2"), "/posts/{post}");
+    }
+
     /// Class: namespace groups. In a namespace, paths meet by answering
     /// alike only when both are values alone: a word's leaf (`/sigusd/price`)
     /// that answers as another name's id does (`/cancelbabel/{id}`) makes
