@@ -47,6 +47,10 @@ struct ViewRest {
     samples: u64,
     /// Some of the paths seen (sorted, at most eight).
     values: Vec<String>,
+    /// Operations on a file, found right after a file name
+    /// (`/contents/a.ipynb/checkpoints`): the path's last segment, not
+    /// part of the file's path.
+    after: BTreeSet<Box<str>>,
 }
 
 impl ViewNode {
@@ -57,7 +61,10 @@ impl ViewNode {
             .map(|(k, c)| k.len() + 48 + std::mem::size_of::<ViewNode>() + c.heap_bytes())
             .sum();
         let rest = self.rest.as_ref().map_or(0, |r| {
-            std::mem::size_of::<ViewRest>() + r.values.iter().map(|v| v.len() + 24).sum::<usize>()
+            let strings = r.values.iter().map(|v| v.len() + 24).sum::<usize>();
+            std::mem::size_of::<ViewRest>()
+                + strings
+                + r.after.iter().map(|a| a.len() + 40).sum::<usize>()
         });
         rest + lits
             + self.param.as_ref().map_or(0, |p| {
@@ -615,17 +622,46 @@ const API_FORMATS: [&str; 2] = ["json", "xml"];
 /// at least [`FILE_TREE_MIN_FILES`] leaves at two or more depths, each
 /// ending in a file name (`stem.ext`), not all in an API's response format.
 /// Directories may answer too (a listing); a leaf without an extension,
-/// or one reached through an id, is an operation, and no tree.
+/// or one reached through an id, is an operation, and no tree. A file may
+/// be followed by operations on it (`a.ipynb/checkpoints`): words without
+/// an extension, each a leaf, right after a file name.
 fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
-    struct Seen {
+    struct Seen<'r> {
         files: BTreeSet<String>,
         depths: BTreeSet<usize>,
         other_ext: bool,
         samples: u64,
+        after: BTreeSet<&'r str>,
+    }
+    /// The operations below a file `node` (leaf words without an
+    /// extension), or `None` when anything else is below it.
+    fn operations(node: &RawNode) -> Option<Vec<(&str, &RawNode)>> {
+        let words = (node.literals.iter()).map(|(name, child)| (&**name, child));
+        let ops: Vec<(&str, &RawNode)> = words
+            .filter(|(name, child)| {
+                child.is_leaf()
+                    && child.value_kind.is_none()
+                    && file_extension(name).is_none()
+                    && format_suffix(name).is_none()
+            })
+            .collect();
+        (node.param.is_none() && !ops.is_empty() && ops.len() == node.literals.len()).then_some(ops)
     }
     /// Visits `node`, reached by `path`; `false` when a leaf is no file.
-    fn visit(node: &RawNode, path: &mut String, depth: usize, seen: &mut Seen) -> bool {
+    fn visit<'r>(node: &'r RawNode, path: &mut String, depth: usize, seen: &mut Seen<'r>) -> bool {
         seen.samples += node.terminal;
+        let name = path.rsplit('/').next().unwrap_or_default();
+        let ext = file_extension(name);
+        if let Some(ops) = ext.and_then(|_| operations(node)) {
+            seen.other_ext |= ext.is_some_and(|ext| !API_FORMATS.contains(&ext));
+            seen.depths.insert(depth);
+            seen.files.insert(path.clone());
+            for (op, child) in ops {
+                seen.samples += child.terminal;
+                seen.after.insert(op);
+            }
+            return true;
+        }
         if node.is_leaf() {
             // The leaf's own flows and those with a format suffix on it.
             let mut ends: Vec<String> = Vec::new();
@@ -652,10 +688,19 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
             return false;
         }
         for (name, child) in &node.literals {
-            if format_suffix(name).is_some() {
-                return false;
-            }
             let len = path.len();
+            // A file whose extension the trie keeps apart (`untitled` and
+            // `.txt`), followed by operations (`untitled.txt/checkpoints`).
+            if let Some(suffix) = format_suffix(name) {
+                path.push_str(suffix);
+                let file = is_format_token(name) && operations(child).is_some();
+                let file = file && visit(child, path, depth, seen);
+                path.truncate(len);
+                if !file {
+                    return false;
+                }
+                continue;
+            }
             path.push('/');
             path.push_str(name);
             let file = visit(child, path, depth + 1, seen);
@@ -671,6 +716,7 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
         depths: BTreeSet::new(),
         other_ext: false,
         samples: 0,
+        after: BTreeSet::new(),
     };
     for raw in raws {
         if raw.is_leaf() || raw.pinned || raw.overflowed > 0 {
@@ -686,12 +732,21 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
             return None;
         }
     }
-    let tree = seen.files.len() >= FILE_TREE_MIN_FILES && seen.depths.len() >= 2 && seen.other_ext;
+    // Paths that all pass through one name have it for a route's segment
+    // (`/api/contents/...`): the files' paths start below it.
+    let top: BTreeSet<&str> = (raws.iter())
+        .flat_map(|raw| raw.literals.iter().map(|(name, _)| &**name))
+        .collect();
+    let tree = seen.files.len() >= FILE_TREE_MIN_FILES
+        && seen.depths.len() >= 2
+        && seen.other_ext
+        && top.len() >= 2;
     tree.then(|| ViewRest {
         files: seen.files.len(),
         depths: seen.depths.len(),
         samples: seen.samples,
         values: seen.files.into_iter().take(8).collect(),
+        after: seen.after.into_iter().map(Box::from).collect(),
     })
 }
 
@@ -1529,8 +1584,20 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
             // `segment` lies inside `path`: the rest starts where it does.
             let start = segment.as_ptr() as usize - path.as_ptr() as usize;
             let tail = &path[start..];
-            steps.push(Step::Rest(rest, tail.strip_suffix('/').unwrap_or(tail)));
-            suffixes.push(None);
+            let tail = tail.strip_suffix('/').unwrap_or(tail);
+            // An operation on the file ends the path (`a.ipynb/checkpoints`).
+            let operation = (tail.rsplit_once('/')).filter(|(_, last)| rest.after.contains(*last));
+            match operation {
+                Some((file, op)) => {
+                    steps.push(Step::Rest(rest, file));
+                    steps.push(Step::Lit(&tail[file.len() + 1..][..op.len()], None));
+                    suffixes.extend([None, None]);
+                }
+                None => {
+                    steps.push(Step::Rest(rest, tail));
+                    suffixes.push(None);
+                }
+            }
             break;
         }
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
@@ -2985,7 +3052,10 @@ mod tests {
             t.observe("h", &format!("/api/json/{name}"), Some(2));
         }
         assert_eq!(tpl(&t, "/api/json/originBatch"), "/api/json/originBatch");
-        assert_eq!(tpl(&t, "/api/json/subclassBatch"), "/api/json/subclassBatch");
+        assert_eq!(
+            tpl(&t, "/api/json/subclassBatch"),
+            "/api/json/subclassBatch"
+        );
         assert_eq!(
             literal_reason(&t, "/api/json/gender", 2).to_string(),
             "a name of a family: 4 sibling names are named again with `Batch` added"
@@ -3192,6 +3262,43 @@ mod tests {
         t.observe("h", "/files/search", Some(2));
         assert_eq!(tpl(&t, "/files/search"), "/files/search");
         assert!(!t.template("h", "/files/docs/b.md").params().any(|p| p.rest));
+    }
+
+    /// Class: file paths with a sub-resource after the file. An operation
+    /// right after a file name (`checkpoints`) ends the path; the file's
+    /// path before it, of any depth, is the one rest parameter.
+    #[test]
+    fn operations_after_a_file_follow_the_rest_of_the_path() {
+        let mut t = Templater::default();
+        t.observe("h", "/api/contents", Some(1));
+        t.observe("h", "/api/contents/data", Some(1));
+        for file in [
+            "hello.py",
+            "data/x.csv",
+            "Untitled.ipynb",
+            "data/deep/b.ipynb",
+        ] {
+            t.observe("h", &format!("/api/contents/{file}"), Some(1));
+        }
+        for file in ["Untitled.ipynb", "data/deep/b.ipynb", "data/notes.txt"] {
+            t.observe("h", &format!("/api/contents/{file}/checkpoints"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/api/contents/hello.py"), "/api/contents/{path}");
+        assert_eq!(
+            tpl(&t, "/api/contents/data/x.csv/checkpoints"),
+            "/api/contents/{path}/checkpoints"
+        );
+        assert_eq!(
+            tpl(&t, "/api/contents/data/notes.txt/checkpoints"),
+            "/api/contents/{path}/checkpoints"
+        );
+        assert_eq!(
+            tpl(&t, "/api/contents/data/deep/b.ipynb/checkpoints/"),
+            "/api/contents/{path}/checkpoints/"
+        );
+        // A word after a directory is no operation on a file: no tree.
+        t.observe("h", "/api/contents/data/search", Some(3));
+        assert_eq!(tpl(&t, "/api/contents/hello.py"), "/api/contents/hello.py");
     }
 
     #[test]
