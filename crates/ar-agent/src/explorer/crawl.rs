@@ -388,7 +388,9 @@ impl Crawl<'_> {
             }
         }
         let mut dull_here = 0;
-        while let Some(action) = plan.pop_front() {
+        // The last action done: the state the run of dull actions is in.
+        let mut last: Option<Planned> = None;
+        while let Some(mut action) = plan.pop_front() {
             if let Some(stop) = self.should_stop() {
                 self.report.actions_left += plan.len() + 1;
                 return Ok(Some(stop));
@@ -402,6 +404,21 @@ impl Crawl<'_> {
                     plan,
                 });
                 break;
+            }
+            // With no other page waiting, a state of this page whose actions
+            // stopped asking for anything new (a settings panel's options, a
+            // table of shortcuts) goes behind the page's other states, as a
+            // dull page goes behind other pages: it is finished after them.
+            if dull_here >= PAGE_PATIENCE
+                && let Some(dull) = &last
+                && action.same_state(dull)
+            {
+                plan.push_front(action);
+                if put_state_behind(&mut plan, dull) {
+                    dull_here = 0;
+                }
+                let Some(next) = plan.pop_front() else { break };
+                action = next;
             }
             if let Planned::Click {
                 list: Some(list), ..
@@ -428,6 +445,7 @@ impl Crawl<'_> {
                 }
             };
             self.report.actions += 1;
+            last = Some(action.clone());
             self.settle().await?;
             let now = match self.browser.page().await {
                 Ok(page) => page.url,
@@ -742,13 +760,18 @@ impl Crawl<'_> {
     }
 
     /// Counts a list entry's outcome: a run of dull entries closes the list.
+    /// An entry is dull when it asked the site for nothing new: entries of
+    /// one list are alike, so the panel one shows (a settings page of its
+    /// own, a row's details) another shows under other names, and only a
+    /// new request says an entry differs. What an entry revealed is still
+    /// planned, so the first entries' panels are explored.
     fn note_list(&mut self, action: &Planned, gain: Gain) {
         if let Planned::Click {
             list: Some(list), ..
         } = action
         {
             let dull = self.dull.entry(list.clone()).or_insert(0);
-            *dull = if gain.any() { 0 } else { *dull + 1 };
+            *dull = if gain.requests > 0 { 0 } else { *dull + 1 };
         }
     }
 
@@ -1379,6 +1402,17 @@ impl Crawl<'_> {
         });
         Ok(())
     }
+}
+
+/// Moves the actions planned in `state`'s state ([`Planned::same_state`])
+/// behind the others, in their order; `false` when no other is left.
+fn put_state_behind(plan: &mut VecDeque<Planned>, state: &Planned) -> bool {
+    let (same, others): (VecDeque<Planned>, VecDeque<Planned>) =
+        plan.drain(..).partition(|p| p.same_state(state));
+    let moved = !others.is_empty() && !same.is_empty();
+    plan.extend(others);
+    plan.extend(same);
+    moved
 }
 
 /// Puts each list's last entry right after its first: lists often hold
@@ -2082,6 +2116,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn list_entries_that_show_panels_but_ask_nothing_are_left_after_two() {
+        // A settings editor: forty tabs, each showing a panel of its own
+        // controls, none asking the server for anything.
+        let tabs: Vec<_> = (0..40)
+            .map(|n| {
+                let panel = vec![button(&format!("Option {n}"), Effect::Nothing)];
+                element("tab", &format!("Plugin{n:02}"), Effect::Reveal(panel)).in_list(3)
+            })
+            .collect();
+        let browser = FakeBrowser::new([("https://shop.test/settings", tabs)]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/settings")).await;
+        let clicked = clicks(&browser);
+        let tabs = clicked.iter().filter(|c| c.contains("Plugin")).count();
+        assert!(tabs <= 3, "{clicked:?}");
+        assert!(report.entries_left >= 37, "{report:?}");
+    }
+
+    #[tokio::test]
     async fn a_list_is_sampled_at_both_ends() {
         let mut rows = Vec::new();
         for name in ["Reports", "Design"] {
@@ -2108,6 +2160,56 @@ mod tests {
             browser
                 .requests()
                 .contains(&"GET https://shop.test/api/files/c.csv".to_owned())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_form_that_grows_a_row_when_sent_is_not_sent_again() {
+        // A list editor: "Add item" adds a row of the same fields, numbered
+        // anew, and so on as long as anyone presses it.
+        let mut rows = Vec::new();
+        for n in (0..12).rev() {
+            let mut add = button("Add item", Effect::Reveal(rows));
+            add.info.form = Some(0);
+            add.info.input_type = Some("submit".into());
+            rows = vec![
+                field(0, "textbox", "text", &format!("items_{n}_name"), "Name"),
+                add,
+            ];
+        }
+        let browser = FakeBrowser::new([("https://shop.test/settings", rows)]);
+        let (report, _) = run(&browser, &ExplorerConfig::new("https://shop.test/settings")).await;
+        let added = clicks(&browser)
+            .iter()
+            .filter(|c| *c == "click Add item")
+            .count();
+        assert!(added <= 2, "{:?}", browser.log());
+        assert!(report.forms_submitted <= 2, "{report:?}");
+    }
+
+    #[tokio::test]
+    async fn a_state_whose_actions_ask_nothing_goes_behind_the_others() {
+        // One URL: a table of shortcuts (a panel's state) whose cells ask
+        // the server for nothing, planned before the Help menu.
+        let cells: Vec<_> = (0..20)
+            .map(|n| element("clickable", &format!("Ctrl + {n}"), Effect::Nothing))
+            .collect();
+        let about = element("menuitem", "About", Effect::Nothing)
+            .sending("GET https://shop.test/api/about");
+        let page = vec![
+            button("Shortcuts", Effect::Reveal(cells)),
+            button("Help", Effect::Reveal(vec![about])),
+        ];
+        let browser = FakeBrowser::new([("https://shop.test/", page)]);
+        let mut config = ExplorerConfig::new("https://shop.test/");
+        config.max_actions = 10;
+        run(&browser, &config).await;
+        assert!(
+            browser
+                .requests()
+                .contains(&"GET https://shop.test/api/about".to_owned()),
+            "{:?}",
+            browser.log()
         );
     }
 

@@ -95,6 +95,14 @@ impl Planned {
             Self::Click { layers, .. } | Self::Form { layers, .. } => layers,
         }
     }
+
+    /// Whether two actions were planned in one state of the page: revealed
+    /// by the same clicks, from one look at the page (the same dialogs and
+    /// tabs shown). An app that never changes its URL is a tree of such
+    /// states, each reached by its chain of clicks.
+    pub(crate) fn same_state(&self, other: &Planned) -> bool {
+        self.via() == other.via() && Arc::ptr_eq(&self.layers().0, &other.layers().0)
+    }
 }
 
 /// Where a page stood when actions were planned on it, shared by those
@@ -304,13 +312,14 @@ fn name_template(name: &str) -> Option<String> {
     (masked != name).then_some(masked)
 }
 
-/// A form's identity across re-renders: its field names and button names.
+/// A form's identity across re-renders: the kinds of fields and buttons it
+/// has, not how many rows of them. A list editor's "Add item" adds a row of
+/// the same fields numbered anew (`items_3_name`); the form it leaves is the
+/// one it was, not another to submit again.
 pub(crate) fn form_fingerprint(fields: &[&ElementInfo]) -> String {
-    fields
-        .iter()
-        .map(|e| member_key(e))
-        .collect::<Vec<_>>()
-        .join(",")
+    let kinds: std::collections::BTreeSet<String> =
+        fields.iter().map(|e| digits_to_n(&member_key(e))).collect();
+    kinds.into_iter().collect::<Vec<_>>().join(",")
 }
 
 /// A form member's part of the fingerprint: its field name, else its role and name.
