@@ -1590,7 +1590,7 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
             match operation {
                 Some((file, op)) => {
                     steps.push(Step::Rest(rest, file));
-                    steps.push(Step::Lit(&tail[file.len() + 1..][..op.len()], None));
+                    steps.push(Step::Lit(op, None));
                     suffixes.extend([None, None]);
                 }
                 None => {
