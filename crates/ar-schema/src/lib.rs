@@ -7,7 +7,9 @@
 //!
 //! - `required` lists the keys present in every object, once a position has seen
 //!   [`limits::REQUIRED_MIN_OBJECTS`] objects (with fewer, an optional key present every time
-//!   by chance would make a generated client reject the first answer without it);
+//!   by chance would make a generated client reject the first answer without it), and, where
+//!   the API leaves keys out, enough that a key as common as those would have been missed
+//!   ([`limits::REQUIRED_CHANCE`]);
 //! - integers widen to `number` once a fraction is seen; integer literals of any length stay
 //!   integers (see [`SchemaBuilder`] for the bytes path and the integer policy below);
 //! - `null` makes a field nullable; mixed types become `anyOf`, with one member per JSON type,

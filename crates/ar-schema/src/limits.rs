@@ -48,6 +48,14 @@ pub const ENUM_MIN_SAMPLES_PER_VALUE: u64 = 4;
 /// client generated from the spec would reject the first answer without it.
 pub const REQUIRED_MIN_OBJECTS: u64 = 5;
 
+/// Where an API leaves keys out, the largest chance accepted that an optional key was present
+/// in every object seen by luck before a key present in all of them is `required`.
+pub const REQUIRED_CHANCE: f64 = 0.05;
+
+/// Objects after which a key present in all of them is `required` however common the keys
+/// left out are.
+pub const REQUIRED_ENOUGH_OBJECTS: u64 = 20;
+
 /// Strings a position must have seen, all integer-looking, before they get the integer
 /// pattern: a few short strings are digits by chance as often as by type.
 pub const INTEGER_PATTERN_MIN_STRINGS: u64 = 5;

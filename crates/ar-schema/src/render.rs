@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use crate::format;
 use crate::limits::{
     ENUM_MAX_VALUES, ENUM_MIN_SAMPLES, ENUM_MIN_SAMPLES_PER_VALUE, INTEGER_PATTERN_MIN_STRINGS,
-    MAP_MIN_KEYS, MAX_RENDER_DEPTH, REQUIRED_MIN_OBJECTS,
+    MAP_MIN_KEYS, MAX_RENDER_DEPTH, REQUIRED_CHANCE, REQUIRED_ENOUGH_OBJECTS, REQUIRED_MIN_OBJECTS,
 };
 use crate::node::{Node, ObjectStats};
 
@@ -142,6 +142,32 @@ fn make_nullable(m: &mut Map<String, Value>, flavor: Flavor) {
     }
 }
 
+/// Whether the objects seen at a position are evidence enough that a key
+/// present in every one of them is required.
+///
+/// At least [`REQUIRED_MIN_OBJECTS`] objects, and, where the API leaves keys
+/// out (some key is missing from some object), enough of them that an
+/// optional key as common as the commonest one left out would have been
+/// missed by now: present in all `n` objects by chance with odds of at most
+/// [`REQUIRED_CHANCE`] (`q^n`, `q` its share). An API that writes every key
+/// every time shows it in five objects; one that leaves out a key four
+/// times in five needs fourteen.
+fn required_evidence(stats: &ObjectStats) -> bool {
+    let n = stats.count;
+    if n < REQUIRED_MIN_OBJECTS {
+        return false;
+    }
+    let commonest_optional = (stats.props.iter())
+        .filter(|p| p.present < n)
+        .map(|p| p.present)
+        .max();
+    n >= REQUIRED_ENOUGH_OBJECTS
+        || commonest_optional.is_none_or(|present| {
+            let share = present as f64 / n as f64;
+            share.powf(n as f64) <= REQUIRED_CHANCE
+        })
+}
+
 fn object(node: &Node, flavor: Flavor, opts: &RenderOptions, depth: usize) -> Map<String, Value> {
     let mut m = typed("object");
     if node.capped > 0 || (depth >= MAX_RENDER_DEPTH && node.object.is_some()) {
@@ -170,7 +196,7 @@ fn object(node: &Node, flavor: Flavor, opts: &RenderOptions, depth: usize) -> Ma
                 .collect();
             m.insert("properties".into(), Value::Object(properties));
         }
-        let evidence = node.objects == stats.count && stats.count >= REQUIRED_MIN_OBJECTS;
+        let evidence = node.objects == stats.count && required_evidence(stats);
         let required: Vec<Value> = props
             .iter()
             .filter(|p| evidence && p.present == stats.count)
