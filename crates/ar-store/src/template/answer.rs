@@ -56,6 +56,12 @@ impl AnswerShape {
         }
     }
 
+    /// Whether this answer says nothing beyond the API's envelope: each of
+    /// its leaves is one of `envelope`'s (`{"ErrorCode", "Message"}` alone).
+    pub(crate) fn only_envelope(&self, envelope: u128) -> bool {
+        self.leaves != 0 && self.leaves & !envelope == 0
+    }
+
     /// The leaves any of `shapes` showed.
     pub(crate) fn union_of(shapes: &[AnswerShape]) -> u128 {
         shapes.iter().fold(0, |all, shape| all | shape.leaves)

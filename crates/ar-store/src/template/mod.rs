@@ -144,6 +144,15 @@ pub enum Rule {
         /// How many distinct literals were sent it.
         distinct: usize,
     },
+    /// One of several slots below a word whose words change places
+    /// (`/rates/USD/EUR`, `/rates/EUR/USD`): names have one place in a
+    /// hierarchy, values of one domain fill any slot.
+    SwappedSlots {
+        /// Slots below the word, each a parameter.
+        slots: usize,
+        /// Distinct paths through them.
+        paths: usize,
+    },
     /// More distinct literals than the trie keeps at one node.
     Overflow {
         /// Distinct literals kept before the cap was reached.
@@ -205,6 +214,10 @@ impl fmt::Display for Rule {
             Self::SentAlike { distinct } => write!(
                 f,
                 "{distinct} distinct leaf literals, each sent a query parameter few places are sent"
+            ),
+            Self::SwappedSlots { slots, paths } => write!(
+                f,
+                "one of {slots} slots whose words change places in {paths} paths of one depth"
             ),
             Self::Overflow { distinct } => {
                 write!(f, "more than {distinct} distinct literals at this position")
@@ -411,6 +424,14 @@ pub enum KeptReason {
         /// Distinct paths below it.
         paths: usize,
     },
+    /// A named view of a collection whose ids all have one spelling
+    /// (`/broadcasts/latest`, `/users/profile` beside `/users/{userId}` of
+    /// integers): a word is no value of such an id, however alike it
+    /// answers (the latest broadcast is a broadcast).
+    NamedView {
+        /// The spellings of the ids beside it (`integer`, `uuid`).
+        id_kinds: Vec<SegmentKind>,
+    },
     /// A REST collection: a plural word directly followed by its own
     /// identifier parameter (`/users/{userId}`), like its alike siblings.
     /// Resource names, however many, are not values of one parameter.
@@ -457,6 +478,14 @@ impl fmt::Display for KeptReason {
             ),
             Self::Versioned { version } => {
                 write!(f, "a name: the version tag `{version}` follows it")
+            }
+            Self::NamedView { id_kinds } => {
+                let kinds: Vec<&str> = id_kinds.iter().map(|k| k.as_str()).collect();
+                write!(
+                    f,
+                    "a named view: a word beside ids that are each {}",
+                    kinds.join("/")
+                )
             }
             Self::OwnSubtree { met, paths } => write!(
                 f,

@@ -170,6 +170,10 @@ struct Ctx<'c, 'r> {
     /// is an id by its spelling (a number, a UUID, a hash), and taken by it:
     /// names of sub-resources are expected there.
     after_id: bool,
+    /// Set for the position right after a slot folded by
+    /// [`swapped_slots`], and taken by it: the rule, and how many slots
+    /// below are still values.
+    value_slots: Option<(Rule, usize)>,
     /// The leaves most of the API's answers carry ([`envelope_leaves`]).
     envelope: u128,
     /// Query parameter names few places of the API were sent
@@ -191,6 +195,7 @@ impl<'c> Ctx<'c, '_> {
             at: String::new(),
             literals: BTreeSet::new(),
             after_id: false,
+            value_slots: None,
             envelope,
             distinctive,
         }
@@ -205,6 +210,7 @@ impl<'c> Ctx<'c, '_> {
             | Rule::Cardinality { .. }
             | Rule::SentAlike { .. }
             | Rule::Overflow { .. }
+            | Rule::SwappedSlots { .. }
             | Rule::Provenance { .. } => true,
             Rule::LikeParam { .. } => false,
             _ => return,
@@ -250,6 +256,7 @@ fn build<'r>(
 ) -> ViewNode {
     let cfg = ctx.cfg;
     let after_id = std::mem::take(&mut ctx.after_id);
+    let value_slots = std::mem::take(&mut ctx.value_slots);
     if parent == Parent::Literal
         && let Some(rest) = file_tree(raws)
     {
@@ -326,7 +333,18 @@ fn build<'r>(
             }
         }
     }
+    // Every slot below a word whose words change places is a value.
+    let swapped = value_slots.or_else(|| {
+        let (slots, paths) =
+            swapped_slots(raws, ctx.envelope).filter(|_| parent != Parent::Root)?;
+        Some((Rule::SwappedSlots { slots, paths }, slots))
+    });
     if !pinned {
+        if let Some((rule, _)) = &swapped {
+            for k in &candidates {
+                fold.insert(k, rule.clone());
+            }
+        }
         if overflowed > 0 {
             for k in &candidates {
                 fold.insert(
@@ -498,6 +516,7 @@ fn build<'r>(
         values.extend(fold.keys().flat_map(|k| lits[k].iter().copied()));
         if !values.is_empty() && (!namespace || (parent != Parent::Root && grouped >= 2)) {
             let beside = Beside::of(&values, ctx.envelope);
+            let mut joining: Vec<(&str, Rule, bool)> = Vec::new();
             for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
                     continue;
@@ -509,7 +528,27 @@ fn build<'r>(
                     continue;
                 }
                 if let Some(rule) = beside.takes(&lits[k], own) {
-                    fold.insert(k, rule);
+                    joining.push((k, rule, own.is_empty()));
+                }
+            }
+            // Ids that all share a spelling take a word as a value only
+            // when several words answer like them (slugs in the place of
+            // ids: `/groups/initech`, `/groups/redwood`, ...): a collection
+            // has a view or two that answers as one of its items does
+            // (`/broadcasts/latest`, `/users/profile`), each a name. A word
+            // that leads to the ids' paths is an alias in their place
+            // (`/users/me/tasks`).
+            let views = joining.iter().filter(|(_, _, leaf)| *leaf).count();
+            let id_kinds = id_spellings(&params, &fold, &weak).filter(|_| views < MANY_ALIKE_ITEMS);
+            for (k, rule, leaf) in joining {
+                match &id_kinds {
+                    Some(kinds) if leaf => {
+                        let id_kinds = kinds.clone();
+                        kept.insert(k, KeptReason::NamedView { id_kinds });
+                    }
+                    _ => {
+                        fold.insert(k, rule);
+                    }
                 }
             }
         }
@@ -597,6 +636,9 @@ fn build<'r>(
         ctx.after_id =
             (fold.is_empty() && !kinds.is_empty() && kinds.iter().all(|k| k.is_id_like()))
                 || words_recur_after(fold.keys().map(|k| &lits[k]));
+        ctx.value_slots = swapped
+            .filter(|(_, slots)| *slots > 1)
+            .map(|(rule, slots)| (rule, slots - 1));
         let child = build(&param_raws, Parent::Param, None, &verbs, ctx);
         ctx.at.truncate(depth);
         node.param = Some(Box::new(ViewParam {
@@ -610,6 +652,109 @@ fn build<'r>(
         }));
     }
     node
+}
+
+/// The spellings of a position's values when every one is an id by its
+/// spelling alone (`42`, a UUID): its own values and the literals folded
+/// for their kind, none folded for another reason. `None` otherwise.
+fn id_spellings(
+    params: &[&RawNode],
+    fold: &BTreeMap<&str, Rule>,
+    weak: &BTreeMap<&str, SegmentKind>,
+) -> Option<Vec<SegmentKind>> {
+    if !fold.keys().all(|k| weak.contains_key(k)) || params.iter().any(|p| p.kinds == 0) {
+        return None;
+    }
+    let bits = (params.iter()).fold(0u16, |acc, p| acc | p.kinds)
+        | (fold.keys()).fold(0u16, |acc, k| acc | kind_bit(weak[k]));
+    let kinds = kinds_of(bits);
+    (!kinds.is_empty() && kinds.iter().all(|k| k.is_id_like())).then_some(kinds)
+}
+
+/// Most slots, and most paths, [`swapped_slots`] reads below one word.
+const SWAP_MAX_SLOTS: usize = 6;
+const SWAP_MAX_PATHS: usize = 256;
+
+/// The slots below `raws` and the paths through them, when every slot is a
+/// value because words change places among them: all paths below are of
+/// one depth (two slots or more), three at least, each slot holds two
+/// values or more, a word is found in two different slots, and the paths
+/// answered alike (or none answered more than the API's envelope). Names have one place in a hierarchy;
+/// values of one domain fill any slot (`/rates/USD/EUR`, `/rates/EUR/USD`;
+/// `/search/cedar/tango`, `/search/tango/cedar`).
+fn swapped_slots(raws: &[&RawNode], envelope: u128) -> Option<(usize, usize)> {
+    type Ends<'r> = BTreeMap<Vec<Option<&'r str>>, Vec<AnswerShape>>;
+    fn walk<'r>(node: &'r RawNode, slots: &mut Vec<Option<&'r str>>, ends: &mut Ends<'r>) -> bool {
+        if slots.len() > SWAP_MAX_SLOTS || ends.len() > SWAP_MAX_PATHS {
+            return false;
+        }
+        if node.terminal > 0 && !slots.is_empty() {
+            (ends.entry(slots.clone()).or_default()).extend(node.answer_shapes());
+        }
+        for (name, child) in &node.literals {
+            if is_format_token(name) {
+                return false;
+            }
+            slots.push(Some(name));
+            let ok = walk(child, slots, ends);
+            slots.pop();
+            if !ok {
+                return false;
+            }
+        }
+        match &node.param {
+            Some(p) => {
+                slots.push(None);
+                let ok = walk(p, slots, ends);
+                slots.pop();
+                ok
+            }
+            None => true,
+        }
+    }
+    let mut ends = Ends::new();
+    for raw in raws {
+        if !walk(raw, &mut Vec::new(), &mut ends) {
+            return None;
+        }
+    }
+    let depth = ends.keys().next()?.len();
+    if ends.len() < MANY_ALIKE_ITEMS || depth < 2 || ends.keys().any(|p| p.len() != depth) {
+        return None;
+    }
+    let slots: Vec<BTreeSet<Option<&str>>> = (0..depth)
+        .map(|i| ends.keys().map(|p| p[i]).collect())
+        .collect();
+    let swapped = (slots.iter().enumerate()).any(|(i, words)| {
+        (words.iter().flatten()).any(|w| {
+            (slots.iter().enumerate()).any(|(j, other)| j != i && other.contains(&Some(*w)))
+        })
+    });
+    if !swapped || slots.iter().any(|words| words.len() < 2) {
+        return None;
+    }
+    let answers: Vec<Vec<AnswerShape>> = (ends.values())
+        .map(|shapes| {
+            (shapes.iter())
+                .filter(|s| !s.only_envelope(envelope))
+                .map(|s| s.beyond(envelope))
+                .collect()
+        })
+        .collect();
+    let alike = if answers.iter().all(Vec::is_empty) {
+        true
+    } else {
+        let mut uf = UnionFind::new(answers.len());
+        for i in 0..answers.len() {
+            for j in i + 1..answers.len() {
+                if any_alike(&answers[i], &answers[j]) {
+                    uf.union(i, j);
+                }
+            }
+        }
+        uf.groups(1).len() == 1
+    };
+    alike.then_some((depth, ends.len()))
 }
 
 /// Paths below a literal that make a file tree ([`file_tree`]).
@@ -1015,7 +1160,7 @@ fn weak_values_kept<'a>(
 fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
     let rank = |r: &Rule| match r {
         Rule::Provenance { .. } => 0,
-        Rule::Alike { .. } => 1,
+        Rule::Alike { .. } | Rule::SwappedSlots { .. } => 1,
         Rule::AnswerAlike => 2,
         Rule::Cardinality { .. } | Rule::SentAlike { .. } => 2,
         Rule::Overflow { .. } => 3,
@@ -2698,21 +2843,76 @@ mod tests {
 
     #[test]
     fn a_word_that_only_answered_like_values_does_not_carry_elsewhere() {
-        // `/groups/owned` answers as a group does, so it joins the groups'
-        // ids; that alone does not make `owned` a value below `/projects`.
+        // Three group paths answer as groups do, so they join the groups'
+        // ids as slugs; that alone does not make `redwood` a value below
+        // `/projects`, where it answers in a shape of its own.
         let mut t = Templater::default();
-        for id in ["2869909", "353571", "4057748", "owned"] {
+        for id in [
+            "2869909",
+            "353571",
+            "4057748",
+            "initech",
+            "redwood",
+            "umbrella-labs",
+        ] {
             t.observe("h", &format!("/groups/{id}"), Some(1));
         }
-        for id in ["10633639", "16323981", "owned"] {
+        for id in ["10633639", "16323981", "redwood"] {
             t.observe(
                 "h",
                 &format!("/projects/{id}"),
-                Some(if id == "owned" { 3 } else { 2 }),
+                Some(if id == "redwood" { 3 } else { 2 }),
             );
         }
-        assert_eq!(tpl(&t, "/groups/owned"), "/groups/{groupId}");
-        assert_eq!(tpl(&t, "/projects/owned"), "/projects/owned");
+        assert_eq!(tpl(&t, "/groups/redwood"), "/groups/{groupId}");
+        assert_eq!(tpl(&t, "/projects/redwood"), "/projects/redwood");
+    }
+
+    /// Words that change places among the slots below a word are values
+    /// of every slot (`/compare/cedar/tango`, `/compare/tango/falcon`):
+    /// names keep one place in a hierarchy.
+    #[test]
+    fn words_that_change_slots_make_every_slot_a_value() {
+        let mut t = Templater::default();
+        for path in ["cedar/tango", "tango/falcon", "beta/cedar"] {
+            t.observe("h", &format!("/compare/{path}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/compare/beta/cedar"), "/compare/{owner}/{compare}");
+        let explained = t.explain("h", "/compare/beta/cedar").to_string();
+        assert!(
+            explained.contains("one of 2 slots whose words change places in 3 paths of one depth"),
+            "{explained}"
+        );
+        // Paths that each answer in a shape of their own are operations,
+        // though a word (`api`) is found in two slots.
+        let mut t = Templater::default();
+        for (path, shape) in [("guide/intro", 2), ("guide/api", 3), ("api/auth", 4)] {
+            t.observe("h", &format!("/docs/{path}"), Some(shape));
+        }
+        assert_eq!(tpl(&t, "/docs/api/auth"), "/docs/api/auth");
+    }
+
+    /// A collection whose ids all have one spelling has a view or two that
+    /// answers as one of its items does (`/broadcasts/latest`): names, where
+    /// several words answering so are slugs in the ids' place.
+    #[test]
+    fn a_word_beside_ids_of_one_spelling_is_a_named_view() {
+        let mut t = Templater::default();
+        for id in ["2869909", "353571", "4057748", "latest"] {
+            t.observe("h", &format!("/broadcasts/{id}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/broadcasts/4057748"), "/broadcasts/{broadcastId}");
+        assert_eq!(tpl(&t, "/broadcasts/latest"), "/broadcasts/latest");
+        assert_eq!(
+            literal_reason(&t, "/broadcasts/latest", 1).to_string(),
+            "a named view: a word beside ids that are each integer"
+        );
+        // Beside ids that are words themselves, the word joins them.
+        let mut t = Templater::default();
+        for id in ["jazz", "focus", "ambient", "latest"] {
+            t.observe("h", &format!("/genres/{id}"), Some(1));
+        }
+        assert_eq!(tpl(&t, "/genres/latest"), "/genres/{genre}");
     }
 
     /// Class: word-valued ids under plural collections. Ids drawn from one
