@@ -2868,6 +2868,25 @@ mod tests {
         assert_eq!(tpl(&t, "/projects/redwood"), "/projects/redwood");
     }
 
+    /// A leaf whose alike sibling was a collection name is left to the
+    /// rules after: answering as the values beside it do, it joins them.
+    #[test]
+    fn a_leaf_alone_after_its_group_joins_the_values_it_answers_like() {
+        let mut t = Templater::default();
+        for (path, shape) in [
+            ("/tags/falcon", 1),
+            ("/tags/falcon/media/recent", 2),
+            ("/tags/pixel/media/recent", 2),
+            ("/tags/delta", 1),
+            ("/tags/trends", 1),
+            ("/tags/search", 3),
+        ] {
+            t.observe("h", path, Some(shape));
+        }
+        assert_eq!(tpl(&t, "/tags/delta"), "/tags/{tag}");
+        assert_eq!(tpl(&t, "/tags/search"), "/tags/search");
+    }
+
     /// Words that change places among the slots below a word are values
     /// of every slot (`/compare/cedar/tango`, `/compare/tango/falcon`):
     /// names keep one place in a hierarchy.

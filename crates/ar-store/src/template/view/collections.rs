@@ -132,16 +132,11 @@ impl Sort {
         // Literals that were alike only to collection names lost their evidence.
         let too_few = rest.len() < before && rest.len() < self.min_rest;
         let names = rest.len() < MANY_COLLECTIONS && rest.iter().all(|k| is_plural_word(k));
+        // The others are left to the rules after this one (a leaf that
+        // answers as the values beside it do joins them).
         if too_few || names {
-            for k in rest {
-                let reason = if is_plural_word(k) {
-                    KeptReason::CollectionNames
-                } else {
-                    KeptReason::OwnShape {
-                        siblings: lits.len(),
-                    }
-                };
-                kept.insert(k, reason);
+            for k in rest.into_iter().filter(|k| is_plural_word(k)) {
+                kept.insert(k, KeptReason::CollectionNames);
             }
             return Vec::new();
         }
