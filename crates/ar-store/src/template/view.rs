@@ -334,14 +334,23 @@ fn build<'r>(
         }
     }
     // Every slot below a word whose words change places is a value.
-    let swapped = value_slots.or_else(|| {
-        let (slots, paths) =
-            swapped_slots(raws, ctx.envelope).filter(|_| parent != Parent::Root)?;
-        Some((Rule::SwappedSlots { slots, paths }, slots))
-    });
+    let (swapped, swapped_words) = match value_slots {
+        Some(below) => (Some(below), None),
+        None => match swapped_slots(raws, ctx.envelope).filter(|_| parent != Parent::Root) {
+            Some(found) => {
+                let rule = Rule::SwappedSlots {
+                    slots: found.slots,
+                    paths: found.paths,
+                };
+                (Some((rule, found.slots)), Some(found.words))
+            }
+            None => (None, None),
+        },
+    };
     if !pinned {
         if let Some((rule, _)) = &swapped {
-            for k in &candidates {
+            let takes_part = |k: &str| swapped_words.as_ref().is_none_or(|w| w.contains(k));
+            for k in candidates.iter().filter(|k| takes_part(k)) {
                 fold.insert(k, rule.clone());
             }
         }
@@ -675,20 +684,25 @@ fn id_spellings(
 const SWAP_MAX_SLOTS: usize = 6;
 const SWAP_MAX_PATHS: usize = 256;
 
-/// The slots below `raws` and the paths through them, when every slot is a
-/// value because words change places among them: all paths below are of
-/// one depth (two slots or more), three at least, each slot holds two
-/// values or more, a word is found in two different slots, and the paths
-/// answered alike (or none answered more than the API's envelope). Names have one place in a hierarchy;
-/// values of one domain fill any slot (`/rates/USD/EUR`, `/rates/EUR/USD`;
-/// `/search/cedar/tango`, `/search/tango/cedar`).
-fn swapped_slots(raws: &[&RawNode], envelope: u128) -> Option<(usize, usize)> {
+/// Where every slot below `raws` is a value because words change places
+/// among the slots: the words of the first slot that take part (all but
+/// those whose paths are of other depths: `/invocations/global` beside
+/// `/invocations/beta/atlas`), the number of slots and of paths.
+///
+/// The paths through those words are all of one depth (two slots or
+/// more), three at least, each slot holds two values or more, a word of
+/// the first slot is found in another, and the paths answered alike (or
+/// none answered more than the API's envelope). Names have one place in a
+/// hierarchy; values of one domain fill any slot (`/rates/USD/EUR`,
+/// `/rates/EUR/USD`; `/search/cedar/tango`, `/search/tango/cedar`). Values
+/// of the parameter below `raws`, if any, must take part.
+fn swapped_slots<'r>(raws: &[&'r RawNode], envelope: u128) -> Option<SwappedSlots<'r>> {
     type Ends<'r> = BTreeMap<Vec<Option<&'r str>>, Vec<AnswerShape>>;
     fn walk<'r>(node: &'r RawNode, slots: &mut Vec<Option<&'r str>>, ends: &mut Ends<'r>) -> bool {
         if slots.len() > SWAP_MAX_SLOTS || ends.len() > SWAP_MAX_PATHS {
             return false;
         }
-        if node.terminal > 0 && !slots.is_empty() {
+        if node.terminal > 0 {
             (ends.entry(slots.clone()).or_default()).extend(node.answer_shapes());
         }
         for (name, child) in &node.literals {
@@ -712,24 +726,57 @@ fn swapped_slots(raws: &[&RawNode], envelope: u128) -> Option<(usize, usize)> {
             None => true,
         }
     }
-    let mut ends = Ends::new();
+    // The paths through each word of the first slot (`None`: the
+    // parameter's values), when they are all of one depth.
+    let mut firsts: BTreeMap<Option<&'r str>, Vec<&'r RawNode>> = BTreeMap::new();
     for raw in raws {
-        if !walk(raw, &mut Vec::new(), &mut ends) {
-            return None;
+        for (name, child) in &raw.literals {
+            firsts.entry(Some(&**name)).or_default().push(child);
+        }
+        if let Some(p) = &raw.param {
+            firsts.entry(None).or_default().push(p);
         }
     }
-    let depth = ends.keys().next()?.len();
-    if ends.len() < MANY_ALIKE_ITEMS || depth < 2 || ends.keys().any(|p| p.len() != depth) {
+    let mut by_depth: BTreeMap<usize, Ends<'r>> = BTreeMap::new();
+    let mut param_depth = None;
+    for (first, nodes) in &firsts {
+        if first.is_some_and(is_format_token) {
+            continue;
+        }
+        let mut ends = Ends::new();
+        let mut slots = vec![*first];
+        if !nodes.iter().all(|n| walk(n, &mut slots, &mut ends)) {
+            return None;
+        }
+        let Some(depth) = ends.keys().next().map(Vec::len) else {
+            continue;
+        };
+        if ends.keys().any(|p| p.len() != depth) {
+            if first.is_none() {
+                return None;
+            }
+            continue;
+        }
+        if first.is_none() {
+            param_depth = Some(depth);
+        }
+        by_depth.entry(depth).or_default().extend(ends);
+    }
+    let (depth, ends) = by_depth.into_iter().max_by_key(|(_, ends)| ends.len())?;
+    if param_depth.is_some_and(|d| d != depth) {
+        return None;
+    }
+    if ends.len() < MANY_ALIKE_ITEMS || depth < 2 {
         return None;
     }
     let slots: Vec<BTreeSet<Option<&str>>> = (0..depth)
         .map(|i| ends.keys().map(|p| p[i]).collect())
         .collect();
-    let swapped = (slots.iter().enumerate()).any(|(i, words)| {
-        (words.iter().flatten()).any(|w| {
-            (slots.iter().enumerate()).any(|(j, other)| j != i && other.contains(&Some(*w)))
-        })
-    });
+    // The first slot's words are judged: one of them is found in another
+    // slot (`arrivals/<a>/<b>` and `departures/<a>/<b>`, whose values below
+    // change places, are names).
+    let swapped = (slots[0].iter().flatten())
+        .any(|w| slots[1..].iter().any(|other| other.contains(&Some(*w))));
     if !swapped || slots.iter().any(|words| words.len() < 2) {
         return None;
     }
@@ -754,7 +801,19 @@ fn swapped_slots(raws: &[&RawNode], envelope: u128) -> Option<(usize, usize)> {
         }
         uf.groups(1).len() == 1
     };
-    alike.then_some((depth, ends.len()))
+    alike.then(|| SwappedSlots {
+        words: slots[0].iter().flatten().copied().collect(),
+        slots: depth,
+        paths: ends.len(),
+    })
+}
+
+/// What [`swapped_slots`] found.
+struct SwappedSlots<'r> {
+    /// The words of the first slot that are values.
+    words: BTreeSet<&'r str>,
+    slots: usize,
+    paths: usize,
 }
 
 /// Paths below a literal that make a file tree ([`file_tree`]).
@@ -2896,12 +2955,29 @@ mod tests {
         for path in ["cedar/tango", "tango/falcon", "beta/cedar"] {
             t.observe("h", &format!("/compare/{path}"), Some(1));
         }
+        // Words whose paths are of other depths are names beside them.
+        t.observe("h", "/compare/top", Some(5));
+        t.observe("h", "/compare/global", Some(6));
+        t.observe("h", "/compare/global/latest", Some(7));
         assert_eq!(tpl(&t, "/compare/beta/cedar"), "/compare/{owner}/{compare}");
+        assert_eq!(tpl(&t, "/compare/global/latest"), "/compare/global/latest");
+        assert_eq!(tpl(&t, "/compare/top"), "/compare/top");
         let explained = t.explain("h", "/compare/beta/cedar").to_string();
         assert!(
             explained.contains("one of 2 slots whose words change places in 3 paths of one depth"),
             "{explained}"
         );
+        // Values below names that change places among themselves make
+        // no values of the names (`arrivals`, `departures`).
+        let mut t = Templater::default();
+        for path in [
+            "arrivals/beta/cedar",
+            "arrivals/delta/beta",
+            "departures/cedar/delta",
+        ] {
+            t.observe("h", &format!("/status/{path}"), Some(1));
+        }
+        assert!(tpl(&t, "/status/arrivals/beta/cedar").starts_with("/status/arrivals/"));
         // Paths that each answer in a shape of their own are operations,
         // though a word (`api`) is found in two slots.
         let mut t = Templater::default();
