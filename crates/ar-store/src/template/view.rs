@@ -525,7 +525,7 @@ fn build<'r>(
         values.extend(fold.keys().flat_map(|k| lits[k].iter().copied()));
         if !values.is_empty() && (!namespace || (parent != Parent::Root && grouped >= 2)) {
             let beside = Beside::of(&values, ctx.envelope);
-            let mut joining: Vec<(&str, Rule, bool)> = Vec::new();
+            let mut joining: Vec<(&str, Rule, bool, bool)> = Vec::new();
             for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
                     continue;
@@ -536,9 +536,17 @@ fn build<'r>(
                 if namespace && !own.is_empty() {
                     continue;
                 }
-                if let Some(rule) = beside.takes(&lits[k], own) {
-                    joining.push((k, rule, own.is_empty()));
+                if let Some(rule) = beside.takes(&lits[k], own, false) {
+                    joining.push((k, rule, own.is_empty(), true));
+                } else if let Some(rule) = beside.takes(&lits[k], own, true) {
+                    joining.push((k, rule, true, false));
                 }
+            }
+            // Several leaves that answer alike the values, adding fields of
+            // their own, are more of them (one document kind, reached by
+            // other keys); one or two are views with fields of their own.
+            if joining.iter().filter(|(_, _, leaf, _)| *leaf).count() < MANY_ALIKE_ITEMS {
+                joining.retain(|(_, _, _, strict)| *strict);
             }
             // Ids that all share a spelling take a word as a value only
             // when several words answer like them (slugs in the place of
@@ -547,9 +555,9 @@ fn build<'r>(
             // (`/broadcasts/latest`, `/users/profile`), each a name. A word
             // that leads to the ids' paths is an alias in their place
             // (`/users/me/tasks`).
-            let views = joining.iter().filter(|(_, _, leaf)| *leaf).count();
+            let views = joining.iter().filter(|(_, _, leaf, _)| *leaf).count();
             let id_kinds = id_spellings(&params, &fold, &weak).filter(|_| views < MANY_ALIKE_ITEMS);
-            for (k, rule, leaf) in joining {
+            for (k, rule, leaf, _) in joining {
                 match &id_kinds {
                     Some(kinds) if leaf => {
                         let id_kinds = kinds.clone();
@@ -1497,8 +1505,9 @@ impl<'a> Beside<'a> {
     /// it: at least half of the paths below it are paths below the parameter,
     /// or, for a leaf, it answered as the values do: in one of their
     /// shapes, or alike one with no field the values never showed (`/users/me`
-    /// that adds `email` to a user is a view of its own).
-    fn takes(&self, raws: &[&RawNode], own: &Suffixes<'_>) -> Option<Rule> {
+    /// that adds `email` to a user is a view of its own), or, `lenient`,
+    /// alike one.
+    fn takes(&self, raws: &[&RawNode], own: &Suffixes<'_>, lenient: bool) -> Option<Rule> {
         if own.is_empty() {
             let shapes = answers_beyond(raws, self.envelope);
             let leaf = raws.iter().all(|r| r.is_leaf());
@@ -1506,7 +1515,7 @@ impl<'a> Beside<'a> {
             let like_values = (shapes.iter()).any(|shape| {
                 (self.shapes.iter()).any(|value| {
                     value.fingerprint() == shape.fingerprint()
-                        || (value.alike(shape) && shape.within(shown))
+                        || (value.alike(shape) && (lenient || shape.within(shown)))
                 })
             });
             return (leaf && like_values).then_some(Rule::LikeParam { shared_paths: 0 });
@@ -2925,6 +2934,40 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/groups/redwood"), "/groups/{groupId}");
         assert_eq!(tpl(&t, "/projects/redwood"), "/projects/redwood");
+    }
+
+    /// Three or more words that answer alike the ids beside them, each
+    /// adding a field the ids never showed, are more of them (a document
+    /// kind reached by other keys); one such word is a view of its own.
+    #[test]
+    fn several_words_answering_alike_the_ids_are_ids_too() {
+        let observe = |t: &mut Templater, path: &str, fingerprint: u64, extra: Option<u32>| {
+            let leaves = (0..10).chain(extra).fold(0u128, |bits, l| bits | 1 << l);
+            let call = SeenCall {
+                shape: Some(AnswerShape::with_leaves(fingerprint, leaves)),
+                query: None,
+            };
+            t.observe_with_origins("h", path, call, &[]);
+        };
+        let mut t = Templater::default();
+        for id in ["604", "15225", "83390794"] {
+            observe(&mut t, &format!("/analyses/{id}"), 1, None);
+        }
+        for (i, key) in ["b", "d4", "5d323"].into_iter().enumerate() {
+            observe(
+                &mut t,
+                &format!("/analyses/{key}"),
+                2 + i as u64,
+                Some(20 + i as u32),
+            );
+        }
+        assert_eq!(tpl(&t, "/analyses/d4"), "/analyses/{analyseId}");
+        let mut t = Templater::default();
+        for id in ["604", "15225", "83390794"] {
+            observe(&mut t, &format!("/users/{id}"), 1, None);
+        }
+        observe(&mut t, "/users/me", 2, Some(20));
+        assert_eq!(tpl(&t, "/users/me"), "/users/me");
     }
 
     /// A leaf whose alike sibling was a collection name is left to the
