@@ -362,7 +362,8 @@ pub enum KeptReason {
         /// Literal siblings at this position (including this one).
         siblings: usize,
     },
-    /// Alike siblings exist, but all are plural collection names (`orgs`, `users`).
+    /// Alike siblings exist, but they are names of lists: plural words
+    /// (`orgs`, `users`), three in four of a few at least.
     CollectionNames,
     /// A leaf that follows several of the names or values before it: an
     /// operation or a part of each (`/jobs/{id}/cancel` after many ids,
@@ -454,7 +455,9 @@ impl fmt::Display for KeptReason {
             Self::OwnShape { siblings } => {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
-            Self::CollectionNames => f.write_str("alike siblings are all collection names"),
+            Self::CollectionNames => {
+                f.write_str("alike siblings are names of lists, most of them plural")
+            }
             Self::AfterSeveral => f.write_str("a name: it follows several of the values before it"),
             Self::Constant { samples, paths } => write!(
                 f,

@@ -2936,6 +2936,23 @@ mod tests {
         assert_eq!(tpl(&t, "/projects/redwood"), "/projects/redwood");
     }
 
+    /// A few alike words, most of them plural, are names of lists however
+    /// alike their items answer; one irregular plural among them is too.
+    #[test]
+    fn a_few_words_mostly_plural_are_names_of_lists() {
+        let mut t = Templater::default();
+        for list in ["airlines", "airports", "cities", "aircraft"] {
+            for code in ["falcon", "orion", "tango"] {
+                t.observe("h", &format!("/references/{list}/{code}"), Some(1));
+            }
+        }
+        assert!(tpl(&t, "/references/aircraft/orion").starts_with("/references/aircraft/"));
+        assert_eq!(
+            literal_reason(&t, "/references/aircraft/orion", 1),
+            KeptReason::CollectionNames
+        );
+    }
+
     /// Three or more words that answer alike the ids beside them, each
     /// adding a field the ids never showed, are more of them (a document
     /// kind reached by other keys); one such word is a view of its own.

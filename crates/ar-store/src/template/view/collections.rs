@@ -129,12 +129,20 @@ impl Sort {
         for k in names {
             kept.insert(k, KeptReason::CollectionNames);
         }
-        // Literals that were alike only to collection names lost their evidence.
-        let too_few = rest.len() < before && rest.len() < self.min_rest;
-        let names = rest.len() < MANY_COLLECTIONS && rest.iter().all(|k| is_plural_word(k));
-        // The others are left to the rules after this one (a leaf that
+        // A few words, three in four of them plural, are names of lists
+        // (`airlines`, `airports`, `cities` and `aircraft`, whose plural
+        // ends in no `s`), however alike their items answer.
+        let plural = rest.iter().filter(|k| is_plural_word(k)).count();
+        if rest.len() < MANY_COLLECTIONS && plural * 4 >= rest.len() * 3 {
+            for k in rest {
+                kept.insert(k, KeptReason::CollectionNames);
+            }
+            return Vec::new();
+        }
+        // Literals that were alike only to collection names lost their
+        // evidence; they are left to the rules after this one (a leaf that
         // answers as the values beside it do joins them).
-        if too_few || names {
+        if rest.len() < before && rest.len() < self.min_rest {
             for k in rest.into_iter().filter(|k| is_plural_word(k)) {
                 kept.insert(k, KeptReason::CollectionNames);
             }
