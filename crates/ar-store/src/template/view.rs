@@ -335,6 +335,7 @@ fn build<'r>(
     }
     // Every slot below a word whose words change places is a value.
     let (swapped, swapped_words) = match value_slots {
+        _ if pinned => (None, None),
         Some(below) => (Some(below), None),
         None => match swapped_slots(raws, ctx.envelope).filter(|_| parent != Parent::Root) {
             Some(found) => {
@@ -539,7 +540,7 @@ fn build<'r>(
                 if let Some(rule) = beside.takes(&lits[k], own, false) {
                     joining.push((k, rule, own.is_empty(), true));
                 } else if let Some(rule) = beside.takes(&lits[k], own, true) {
-                    joining.push((k, rule, true, false));
+                    joining.push((k, rule, own.is_empty(), false));
                 }
             }
             // Several leaves that answer alike the values, adding fields of
