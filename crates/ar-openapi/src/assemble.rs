@@ -6,7 +6,7 @@ use ar_store::store::EndpointStore;
 use crate::documenter::Documenter;
 use crate::error::Error;
 use crate::options::{Enrichment, Options};
-use crate::{components, markdown, model, spec, yaml};
+use crate::{api_wide, components, markdown, model, spec, yaml};
 
 /// The generated documentation: the OpenAPI document and `API.md`.
 #[derive(Debug, Clone)]
@@ -72,6 +72,7 @@ pub fn document(
 ) -> Result<Documentation, Error> {
     let documenter: &Documenter = store.evidence().ok_or(Error::NoDocumenter)?;
     let mut model = model::build(store, documenter, enrichment, options);
+    api_wide::apply(&mut model);
     components::extract(&mut model, options.component_min_uses);
     let doc = spec::document(
         &model,

@@ -39,6 +39,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod api_wide;
 mod assemble;
 mod body;
 mod components;

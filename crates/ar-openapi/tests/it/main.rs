@@ -7,6 +7,7 @@
     reason = "tests read fixtures from disk; the crate they test stays pure"
 )]
 
+mod api_wide;
 mod codegen;
 mod golden;
 mod laws;
