@@ -189,6 +189,14 @@ pub enum Rule {
         /// Distinct depths among them.
         depths: usize,
     },
+    /// Lowercase words below a name, in an API that capitalises the names
+    /// in its paths (`/Revision/beta/Summary`, `/Revision/orion/Summary`
+    /// beside `/Employer`, `/HolidayScheme`): data, grouped by `alike`
+    /// as values are, not names that must answer identically to fold.
+    Uncapitalised {
+        /// The rule that grouped them.
+        alike: Box<Rule>,
+    },
     /// A user template (`--template`) matched the path; it beats every
     /// learnt rule.
     Override {
@@ -235,6 +243,10 @@ impl fmt::Display for Rule {
             Self::Provenance { field_path, .. } => {
                 write!(f, "value seen earlier in a body at {field_path}")
             }
+            Self::Uncapitalised { alike } => write!(
+                f,
+                "lowercase words where this API's names are capitalised: {alike}"
+            ),
             Self::FileTree { files, depths } => write!(
                 f,
                 "the rest of the path: {files} paths of {depths} depths below here all end in a file name"

@@ -95,7 +95,8 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
     let none = BTreeMap::new();
     let envelope = envelope_leaves(all_answers(&[raw]));
     let distinctive = distinctive_query_names(raw);
-    let mut first = Ctx::new(cfg, &none, envelope, distinctive);
+    let capitalised = collections::names_capitalised(raw);
+    let mut first = Ctx::new(cfg, &none, envelope, distinctive, capitalised);
     let view = build(&[raw], Parent::Root, None, &BTreeSet::new(), &mut first);
     // Only a value that stayed a literal somewhere can change there.
     let recurs = (first.learnt.keys()).any(|word| first.literals.contains(word.as_str()));
@@ -108,7 +109,7 @@ pub(crate) fn build_root(raw: &RawNode, cfg: &TemplaterConfig) -> ViewNode {
         Parent::Root,
         None,
         &BTreeSet::new(),
-        &mut Ctx::new(cfg, &known, envelope, distinctive),
+        &mut Ctx::new(cfg, &known, envelope, distinctive, capitalised),
     )
 }
 
@@ -179,6 +180,9 @@ struct Ctx<'c, 'r> {
     /// Query parameter names few places of the API were sent
     /// ([`distinctive_query_names`]).
     distinctive: u64,
+    /// Whether the API capitalises the names in its paths
+    /// ([`collections::names_capitalised`]).
+    capitalised: bool,
 }
 
 impl<'c> Ctx<'c, '_> {
@@ -187,8 +191,10 @@ impl<'c> Ctx<'c, '_> {
         known: &'c BTreeMap<String, Known>,
         envelope: u128,
         distinctive: u64,
+        capitalised: bool,
     ) -> Self {
         Self {
+            capitalised,
             cfg,
             known,
             learnt: BTreeMap::new(),
@@ -365,7 +371,12 @@ fn build<'r>(
                 );
             }
         }
-        let namespace = is_namespace(parent, parent_name);
+        // Where the API capitalises its names, words in lowercase below a
+        // name are not more names: the position holds data.
+        let uncapitalised = ctx.capitalised
+            && candidates.len() >= 2
+            && candidates.iter().all(|k| collections::is_lowercase_word(k));
+        let namespace = is_namespace(parent, parent_name) && !uncapitalised;
         for k in &candidates {
             if let Some(origin) = lits[k].iter().find_map(|r| r.origin.as_deref()) {
                 // In a namespace a word seen as a name or key in a body
@@ -512,6 +523,17 @@ fn build<'r>(
             for (group, rule) in groups {
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(rule.clone());
+                }
+            }
+        }
+        if uncapitalised {
+            for rule in fold.values_mut() {
+                if matches!(
+                    rule,
+                    Rule::Alike { .. } | Rule::AnswerAlike | Rule::Cardinality { .. }
+                ) {
+                    let alike = Box::new(rule.clone());
+                    *rule = Rule::Uncapitalised { alike };
                 }
             }
         }
@@ -1226,7 +1248,12 @@ fn weak_values_kept<'a>(
 }
 
 fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
-    let rank = |r: &Rule| match r {
+    rules.min_by_key(|r| rank(r))
+}
+
+/// How strong a rule's evidence is: lower is stronger.
+fn rank(rule: &Rule) -> u8 {
+    match rule {
         Rule::Provenance { .. } => 0,
         Rule::Alike { .. } | Rule::SwappedSlots { .. } => 1,
         Rule::AnswerAlike => 2,
@@ -1236,8 +1263,8 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
         Rule::LikeParam { .. } => 5,
         Rule::KnownValue { .. } => 5,
         Rule::FileTree { .. } | Rule::Override { .. } => 6,
-    };
-    rules.min_by_key(|r| rank(r))
+        Rule::Uncapitalised { alike } => rank(alike),
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -3046,6 +3073,73 @@ mod tests {
             t.observe("h", &format!("/docs/{path}"), Some(shape));
         }
         assert_eq!(tpl(&t, "/docs/api/auth"), "/docs/api/auth");
+    }
+
+    /// An API spells its names one way: where they are capitalised, words
+    /// in lowercase below a name are data, grouped as values are, though
+    /// below a word that names no collection names are expected.
+    #[test]
+    fn lowercase_words_among_capitalised_names_are_values() {
+        let observe = |t: &mut Templater, spell: &dyn Fn(&str) -> String| {
+            let names = [
+                "Employee", "PayCode", "Pension", "Holiday", "Journal", "Batch",
+            ];
+            for (i, name) in names.iter().enumerate() {
+                for id in [7, 8, 9] {
+                    let path = format!("/{}/{id}/{}/{}", spell("Employer"), spell(name), 10 + i);
+                    t.observe("h", &path, Some(300 + i as u64));
+                }
+            }
+            // Each revision's summary answers with keys of its own (as
+            // optional fields come and go): alike paths, not equal answers.
+            for (i, word) in ["beta", "orion", "sierra"].iter().enumerate() {
+                let path = format!(
+                    "/{}/7/{}/{}/{}",
+                    spell("Employer"),
+                    spell("Revision"),
+                    spell(word),
+                    spell("Summary")
+                );
+                t.observe("h", &path, Some(200 + i as u64));
+            }
+        };
+        let mut t = Templater::default();
+        observe(&mut t, &|w| w.to_string());
+        assert_eq!(
+            tpl(&t, "/Employer/7/Revision/orion/Summary"),
+            "/Employer/{employerId}/Revision/{revision}/Summary"
+        );
+        let explained = t
+            .explain("h", "/Employer/7/Revision/orion/Summary")
+            .to_string();
+        assert!(
+            explained.contains(
+                "lowercase words where this API's names are capitalised: \
+                 distinct literals whose subtrees end alike at `Summary`"
+            ),
+            "{explained}"
+        );
+        // Capitalised like the names, the words are names.
+        let capital = |w: &str| {
+            let mut chars = w.chars();
+            chars.next().map_or_else(String::new, |c| {
+                c.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        };
+        let mut t = Templater::default();
+        observe(&mut t, &capital);
+        assert_eq!(
+            tpl(&t, "/Employer/7/Revision/Orion/Summary"),
+            "/Employer/{employerId}/Revision/Orion/Summary"
+        );
+        // In an API of lowercase names, below a word that names no
+        // collection, they are names too.
+        let mut t = Templater::default();
+        observe(&mut t, &|w| w.to_ascii_lowercase());
+        assert_eq!(
+            tpl(&t, "/employer/7/revision/orion/summary"),
+            "/employer/{employerId}/revision/orion/summary"
+        );
     }
 
     /// A collection whose ids all have one spelling has a view or two that

@@ -192,6 +192,39 @@ fn subtree_shapes(raws: &[&RawNode]) -> BTreeSet<u64> {
     shapes
 }
 
+/// Distinct path words needed before an API's spelling of its names counts.
+const SPELLING_MIN_WORDS: usize = 8;
+
+/// Whether the API spells the names in its paths capitalised (`/Employer`,
+/// `/HolidayScheme`, `/Revision`): three in four of its distinct path words
+/// (letters only) begin with a capital. An API spells its names one way, so
+/// there words in lowercase where names would be (`/Revision/beta/Summary`,
+/// `/Revision/orion/Summary`) are data, not more names.
+pub(super) fn names_capitalised(root: &RawNode) -> bool {
+    let mut words: BTreeSet<&str> = BTreeSet::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        for (word, child) in &node.literals {
+            stack.push(child);
+            if word.len() >= 3 && word.bytes().all(|b| b.is_ascii_alphabetic()) {
+                words.insert(word);
+            }
+        }
+        stack.extend(node.param.as_deref());
+    }
+    let capital = words
+        .iter()
+        .filter(|w| w.as_bytes()[0].is_ascii_uppercase())
+        .count();
+    words.len() >= SPELLING_MIN_WORDS && capital * 4 >= words.len() * 3
+}
+
+/// A word in lowercase letters only (`beta`, `orion`): in an API that
+/// capitalises its names, not one of them.
+pub(super) fn is_lowercase_word(word: &str) -> bool {
+    !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase())
+}
+
 /// A collection name when an identifier follows it: a plural [`is_name_word`]
 /// (`users`, `payment-methods`, `lineItems`).
 ///
