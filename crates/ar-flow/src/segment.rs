@@ -44,10 +44,15 @@ pub enum SegmentKind {
     /// A language tag with a region or script (`en-US`, `pt_BR`, `zh-Hant`):
     /// a site's fixed prefix when it never varies, else a parameter.
     Locale,
-    /// A comma-separated list of values (`4641251,7773458`, `bus,tube`):
+    /// A comma-separated list of values (`4641251,7773458,7773459`, `bus,tube`):
     /// several values at once. A route's names are single words; a list
     /// in a segment is what a client chose.
     List,
+    /// Two numbers joined by a comma (`52.52,13.40`, `701,80939`): a point
+    /// or a range. Where every value of a position is one, the position
+    /// holds two parameters (`{latitude},{longitude}`); a list of ids of
+    /// varying length is a [`Self::List`].
+    Pair,
 }
 
 impl SegmentKind {
@@ -69,6 +74,7 @@ impl SegmentKind {
             Self::Ip => "ip",
             Self::Locale => "locale",
             Self::List => "list",
+            Self::Pair => "pair",
         }
     }
 
@@ -85,6 +91,7 @@ impl SegmentKind {
                 | Self::Encoded
                 | Self::Ip
                 | Self::List
+                | Self::Pair
         )
     }
 
@@ -133,7 +140,8 @@ pub fn is_cache_buster(name: &str, value: &str) -> bool {
 /// assert_eq!(classify_segment("42"), Some(SegmentKind::Integer));
 /// assert_eq!(classify_segment("cus_9Xh2kQ"), Some(SegmentKind::PrefixedId));
 /// assert_eq!(classify_segment("PROJ-123"), Some(SegmentKind::IssueKey));
-/// assert_eq!(classify_segment("4641251,7773458"), Some(SegmentKind::List));
+/// assert_eq!(classify_segment("4641251,7773458,7773459"), Some(SegmentKind::List));
+/// assert_eq!(classify_segment("-37.8136,144.9631"), Some(SegmentKind::Pair));
 /// assert_eq!(classify_segment("settings"), None);
 /// assert_eq!(classify_segment("v2"), None);
 /// ```
@@ -147,6 +155,9 @@ pub fn classify_segment(segment: &str) -> Option<SegmentKind> {
     // `_`, `.` or 16+ bytes, so such a word is none of them.
     if b.len() < 16 && b.iter().all(|c| c.is_ascii_lowercase() || *c == b'-') {
         return None;
+    }
+    if is_number_pair(b) {
+        return Some(SegmentKind::Pair);
     }
     if is_list(b) {
         return Some(SegmentKind::List);
@@ -241,6 +252,29 @@ pub fn is_version_like(segment: &str) -> bool {
 }
 
 /// Two or more non-empty items joined by commas (`12,34`, `bus,tube`).
+/// Two decimal numbers, each with an optional sign and fraction, joined by
+/// one comma (`-37.81,144.96`, `701,80939`).
+fn is_number_pair(b: &[u8]) -> bool {
+    let number = |n: &[u8]| {
+        let n = n
+            .strip_prefix(b"-")
+            .or_else(|| n.strip_prefix(b"+"))
+            .unwrap_or(n);
+        let (whole, fraction) = match n.iter().position(|c| *c == b'.') {
+            Some(dot) => (&n[..dot], Some(&n[dot + 1..])),
+            None => (n, None),
+        };
+        !whole.is_empty()
+            && whole.iter().all(u8::is_ascii_digit)
+            && fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
+    };
+    let mut parts = b.split(|c| *c == b',');
+    matches!(
+        (parts.next(), parts.next(), parts.next()),
+        (Some(x), Some(y), None) if number(x) && number(y)
+    )
+}
+
 fn is_list(b: &[u8]) -> bool {
     b.contains(&b',') && b.split(|c| *c == b',').all(|item| !item.is_empty())
 }
@@ -684,8 +718,13 @@ mod tests {
             ("UzZFAFX7tcZb0O3IsvBgMg%3D%3D", Encoded),
             ("xKqPzLmWvBtRnYsD", OpaqueToken),
             ("Rt5vBq8ZmW2xLp4N", OpaqueToken),
-            ("4641251,7773458", List),
+            ("4641251,7773458,7773459", List),
             ("bus,tube,dlr", List),
+            ("bus,1", List),
+            ("1.5.,2", List),
+            ("4641251,7773458", Pair),
+            ("-37.8136,144.9631", Pair),
+            ("+1.5,2", Pair),
             ("API_BASE_URL,AWS_REGION", List),
         ];
         for (segment, kind) in cases {

@@ -213,10 +213,17 @@ impl EndpointDoc {
             _ => return,
         };
         for (segment, value) in segments.iter().zip(values) {
-            if let Segment::Param(param) = segment {
-                let name = param.name.as_str();
-                let value = value.strip_suffix(param.suffix.as_str()).unwrap_or(value);
-                let decoded = ar_flow::url::percent_decode(value);
+            let Segment::Param(param) = segment else {
+                continue;
+            };
+            let value = value.strip_suffix(param.suffix.as_str()).unwrap_or(value);
+            // A segment of several parameters gives each its part; one
+            // without their separators teaches none of them.
+            let Some(parts) = param.split_value(value) else {
+                continue;
+            };
+            for (name, part) in param.names().zip(parts) {
+                let decoded = ar_flow::url::percent_decode(part);
                 let stats = self
                     .path
                     .entry(name.to_string())

@@ -282,24 +282,22 @@ pub(crate) fn build(
             })
             .collect();
         let mut params = Vec::new();
-        for segment in naming::segments(&path) {
-            if let naming::Segment::Param(name) = segment {
-                let stats = doc.path.get(name);
-                let example = stats.and_then(ParamStats::example_value);
-                if info.rest_param.as_deref() == Some(name) {
-                    params.push(rest_param(name, example, stats.map_or(0, |s| s.present)));
-                    continue;
-                }
-                params.push(Param {
-                    location: "path",
-                    name: name.to_string(),
-                    required: true,
-                    schema: stats.map_or_else(|| json!({"type": "string"}), ParamStats::schema),
-                    example,
-                    seen: stats.map_or(0, |s| s.present),
-                    description: None,
-                });
+        for name in naming::path_params(&path) {
+            let stats = doc.path.get(name);
+            let example = stats.and_then(ParamStats::example_value);
+            if info.rest_param.as_deref() == Some(name) {
+                params.push(rest_param(name, example, stats.map_or(0, |s| s.present)));
+                continue;
             }
+            params.push(Param {
+                location: "path",
+                name: name.to_string(),
+                required: true,
+                schema: stats.map_or_else(|| json!({"type": "string"}), ParamStats::schema),
+                example,
+                seen: stats.map_or(0, |s| s.present),
+                description: None,
+            });
         }
         for (location, set) in [("query", &doc.query), ("header", &doc.headers)] {
             for stats in set.params.values() {

@@ -25,6 +25,21 @@ pub(crate) fn segments(template: &str) -> Vec<Segment<'_>> {
         .collect()
 }
 
+/// Every parameter a template names, in order, also where one segment holds
+/// several (`/stops/{latitude},{longitude}` → `latitude`, `longitude`).
+pub(crate) fn path_params(template: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some((_, after)) = rest.split_once('{') {
+        let Some((name, tail)) = after.split_once('}') else {
+            break;
+        };
+        names.push(name);
+        rest = tail;
+    }
+    names
+}
+
 /// The name and format suffix of a parameter segment: `{topicId}.json` →
 /// (`topicId`, `.json`), `{userId}` → (`userId`, ``); `None` for a literal.
 pub(crate) fn param_parts(segment: &str) -> Option<(&str, &str)> {

@@ -13,6 +13,7 @@ mod golden;
 mod laws;
 mod narrowing;
 mod overrides;
+mod pairs;
 mod query;
 mod roundtrip;
 mod secrets;

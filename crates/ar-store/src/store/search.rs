@@ -84,7 +84,7 @@ impl Query {
                     .as_ref()
                     .and_then(|g| g.name.as_deref())
                     .is_some_and(has)
-                || ep.template.params().any(|p| has(&p.name))
+                || ep.template.params().flat_map(|p| p.names()).any(has)
                 || ep.query.names().any(has)
                 || ep.paths.paths().any(has);
             if !found {

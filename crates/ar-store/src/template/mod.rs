@@ -208,6 +208,11 @@ pub enum Rule {
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Segment {
+                kind: SegmentKind::Pair,
+            } => f.write_str(
+                "each value is two numbers joined by a comma: a parameter each, once three differ",
+            ),
             Self::Segment { kind } => write!(f, "each value looks like {}", kind.as_str()),
             Self::Alike { anchor } => write!(
                 f,
@@ -290,6 +295,52 @@ pub struct PathParam {
     /// remaining segments joined by `/` (`a/b/c.txt`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rest: bool,
+    /// More parameters in the same segment, each after its separator
+    /// (`,{longitude}` in `/{latitude},{longitude}`): where every value of
+    /// the position is a pair of numbers, each number is a parameter.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joined: Vec<JoinedParam>,
+}
+
+/// A parameter that shares its segment with the one before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JoinedParam {
+    /// What comes between it and the parameter before (`,`).
+    pub separator: String,
+    /// Its name, unique within the path.
+    pub name: String,
+}
+
+impl PathParam {
+    /// Every parameter name this segment holds, in order (`latitude`, `longitude`).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.name.as_str()).chain(self.joined.iter().map(|j| j.name.as_str()))
+    }
+
+    /// A value of this segment split into one value per parameter, in
+    /// order; `None` when it does not have the parameters' separators.
+    pub fn split_value<'v>(&self, value: &'v str) -> Option<Vec<&'v str>> {
+        let mut values = Vec::with_capacity(1 + self.joined.len());
+        let mut rest = value;
+        for joined in &self.joined {
+            let (head, tail) = rest.split_once(joined.separator.as_str())?;
+            values.push(head);
+            rest = tail;
+        }
+        values.push(rest);
+        Some(values)
+    }
+}
+
+impl fmt::Display for PathParam {
+    /// `{name}`, each joined parameter after its separator, then the suffix.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{{}}}", self.name)?;
+        for joined in &self.joined {
+            write!(f, "{}{{{}}}", joined.separator, joined.name)?;
+        }
+        f.write_str(&self.suffix)
+    }
 }
 
 /// One segment of a path template.
@@ -346,7 +397,7 @@ impl fmt::Display for PathTemplate {
         for segment in &self.segments {
             match segment {
                 Segment::Literal(text) => write!(f, "/{text}")?,
-                Segment::Param(p) => write!(f, "/{{{}}}{}", p.name, p.suffix)?,
+                Segment::Param(p) => write!(f, "/{p}")?,
             }
         }
         if self.trailing_slash {

@@ -51,6 +51,7 @@ pub(crate) fn name_params(segments: &[NameInput<'_>]) -> Vec<String> {
             (_, Some(SegmentKind::Encoded)) => base.unwrap_or_else(|| "name".to_string()),
             (_, Some(SegmentKind::Timestamp)) => "timestamp".to_string(),
             (_, Some(SegmentKind::IssueKey)) => "issueKey".to_string(),
+            (_, Some(SegmentKind::Pair)) => base.unwrap_or_else(|| "pair".to_string()),
             (_, Some(SegmentKind::List)) => match base {
                 Some(b) => format!("{b}Ids"),
                 None => "ids".to_string(),

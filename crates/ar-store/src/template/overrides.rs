@@ -184,6 +184,7 @@ impl Pattern {
                 },
                 suffix: String::new(),
                 rest,
+                joined: Vec::new(),
             })
         };
         let segments = (self.parts.iter().enumerate())

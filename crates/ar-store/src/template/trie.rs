@@ -185,6 +185,7 @@ pub(crate) fn kinds_of(bits: u16) -> Vec<SegmentKind> {
         Version,
         Locale,
         List,
+        Pair,
     ]
     .into_iter()
     .filter(|k| bits & kind_bit(*k) != 0)
@@ -579,6 +580,9 @@ fn descend<'n>(
         }
         if child.values.len() < MAX_VALUES && !child.values.iter().any(|v| &**v == segment) {
             child.values.push(segment.into());
+            // Pairs are read as two parameters from the third distinct one on.
+            *changed |= child.kinds == kind_bit(SegmentKind::Pair)
+                && child.values.len() == super::view::MANY_PAIRS;
         }
         (child, true)
     };

@@ -12,8 +12,8 @@ use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
 use super::trie::{Origin, RawNode, TemplaterConfig, kind_bit, kinds_of};
 use super::{
-    AnswerShape, Decision, Evidence, Explanation, KeptReason, PathParam, PathTemplate, Rule,
-    Segment, SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token,
+    AnswerShape, Decision, Evidence, Explanation, JoinedParam, KeptReason, PathParam, PathTemplate,
+    Rule, Segment, SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token,
     is_version_like, split_path, split_suffix,
 };
 
@@ -210,6 +210,9 @@ impl<'c> Ctx<'c, '_> {
     /// Records `word`, folded here by `rule`, as a value when the rule
     /// compared it with other values (not its spelling alone).
     fn learn(&mut self, word: &str, rule: &Rule) {
+        if let Rule::Uncapitalised { alike } = rule {
+            return self.learn(word, alike);
+        }
         let in_group = match rule {
             Rule::Alike { .. }
             | Rule::AnswerAlike
@@ -1908,6 +1911,13 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
                 } else {
                     p.and_then(|p| p.kinds.first().copied()).or(*kind)
                 };
+                // Pairs too few to tell from a list of two are named as one.
+                let kind = match kind {
+                    Some(SegmentKind::Pair) if !p.is_some_and(holds_pairs) => {
+                        Some(SegmentKind::List)
+                    }
+                    kind => kind,
+                };
                 NameInput::Param { kind, hint }
             }
             Step::Rest(..) => NameInput::Param {
@@ -1917,6 +1927,45 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
         })
         .collect();
     name_params(&inputs)
+}
+
+/// Distinct pairs needed before a position of pairs is two parameters: one
+/// or two pairs are as likely a list that held two ids each time.
+pub(super) const MANY_PAIRS: usize = 3;
+
+/// Whether every value of the parameter was a pair of numbers
+/// ([`SegmentKind::Pair`]), and enough distinct ones were seen to tell a
+/// point from a list: `/stops/location/{latitude},{longitude}`.
+fn holds_pairs(p: &ViewParam) -> bool {
+    p.kinds == [SegmentKind::Pair] && !p.folded && p.values.len() >= MANY_PAIRS
+}
+
+/// The names of the two numbers of a pair at a parameter first named `name`:
+/// `latitude` and `longitude` where each first number is within ±90, each
+/// second within ±180 and some have a fraction (coordinates as maps write
+/// them), else `name` numbered.
+fn pair_names(name: String, p: &ViewParam) -> (String, Vec<JoinedParam>) {
+    let numbers: Vec<(f64, f64)> = (p.values.iter())
+        .filter_map(|v| {
+            let (x, y) = v.split_once(',')?;
+            Some((x.parse().ok()?, y.parse().ok()?))
+        })
+        .collect();
+    let coordinates = numbers.len() == p.values.len()
+        && numbers
+            .iter()
+            .all(|(x, y)| x.abs() <= 90.0 && y.abs() <= 180.0)
+        && p.values.iter().any(|v| v.contains('.'));
+    let (first, second) = if coordinates {
+        ("latitude".to_string(), "longitude".to_string())
+    } else {
+        (format!("{name}1"), format!("{name}2"))
+    };
+    let joined = vec![JoinedParam {
+        separator: ",".to_string(),
+        name: second,
+    }];
+    (first, joined)
 }
 
 fn evidence(p: Option<&ViewParam>, kind: Option<SegmentKind>, value: &str) -> Evidence {
@@ -1945,12 +1994,20 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
         .zip(&walked.suffixes)
         .map(|(s, suffix)| match s {
             Step::Lit(text, _) => Segment::Literal(text.to_string()),
-            Step::Param(p, kind, value) => Segment::Param(PathParam {
-                name: names.next().unwrap_or_default(),
-                evidence: evidence(*p, *kind, value),
-                suffix: suffix.unwrap_or_default().to_string(),
-                rest: false,
-            }),
+            Step::Param(p, kind, value) => {
+                let name = names.next().unwrap_or_default();
+                let (name, joined) = match p.filter(|p| holds_pairs(p)) {
+                    Some(p) => pair_names(name, p),
+                    None => (name, Vec::new()),
+                };
+                Segment::Param(PathParam {
+                    name,
+                    evidence: evidence(*p, *kind, value),
+                    suffix: suffix.unwrap_or_default().to_string(),
+                    rest: false,
+                    joined,
+                })
+            }
             Step::Rest(rest, _) => Segment::Param(PathParam {
                 name: names.next().unwrap_or_default(),
                 evidence: Evidence {
@@ -1964,6 +2021,7 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
                 },
                 suffix: String::new(),
                 rest: true,
+                joined: Vec::new(),
             }),
         })
         .collect();
@@ -2394,6 +2452,55 @@ mod tests {
                 Decision::Param { evidence, .. } if evidence.rule == Rule::Segment { kind: SegmentKind::List }
             ),
             "{explained:?}"
+        );
+    }
+
+    /// A position whose every value is two numbers joined by a comma holds
+    /// two parameters once three pairs differ; fewer, or lists of other
+    /// lengths beside them, are one list parameter.
+    #[test]
+    fn pairs_of_numbers_are_two_parameters() {
+        let mut t = Templater::default();
+        for point in ["-37.8136,144.9631", "51.5072,-0.1276", "48.8566,2.3522"] {
+            t.observe("h", &format!("/stops/location/{point}"), Some(4));
+        }
+        let template = t.template("h", "/stops/location/1.5,2.5");
+        assert_eq!(
+            template.to_string(),
+            "/stops/location/{latitude},{longitude}"
+        );
+        let param = template.params().next().unwrap();
+        assert_eq!(param.names().collect::<Vec<_>>(), ["latitude", "longitude"]);
+        assert_eq!(param.split_value("1.5,2.5"), Some(vec!["1.5", "2.5"]));
+        let explained = t.explain("h", "/stops/location/1.5,2.5").to_string();
+        assert!(
+            explained.contains("each value is two numbers joined by a comma"),
+            "{explained}"
+        );
+        // Numbers that are no coordinates are numbered.
+        let mut t = Templater::default();
+        for pair in ["701,80939", "785,163", "79464,67956"] {
+            t.observe("h", &format!("/outlets/location/{pair}"), Some(4));
+        }
+        assert_eq!(
+            tpl(&t, "/outlets/location/1,2"),
+            "/outlets/location/{location1},{location2}"
+        );
+        // Two pairs could be lists of two ids each time: one parameter.
+        let mut t = Templater::default();
+        for pair in ["701,80939", "785,163"] {
+            t.observe("h", &format!("/outlets/location/{pair}"), Some(4));
+        }
+        assert_eq!(
+            tpl(&t, "/outlets/location/1,2"),
+            "/outlets/location/{locationIds}"
+        );
+        // A list of three beside them: a list.
+        t.observe("h", "/outlets/location/1,2,3", Some(4));
+        t.observe("h", "/outlets/location/4,5", Some(4));
+        assert_eq!(
+            tpl(&t, "/outlets/location/1,2"),
+            "/outlets/location/{locationIds}"
         );
     }
 
@@ -3119,6 +3226,12 @@ mod tests {
             ),
             "{explained}"
         );
+        // A word found so is a value where it recurs beside values.
+        for id in ["31", "32", "33"] {
+            t.observe("h", &format!("/archives/{id}"), Some(400));
+        }
+        t.observe("h", "/archives/orion", Some(401));
+        assert_eq!(tpl(&t, "/archives/orion"), "/archives/{archiveId}");
         // Capitalised like the names, the words are names.
         let capital = |w: &str| {
             let mut chars = w.chars();

@@ -93,7 +93,7 @@ fn parts(template: &PathTemplate) -> Vec<String> {
         .map(|segment| match segment {
             Segment::Literal(text) => text.clone(),
             Segment::Param(p) if p.rest => format!("{{{}*}}", p.name),
-            Segment::Param(p) => format!("{{{}}}{}", p.name, p.suffix),
+            Segment::Param(p) => p.to_string(),
         })
         .collect()
 }

@@ -199,17 +199,23 @@ const SPELLING_MIN_WORDS: usize = 8;
 /// `/HolidayScheme`, `/Revision`): three in four of its distinct path words
 /// (letters only) begin with a capital. An API spells its names one way, so
 /// there words in lowercase where names would be (`/Revision/beta/Summary`,
-/// `/Revision/orion/Summary`) are data, not more names.
+/// `/Revision/orion/Summary`) are data, not more names; such words, several
+/// side by side with no capitalised word among them, are not counted, or
+/// the more data a capture holds the less its names would count.
 pub(super) fn names_capitalised(root: &RawNode) -> bool {
+    let is_word = |w: &str| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_alphabetic());
     let mut words: BTreeSet<&str> = BTreeSet::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        for (word, child) in &node.literals {
-            stack.push(child);
-            if word.len() >= 3 && word.bytes().all(|b| b.is_ascii_alphabetic()) {
-                words.insert(word);
-            }
+        let siblings: Vec<&str> = (node.literals.iter())
+            .map(|(word, _)| &**word)
+            .filter(|w| is_word(w))
+            .collect();
+        let all_data = siblings.len() >= 2 && siblings.iter().all(|w| is_lowercase_word(w));
+        if !all_data {
+            words.extend(siblings);
         }
+        stack.extend(node.literals.iter().map(|(_, child)| child));
         stack.extend(node.param.as_deref());
     }
     let capital = words
