@@ -72,6 +72,11 @@ impl AnswerShape {
         self.leaves != 0 && self.leaves & !leaves == 0
     }
 
+    /// Whether every one of `leaves` is a leaf of this shape.
+    pub(crate) fn carries(&self, leaves: u128) -> bool {
+        self.leaves & leaves == leaves
+    }
+
     /// The fingerprint: equal fingerprints, equal shapes.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint

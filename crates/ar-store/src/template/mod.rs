@@ -197,6 +197,14 @@ pub enum Rule {
         /// The rule that grouped them.
         alike: Box<Rule>,
     },
+    /// A lone word that ends the path below a collection, where sibling
+    /// collections at the same position take words as their items' keys
+    /// (`/api/feats/grappler` beside `/api/spells/{spell}`,
+    /// `/api/classes/{class}`): an item, the only one the traffic showed.
+    SiblingItems {
+        /// Sibling collections whose items are keyed by words.
+        collections: usize,
+    },
     /// A user template (`--template`) matched the path; it beats every
     /// learnt rule.
     Override {
@@ -248,6 +256,10 @@ impl fmt::Display for Rule {
             Self::Provenance { field_path, .. } => {
                 write!(f, "value seen earlier in a body at {field_path}")
             }
+            Self::SiblingItems { collections } => write!(
+                f,
+                "a lone word below a collection, where {collections} sibling collections take words as their items' keys"
+            ),
             Self::Uncapitalised { alike } => write!(
                 f,
                 "lowercase words where this API's names are capitalised: {alike}"

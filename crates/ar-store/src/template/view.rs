@@ -647,6 +647,9 @@ fn build<'r>(
         ctx.literals.insert(name);
         node.literals.insert((*name).into(), child);
     }
+    if !pinned {
+        lone_items_of_sibling_collections(&mut node, &lits);
+    }
     if !param_raws.is_empty() {
         let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds)
             | (weak.iter())
@@ -695,6 +698,104 @@ fn build<'r>(
         }));
     }
     node
+}
+
+/// Sibling collections that take words as keys of their items, from which
+/// on a lone word below another sibling is its item.
+const SLUG_COLLECTIONS: usize = 2;
+/// Answer leaves the items of those collections all carry, at least.
+const MIN_ITEM_LEAVES: u32 = 2;
+
+/// Collections side by side address their items alike. Where two or more of
+/// the plural words at a position take words as their items' keys
+/// (`/api/spells/{spell}`, `/api/classes/{class}`, slugs folded by what
+/// follows or answers), a lone word that ends the path below another
+/// (`/api/feats/grappler`) is that collection's item, not a name: the only
+/// one the traffic happened to show. Beside ids of one spelling a word is a
+/// view instead (`/users/me`), so only slug keys count.
+fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, Vec<&RawNode>>) {
+    let takes_slugs = |child: &ViewNode| {
+        child.param.as_ref().is_some_and(|p| {
+            p.folded && p.kinds.is_empty() && !matches!(p.rule, Rule::Segment { .. })
+        })
+    };
+    let siblings: Vec<&str> = (node.literals.iter())
+        .filter(|(name, child)| collections::is_collection_word(name) && takes_slugs(child))
+        .map(|(name, _)| &**name)
+        .collect();
+    let collections = siblings.len();
+    if collections < SLUG_COLLECTIONS {
+        return;
+    }
+    // What the items of every one of those collections answer with (`index`,
+    // `name`, `url`): an item of another collection answers with it too,
+    // where a name of the API (`/mail_settings/footer`) answers in a shape
+    // of its own.
+    let item_leaves = |collection: &str| {
+        (lits.get(collection).into_iter().flatten())
+            .flat_map(|raw| raw.literals.iter().map(|(_, item)| item))
+            .flat_map(|item| item.answer_shapes())
+            .fold(0u128, |all, shape| all | AnswerShape::union_of(&[shape]))
+    };
+    let answered: Vec<u128> = (siblings.iter())
+        .map(|name| item_leaves(name))
+        .filter(|leaves| *leaves != 0)
+        .collect();
+    let common = answered
+        .iter()
+        .fold(!0u128, |common, leaves| common & leaves);
+    if answered.len() < SLUG_COLLECTIONS || common.count_ones() < MIN_ITEM_LEAVES {
+        return;
+    }
+    for (name, child) in &mut node.literals {
+        if !collections::is_collection_word(name)
+            || child.param.is_some()
+            || child.rest.is_some()
+            || child.literals.len() != 1
+        {
+            continue;
+        }
+        let Some((word, leaf)) = child.literals.first_key_value() else {
+            continue;
+        };
+        if !collections::is_name_word(word) || !ends_here(leaf) {
+            continue;
+        }
+        let answered = (lits.get(&**name).into_iter().flatten())
+            .flat_map(|raw| raw.literals.iter())
+            .filter(|(text, _)| text == word)
+            .flat_map(|(_, raw)| raw.answer_shapes())
+            .any(|shape| shape.carries(common));
+        if !answered {
+            continue;
+        }
+        let samples = (lits.get(&**name).into_iter().flatten())
+            .flat_map(|raw| raw.literals.iter())
+            .filter(|(text, _)| text == word)
+            .map(|(_, raw)| raw.count)
+            .sum();
+        let Some((word, mut leaf)) = child.literals.pop_first() else {
+            continue;
+        };
+        leaf.kept = None;
+        child.param = Some(Box::new(ViewParam {
+            node: leaf,
+            rule: Rule::SiblingItems { collections },
+            kinds: Vec::new(),
+            folded: true,
+            samples,
+            values: vec![word.into()],
+            origin: None,
+        }));
+    }
+}
+
+/// Whether no path goes on below a view node but a response format
+/// (`design-team` of `/groups/design-team.json`).
+fn ends_here(node: &ViewNode) -> bool {
+    node.param.is_none()
+        && node.rest.is_none()
+        && (node.literals.iter()).all(|(text, child)| is_format_token(text) && ends_here(child))
 }
 
 /// The spellings of a position's values when every one is an id by its
@@ -1267,6 +1368,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::KnownValue { .. } => 5,
         Rule::FileTree { .. } | Rule::Override { .. } => 6,
         Rule::Uncapitalised { alike } => rank(alike),
+        Rule::SiblingItems { .. } => 5,
     }
 }
 
@@ -3085,6 +3187,55 @@ mod tests {
         assert_eq!(
             literal_reason(&t, "/references/aircraft/orion", 1),
             KeptReason::CollectionNames
+        );
+    }
+
+    /// Collections side by side address their items alike: below a plural
+    /// word beside collections keyed by words, a lone word answering with
+    /// the fields their items share is an item; one answering in a shape of
+    /// its own stays a name.
+    #[test]
+    fn a_lone_word_below_a_collection_beside_slug_collections_is_an_item() {
+        // Leaves 0 and 1 (`index`, `name`) every item carries; the rest are
+        // each collection's own.
+        let observe = |t: &mut Templater, path: &str, own: u32| {
+            let leaves = [0, 1, own, own + 1]
+                .iter()
+                .fold(0u128, |bits, l| bits | 1 << l);
+            let call = SeenCall {
+                shape: Some(AnswerShape::with_leaves(u64::from(own), leaves)),
+                query: None,
+            };
+            t.observe_with_origins("h", path, call, &[]);
+        };
+        let mut t = Templater::default();
+        for (i, collection) in ["spells", "classes", "conditions"].iter().enumerate() {
+            for item in ["acid-arrow", "bard", "blinded"] {
+                observe(
+                    &mut t,
+                    &format!("/api/{collection}/{item}"),
+                    10 + 4 * i as u32,
+                );
+            }
+        }
+        observe(&mut t, "/api/feats/grappler", 40);
+        assert_eq!(tpl(&t, "/api/feats/grappler"), "/api/feats/{feat}");
+        let explained = t.explain("h", "/api/feats/grappler").to_string();
+        assert!(
+            explained.contains(
+                "a lone word below a collection, where 3 sibling collections take words as their items' keys"
+            ),
+            "{explained}"
+        );
+        // A settings page answers in a shape of its own: a name.
+        let call = SeenCall {
+            shape: Some(AnswerShape::with_leaves(99, 0b111 << 60)),
+            query: None,
+        };
+        t.observe_with_origins("h", "/api/mail_settings/footer", call, &[]);
+        assert_eq!(
+            tpl(&t, "/api/mail_settings/footer"),
+            "/api/mail_settings/footer"
         );
     }
 

@@ -242,7 +242,7 @@ pub(super) fn is_collection_word(word: &str) -> bool {
 
 /// A word that can name a resource: lowercase first, letters only, also
 /// `kebab-case`, `snake_case` or `lowerCamel` (`user`, `payment-method`).
-fn is_name_word(word: &str) -> bool {
+pub(super) fn is_name_word(word: &str) -> bool {
     let b = word.as_bytes();
     let separator = |c: &u8| *c == b'-' || *c == b'_';
     b.len() >= 3
