@@ -133,6 +133,7 @@ impl EndpointStore {
                         shape: (response_shape.filter(|_| !answers_nothing(flow)))
                             .map(|shape| self.scan_buffers.answer_shape(shape)),
                         query: url.query,
+                        method: Some(&flow.request.method),
                     },
                     &marks,
                     &mut self.shape_buffer,

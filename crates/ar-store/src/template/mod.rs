@@ -144,6 +144,14 @@ pub enum Rule {
         /// How many distinct literals were sent it.
         distinct: usize,
     },
+    /// Leaf literals that answered nothing to compare, each only written
+    /// (PUT, DELETE, PATCH): those methods act on the resource a path names
+    /// (RFC 9110), so the leaves are resources of one collection
+    /// (`DELETE /Images/Disc`, `/Images/Thumb`), not its operations.
+    WrittenAlike {
+        /// How many distinct literals were written.
+        distinct: usize,
+    },
     /// One of several slots below a word whose words change places
     /// (`/rates/USD/EUR`, `/rates/EUR/USD`): names have one place in a
     /// hierarchy, values of one domain fill any slot.
@@ -235,6 +243,10 @@ impl fmt::Display for Rule {
             Self::SentAlike { distinct } => write!(
                 f,
                 "{distinct} distinct leaf literals, each sent a query parameter few places are sent"
+            ),
+            Self::WrittenAlike { distinct } => write!(
+                f,
+                "{distinct} distinct leaf literals, each only written (PUT, DELETE, PATCH act on a resource)"
             ),
             Self::SwappedSlots { slots, paths } => write!(
                 f,

@@ -93,6 +93,9 @@ pub(crate) struct RawNode {
     /// The query parameter names flows ending here sent, one bit of 64
     /// each ([`query_bits`]): calls of one operation send the same names.
     pub(crate) query: u64,
+    /// The methods of flows ending here ([`method_bit`]): PUT, DELETE and
+    /// PATCH act on the resource a path names.
+    pub(crate) methods: u8,
 }
 
 impl RawNode {
@@ -321,6 +324,7 @@ impl Templater {
         let call = SeenCall {
             shape: shape.map(AnswerShape::exact),
             query: None,
+            method: None,
         };
         self.observe_with_origins(host, path, call, &[])
     }
@@ -605,6 +609,26 @@ pub(crate) struct SeenCall<'a> {
     pub(crate) shape: Option<AnswerShape>,
     /// The query, without the `?`.
     pub(crate) query: Option<&'a str>,
+    /// The request method (`GET`), when known.
+    pub(crate) method: Option<&'a str>,
+}
+
+/// [`RawNode::methods`] bits of the methods that write the resource a path
+/// names (RFC 9110: PUT replaces it, DELETE removes it; PATCH, RFC 5789,
+/// modifies it).
+pub(crate) const WRITES_RESOURCE: u8 = 0b111;
+
+/// One bit per method: PUT, DELETE, PATCH (the [`WRITES_RESOURCE`] bits),
+/// then GET or HEAD, POST, any other.
+pub(crate) fn method_bit(method: &str) -> u8 {
+    match method.to_ascii_uppercase().as_str() {
+        "PUT" => 1,
+        "DELETE" => 1 << 1,
+        "PATCH" => 1 << 2,
+        "GET" | "HEAD" => 1 << 3,
+        "POST" => 1 << 4,
+        _ => 1 << 5,
+    }
 }
 
 /// The names of a query's parameters, one bit of 64 each (a fixed-seed
@@ -665,6 +689,11 @@ fn observe_in(
         node.query |= query;
         changed = true;
     }
+    let method = call.method.map_or(0, method_bit);
+    if method & !node.methods != 0 {
+        node.methods |= method;
+        changed = true;
+    }
     if let Some(shape) = call.shape
         && let Err(at) =
             (node.shapes).binary_search_by_key(&shape.fingerprint(), |s| s.fingerprint())
@@ -706,6 +735,7 @@ mod tests {
                 let call = SeenCall {
                     shape: Some(AnswerShape::exact(round)),
                     query: None,
+                    method: None,
                 };
                 t.observe_shape_key_into("h", path, call, &[], &mut key);
                 assert_eq!(key, t.shape_key("h", path), "{path}");

@@ -10,7 +10,7 @@ mod collections;
 use self::collections::Sort;
 use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
-use super::trie::{Origin, RawNode, TemplaterConfig, kind_bit, kinds_of};
+use super::trie::{Origin, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of};
 use super::{
     AnswerShape, Decision, Evidence, Explanation, JoinedParam, KeptReason, PathParam, PathTemplate,
     Rule, Segment, SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token,
@@ -218,6 +218,7 @@ impl<'c> Ctx<'c, '_> {
             | Rule::AnswerAlike
             | Rule::Cardinality { .. }
             | Rule::SentAlike { .. }
+            | Rule::WrittenAlike { .. }
             | Rule::Overflow { .. }
             | Rule::SwappedSlots { .. }
             | Rule::Provenance { .. } => true,
@@ -788,6 +789,21 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
             origin: None,
         }));
     }
+}
+
+/// Whether the flows that ended at `raws` (or at a response format below
+/// them) were all PUT, DELETE or PATCH: each wrote the resource the path
+/// names, so the path names a resource, not an operation.
+fn only_written(raws: &[&RawNode]) -> bool {
+    let methods = (raws.iter())
+        .flat_map(|raw| {
+            let formats = (raw.literals.iter())
+                .filter(|(text, _)| is_format_token(text))
+                .map(|(_, child)| child.methods);
+            std::iter::once(raw.methods).chain(formats)
+        })
+        .fold(0u8, |all, bits| all | bits);
+    methods != 0 && methods & !WRITES_RESOURCE == 0
 }
 
 /// Whether no path goes on below a view node but a response format
@@ -1361,7 +1377,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::Provenance { .. } => 0,
         Rule::Alike { .. } | Rule::SwappedSlots { .. } => 1,
         Rule::AnswerAlike => 2,
-        Rule::Cardinality { .. } | Rule::SentAlike { .. } => 2,
+        Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } => 5,
@@ -1623,6 +1639,9 @@ struct Beside<'a> {
     shapes: Vec<AnswerShape>,
     /// The API's envelope ([`envelope_leaves`]), left out of the comparison.
     envelope: u128,
+    /// Whether the flows that ended at the values all wrote them
+    /// ([`only_written`]).
+    written: bool,
 }
 
 impl<'a> Beside<'a> {
@@ -1631,6 +1650,7 @@ impl<'a> Beside<'a> {
             paths: suffixes(params),
             shapes: answers_beyond(params, envelope),
             envelope,
+            written: only_written(params),
         }
     }
 
@@ -1644,6 +1664,11 @@ impl<'a> Beside<'a> {
         if own.is_empty() {
             let shapes = answers_beyond(raws, self.envelope);
             let leaf = raws.iter().all(|r| r.is_leaf());
+            // With no answer on either side, a leaf only written to (as the
+            // values were) is one of the resources they name.
+            if shapes.is_empty() && self.shapes.is_empty() && self.written && only_written(raws) {
+                return leaf.then_some(Rule::LikeParam { shared_paths: 0 });
+            }
             let shown = AnswerShape::union_of(&self.shapes);
             let like_values = (shapes.iter()).any(|shape| {
                 (self.shapes.iter()).any(|value| {
@@ -1871,11 +1896,14 @@ fn cardinality_groups<'a>(
     let names: Vec<u64> = (leaves.iter())
         .map(|k| lits[k].iter().fold(0, |bits, r| bits | r.query) & distinctive)
         .collect();
+    let written: Vec<bool> = leaves.iter().map(|k| only_written(&lits[k])).collect();
     for i in 0..leaves.len() {
         for j in i + 1..leaves.len() {
             let alike = match (silent[i], silent[j]) {
                 (false, false) => any_alike(&answers[i], &answers[j]),
-                (true, true) => unanswered.is_some() || names[i] & names[j] != 0,
+                (true, true) => {
+                    unanswered.is_some() || names[i] & names[j] != 0 || written[i] && written[j]
+                }
                 _ => false,
             };
             if alike {
@@ -1895,6 +1923,8 @@ fn cardinality_groups<'a>(
                 Rule::Cardinality { distinct }
             } else if sent_alike(&g) {
                 Rule::SentAlike { distinct }
+            } else if g.iter().all(|i| written[*i]) {
+                Rule::WrittenAlike { distinct }
             } else {
                 return None;
             };
@@ -2988,6 +3018,7 @@ mod tests {
             let call = SeenCall {
                 shape: None,
                 query: Some(query),
+                method: None,
             };
             t.observe_with_origins("h", path, call, &[]);
         };
@@ -3205,6 +3236,7 @@ mod tests {
             let call = SeenCall {
                 shape: Some(AnswerShape::with_leaves(u64::from(own), leaves)),
                 query: None,
+                method: None,
             };
             t.observe_with_origins("h", path, call, &[]);
         };
@@ -3231,12 +3263,63 @@ mod tests {
         let call = SeenCall {
             shape: Some(AnswerShape::with_leaves(99, 0b111 << 60)),
             query: None,
+            method: None,
         };
         t.observe_with_origins("h", "/api/mail_settings/footer", call, &[]);
         assert_eq!(
             tpl(&t, "/api/mail_settings/footer"),
             "/api/mail_settings/footer"
         );
+    }
+
+    /// PUT, DELETE and PATCH act on the resource a path names: leaves that
+    /// answered nothing but were only written are resources of the
+    /// collection above, and one such leaf beside values written so is one
+    /// of them. Silent leaves that were posted to stay operations.
+    #[test]
+    fn leaves_only_written_are_resources() {
+        let call = |method| SeenCall {
+            shape: None,
+            query: None,
+            method: Some(method),
+        };
+        let mut t = Templater::default();
+        for (user, image) in [("7", "Disc"), ("7", "Thumb"), ("8", "Screenshot")] {
+            let path = format!("/Users/{user}/Images/{image}");
+            t.observe_with_origins("h", &path, call("DELETE"), &[]);
+        }
+        assert_eq!(
+            tpl(&t, "/Users/7/Images/Disc"),
+            "/Users/{userId}/Images/{image}"
+        );
+        let explained = t.explain("h", "/Users/7/Images/Disc").to_string();
+        assert!(
+            explained.contains("3 distinct leaf literals, each only written"),
+            "{explained}"
+        );
+        let mut t = Templater::default();
+        for (user, action) in [("7", "refresh"), ("7", "rebuild"), ("8", "reindex")] {
+            let path = format!("/Users/{user}/Tasks/{action}");
+            t.observe_with_origins("h", &path, call("POST"), &[]);
+        }
+        assert_eq!(
+            tpl(&t, "/Users/7/Tasks/refresh"),
+            "/Users/{userId}/Tasks/refresh"
+        );
+        // Values alike by what follows them, deleted too: a deleted leaf
+        // beside them is one more.
+        let mut t = Templater::default();
+        for who in ["ada", "bob", "cyd"] {
+            let answered = SeenCall {
+                shape: Some(AnswerShape::exact(5)),
+                query: None,
+                method: Some("POST"),
+            };
+            t.observe_with_origins("h", &format!("/team/members/{who}/link"), answered, &[]);
+            t.observe_with_origins("h", &format!("/team/members/{who}"), call("DELETE"), &[]);
+        }
+        t.observe_with_origins("h", "/team/members/zed", call("DELETE"), &[]);
+        assert_eq!(tpl(&t, "/team/members/zed"), "/team/members/{member}");
     }
 
     /// Three or more words that answer alike the ids beside them, each
@@ -3249,6 +3332,7 @@ mod tests {
             let call = SeenCall {
                 shape: Some(AnswerShape::with_leaves(fingerprint, leaves)),
                 query: None,
+                method: None,
             };
             t.observe_with_origins("h", path, call, &[]);
         };
