@@ -3219,6 +3219,19 @@ mod tests {
             literal_reason(&t, "/references/aircraft/orion", 1),
             KeptReason::CollectionNames
         );
+        // Words that each lead to one sub-collection are items, not lists,
+        // though they end in `s`: a list leads to its items.
+        let mut t = Templater::default();
+        for service in ["analytics", "forms"] {
+            for id in ["5f3c2a9e1b7d", "8e1d4c7b2a6f"] {
+                let path = format!("/sites/s1/services/{service}/instances/{id}");
+                t.observe("h", &path, Some(2));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/sites/s1/services/forms/instances/5f3c2a9e1b7d"),
+            "/sites/s1/services/{service}/instances/{instanceId}"
+        );
     }
 
     /// Collections side by side address their items alike: below a plural

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::super::format_suffix;
 use super::super::trie::{RawNode, kind_bit, kinds_of};
 use super::super::{KeptReason, SegmentKind};
 
@@ -132,8 +133,14 @@ impl Sort {
         // A few words, three in four of them plural, are names of lists
         // (`airlines`, `airports`, `cities` and `aircraft`, whose plural
         // ends in no `s`), however alike their items answer.
+        // Lists are followed by their items; words that all lead to one
+        // sub-collection (`/services/forms/instances/{id}`, `/services/
+        // analytics/instances/{id}`) are items themselves, plural or not.
         let plural = rest.iter().filter(|k| is_plural_word(k)).count();
-        if rest.len() < MANY_COLLECTIONS && plural * 4 >= rest.len() * 3 {
+        if rest.len() < MANY_COLLECTIONS
+            && plural * 4 >= rest.len() * 3
+            && !lead_to_one_sub_collection(&rest, lits)
+        {
             for k in rest {
                 kept.insert(k, KeptReason::CollectionNames);
             }
@@ -177,6 +184,31 @@ fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
         .chain(weak.map(|(text, _)| text))
         .collect();
     Some((id_kinds, distinct.len()))
+}
+
+/// Whether two or more words each lead to one and the same word below, and
+/// only there, with more path after it (`instances` after `forms` and
+/// `analytics`): a sub-collection of items, where a list leads to its items.
+fn lead_to_one_sub_collection(words: &[&str], lits: &BTreeMap<&str, Vec<&RawNode>>) -> bool {
+    let only_child = |k: &str| -> Option<&str> {
+        let raws = lits.get(k)?;
+        if raws.iter().any(|r| r.param.is_some()) {
+            return None;
+        }
+        let mut children = (raws.iter().flat_map(|r| r.literals.iter()))
+            .filter(|(text, _)| format_suffix(text).is_none());
+        let (first, child) = children.next()?;
+        let more_path = !child.is_leaf();
+        children
+            .all(|(text, child)| text == first && !child.is_leaf())
+            .then_some(&**first)
+            .filter(|_| more_path)
+    };
+    let mut children = words.iter().map(|k| only_child(k));
+    let Some(Some(first)) = children.next() else {
+        return false;
+    };
+    words.len() >= 2 && children.all(|child| child == Some(first))
 }
 
 /// Response shapes of flows that ended anywhere below a literal (at most
