@@ -2249,6 +2249,13 @@ mod tests {
         t.template("h", path).to_string()
     }
 
+    /// Asserts that `explain` of `path` says `text`.
+    #[track_caller]
+    fn assert_explains(t: &Templater, path: &str, text: &str) {
+        let explained = t.explain("h", path).to_string();
+        assert!(explained.contains(text), "{explained}");
+    }
+
     fn literal_reason(t: &Templater, path: &str, position: usize) -> KeptReason {
         match &t.explain("h", path).decisions[position] {
             Decision::Literal { reason, .. } => reason.clone(),
@@ -2272,10 +2279,10 @@ mod tests {
             tpl(&t, "/1/tags/0b0e5f6e-8c4d-4b1a-9d2e-1f2a3b4c5d6e"),
             "/1/tags/{tagId}"
         );
-        let explained = t.explain("h", "/1/forms").to_string();
-        assert!(
-            explained.contains("[0] 1: literal, a constant: the only value here in 6 flows, followed by 6 different paths"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/1/forms",
+            "[0] 1: literal, a constant: the only value here in 6 flows, followed by 6 different paths",
         );
         // The same under a prefix word, and for a dotted version.
         let mut t = Templater::default();
@@ -2319,10 +2326,10 @@ mod tests {
             }
         }
         assert_eq!(tpl(&t, "/2018-10-31/layers"), "/2018-10-31/layers");
-        let explained = t.explain("h", "/2018-10-31/layers").to_string();
-        assert!(
-            explained.contains("each of 3 values leads to paths of its own (0 of 7 paths shared)"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/2018-10-31/layers",
+            "each of 3 values leads to paths of its own (0 of 7 paths shared)",
         );
         // Dates that lead to the same paths are values of one parameter.
         let mut t = Templater::default();
@@ -2369,10 +2376,10 @@ mod tests {
             tpl(&t, "/domains/mail.example.json"),
             "/domains/mail.example.json"
         );
-        let explained = t.explain("h", "/t/27176.json").to_string();
-        assert!(
-            explained.contains("[1] {tId}: each value looks like integer"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/t/27176.json",
+            "[1] {tId}: each value looks like integer",
         );
     }
 
@@ -2456,10 +2463,10 @@ mod tests {
             tpl(&t, "/users/me/user_task_list"),
             "/users/{userId}/user_task_list"
         );
-        let explained = t.explain("h", "/users/me/user_task_list").to_string();
-        assert!(
-            explained.contains("leads to the same paths as the values beside it (1 shared)"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/users/me/user_task_list",
+            "leads to the same paths as the values beside it (1 shared)",
         );
         // A leaf folds when it answers in the parameter's shape, and stays
         // when it answers in its own (or nothing tells).
@@ -2604,10 +2611,10 @@ mod tests {
         let param = template.params().next().unwrap();
         assert_eq!(param.names().collect::<Vec<_>>(), ["latitude", "longitude"]);
         assert_eq!(param.split_value("1.5,2.5"), Some(vec!["1.5", "2.5"]));
-        let explained = t.explain("h", "/stops/location/1.5,2.5").to_string();
-        assert!(
-            explained.contains("each value is two numbers joined by a comma"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/stops/location/1.5,2.5",
+            "each value is two numbers joined by a comma",
         );
         // Numbers that are no coordinates are numbered.
         let mut t = Templater::default();
@@ -2662,10 +2669,10 @@ mod tests {
                 siblings: 10,
             }
         );
-        let explained = t.explain("h", "/v1/orders/5").to_string();
-        assert!(
-            explained.contains("followed by its own integer ids (2 distinct), one of 10"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/v1/orders/5",
+            "followed by its own integer ids (2 distinct), one of 10",
         );
     }
 
@@ -3037,12 +3044,10 @@ mod tests {
             tpl(&t, "/address/streets/quartz"),
             "/address/streets/{street}"
         );
-        let explained = t.explain("h", "/address/streets/atlas").to_string();
-        assert!(
-            explained.contains(
-                "[2] {street}: 3 distinct leaf literals, each sent a query parameter few places are sent"
-            ),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/address/streets/atlas",
+            "[2] {street}: 3 distinct leaf literals, each sent a query parameter few places are sent",
         );
         // A name sent everywhere tells nothing: three silent leaves stay
         // apart (five are needed with no other evidence).
@@ -3163,10 +3168,10 @@ mod tests {
             tpl(&t, "/topics/sent/amelia_r.json"),
             "/topics/sent/{sent}.json"
         );
-        let explained = t.explain("h", "/topics/sent/bkowalski.json").to_string();
-        assert!(
-            explained.contains("[2] {sent}: a word that is a value at /u/{} too"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/topics/sent/bkowalski.json",
+            "[2] {sent}: a word that is a value at /u/{} too",
         );
         // One such word alone, with no values beside it, stays a name.
         t.observe("h", "/admin/list/fatima_z.json", Some(20));
@@ -3265,12 +3270,10 @@ mod tests {
         }
         observe(&mut t, "/api/feats/grappler", 40);
         assert_eq!(tpl(&t, "/api/feats/grappler"), "/api/feats/{feat}");
-        let explained = t.explain("h", "/api/feats/grappler").to_string();
-        assert!(
-            explained.contains(
-                "a lone word below a collection, where 3 sibling collections take words as their items' keys"
-            ),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/api/feats/grappler",
+            "a lone word below a collection, where 3 sibling collections take words as their items' keys",
         );
         // A settings page answers in a shape of its own: a name.
         let call = SeenCall {
@@ -3305,10 +3308,10 @@ mod tests {
             tpl(&t, "/Users/7/Images/Disc"),
             "/Users/{userId}/Images/{image}"
         );
-        let explained = t.explain("h", "/Users/7/Images/Disc").to_string();
-        assert!(
-            explained.contains("3 distinct leaf literals, each only written"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/Users/7/Images/Disc",
+            "3 distinct leaf literals, each only written",
         );
         let mut t = Templater::default();
         for (user, action) in [("7", "refresh"), ("7", "rebuild"), ("8", "reindex")] {
@@ -3405,10 +3408,10 @@ mod tests {
         assert_eq!(tpl(&t, "/compare/beta/cedar"), "/compare/{owner}/{compare}");
         assert_eq!(tpl(&t, "/compare/global/latest"), "/compare/global/latest");
         assert_eq!(tpl(&t, "/compare/top"), "/compare/top");
-        let explained = t.explain("h", "/compare/beta/cedar").to_string();
-        assert!(
-            explained.contains("one of 2 slots whose words change places in 3 paths of one depth"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/compare/beta/cedar",
+            "one of 2 slots whose words change places in 3 paths of one depth",
         );
         // Values below names that change places among themselves make
         // no values of the names (`arrivals`, `departures`).
@@ -3610,10 +3613,10 @@ mod tests {
             tpl(&t, "/tokens/check/7596062/alpha"),
             "/tokens/check/{checkId}/{check}"
         );
-        let explained = t.explain("h", "/tokens/check/7596062/alpha").to_string();
-        assert!(
-            explained.contains("{check}: 3 distinct leaf literals that answered alike"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/tokens/check/7596062/alpha",
+            "{check}: 3 distinct leaf literals that answered alike",
         );
         // `alpha` after a second id: an operation on them, and the others
         // alone are too few.
@@ -3761,10 +3764,10 @@ mod tests {
         assert_eq!(tpl(&t, "/api-v2/search/jazz"), "/api-v2/search/jazz");
         t.observe("h", "/api-v2/search/roadmap", Some(4));
         assert_eq!(tpl(&t, "/api-v2/search/jazz"), "/api-v2/search/{search}");
-        let explained = t.explain("h", "/api-v2/search/jazz").to_string();
-        assert!(
-            explained.contains("[2] {search}: 3 distinct leaf literals that answered alike"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/api-v2/search/jazz",
+            "[2] {search}: 3 distinct leaf literals that answered alike",
         );
         let mut t = Templater::default();
         for op in ["search", "get", "list", "create"] {
@@ -3832,10 +3835,10 @@ mod tests {
             tpl(&t, "/mimic/agent/7/value/oid/atlas"),
             "/mimic/agent/7/value/oid/{oid}"
         );
-        let explained = t.explain("h", "/mimic/agent/7/value/oid/atlas").to_string();
-        assert!(
-            explained.contains("{oid}: 3 distinct leaf literals that answered alike"),
-            "{explained}"
+        assert_explains(
+            &t,
+            "/mimic/agent/7/value/oid/atlas",
+            "{oid}: 3 distinct leaf literals that answered alike",
         );
         // Plural words alike with one singular stay names of lists.
         let mut t = Templater::default();
