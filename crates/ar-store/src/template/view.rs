@@ -733,10 +733,11 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
     // where a name of the API (`/mail_settings/footer`) answers in a shape
     // of its own.
     let item_leaves = |collection: &str| {
-        (lits.get(collection).into_iter().flatten())
+        let shapes: Vec<AnswerShape> = (lits.get(collection).into_iter().flatten())
             .flat_map(|raw| raw.literals.iter().map(|(_, item)| item))
             .flat_map(|item| item.answer_shapes())
-            .fold(0u128, |all, shape| all | AnswerShape::union_of(&[shape]))
+            .collect();
+        AnswerShape::union_of(&shapes)
     };
     let answered: Vec<u128> = (siblings.iter())
         .map(|name| item_leaves(name))
@@ -762,19 +763,17 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
         if !collections::is_name_word(word) || !ends_here(leaf) {
             continue;
         }
-        let answered = (lits.get(&**name).into_iter().flatten())
+        let seen: Vec<&RawNode> = (lits.get(&**name).into_iter().flatten())
             .flat_map(|raw| raw.literals.iter())
             .filter(|(text, _)| text == word)
-            .flat_map(|(_, raw)| raw.answer_shapes())
-            .any(|shape| shape.carries(common));
+            .map(|(_, raw)| raw)
+            .collect();
+        let answered =
+            (seen.iter().flat_map(|raw| raw.answer_shapes())).any(|shape| shape.carries(common));
         if !answered {
             continue;
         }
-        let samples = (lits.get(&**name).into_iter().flatten())
-            .flat_map(|raw| raw.literals.iter())
-            .filter(|(text, _)| text == word)
-            .map(|(_, raw)| raw.count)
-            .sum();
+        let samples = seen.iter().map(|raw| raw.count).sum();
         let Some((word, mut leaf)) = child.literals.pop_first() else {
             continue;
         };
