@@ -134,6 +134,7 @@ impl EndpointStore {
                             .map(|shape| self.scan_buffers.answer_shape(shape)),
                         query: url.query,
                         method: Some(&flow.request.method),
+                        status: flow.status(),
                     },
                     &marks,
                     &mut self.shape_buffer,

@@ -197,6 +197,19 @@ pub enum Rule {
         /// Distinct depths among them.
         depths: usize,
     },
+    /// A leaf beside a parameter's values that only ever answered 404 Not
+    /// Found (or 410 Gone): it names nothing that exists, so it is one more
+    /// value of the parameter (one not found), not a route of its own.
+    Missing,
+    /// Below a literal, names in a scope (`@scope/name`, as npm writes a
+    /// package of an organisation) that answer alike: one parameter of two
+    /// segments, as the scope alone names nothing.
+    ScopedNames {
+        /// Distinct scoped names below the literal.
+        names: usize,
+        /// Distinct scopes among them.
+        scopes: usize,
+    },
     /// Lowercase words below a name, in an API that capitalises the names
     /// in its paths (`/Revision/beta/Summary`, `/Revision/orion/Summary`
     /// beside `/Employer`, `/HolidayScheme`): data, grouped by `alike`
@@ -279,6 +292,13 @@ impl fmt::Display for Rule {
             Self::FileTree { files, depths } => write!(
                 f,
                 "the rest of the path: {files} paths of {depths} depths below here all end in a file name"
+            ),
+            Self::Missing => f.write_str(
+                "a value that was not found: it only answered 404, beside the values of this parameter",
+            ),
+            Self::ScopedNames { names, scopes } => write!(
+                f,
+                "one scoped name (@scope/name): {names} names in {scopes} scope(s) below here answered alike"
             ),
             Self::Override { pattern } => write!(f, "a user template: {pattern}"),
         }

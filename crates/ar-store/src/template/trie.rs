@@ -96,6 +96,9 @@ pub(crate) struct RawNode {
     /// The methods of flows ending here ([`method_bit`]): PUT, DELETE and
     /// PATCH act on the resource a path names.
     pub(crate) methods: u8,
+    /// What flows ending here answered ([`status_bit`]): a path only ever
+    /// answered 404 names nothing that exists.
+    pub(crate) statuses: u8,
 }
 
 impl RawNode {
@@ -325,6 +328,7 @@ impl Templater {
             shape: shape.map(AnswerShape::exact),
             query: None,
             method: None,
+            status: None,
         };
         self.observe_with_origins(host, path, call, &[])
     }
@@ -611,6 +615,21 @@ pub(crate) struct SeenCall<'a> {
     pub(crate) query: Option<&'a str>,
     /// The request method (`GET`), when known.
     pub(crate) method: Option<&'a str>,
+    /// The answer's status, when there was one.
+    pub(crate) status: Option<u16>,
+}
+
+/// [`RawNode::statuses`] bit of an answer that says nothing is there: 404
+/// Not Found, 410 Gone (RFC 9110).
+pub(crate) const MISSING: u8 = 1;
+
+/// The [`RawNode::statuses`] bit of an answer's status: [`MISSING`], or
+/// another answer.
+pub(crate) fn status_bit(status: u16) -> u8 {
+    match status {
+        404 | 410 => MISSING,
+        _ => MISSING << 1,
+    }
 }
 
 /// [`RawNode::methods`] bits of the methods that write the resource a path
@@ -694,6 +713,11 @@ fn observe_in(
         node.methods |= method;
         changed = true;
     }
+    let status = call.status.map_or(0, status_bit);
+    if status & !node.statuses != 0 {
+        node.statuses |= status;
+        changed = true;
+    }
     if let Some(shape) = call.shape
         && let Err(at) =
             (node.shapes).binary_search_by_key(&shape.fingerprint(), |s| s.fingerprint())
@@ -736,6 +760,7 @@ mod tests {
                     shape: Some(AnswerShape::exact(round)),
                     query: None,
                     method: None,
+                    status: None,
                 };
                 t.observe_shape_key_into("h", path, call, &[], &mut key);
                 assert_eq!(key, t.shape_key("h", path), "{path}");

@@ -10,7 +10,7 @@ mod collections;
 use self::collections::Sort;
 use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
-use super::trie::{Origin, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of};
+use super::trie::{MISSING, Origin, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of};
 use super::{
     AnswerShape, Decision, Evidence, Explanation, JoinedParam, KeptReason, PathParam, PathTemplate,
     Rule, Segment, SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token,
@@ -37,13 +37,16 @@ struct ViewParam {
     samples: u64,
     values: Vec<String>,
     origin: Option<Origin>,
+    /// Literals folded in because they were not found ([`Rule::Missing`]):
+    /// `explain` of their paths says so, whatever folded the others.
+    not_found: Vec<Box<str>>,
 }
 
-/// The rest of the path as one parameter ([`Rule::FileTree`]).
+/// The rest of the path as one parameter: a file's path
+/// ([`Rule::FileTree`]) or a scoped name ([`Rule::ScopedNames`]).
 #[derive(Debug)]
 struct ViewRest {
-    files: usize,
-    depths: usize,
+    rule: Rule,
     samples: u64,
     /// Some of the paths seen (sorted, at most eight).
     values: Vec<String>,
@@ -70,7 +73,8 @@ impl ViewNode {
             + self.param.as_ref().map_or(0, |p| {
                 std::mem::size_of::<ViewParam>()
                     + p.node.heap_bytes()
-                    + p.values.iter().map(|v| v.len() + 24).sum::<usize>()
+                    + (p.values.iter().map(|v| v.len() + 24)).sum::<usize>()
+                    + (p.not_found.iter().map(|v| v.len() + 16)).sum::<usize>()
             })
     }
 }
@@ -268,7 +272,7 @@ fn build<'r>(
     let after_id = std::mem::take(&mut ctx.after_id);
     let value_slots = std::mem::take(&mut ctx.value_slots);
     if parent == Parent::Literal
-        && let Some(rest) = file_tree(raws)
+        && let Some(rest) = file_tree(raws).or_else(|| scoped_names(raws, ctx.envelope))
     {
         return ViewNode {
             rest: Some(Box::new(rest)),
@@ -586,7 +590,8 @@ fn build<'r>(
             let id_kinds = id_spellings(&params, &fold, &weak).filter(|_| views < MANY_ALIKE_ITEMS);
             for (k, rule, leaf, _) in joining {
                 match &id_kinds {
-                    Some(kinds) if leaf => {
+                    // A named view of the ids answers; a value not found does not.
+                    Some(kinds) if leaf && rule != Rule::Missing => {
                         let id_kinds = kinds.clone();
                         kept.insert(k, KeptReason::NamedView { id_kinds });
                     }
@@ -696,6 +701,10 @@ fn build<'r>(
             samples,
             values: values.into_iter().take(8).collect(),
             origin,
+            not_found: (fold.iter())
+                .filter(|(_, rule)| **rule == Rule::Missing)
+                .map(|(k, _)| Box::from(*k))
+                .collect(),
         }));
     }
     node
@@ -786,6 +795,7 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
             samples,
             values: vec![word.into()],
             origin: None,
+            not_found: Vec::new(),
         }));
     }
 }
@@ -794,15 +804,27 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
 /// them) were all PUT, DELETE or PATCH: each wrote the resource the path
 /// names, so the path names a resource, not an operation.
 fn only_written(raws: &[&RawNode]) -> bool {
-    let methods = (raws.iter())
+    let methods = ended_with(raws, |node| node.methods);
+    methods != 0 && methods & !WRITES_RESOURCE == 0
+}
+
+/// The union of one bitset (`bits`) of the flows that ended at `raws` or at
+/// a response format below them (`/u/ann` and `/u/ann.json` are one path).
+fn ended_with(raws: &[&RawNode], bits: impl Fn(&RawNode) -> u8) -> u8 {
+    (raws.iter())
         .flat_map(|raw| {
             let formats = (raw.literals.iter())
                 .filter(|(text, _)| is_format_token(text))
-                .map(|(_, child)| child.methods);
-            std::iter::once(raw.methods).chain(formats)
+                .map(|(_, child)| child);
+            std::iter::once(*raw).chain(formats)
         })
-        .fold(0u8, |all, bits| all | bits);
-    methods != 0 && methods & !WRITES_RESOURCE == 0
+        .fold(0u8, |all, node| all | bits(node))
+}
+
+/// Whether every flow that ended at `raws` (or at a response format below
+/// them) answered 404 Not Found or 410 Gone: nothing exists at the path.
+fn only_missing(raws: &[&RawNode]) -> bool {
+    ended_with(raws, |node| node.statuses) == MISSING
 }
 
 /// Whether no path goes on below a view node but a response format
@@ -1096,11 +1118,112 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
         && seen.other_ext
         && top.len() >= 2;
     tree.then(|| ViewRest {
-        files: seen.files.len(),
-        depths: seen.depths.len(),
+        rule: Rule::FileTree {
+            files: seen.files.len(),
+            depths: seen.depths.len(),
+        },
         samples: seen.samples,
         values: seen.files.into_iter().take(8).collect(),
         after: seen.after.into_iter().map(Box::from).collect(),
+    })
+}
+
+/// Scoped names needed below a literal before they are one parameter: one
+/// alone could as well be a name of the API's own.
+const MIN_SCOPED_NAMES: usize = 2;
+
+/// Whether a segment is a scope as npm spells one (`@jupyterlab`, `@types`):
+/// `@`, then a name.
+fn is_scope(segment: &str) -> bool {
+    segment.strip_prefix('@').is_some_and(|name| {
+        name.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+            && (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+    })
+}
+
+/// Whether the paths below `raws` each name a package in a scope
+/// (`@scope/name`, npm's spelling, kept as two segments by registries, CDNs
+/// and the apps built on them), read as one parameter of two segments: the
+/// scope alone names nothing. Every literal below is a scope; every name in
+/// a scope ends the path, but for what ends it (a custom method, a response
+/// format, an operation word); and the names that answered answered alike,
+/// as values of one parameter do. Names that repeat in every scope are words
+/// after values (`/@ann/followers`, `/@bob/followers`: handles), not names.
+fn scoped_names(raws: &[&RawNode], envelope: u128) -> Option<ViewRest> {
+    let (mut names, mut words, mut scopes) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+    // Names as they stand in their scopes, each once.
+    let mut pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut after: BTreeSet<&str> = BTreeSet::new();
+    let mut answers: Vec<Vec<AnswerShape>> = Vec::new();
+    let mut samples = 0;
+    let opaque = |node: &RawNode| node.param.is_some() || node.pinned || node.overflowed > 0;
+    for raw in raws {
+        if opaque(raw) || raw.literals.is_empty() {
+            return None;
+        }
+        for (scope, below) in &raw.literals {
+            if !is_scope(scope) || opaque(below) || below.terminal > 0 || below.literals.is_empty()
+            {
+                return None;
+            }
+            scopes.insert(&**scope);
+            for (name, node) in &below.literals {
+                if format_suffix(name).is_some() || is_scope(name) || opaque(node) {
+                    return None;
+                }
+                let mut shapes: Vec<AnswerShape> = node.shapes.clone();
+                samples += node.terminal;
+                if node.terminal > 0
+                    || node
+                        .literals
+                        .iter()
+                        .any(|(t, _)| format_suffix(t).is_none())
+                {
+                    names.insert(format!("{scope}/{name}"));
+                }
+                for (next, child) in &node.literals {
+                    if !child.is_leaf() {
+                        return None;
+                    }
+                    samples += child.terminal;
+                    if let Some(suffix) = format_suffix(next) {
+                        shapes.extend(child.answer_shapes());
+                        names.insert(format!("{scope}/{name}{suffix}"));
+                    } else if file_extension(next).is_none() && child.value_kind.is_none() {
+                        after.insert(next);
+                    } else {
+                        return None;
+                    }
+                }
+                words.insert(&**name);
+                pairs.insert((scope, name));
+                answers.push(shapes.into_iter().map(|s| s.beyond(envelope)).collect());
+            }
+        }
+    }
+    // Alike as values of one parameter are: each like another, all linked.
+    let answered: Vec<&Vec<AnswerShape>> = answers.iter().filter(|a| !a.is_empty()).collect();
+    let mut linked = UnionFind::new(answered.len());
+    for i in 0..answered.len() {
+        for j in i + 1..answered.len() {
+            if any_alike(answered[i], answered[j]) {
+                linked.union(i, j);
+            }
+        }
+    }
+    let alike = answered.len() >= MIN_SCOPED_NAMES
+        && linked.groups(MIN_SCOPED_NAMES).first().map(Vec::len) == Some(answered.len());
+    let own_names = words.len() * 2 > pairs.len();
+    (names.len() >= MIN_SCOPED_NAMES && alike && own_names).then(|| ViewRest {
+        rule: Rule::ScopedNames {
+            names: names.len(),
+            scopes: scopes.len(),
+        },
+        samples,
+        values: names.into_iter().take(8).collect(),
+        after: after.into_iter().map(Box::from).collect(),
     })
 }
 
@@ -1379,9 +1502,9 @@ fn rank(rule: &Rule) -> u8 {
         Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
-        Rule::LikeParam { .. } => 5,
+        Rule::LikeParam { .. } | Rule::Missing => 5,
         Rule::KnownValue { .. } => 5,
-        Rule::FileTree { .. } | Rule::Override { .. } => 6,
+        Rule::FileTree { .. } | Rule::ScopedNames { .. } | Rule::Override { .. } => 6,
         Rule::Uncapitalised { alike } => rank(alike),
         Rule::SiblingItems { .. } => 5,
     }
@@ -1663,6 +1786,9 @@ impl<'a> Beside<'a> {
         if own.is_empty() {
             let shapes = answers_beyond(raws, self.envelope);
             let leaf = raws.iter().all(|r| r.is_leaf());
+            if leaf && only_missing(raws) {
+                return Some(Rule::Missing);
+            }
             // With no answer on either side, a leaf only written to (as the
             // values were) is one of the resources they name.
             if shapes.is_empty() && self.shapes.is_empty() && self.written && only_written(raws) {
@@ -2051,9 +2177,10 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
                 };
                 NameInput::Param { kind, hint }
             }
-            Step::Rest(..) => NameInput::Param {
+            // A file's path is a path; a scoped name is named as any value.
+            Step::Rest(rest, _) => NameInput::Param {
                 kind: None,
-                hint: Some("path"),
+                hint: matches!(rest.rule, Rule::FileTree { .. }).then_some("path"),
             },
         })
         .collect();
@@ -2142,10 +2269,7 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
             Step::Rest(rest, _) => Segment::Param(PathParam {
                 name: names.next().unwrap_or_default(),
                 evidence: Evidence {
-                    rule: Rule::FileTree {
-                        files: rest.files,
-                        depths: rest.depths,
-                    },
+                    rule: rest.rule.clone(),
                     samples: rest.samples,
                     values: rest.values.clone(),
                     kinds: Vec::new(),
@@ -2202,11 +2326,20 @@ pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
                     .cloned()
                     .unwrap_or(KeptReason::OwnShape { siblings: 1 }),
             },
-            (Step::Param(..) | Step::Rest(..), Segment::Param(p)) => Decision::Param {
-                position,
-                name: p.name.clone(),
-                evidence: p.evidence.clone(),
-            },
+            (Step::Param(..) | Step::Rest(..), Segment::Param(p)) => {
+                let mut evidence = p.evidence.clone();
+                // A value not found is one by that, whatever made the others.
+                if let Step::Param(Some(param), _, value) = step
+                    && param.not_found.iter().any(|v| **v == **value)
+                {
+                    evidence.rule = Rule::Missing;
+                }
+                Decision::Param {
+                    position,
+                    name: p.name.clone(),
+                    evidence,
+                }
+            }
             (Step::Param(_, _, value) | Step::Rest(_, value), Segment::Literal(_)) => {
                 Decision::Literal {
                     position,
@@ -3025,6 +3158,7 @@ mod tests {
                 shape: None,
                 query: Some(query),
                 method: None,
+                status: None,
             };
             t.observe_with_origins("h", path, call, &[]);
         };
@@ -3254,6 +3388,7 @@ mod tests {
                 shape: Some(AnswerShape::with_leaves(u64::from(own), leaves)),
                 query: None,
                 method: None,
+                status: None,
             };
             t.observe_with_origins("h", path, call, &[]);
         };
@@ -3279,6 +3414,7 @@ mod tests {
             shape: Some(AnswerShape::with_leaves(99, 0b111 << 60)),
             query: None,
             method: None,
+            status: None,
         };
         t.observe_with_origins("h", "/api/mail_settings/footer", call, &[]);
         assert_eq!(
@@ -3297,6 +3433,7 @@ mod tests {
             shape: None,
             query: None,
             method: Some(method),
+            status: None,
         };
         let mut t = Templater::default();
         for (user, image) in [("7", "Disc"), ("7", "Thumb"), ("8", "Screenshot")] {
@@ -3329,6 +3466,7 @@ mod tests {
                 shape: Some(AnswerShape::exact(5)),
                 query: None,
                 method: Some("POST"),
+                status: None,
             };
             t.observe_with_origins("h", &format!("/team/members/{who}/link"), answered, &[]);
             t.observe_with_origins("h", &format!("/team/members/{who}"), call("DELETE"), &[]);
@@ -3348,6 +3486,7 @@ mod tests {
                 shape: Some(AnswerShape::with_leaves(fingerprint, leaves)),
                 query: None,
                 method: None,
+                status: None,
             };
             t.observe_with_origins("h", path, call, &[]);
         };
@@ -4075,6 +4214,69 @@ mod tests {
         t.observe("h", "/files/search", Some(2));
         assert_eq!(tpl(&t, "/files/search"), "/files/search");
         assert!(!t.template("h", "/files/docs/b.md").params().any(|p| p.rest));
+    }
+
+    /// A path that only ever answered 404 beside a parameter's values names
+    /// nothing: it is one more value (one not found), not a route of its
+    /// own. A word that answered stays a name.
+    #[test]
+    fn a_leaf_not_found_beside_values_is_one_of_them() {
+        let call = |shape, status| SeenCall {
+            shape: Some(AnswerShape::exact(shape)),
+            query: None,
+            method: Some("GET"),
+            status: Some(status),
+        };
+        let mut t = Templater::default();
+        for id in ["31", "32", "33"] {
+            t.observe_with_origins("h", &format!("/api/notes/{id}"), call(1, 200), &[]);
+        }
+        t.observe_with_origins("h", "/api/notes/test", call(2, 404), &[]);
+        t.observe_with_origins("h", "/api/notes/search", call(3, 200), &[]);
+        assert_eq!(tpl(&t, "/api/notes/test"), "/api/notes/{noteId}");
+        assert_explains(&t, "/api/notes/test", "a value that was not found");
+        assert_eq!(tpl(&t, "/api/notes/search"), "/api/notes/search");
+        // Once it answers, it is no longer known to be missing.
+        t.observe_with_origins("h", "/api/notes/test", call(2, 200), &[]);
+        assert_eq!(tpl(&t, "/api/notes/test"), "/api/notes/test");
+    }
+
+    /// Class: identifiers with punctuation. A package in a scope
+    /// (`@scope/name`, npm's spelling) is one value of two segments, its own
+    /// colon part of it; words that follow every handle (`/@ann/followers`)
+    /// and names that answer unlike are no names in a scope.
+    #[test]
+    fn names_in_a_scope_are_one_value_of_two_segments() {
+        let mut t = Templater::default();
+        for name in [
+            "@acme/editor-plugin:settings",
+            "@acme/ui-kit:theme",
+            "@acme/ui-kit:plugin",
+            "@tools/lint:rules",
+        ] {
+            t.observe("h", &format!("/lab/api/settings/{name}"), Some(7));
+        }
+        let path = "/lab/api/settings/@acme/ui-kit:theme";
+        assert_eq!(tpl(&t, path), "/lab/api/settings/{settings}");
+        assert!(t.template("h", path).params().any(|p| p.rest));
+        assert_explains(
+            &t,
+            path,
+            "one scoped name (@scope/name): 4 names in 2 scope(s) below here answered alike",
+        );
+
+        // The same words after several handles: values, then names.
+        let mut t = Templater::default();
+        for handle in ["@ann", "@bob", "@cy"] {
+            t.observe("h", &format!("/u/{handle}/followers"), Some(8));
+            t.observe("h", &format!("/u/{handle}/posts"), Some(9));
+        }
+        assert!(!t.template("h", "/u/@ann/posts").params().any(|p| p.rest));
+        // Names in a scope that answer unlike are the API's own.
+        let mut t = Templater::default();
+        t.observe("h", "/pkg/@acme/search", Some(8));
+        t.observe("h", "/pkg/@acme/stats", Some(9));
+        assert_eq!(tpl(&t, "/pkg/@acme/stats"), "/pkg/@acme/stats");
     }
 
     /// Class: file paths with a sub-resource after the file. An operation
