@@ -1143,68 +1143,45 @@ fn is_scope(segment: &str) -> bool {
     })
 }
 
-/// Whether the paths below `raws` each name a package in a scope
+/// Whether the paths below `raws` each name a package, most in a scope
 /// (`@scope/name`, npm's spelling, kept as two segments by registries, CDNs
-/// and the apps built on them), read as one parameter of two segments: the
-/// scope alone names nothing. Every literal below is a scope; every name in
-/// a scope ends the path, but for what ends it (a custom method, a response
-/// format, an operation word); and the names that answered answered alike,
-/// as values of one parameter do. Names that repeat in every scope are words
-/// after values (`/@ann/followers`, `/@bob/followers`: handles), not names.
+/// and the apps built on them), read as one parameter of one or two
+/// segments: the scope alone names nothing. Every literal below is a scope
+/// or a name without one, at least one a scope; every name ends the path,
+/// but for what ends it (a custom method, a response format, an operation
+/// word); and the names that answered answered alike, as values of one
+/// parameter do. Names that repeat in every scope are words after values
+/// (`/@ann/followers`, `/@bob/followers`: handles), not names.
 fn scoped_names(raws: &[&RawNode], envelope: u128) -> Option<ViewRest> {
-    let (mut names, mut words, mut scopes) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
-    // Names as they stand in their scopes, each once.
-    let mut pairs: BTreeSet<(&str, &str)> = BTreeSet::new();
-    let mut after: BTreeSet<&str> = BTreeSet::new();
-    let mut answers: Vec<Vec<AnswerShape>> = Vec::new();
-    let mut samples = 0;
+    let mut seen = ScopedSeen::default();
     let opaque = |node: &RawNode| node.param.is_some() || node.pinned || node.overflowed > 0;
     for raw in raws {
         if opaque(raw) || raw.literals.is_empty() {
             return None;
         }
-        for (scope, below) in &raw.literals {
-            if !is_scope(scope) || opaque(below) || below.terminal > 0 || below.literals.is_empty()
-            {
+        for (first, below) in &raw.literals {
+            if format_suffix(first).is_some() || opaque(below) {
                 return None;
             }
-            scopes.insert(&**scope);
+            if !is_scope(first) {
+                seen.name("", first, below, envelope)?;
+                continue;
+            }
+            if below.terminal > 0 || below.literals.is_empty() {
+                return None;
+            }
+            seen.scopes.insert(first);
             for (name, node) in &below.literals {
                 if format_suffix(name).is_some() || is_scope(name) || opaque(node) {
                     return None;
                 }
-                let mut shapes: Vec<AnswerShape> = node.shapes.clone();
-                samples += node.terminal;
-                if node.terminal > 0
-                    || node
-                        .literals
-                        .iter()
-                        .any(|(t, _)| format_suffix(t).is_none())
-                {
-                    names.insert(format!("{scope}/{name}"));
-                }
-                for (next, child) in &node.literals {
-                    if !child.is_leaf() {
-                        return None;
-                    }
-                    samples += child.terminal;
-                    if let Some(suffix) = format_suffix(next) {
-                        shapes.extend(child.answer_shapes());
-                        names.insert(format!("{scope}/{name}{suffix}"));
-                    } else if file_extension(next).is_none() && child.value_kind.is_none() {
-                        after.insert(next);
-                    } else {
-                        return None;
-                    }
-                }
-                words.insert(&**name);
-                pairs.insert((scope, name));
-                answers.push(shapes.into_iter().map(|s| s.beyond(envelope)).collect());
+                seen.name(first, name, node, envelope)?;
             }
         }
     }
     // Alike as values of one parameter are: each like another, all linked.
-    let answered: Vec<&Vec<AnswerShape>> = answers.iter().filter(|a| !a.is_empty()).collect();
+    let answered: Vec<&Vec<AnswerShape>> =
+        (seen.answers.iter()).filter(|a| !a.is_empty()).collect();
     let mut linked = UnionFind::new(answered.len());
     for i in 0..answered.len() {
         for j in i + 1..answered.len() {
@@ -1215,16 +1192,74 @@ fn scoped_names(raws: &[&RawNode], envelope: u128) -> Option<ViewRest> {
     }
     let alike = answered.len() >= MIN_SCOPED_NAMES
         && linked.groups(MIN_SCOPED_NAMES).first().map(Vec::len) == Some(answered.len());
-    let own_names = words.len() * 2 > pairs.len();
-    (names.len() >= MIN_SCOPED_NAMES && alike && own_names).then(|| ViewRest {
+    let own_names = seen.words.len() * 2 > seen.pairs.len();
+    let scoped = !seen.scopes.is_empty() && seen.names.len() >= MIN_SCOPED_NAMES;
+    (scoped && alike && own_names).then(|| ViewRest {
         rule: Rule::ScopedNames {
-            names: names.len(),
-            scopes: scopes.len(),
+            names: seen.names.len(),
+            scopes: seen.scopes.len(),
         },
-        samples,
-        values: names.into_iter().take(8).collect(),
-        after: after.into_iter().map(Box::from).collect(),
+        samples: seen.samples,
+        values: seen.names.into_iter().take(8).collect(),
+        after: seen.after.into_iter().map(Box::from).collect(),
     })
+}
+
+/// What [`scoped_names`] saw below a literal.
+#[derive(Default)]
+struct ScopedSeen<'r> {
+    /// The names as written (`@scope/name:plugin`), each once.
+    names: BTreeSet<String>,
+    /// The names without their scopes, and with them.
+    words: BTreeSet<&'r str>,
+    pairs: BTreeSet<(&'r str, &'r str)>,
+    scopes: BTreeSet<&'r str>,
+    /// Operation words after a name (`/@scope/name/versions`).
+    after: BTreeSet<&'r str>,
+    /// What each name answered.
+    answers: Vec<Vec<AnswerShape>>,
+    samples: u64,
+}
+
+impl<'r> ScopedSeen<'r> {
+    /// Takes the name `name` in `scope` (empty: none), at `node`; `None`
+    /// when a path goes on below it but for what may end a name.
+    fn name(
+        &mut self,
+        scope: &'r str,
+        name: &'r str,
+        node: &'r RawNode,
+        envelope: u128,
+    ) -> Option<()> {
+        let written = |suffix: &str| match scope {
+            "" => format!("{name}{suffix}"),
+            _ => format!("{scope}/{name}{suffix}"),
+        };
+        let mut shapes: Vec<AnswerShape> = node.shapes.clone();
+        self.samples += node.terminal;
+        if node.terminal > 0 || (node.literals.iter()).any(|(t, _)| format_suffix(t).is_none()) {
+            self.names.insert(written(""));
+        }
+        for (next, child) in &node.literals {
+            if !child.is_leaf() {
+                return None;
+            }
+            self.samples += child.terminal;
+            if let Some(suffix) = format_suffix(next) {
+                shapes.extend(child.answer_shapes());
+                self.names.insert(written(suffix));
+            } else if file_extension(next).is_none() && child.value_kind.is_none() {
+                self.after.insert(next);
+            } else {
+                return None;
+            }
+        }
+        self.words.insert(name);
+        self.pairs.insert((scope, name));
+        self.answers
+            .push(shapes.into_iter().map(|s| s.beyond(envelope)).collect());
+        Some(())
+    }
 }
 
 /// The extension of a file name (`readme.md` → `md`): one to five
@@ -4253,17 +4288,22 @@ mod tests {
             "@acme/ui-kit:theme",
             "@acme/ui-kit:plugin",
             "@tools/lint:rules",
+            "ui-kit:theme",
         ] {
             t.observe("h", &format!("/lab/api/settings/{name}"), Some(7));
         }
-        let path = "/lab/api/settings/@acme/ui-kit:theme";
-        assert_eq!(tpl(&t, path), "/lab/api/settings/{settings}");
-        assert!(t.template("h", path).params().any(|p| p.rest));
-        assert_explains(
-            &t,
-            path,
-            "one scoped name (@scope/name): 4 names in 2 scope(s) below here answered alike",
-        );
+        for path in [
+            "/lab/api/settings/@acme/ui-kit:theme",
+            "/lab/api/settings/ui-kit:theme",
+        ] {
+            assert_eq!(tpl(&t, path), "/lab/api/settings/{settings}");
+            assert!(t.template("h", path).params().any(|p| p.rest));
+            assert_explains(
+                &t,
+                path,
+                "one scoped name (@scope/name): 5 names in 2 scope(s) below here answered alike",
+            );
+        }
 
         // The same words after several handles: values, then names.
         let mut t = Templater::default();
