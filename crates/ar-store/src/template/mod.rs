@@ -210,6 +210,16 @@ pub enum Rule {
         /// Distinct scopes among them.
         scopes: usize,
     },
+    /// Values that are file names, extension included: they end in several
+    /// extensions, not all an API's response formats, none with two
+    /// (`hello.py`, `data.csv`, `notes.md`). A `.csv` there is part of the
+    /// name, not a format of its own beside the others.
+    FileNames {
+        /// Distinct extensions among the values.
+        extensions: usize,
+        /// The rule that made the position a parameter.
+        of: Box<Rule>,
+    },
     /// Lowercase words below a name, in an API that capitalises the names
     /// in its paths (`/Revision/beta/Summary`, `/Revision/orion/Summary`
     /// beside `/Employer`, `/HolidayScheme`): data, grouped by `alike`
@@ -284,6 +294,10 @@ impl fmt::Display for Rule {
             Self::SiblingItems { collections } => write!(
                 f,
                 "a lone word below a collection, where {collections} sibling collections take words as their items' keys"
+            ),
+            Self::FileNames { extensions, of } => write!(
+                f,
+                "file names, extension included ({extensions} extensions among the values): {of}"
             ),
             Self::Uncapitalised { alike } => write!(
                 f,

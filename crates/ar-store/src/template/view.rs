@@ -670,6 +670,14 @@ fn build<'r>(
                     distinct: candidates.len(),
                 },
             });
+        let extensions = file_name_extensions(fold.keys().map(|k| (*k, &lits[k][..])), &params);
+        let rule = match extensions {
+            Some(extensions) => Rule::FileNames {
+                extensions,
+                of: Box::new(rule),
+            },
+            None => rule,
+        };
         let mut values: BTreeSet<String> = fold.keys().map(|k| k.to_string()).collect();
         values.extend(
             params
@@ -1128,6 +1136,37 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
     })
 }
 
+/// The number of extensions the values of a parameter end in, when they are
+/// file names ([`Rule::FileNames`]): two or more extensions, not all an API's
+/// response formats, and no value seen with two (a format chosen per call,
+/// `12.json` and `12.xml`, is one). `folded` are the literals folded into the
+/// parameter with their nodes, `params` the nodes of values seen as ids.
+fn file_name_extensions<'r>(
+    folded: impl Iterator<Item = (&'r str, &'r [&'r RawNode])>,
+    params: &[&'r RawNode],
+) -> Option<usize> {
+    let formats = |raws: &[&'r RawNode]| -> BTreeSet<&'r str> {
+        (raws.iter().flat_map(|raw| &raw.literals))
+            .filter(|(token, _)| is_format_token(token))
+            .filter_map(|(token, _)| format_suffix(token)?.strip_prefix('.'))
+            .collect()
+    };
+    let mut extensions = formats(params);
+    if extensions.len() >= 2 {
+        return None;
+    }
+    for (name, raws) in folded {
+        let mut own = formats(raws);
+        own.extend(file_extension(name));
+        if own.len() >= 2 {
+            return None;
+        }
+        extensions.extend(own);
+    }
+    let files = extensions.len() >= 2 && extensions.iter().any(|e| !API_FORMATS.contains(e));
+    files.then_some(extensions.len())
+}
+
 /// Scoped names needed below a literal before they are one parameter: one
 /// alone could as well be a name of the API's own.
 const MIN_SCOPED_NAMES: usize = 2;
@@ -1540,7 +1579,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::LikeParam { .. } | Rule::Missing => 5,
         Rule::KnownValue { .. } => 5,
         Rule::FileTree { .. } | Rule::ScopedNames { .. } | Rule::Override { .. } => 6,
-        Rule::Uncapitalised { alike } => rank(alike),
+        Rule::Uncapitalised { alike } | Rule::FileNames { of: alike, .. } => rank(alike),
         Rule::SiblingItems { .. } => 5,
     }
 }
@@ -2139,7 +2178,7 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
         let kind = classify_segment(stem);
         let here = node.take();
-        let step = match (here, kind) {
+        let mut step = match (here, kind) {
             (Some(n), Some(_)) if let Some(child) = n.literals.get(stem) => {
                 node = Some(child);
                 Step::Lit(segment, child.kept.as_ref())
@@ -2169,6 +2208,14 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
             node = node.and_then(|n| n.literals.get(&*suffix.token()));
         }
         let suffix = match step {
+            // A file's extension is part of its name: the value is the segment.
+            Step::Param(Some(p), kind, _)
+                if matches!(p.rule, Rule::FileNames { .. })
+                    && matches!(suffix, Some(SegmentSuffix::Format(_))) =>
+            {
+                step = Step::Param(Some(p), kind, segment);
+                None
+            }
             Step::Param(..) => suffix.map(SegmentSuffix::text),
             Step::Lit(..) | Step::Rest(..) => None,
         };
@@ -4317,6 +4364,37 @@ mod tests {
         t.observe("h", "/pkg/@acme/search", Some(8));
         t.observe("h", "/pkg/@acme/stats", Some(9));
         assert_eq!(tpl(&t, "/pkg/@acme/stats"), "/pkg/@acme/stats");
+    }
+
+    /// Class: file paths. Where the values end in several extensions, not
+    /// all an API's formats and none with two, the extension is part of the
+    /// file's name: `data.csv` is a file beside `hello.py`, not `{file}.csv`.
+    /// A format chosen per call (`12.json`, `12.xml`) stays a suffix.
+    #[test]
+    fn extensions_that_vary_among_files_are_part_of_their_names() {
+        let mut t = Templater::default();
+        for file in ["data.csv", "report.csv", "a.txt", "b.txt"] {
+            t.observe("h", &format!("/files/{file}"), Some(7));
+        }
+        assert_eq!(tpl(&t, "/files/a.txt"), "/files/{file}");
+        assert_eq!(tpl(&t, "/files/report.csv"), "/files/{file}");
+        assert_explains(
+            &t,
+            "/files/a.txt",
+            "[1] {file}: file names, extension included (2 extensions among the values)",
+        );
+        let explained = t.explain("h", "/files/a.txt");
+        let Some(Decision::Param { evidence, .. }) = explained.decisions.last() else {
+            panic!("{explained:?}");
+        };
+        assert!(evidence.values.iter().any(|v| v == "a"), "{evidence:?}");
+
+        let mut t = Templater::default();
+        for path in ["/reports/12.json", "/reports/12.xml", "/reports/13.json"] {
+            t.observe("h", path, Some(1));
+        }
+        assert_eq!(tpl(&t, "/reports/13.json"), "/reports/{reportId}.json");
+        assert_eq!(tpl(&t, "/reports/12.xml"), "/reports/{reportId}.xml");
     }
 
     /// Class: file paths with a sub-resource after the file. An operation
