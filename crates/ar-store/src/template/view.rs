@@ -51,9 +51,16 @@ struct ViewRest {
     /// Some of the paths seen (sorted, at most eight).
     values: Vec<String>,
     /// Operations on a file, found right after a file name
-    /// (`/contents/a.ipynb/checkpoints`): the path's last segment, not
-    /// part of the file's path.
-    after: BTreeSet<Box<str>>,
+    /// (`/contents/a.ipynb/checkpoints`), not part of the file's path,
+    /// each with the view of what follows it (`checkpoints/{checkpoint}`).
+    after: BTreeMap<Box<str>, ViewNode>,
+}
+
+/// A rest of the path found below a literal, with the nodes below each
+/// operation on its values, whose views [`build`] makes.
+struct RestFound<'r> {
+    rest: ViewRest,
+    after: BTreeMap<&'r str, Vec<&'r RawNode>>,
 }
 
 impl ViewNode {
@@ -67,7 +74,9 @@ impl ViewNode {
             let strings = r.values.iter().map(|v| v.len() + 24).sum::<usize>();
             std::mem::size_of::<ViewRest>()
                 + strings
-                + r.after.iter().map(|a| a.len() + 40).sum::<usize>()
+                + (r.after.iter())
+                    .map(|(op, view)| op.len() + 40 + view.heap_bytes())
+                    .sum::<usize>()
         });
         rest + lits
             + self.param.as_ref().map_or(0, |p| {
@@ -272,8 +281,17 @@ fn build<'r>(
     let after_id = std::mem::take(&mut ctx.after_id);
     let value_slots = std::mem::take(&mut ctx.value_slots);
     if parent == Parent::Literal
-        && let Some(rest) = file_tree(raws).or_else(|| scoped_names(raws, ctx.envelope))
+        && let Some(found) = file_tree(raws).or_else(|| scoped_names(raws, ctx.envelope))
     {
+        let mut rest = found.rest;
+        for (op, nodes) in found.after {
+            let depth = ctx.at.len();
+            ctx.at.push_str("/{}/");
+            ctx.at.push_str(op);
+            let view = build(&nodes, Parent::Literal, Some(op), &BTreeSet::new(), ctx);
+            ctx.at.truncate(depth);
+            rest.after.insert(op.into(), view);
+        }
         return ViewNode {
             rest: Some(Box::new(rest)),
             ..ViewNode::default()
@@ -1009,27 +1027,34 @@ const API_FORMATS: [&str; 2] = ["json", "xml"];
 /// or one reached through an id, is an operation, and no tree. A file may
 /// be followed by operations on it (`a.ipynb/checkpoints`): words without
 /// an extension, each a leaf, right after a file name.
-fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
+fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
     struct Seen<'r> {
         files: BTreeSet<String>,
         depths: BTreeSet<usize>,
         other_ext: bool,
         samples: u64,
-        after: BTreeSet<&'r str>,
+        after: BTreeMap<&'r str, Vec<&'r RawNode>>,
     }
-    /// The operations below a file `node` (leaf words without an
-    /// extension), or `None` when anything else is below it.
+    /// The operations below a file `node` (words without an extension,
+    /// each a leaf or leading on to paths that end in no file name:
+    /// `checkpoints/{id}`), or `None` when anything else is below it.
     fn operations(node: &RawNode) -> Option<Vec<(&str, &RawNode)>> {
         let words = (node.literals.iter()).map(|(name, child)| (&**name, child));
         let ops: Vec<(&str, &RawNode)> = words
             .filter(|(name, child)| {
-                child.is_leaf()
+                no_file_below(child)
                     && child.value_kind.is_none()
                     && file_extension(name).is_none()
                     && format_suffix(name).is_none()
             })
             .collect();
         (node.param.is_none() && !ops.is_empty() && ops.len() == node.literals.len()).then_some(ops)
+    }
+    /// Whether no path below `node` ends in a file name.
+    fn no_file_below(node: &RawNode) -> bool {
+        (node.literals.iter()).all(|(name, child)| {
+            format_suffix(name).is_some() || file_extension(name).is_none() && no_file_below(child)
+        }) && node.param.as_deref().is_none_or(no_file_below)
     }
     /// Visits `node`, reached by `path`; `false` when a leaf is no file.
     fn visit<'r>(node: &'r RawNode, path: &mut String, depth: usize, seen: &mut Seen<'r>) -> bool {
@@ -1042,7 +1067,7 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
             seen.files.insert(path.clone());
             for (op, child) in ops {
                 seen.samples += child.terminal;
-                seen.after.insert(op);
+                seen.after.entry(op).or_default().push(child);
             }
             return true;
         }
@@ -1100,7 +1125,7 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
         depths: BTreeSet::new(),
         other_ext: false,
         samples: 0,
-        after: BTreeSet::new(),
+        after: BTreeMap::new(),
     };
     for raw in raws {
         if raw.is_leaf() || raw.pinned || raw.overflowed > 0 {
@@ -1125,14 +1150,17 @@ fn file_tree(raws: &[&RawNode]) -> Option<ViewRest> {
         && seen.depths.len() >= 2
         && seen.other_ext
         && top.len() >= 2;
-    tree.then(|| ViewRest {
-        rule: Rule::FileTree {
-            files: seen.files.len(),
-            depths: seen.depths.len(),
+    tree.then(|| RestFound {
+        rest: ViewRest {
+            rule: Rule::FileTree {
+                files: seen.files.len(),
+                depths: seen.depths.len(),
+            },
+            samples: seen.samples,
+            values: seen.files.into_iter().take(8).collect(),
+            after: BTreeMap::new(),
         },
-        samples: seen.samples,
-        values: seen.files.into_iter().take(8).collect(),
-        after: seen.after.into_iter().map(Box::from).collect(),
+        after: seen.after,
     })
 }
 
@@ -1191,7 +1219,7 @@ fn is_scope(segment: &str) -> bool {
 /// word); and the names that answered answered alike, as values of one
 /// parameter do. Names that repeat in every scope are words after values
 /// (`/@ann/followers`, `/@bob/followers`: handles), not names.
-fn scoped_names(raws: &[&RawNode], envelope: u128) -> Option<ViewRest> {
+fn scoped_names<'r>(raws: &[&'r RawNode], envelope: u128) -> Option<RestFound<'r>> {
     let mut seen = ScopedSeen::default();
     let opaque = |node: &RawNode| node.param.is_some() || node.pinned || node.overflowed > 0;
     for raw in raws {
@@ -1233,14 +1261,17 @@ fn scoped_names(raws: &[&RawNode], envelope: u128) -> Option<ViewRest> {
         && linked.groups(MIN_SCOPED_NAMES).first().map(Vec::len) == Some(answered.len());
     let own_names = seen.words.len() * 2 > seen.pairs.len();
     let scoped = !seen.scopes.is_empty() && seen.names.len() >= MIN_SCOPED_NAMES;
-    (scoped && alike && own_names).then(|| ViewRest {
-        rule: Rule::ScopedNames {
-            names: seen.names.len(),
-            scopes: seen.scopes.len(),
+    (scoped && alike && own_names).then(|| RestFound {
+        rest: ViewRest {
+            rule: Rule::ScopedNames {
+                names: seen.names.len(),
+                scopes: seen.scopes.len(),
+            },
+            samples: seen.samples,
+            values: seen.names.into_iter().take(8).collect(),
+            after: BTreeMap::new(),
         },
-        samples: seen.samples,
-        values: seen.names.into_iter().take(8).collect(),
-        after: seen.after.into_iter().map(Box::from).collect(),
+        after: seen.after,
     })
 }
 
@@ -1253,8 +1284,9 @@ struct ScopedSeen<'r> {
     words: BTreeSet<&'r str>,
     pairs: BTreeSet<(&'r str, &'r str)>,
     scopes: BTreeSet<&'r str>,
-    /// Operation words after a name (`/@scope/name/versions`).
-    after: BTreeSet<&'r str>,
+    /// Operation words after a name (`/@scope/name/versions`), each with
+    /// the nodes it ended at.
+    after: BTreeMap<&'r str, Vec<&'r RawNode>>,
     /// What each name answered.
     answers: Vec<Vec<AnswerShape>>,
     samples: u64,
@@ -1288,7 +1320,7 @@ impl<'r> ScopedSeen<'r> {
                 shapes.extend(child.answer_shapes());
                 self.names.insert(written(suffix));
             } else if file_extension(next).is_none() && child.value_kind.is_none() {
-                self.after.insert(next);
+                self.after.entry(next).or_default().push(child);
             } else {
                 return None;
             }
@@ -2160,20 +2192,31 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
             let start = segment.as_ptr() as usize - path.as_ptr() as usize;
             let tail = &path[start..];
             let tail = tail.strip_suffix('/').unwrap_or(tail);
-            // An operation on the file ends the path (`a.ipynb/checkpoints`).
-            let operation = (tail.rsplit_once('/')).filter(|(_, last)| rest.after.contains(*last));
-            match operation {
-                Some((file, op)) => {
-                    steps.push(Step::Rest(rest, file));
-                    steps.push(Step::Lit(op, None));
-                    suffixes.extend([None, None]);
-                }
-                None => {
-                    steps.push(Step::Rest(rest, tail));
-                    suffixes.push(None);
-                }
+            // An operation on the file follows its name (`a.ipynb/checkpoints`),
+            // and what follows the operation is walked in its own view.
+            let parts: Vec<&str> = tail.split('/').collect();
+            // Where the value ends: after a file's name, or after a name and its scope.
+            let value_ends = |i: usize| match rest.rule {
+                Rule::ScopedNames { .. } => i == 1 + usize::from(is_scope(parts[0])),
+                _ => file_extension(parts[i - 1]).is_some(),
+            };
+            let operation =
+                (1..parts.len()).find(|i| rest.after.contains_key(parts[*i]) && value_ends(*i));
+            let Some(at) = operation else {
+                steps.push(Step::Rest(rest, tail));
+                suffixes.push(None);
+                break;
+            };
+            let file_len = parts[..at].iter().map(|p| p.len() + 1).sum::<usize>() - 1;
+            let op = parts[at];
+            steps.push(Step::Rest(rest, &tail[..file_len]));
+            steps.push(Step::Lit(op, None));
+            suffixes.extend([None, None]);
+            for _ in 0..at {
+                segments.next();
             }
-            break;
+            node = rest.after.get(op);
+            continue;
         }
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
         let kind = classify_segment(stem);
@@ -4428,6 +4471,21 @@ mod tests {
         assert_eq!(
             tpl(&t, "/api/contents/data/deep/b.ipynb/checkpoints/"),
             "/api/contents/{path}/checkpoints/"
+        );
+        // An operation may lead on (`checkpoints/{checkpoint}`): what
+        // follows it is templated in its own view.
+        for (file, checkpoint) in [("hello.py", "a1"), ("data/x.csv", "b2"), ("hello.py", "c3")] {
+            let path = format!("/api/contents/{file}/checkpoints/{checkpoint}");
+            t.observe("h", &path, Some(4));
+        }
+        assert_eq!(tpl(&t, "/api/contents/data/x.csv"), "/api/contents/{path}");
+        assert_eq!(
+            tpl(&t, "/api/contents/data/deep/b.ipynb/checkpoints/a1"),
+            "/api/contents/{path}/checkpoints/{checkpoint}"
+        );
+        assert_eq!(
+            tpl(&t, "/api/contents/Untitled.ipynb/checkpoints"),
+            "/api/contents/{path}/checkpoints"
         );
         // A word after a directory is no operation on a file: no tree.
         t.observe("h", "/api/contents/data/search", Some(3));
