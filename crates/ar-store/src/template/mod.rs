@@ -220,6 +220,13 @@ pub enum Rule {
         /// The rule that made the position a parameter.
         of: Box<Rule>,
     },
+    /// A leaf that answered nothing of its own (deleted, written), named as
+    /// a file with one of the extensions of the file names beside it
+    /// (`DELETE /files/b.txt` beside `/files/{file}`): one more file.
+    FileLike {
+        /// Its extension, one the values have.
+        extension: String,
+    },
     /// Lowercase words below a name, in an API that capitalises the names
     /// in its paths (`/Revision/beta/Summary`, `/Revision/orion/Summary`
     /// beside `/Employer`, `/HolidayScheme`): data, grouped by `alike`
@@ -298,6 +305,10 @@ impl fmt::Display for Rule {
             Self::FileNames { extensions, of } => write!(
                 f,
                 "file names, extension included ({extensions} extensions among the values): {of}"
+            ),
+            Self::FileLike { extension } => write!(
+                f,
+                "a file name like the values (.{extension}), with no answer of its own"
             ),
             Self::Uncapitalised { alike } => write!(
                 f,

@@ -37,9 +37,10 @@ struct ViewParam {
     samples: u64,
     values: Vec<String>,
     origin: Option<Origin>,
-    /// Literals folded in because they were not found ([`Rule::Missing`]):
-    /// `explain` of their paths says so, whatever folded the others.
-    not_found: Vec<Box<str>>,
+    /// Literals folded in alone, by a rule of their own (a value not found,
+    /// [`Rule::Missing`]; a file like the others, [`Rule::FileLike`]):
+    /// `explain` of their paths says why, whatever folded the others.
+    alone: Vec<(Box<str>, Rule)>,
 }
 
 /// The rest of the path as one parameter: a file's path
@@ -83,7 +84,7 @@ impl ViewNode {
                 std::mem::size_of::<ViewParam>()
                     + p.node.heap_bytes()
                     + (p.values.iter().map(|v| v.len() + 24)).sum::<usize>()
-                    + (p.not_found.iter().map(|v| v.len() + 16)).sum::<usize>()
+                    + (p.alone.iter().map(|(v, _)| v.len() + 64)).sum::<usize>()
             })
     }
 }
@@ -642,6 +643,28 @@ fn build<'r>(
             }
         }
     }
+    // Among file names, a leaf with one of their extensions that answered
+    // nothing of its own (deleted, written) is one more file.
+    if !pinned
+        && let Some(extensions) =
+            file_name_extensions(fold.keys().map(|k| (*k, &lits[k][..])), &params)
+    {
+        for k in &candidates {
+            let own = extensions_of(k, &lits[k]);
+            let silent = answers_beyond(&lits[k], ctx.envelope).is_empty();
+            if fold.contains_key(k) || kept.contains_key(k) || !silent || own.len() != 1 {
+                continue;
+            }
+            let Some(extension) = own.first().filter(|e| extensions.contains(*e)) else {
+                continue;
+            };
+            if API_FORMATS.contains(extension) || !lits[k].iter().all(|raw| raw.is_leaf()) {
+                continue;
+            }
+            let extension = extension.to_string();
+            fold.insert(k, Rule::FileLike { extension });
+        }
+    }
     let shared_leaves = leaves_under_several(lits.values());
     let mut node = ViewNode::default();
     let mut param_raws: Vec<&RawNode> = params.clone();
@@ -691,7 +714,7 @@ fn build<'r>(
         let extensions = file_name_extensions(fold.keys().map(|k| (*k, &lits[k][..])), &params);
         let rule = match extensions {
             Some(extensions) => Rule::FileNames {
-                extensions,
+                extensions: extensions.len(),
                 of: Box::new(rule),
             },
             None => rule,
@@ -727,9 +750,9 @@ fn build<'r>(
             samples,
             values: values.into_iter().take(8).collect(),
             origin,
-            not_found: (fold.iter())
-                .filter(|(_, rule)| **rule == Rule::Missing)
-                .map(|(k, _)| Box::from(*k))
+            alone: (fold.iter())
+                .filter(|(_, rule)| matches!(rule, Rule::Missing | Rule::FileLike { .. }))
+                .map(|(k, rule)| (Box::from(*k), rule.clone()))
                 .collect(),
         }));
     }
@@ -821,7 +844,7 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
             samples,
             values: vec![word.into()],
             origin: None,
-            not_found: Vec::new(),
+            alone: Vec::new(),
         }));
     }
 }
@@ -1172,27 +1195,30 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
 fn file_name_extensions<'r>(
     folded: impl Iterator<Item = (&'r str, &'r [&'r RawNode])>,
     params: &[&'r RawNode],
-) -> Option<usize> {
-    let formats = |raws: &[&'r RawNode]| -> BTreeSet<&'r str> {
-        (raws.iter().flat_map(|raw| &raw.literals))
-            .filter(|(token, _)| is_format_token(token))
-            .filter_map(|(token, _)| format_suffix(token)?.strip_prefix('.'))
-            .collect()
-    };
-    let mut extensions = formats(params);
+) -> Option<BTreeSet<&'r str>> {
+    let mut extensions = extensions_of("", params);
     if extensions.len() >= 2 {
         return None;
     }
     for (name, raws) in folded {
-        let mut own = formats(raws);
-        own.extend(file_extension(name));
+        let own = extensions_of(name, raws);
         if own.len() >= 2 {
             return None;
         }
         extensions.extend(own);
     }
     let files = extensions.len() >= 2 && extensions.iter().any(|e| !API_FORMATS.contains(e));
-    files.then_some(extensions.len())
+    files.then_some(extensions)
+}
+
+/// The extensions a value at `raws` ends in: its name's own (`hello.py`)
+/// and the response formats the trie kept apart after it (`data`, `.csv`).
+fn extensions_of<'r>(name: &'r str, raws: &[&'r RawNode]) -> BTreeSet<&'r str> {
+    (raws.iter().flat_map(|raw| &raw.literals))
+        .filter(|(token, _)| is_format_token(token))
+        .filter_map(|(token, _)| format_suffix(token)?.strip_prefix('.'))
+        .chain(file_extension(name))
+        .collect()
 }
 
 /// Scoped names needed below a literal before they are one parameter: one
@@ -1608,7 +1634,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } => 3,
         Rule::Segment { .. } => 4,
-        Rule::LikeParam { .. } | Rule::Missing => 5,
+        Rule::LikeParam { .. } | Rule::Missing | Rule::FileLike { .. } => 5,
         Rule::KnownValue { .. } => 5,
         Rule::FileTree { .. } | Rule::ScopedNames { .. } | Rule::Override { .. } => 6,
         Rule::Uncapitalised { alike } | Rule::FileNames { of: alike, .. } => rank(alike),
@@ -2221,7 +2247,7 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
         let kind = classify_segment(stem);
         let here = node.take();
-        let mut step = match (here, kind) {
+        let step = match (here, kind) {
             (Some(n), Some(_)) if let Some(child) = n.literals.get(stem) => {
                 node = Some(child);
                 Step::Lit(segment, child.kept.as_ref())
@@ -2250,13 +2276,12 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
         if let Some(suffix) = suffix {
             node = node.and_then(|n| n.literals.get(&*suffix.token()));
         }
-        let suffix = match step {
-            // A file's extension is part of its name: the value is the segment.
-            Step::Param(Some(p), kind, _)
+        let suffix = match &step {
+            // A file's extension is part of its name, not a suffix.
+            Step::Param(Some(p), ..)
                 if matches!(p.rule, Rule::FileNames { .. })
                     && matches!(suffix, Some(SegmentSuffix::Format(_))) =>
             {
-                step = Step::Param(Some(p), kind, segment);
                 None
             }
             Step::Param(..) => suffix.map(SegmentSuffix::text),
@@ -2453,11 +2478,11 @@ pub(crate) fn explain(view: &ViewNode, path: &str) -> Explanation {
             },
             (Step::Param(..) | Step::Rest(..), Segment::Param(p)) => {
                 let mut evidence = p.evidence.clone();
-                // A value not found is one by that, whatever made the others.
+                // A value folded in alone is one by its own rule.
                 if let Step::Param(Some(param), _, value) = step
-                    && param.not_found.iter().any(|v| **v == **value)
+                    && let Some((_, rule)) = param.alone.iter().find(|(v, _)| **v == **value)
                 {
-                    evidence.rule = Rule::Missing;
+                    evidence.rule = rule.clone();
                 }
                 Decision::Param {
                     position,
@@ -4438,6 +4463,32 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/reports/13.json"), "/reports/{reportId}.json");
         assert_eq!(tpl(&t, "/reports/12.xml"), "/reports/{reportId}.xml");
+    }
+
+    /// Among file names, a file deleted or written with no answer of its
+    /// own, with one of their extensions, is one more of them; a name that
+    /// answered in a shape of its own stays a name.
+    #[test]
+    fn a_silent_file_beside_file_names_is_one_of_them() {
+        let call = |method, shape: u64, status| SeenCall {
+            shape: (shape > 0).then(|| AnswerShape::exact(shape)),
+            query: None,
+            method: Some(method),
+            status: Some(status),
+        };
+        let mut t = Templater::default();
+        for file in ["report.csv", "a.txt", "hello.py"] {
+            t.observe_with_origins("h", &format!("/files/{file}"), call("GET", 6, 200), &[]);
+        }
+        t.observe_with_origins("h", "/files/b.txt", call("DELETE", 0, 204), &[]);
+        t.observe_with_origins("h", "/files/index.py", call("GET", 9, 200), &[]);
+        assert_eq!(tpl(&t, "/files/b.txt"), "/files/{file}");
+        assert_explains(
+            &t,
+            "/files/b.txt",
+            "[1] {file}: a file name like the values (.txt), with no answer of its own",
+        );
+        assert_eq!(tpl(&t, "/files/index.py"), "/files/index.py");
     }
 
     /// Class: file paths with a sub-resource after the file. An operation
