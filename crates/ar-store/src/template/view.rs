@@ -1246,6 +1246,10 @@ fn is_scope(segment: &str) -> bool {
 /// parameter do. Names that repeat in every scope are words after values
 /// (`/@ann/followers`, `/@bob/followers`: handles), not names.
 fn scoped_names<'r>(raws: &[&'r RawNode], envelope: u128) -> Option<RestFound<'r>> {
+    // Most literals have no scope below them: they are done at a glance.
+    if !(raws.iter()).any(|raw| raw.literals.iter().any(|(name, _)| is_scope(name))) {
+        return None;
+    }
     let mut seen = ScopedSeen::default();
     let opaque = |node: &RawNode| node.param.is_some() || node.pinned || node.overflowed > 0;
     for raw in raws {
