@@ -1049,7 +1049,8 @@ const API_FORMATS: [&str; 2] = ["json", "xml"];
 /// Directories may answer too (a listing); a leaf without an extension,
 /// or one reached through an id, is an operation, and no tree. A file may
 /// be followed by operations on it (`a.ipynb/checkpoints`): words without
-/// an extension, each a leaf, right after a file name.
+/// an extension right after a file name, each a leaf or leading on to paths
+/// with no file name in them (`checkpoints/{id}`).
 fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
     struct Seen<'r> {
         files: BTreeSet<String>,
@@ -1187,8 +1188,8 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
     })
 }
 
-/// The number of extensions the values of a parameter end in, when they are
-/// file names ([`Rule::FileNames`]): two or more extensions, not all an API's
+/// The extensions the values of a parameter end in, when they are file
+/// names ([`Rule::FileNames`]): two or more extensions, not all an API's
 /// response formats, and no value seen with two (a format chosen per call,
 /// `12.json` and `12.xml`, is one). `folded` are the literals folded into the
 /// parameter with their nodes, `params` the nodes of values seen as ids.
