@@ -220,6 +220,13 @@ pub enum Rule {
         /// The rule that made the position a parameter.
         of: Box<Rule>,
     },
+    /// Children of a name that lead where the values below a sibling name
+    /// lead (their formats, ids, words) and answer alike them
+    /// (`/crm/{contacts,deals}.json` beside `/shop/{table}.json`).
+    LikeSiblings {
+        /// The sibling whose values they are like.
+        sibling: String,
+    },
     /// A leaf that answered nothing of its own (deleted, written), named as
     /// a file with one of the extensions of the file names beside it
     /// (`DELETE /files/b.txt` beside `/files/{file}`): one more file.
@@ -305,6 +312,10 @@ impl fmt::Display for Rule {
             Self::FileNames { extensions, of } => write!(
                 f,
                 "file names, extension included ({extensions} extensions among the values): {of}"
+            ),
+            Self::LikeSiblings { sibling } => write!(
+                f,
+                "names that lead where the values below `{sibling}` lead, and answer alike them"
             ),
             Self::FileLike { extension } => write!(
                 f,

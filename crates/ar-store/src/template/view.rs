@@ -696,6 +696,7 @@ fn build<'r>(
     }
     if !pinned {
         lone_items_of_sibling_collections(&mut node, &lits);
+        children_like_siblings(&mut node, &lits, &shared_leaves, ctx);
     }
     if !param_raws.is_empty() {
         let bits = params.iter().fold(0u16, |acc, p| acc | p.kinds)
@@ -757,6 +758,113 @@ fn build<'r>(
         }));
     }
     node
+}
+
+/// Where a child of a node leads next: a response format, an id, a word.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Lead<'r> {
+    Format(&'r str),
+    Param,
+    Word(&'r str),
+}
+
+/// Where the paths through `nodes` lead next.
+fn leads<'r>(nodes: &[&'r RawNode]) -> BTreeSet<Lead<'r>> {
+    let mut out = BTreeSet::new();
+    for node in nodes {
+        for (name, child) in &node.literals {
+            out.insert(match format_suffix(name) {
+                Some(suffix) => Lead::Format(suffix),
+                // A short id the trie keeps apart (`3`) is an id all the same.
+                None if child.value_kind.is_some() => Lead::Param,
+                None => Lead::Word(name),
+            });
+        }
+        if node.param.is_some() {
+            out.insert(Lead::Param);
+        }
+    }
+    out
+}
+
+/// Sibling names whose children line up. Where the children of one literal
+/// here folded into a parameter, two or more children of a sibling literal
+/// that each lead only where those values lead (their formats, ids, words)
+/// and answer alike them are values of the same kind: a database's tables
+/// beside another's (`/crm/{contacts,deals}.json` beside `/shop/{table}.json`
+/// and `/shop/{table}/{id}.json`), a bucket's keys beside another's. Two
+/// such children alone could be two operations of one kind; the sibling's
+/// values say which. The sibling is built again with its children folded.
+fn children_like_siblings<'r>(
+    node: &mut ViewNode,
+    lits: &BTreeMap<&'r str, Vec<&'r RawNode>>,
+    verbs: &BTreeSet<&str>,
+    ctx: &mut Ctx<'_, 'r>,
+) {
+    // The values folded below each literal that has a parameter: where they
+    // lead, and what they answered.
+    let mut valued: Vec<(&str, BTreeSet<Lead<'r>>, Vec<AnswerShape>)> = Vec::new();
+    for (name, child) in &node.literals {
+        let Some(raws) = lits.get(&**name).filter(|_| child.param.is_some()) else {
+            continue;
+        };
+        let values: Vec<&RawNode> = (raws.iter())
+            .flat_map(|raw| {
+                let folded = (raw.literals.iter())
+                    .filter(|(text, _)| format_suffix(text).is_none())
+                    .filter(|(text, _)| !child.literals.contains_key(&**text))
+                    .map(|(_, value)| value);
+                folded.chain(raw.param.as_deref())
+            })
+            .collect();
+        valued.push((name, leads(&values), answers_beyond(&values, ctx.envelope)));
+    }
+    if valued.is_empty() {
+        return;
+    }
+    let mut rebuilt: Vec<(&'r str, String)> = Vec::new();
+    for (name, raws) in lits {
+        let Some(child) = node.literals.get(*name) else {
+            continue;
+        };
+        if child.param.is_some() || child.rest.is_some() {
+            continue;
+        }
+        let mut children: BTreeMap<&str, Vec<&RawNode>> = BTreeMap::new();
+        for raw in raws {
+            for (text, below) in &raw.literals {
+                if format_suffix(text).is_none() && !is_version_like(text) {
+                    children.entry(text).or_default().push(below);
+                }
+            }
+        }
+        if children.len() < 2 || raws.iter().any(|raw| raw.param.is_some() || raw.pinned) {
+            continue;
+        }
+        let sibling = valued.iter().find(|(sibling, to, answered)| {
+            *sibling != *name
+                && (children.values()).all(|below| {
+                    let own = leads(below);
+                    let shapes = answers_beyond(below, ctx.envelope);
+                    !own.is_empty() && own.is_subset(to) && any_alike(&shapes, answered)
+                })
+        });
+        if let Some((sibling, ..)) = sibling {
+            rebuilt.push((name, sibling.to_string()));
+        }
+    }
+    for (name, sibling) in rebuilt {
+        let depth = ctx.at.len();
+        ctx.at.push('/');
+        ctx.at.push_str(name);
+        ctx.value_slots = Some((Rule::LikeSiblings { sibling }, 1));
+        let mut child = build(&lits[name], Parent::Literal, Some(name), verbs, ctx);
+        ctx.at.truncate(depth);
+        if let Some(old) = node.literals.get_mut(name) {
+            child.kept = old.kept.take();
+            *old = child;
+        }
+    }
 }
 
 /// Sibling collections that take words as keys of their items, from which
@@ -1637,7 +1745,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::Alike { .. } | Rule::SwappedSlots { .. } => 1,
         Rule::AnswerAlike => 2,
         Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
-        Rule::Overflow { .. } => 3,
+        Rule::Overflow { .. } | Rule::LikeSiblings { .. } => 3,
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } | Rule::Missing | Rule::FileLike { .. } => 5,
         Rule::KnownValue { .. } => 5,
@@ -4494,6 +4602,52 @@ mod tests {
             "[1] {file}: a file name like the values (.txt), with no answer of its own",
         );
         assert_eq!(tpl(&t, "/files/index.py"), "/files/index.py");
+    }
+
+    /// Sibling names whose children line up: a database's two tables are
+    /// values where another database's three tables folded, for they lead
+    /// where those lead (`.json`, `.csv`, an id) and answer alike them. Two
+    /// children that lead elsewhere stay names.
+    #[test]
+    fn children_that_line_up_with_a_siblings_values_are_values() {
+        // A table's rows answer alike any table's: the same envelope, other
+        // columns (one leaf each here).
+        let like = |fingerprint, leaves| SeenCall {
+            shape: Some(AnswerShape::with_leaves(fingerprint, leaves)),
+            query: None,
+            method: Some("GET"),
+            status: Some(200),
+        };
+        let (table, row) = (0b1111_1111_1100u128, 0b1111_0000_0000_1111u128 << 20);
+        let mut t = Templater::default();
+        for db in ["shop", "crm"] {
+            t.observe("h", &format!("/{db}.json"), Some(1));
+        }
+        for (name, id) in [("inventory", 3141), ("staff", 2718), ("stock", 1618)] {
+            let (path, item) = (format!("/shop/{name}.json"), format!("/shop/{name}/{id}.json"));
+            t.observe_with_origins("h", &path, like(2, table), &[]);
+            t.observe_with_origins("h", &item, like(3, row), &[]);
+        }
+        t.observe("h", "/shop/stock.csv", Some(4));
+        // Two tables of other columns: alike the first database's, equal to
+        // nothing; alone, two such could be two operations of one kind.
+        for (name, id, column) in [("pipeline", 4747, 1u128), ("outreach", 5858, 2)] {
+            let (path, item) = (format!("/crm/{name}.json"), format!("/crm/{name}/{id}.json"));
+            t.observe_with_origins("h", &path, like(20 + id, table | column), &[]);
+            t.observe_with_origins("h", &item, like(30 + id, row | column), &[]);
+        }
+        assert_eq!(tpl(&t, "/shop/staff.json"), "/shop/{shop}.json");
+        assert_eq!(tpl(&t, "/crm/outreach.json"), "/crm/{crm}.json");
+        assert_eq!(tpl(&t, "/crm/pipeline/4747.json"), "/crm/{crm}/{crmId}.json");
+        assert_explains(
+            &t,
+            "/crm/outreach.json",
+            "[1] {crm}: names that lead where the values below `shop` lead, and answer alike them",
+        );
+        // Children that lead elsewhere are the API's own names.
+        t.observe("h", "/admin/users/search", Some(5));
+        t.observe("h", "/admin/roles/grant", Some(6));
+        assert_eq!(tpl(&t, "/admin/users/search"), "/admin/users/search");
     }
 
     /// Class: file paths with a sub-resource after the file. An operation
