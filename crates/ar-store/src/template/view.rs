@@ -4624,7 +4624,10 @@ mod tests {
             t.observe("h", &format!("/{db}.json"), Some(1));
         }
         for (name, id) in [("inventory", 3141), ("staff", 2718), ("stock", 1618)] {
-            let (path, item) = (format!("/shop/{name}.json"), format!("/shop/{name}/{id}.json"));
+            let (path, item) = (
+                format!("/shop/{name}.json"),
+                format!("/shop/{name}/{id}.json"),
+            );
             t.observe_with_origins("h", &path, like(2, table), &[]);
             t.observe_with_origins("h", &item, like(3, row), &[]);
         }
@@ -4632,13 +4635,19 @@ mod tests {
         // Two tables of other columns: alike the first database's, equal to
         // nothing; alone, two such could be two operations of one kind.
         for (name, id, column) in [("pipeline", 4747, 1u128), ("outreach", 5858, 2)] {
-            let (path, item) = (format!("/crm/{name}.json"), format!("/crm/{name}/{id}.json"));
+            let (path, item) = (
+                format!("/crm/{name}.json"),
+                format!("/crm/{name}/{id}.json"),
+            );
             t.observe_with_origins("h", &path, like(20 + id, table | column), &[]);
             t.observe_with_origins("h", &item, like(30 + id, row | column), &[]);
         }
         assert_eq!(tpl(&t, "/shop/staff.json"), "/shop/{shop}.json");
         assert_eq!(tpl(&t, "/crm/outreach.json"), "/crm/{crm}.json");
-        assert_eq!(tpl(&t, "/crm/pipeline/4747.json"), "/crm/{crm}/{crmId}.json");
+        assert_eq!(
+            tpl(&t, "/crm/pipeline/4747.json"),
+            "/crm/{crm}/{crmId}.json"
+        );
         assert_explains(
             &t,
             "/crm/outreach.json",
