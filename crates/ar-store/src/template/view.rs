@@ -643,12 +643,12 @@ fn build<'r>(
             }
         }
     }
+    // Whether the values are file names; a file folded in below has one of
+    // their extensions, so it leaves the set as it is.
+    let file_names = file_name_extensions(fold.keys().map(|k| (*k, &lits[k][..])), &params);
     // Among file names, a leaf with one of their extensions that answered
     // nothing of its own (deleted, written) is one more file.
-    if !pinned
-        && let Some(extensions) =
-            file_name_extensions(fold.keys().map(|k| (*k, &lits[k][..])), &params)
-    {
+    if !pinned && let Some(extensions) = &file_names {
         for k in &candidates {
             let own = extensions_of(k, &lits[k]);
             let silent = answers_beyond(&lits[k], ctx.envelope).is_empty();
@@ -712,8 +712,7 @@ fn build<'r>(
                     distinct: candidates.len(),
                 },
             });
-        let extensions = file_name_extensions(fold.keys().map(|k| (*k, &lits[k][..])), &params);
-        let rule = match extensions {
+        let rule = match file_names {
             Some(extensions) => Rule::FileNames {
                 extensions: extensions.len(),
                 of: Box::new(rule),
@@ -841,12 +840,13 @@ fn children_like_siblings<'r>(
         if children.len() < 2 || raws.iter().any(|raw| raw.param.is_some() || raw.pinned) {
             continue;
         }
+        let seen: Vec<(BTreeSet<Lead<'r>>, Vec<AnswerShape>)> = (children.values())
+            .map(|below| (leads(below), answers_beyond(below, ctx.envelope)))
+            .collect();
         let sibling = valued.iter().find(|(sibling, to, answered)| {
             *sibling != *name
-                && (children.values()).all(|below| {
-                    let own = leads(below);
-                    let shapes = answers_beyond(below, ctx.envelope);
-                    !own.is_empty() && own.is_subset(to) && any_alike(&shapes, answered)
+                && (seen.iter()).all(|(own, shapes)| {
+                    !own.is_empty() && own.is_subset(to) && any_alike(shapes, answered)
                 })
         });
         if let Some((sibling, ..)) = sibling {
