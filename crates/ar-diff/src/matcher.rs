@@ -247,11 +247,27 @@ struct Walk {
 /// The path of a request target: a whole URL loses its scheme and host, any target its query
 /// and fragment.
 pub(crate) fn request_path(target: &str) -> &str {
-    let target = match target.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+    let target = match after_scheme(target) {
+        Some(rest) => rest.find('/').map_or("/", |i| &rest[i..]),
         None => target,
     };
-    target.split(['?', '#']).next().unwrap_or_default()
+    let end = target
+        .bytes()
+        .position(|b| matches!(b, b'?' | b'#'))
+        .unwrap_or(target.len());
+    &target[..end]
+}
+
+/// What follows `scheme://` in a whole URL (`https://shop.test/a` → `shop.test/a`), or `None`
+/// for a target with no scheme (`/a?next=https://b.test`).
+pub(crate) fn after_scheme(url: &str) -> Option<&str> {
+    let bytes = url.as_bytes();
+    let scheme = bytes
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))?;
+    (scheme > 0 && bytes[0].is_ascii_alphabetic())
+        .then(|| url[scheme..].strip_prefix("://"))
+        .flatten()
 }
 
 fn literal_len(pieces: &[Piece]) -> usize {
@@ -330,6 +346,16 @@ mod tests {
         );
         assert_eq!(found(&m, Method::Get, "/api/v2").unwrap().0, "/api/v2/");
         assert_eq!(found(&m, Method::Get, "/api/v3/users/1"), None);
+    }
+
+    #[test]
+    fn a_target_is_a_whole_url_only_when_it_starts_with_a_scheme() {
+        assert_eq!(request_path("https://x.test/a/b?c=1#d"), "/a/b");
+        assert_eq!(request_path("http://x.test"), "/");
+        assert_eq!(request_path("/login?next=https://x.test/a"), "/login");
+        assert_eq!(request_path("/a:b//c"), "/a:b//c");
+        assert_eq!(after_scheme("svn+ssh://x.test/r"), Some("x.test/r"));
+        assert_eq!(after_scheme("1http://x.test"), None);
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub(super) const MAX_ISSUES: usize = 256;
 pub(super) const MAX_STEPS: usize = 200_000;
 
 /// Which side a body is on: what `readOnly` and `writeOnly` excuse depends on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Side {
     Request,
     Response,

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::Payload;
 use super::body::Side;
+use super::checked::CheckedBodies;
 use super::finding::{FindingKind, Issue, Location};
 use super::shape::{ShapeId, Shapes};
 use super::stream;
@@ -27,6 +28,7 @@ const MAX_MEDIA_TYPES: usize = 16;
 pub(super) struct Contracts {
     pub(super) shapes: Shapes,
     terms: HashMap<TermsKey, Vec<(Option<String>, Terms)>>,
+    checked: CheckedBodies,
 }
 
 /// An operation (its address), the status answered (`None`: the request), and whether the
@@ -60,7 +62,11 @@ impl Contracts {
         let Some(text) = text else {
             return terms.issues;
         };
-        match stream::check(&self.shapes, terms.schema, text, side) {
+        let (shapes, schema) = (&self.shapes, terms.schema);
+        let found = self.checked.get_or_check(schema, side, text, || {
+            stream::check(shapes, schema, text, side)
+        });
+        match found {
             Some(found) => {
                 let mut issues = terms.issues;
                 issues.extend(found);

@@ -34,6 +34,7 @@
 //! are the API.
 
 mod body;
+mod checked;
 mod contract;
 mod finding;
 mod markdown;
@@ -429,9 +430,13 @@ fn host_of(url: &str) -> Option<String> {
 
 /// The host of a whole URL as sent (`https://Shop.test:8443/x` → `Shop.test:8443`).
 fn authority_of(url: &str) -> Option<&str> {
-    let (_, rest) = url.split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = host.rsplit('@').next().unwrap_or(host);
+    let rest = crate::matcher::after_scheme(url)?;
+    let end = rest
+        .bytes()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    let host = &rest[..end];
+    let host = host.rfind('@').map_or(host, |at| &host[at + 1..]);
     (!host.is_empty()).then_some(host)
 }
 

@@ -243,3 +243,43 @@ fn schemas_compiled_by_earlier_flows_change_no_finding() {
         "no schema compiled twice"
     );
 }
+
+#[test]
+fn a_body_sent_again_names_every_flow_that_sent_it_and_on_each_side_its_own_issues() {
+    let mut drift = Drift::new(baseline());
+    let user = json!({"id": "7", "name": "Ada"}).to_string();
+    for id in [1, 2, 3] {
+        drift.observe(
+            &Exchange::new(id, "GET", "https://api.shop.test/v1/users/7").response(
+                200,
+                Some(Payload::new(
+                    Some("application/json"),
+                    Some(user.as_bytes()),
+                )),
+            ),
+        );
+    }
+    // The same bytes as a request body: `id` is readOnly there, so another issue.
+    drift.observe(
+        &Exchange::new(4, "PUT", "https://api.shop.test/v1/users/7")
+            .request_body(Payload::new(
+                Some("application/json"),
+                Some(user.as_bytes()),
+            ))
+            .response(204, None),
+    );
+    let report = drift.report();
+    let found = lines(&report);
+    assert!(
+        found
+            .iter()
+            .any(|l| l.starts_with("wrong_type GET") && l.ends_with("[1, 2, 3]")),
+        "{found:#?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|l| l.contains("PUT") && l.ends_with("[4]")),
+        "{found:#?}"
+    );
+}

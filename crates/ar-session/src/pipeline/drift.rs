@@ -91,9 +91,11 @@ fn json(body: &ar_store::Body) -> Option<&[u8]> {
     {
         return None;
     }
-    let declared = body
-        .media_type_as_sent()
-        .is_some_and(|m| m.to_ascii_lowercase().contains("json"));
+    let declared = body.media_type_as_sent().is_some_and(|m| {
+        m.as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"json"))
+    });
     let looks = body
         .bytes
         .iter()
