@@ -505,6 +505,10 @@ pub enum KeptReason {
         /// Literal siblings at this position (including this one).
         siblings: usize,
     },
+    /// Alike siblings exist, but its calls always sent a query parameter
+    /// theirs never did (or theirs one its calls never did): calls of one
+    /// operation carry its required parameters every time.
+    OwnRequiredQuery,
     /// Alike siblings exist, but they are names of lists: plural words
     /// (`orgs`, `users`), three in four of a few at least.
     CollectionNames,
@@ -598,6 +602,9 @@ impl fmt::Display for KeptReason {
             Self::OwnShape { siblings } => {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
+            Self::OwnRequiredQuery => f.write_str(
+                "an operation of its own: it and a sibling that answered alike differ in a query parameter one always sent and the other never",
+            ),
             Self::CollectionNames => {
                 f.write_str("alike siblings are names of lists, most of them plural")
             }

@@ -93,6 +93,9 @@ pub(crate) struct RawNode {
     /// The query parameter names flows ending here sent, one bit of 64
     /// each ([`query_bits`]): calls of one operation send the same names.
     pub(crate) query: u64,
+    /// The query parameter names every flow ending here sent (bits as in
+    /// [`RawNode::query`]): an operation's required parameters.
+    pub(crate) always: u64,
     /// The methods of flows ending here ([`method_bit`]): PUT, DELETE and
     /// PATCH act on the resource a path names.
     pub(crate) methods: u8,
@@ -706,6 +709,15 @@ fn observe_in(
     let query = call.query.map_or(0, query_bits);
     if query & !node.query != 0 {
         node.query |= query;
+        changed = true;
+    }
+    let always = if node.terminal == 1 {
+        query
+    } else {
+        node.always & query
+    };
+    if always != node.always {
+        node.always = always;
         changed = true;
     }
     let method = call.method.map_or(0, method_bit);

@@ -489,6 +489,7 @@ fn build<'r>(
                         None,
                         ctx.envelope,
                         ctx.distinctive,
+                        &mut BTreeSet::new(),
                     )
                 } else {
                     Vec::new()
@@ -539,6 +540,7 @@ fn build<'r>(
                 namespace,
             };
             let unanswered = (!items).then_some(MANY_UNANSWERED_LEAVES);
+            let mut own_names = BTreeSet::new();
             let groups = cardinality_groups(
                 &open,
                 &lits,
@@ -546,11 +548,15 @@ fn build<'r>(
                 unanswered,
                 ctx.envelope,
                 ctx.distinctive,
+                &mut own_names,
             );
             for (group, rule) in groups {
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(rule.clone());
                 }
+            }
+            for k in own_names {
+                kept.entry(k).or_insert(KeptReason::OwnRequiredQuery);
             }
         }
         if uncapitalised {
@@ -1103,9 +1109,21 @@ fn swapped_slots<'r>(raws: &[&'r RawNode], envelope: u128) -> Option<SwappedSlot
         .collect();
     // The first slot's words are judged: one of them is found in another
     // slot (`arrivals/<a>/<b>` and `departures/<a>/<b>`, whose values below
-    // change places, are names).
-    let swapped = (slots[0].iter().flatten())
-        .any(|w| slots[1..].iter().any(|other| other.contains(&Some(*w))));
+    // change places, are names), on a path another word leads: a word that
+    // only repeats itself below itself (`profile/profile` beside
+    // `profile/map`) is a name that recurs, not one that moves, unless the
+    // words below are no hierarchy: one of them is below two words
+    // (`cedar/cedar` beside `cedar/tango` and `falcon/tango`).
+    let below_several = (1..depth).any(|i| {
+        let mut firsts: BTreeMap<&str, Option<&str>> = BTreeMap::new();
+        (ends.keys()).any(|p| match p[i] {
+            Some(word) => *firsts.entry(word).or_insert(p[0]) != p[0],
+            None => false,
+        })
+    });
+    let swapped = (slots[0].iter().flatten()).any(|w| {
+        (ends.keys()).any(|p| (p[0] != Some(*w) || below_several) && p[1..].contains(&Some(*w)))
+    });
     if !swapped || slots.iter().any(|words| words.len() < 2) {
         return None;
     }
@@ -1925,6 +1943,7 @@ fn varying_leaves<'a>(
             Some(MANY_UNANSWERED_LEAVES),
             envelope,
             distinctive,
+            &mut BTreeSet::new(),
         );
         for name in groups.into_iter().flat_map(|(group, _)| group) {
             varying.insert((prefix.clone(), name));
@@ -2252,6 +2271,7 @@ fn cardinality_groups<'a>(
     unanswered: Option<usize>,
     envelope: u128,
     distinctive: u64,
+    own_names: &mut BTreeSet<&'a str>,
 ) -> Vec<(Vec<&'a str>, Rule)> {
     let leaves: Vec<&'a str> = open
         .iter()
@@ -2267,6 +2287,8 @@ fn cardinality_groups<'a>(
         .map(|k| lits[k].iter().fold(0, |bits, r| bits | r.query) & distinctive)
         .collect();
     let written: Vec<bool> = leaves.iter().map(|k| only_written(&lits[k])).collect();
+    let sent: Vec<SentNames> = leaves.iter().map(|k| SentNames::of(&lits[k])).collect();
+    let mut apart = vec![false; leaves.len() * leaves.len()];
     for i in 0..leaves.len() {
         for j in i + 1..leaves.len() {
             let alike = match (silent[i], silent[j]) {
@@ -2276,7 +2298,15 @@ fn cardinality_groups<'a>(
                 }
                 _ => false,
             };
-            if alike {
+            if !alike {
+                continue;
+            }
+            if sent[i].requires_what(&sent[j]) || sent[j].requires_what(&sent[i]) {
+                apart[i * leaves.len() + j] = true;
+                apart[j * leaves.len() + i] = true;
+                own_names.insert(leaves[i]);
+                own_names.insert(leaves[j]);
+            } else {
                 uf.union(i, j);
             }
         }
@@ -2286,7 +2316,10 @@ fn cardinality_groups<'a>(
     // operation show in what they were sent: a query parameter name few
     // places were sent, sent to every leaf of the group (`/Streets/{x}?postcode=`).
     let sent_alike = |g: &[usize]| g.iter().fold(distinctive, |bits, i| bits & names[*i]) != 0;
-    (uf.groups(threshold.max(2)).into_iter())
+    let groups = (uf.groups(threshold.max(2)).into_iter())
+        .map(|g| without_apart(g, |i, j| apart[i * leaves.len() + j]))
+        .filter(|g| g.len() >= threshold.max(2));
+    let groups: Vec<(Vec<&str>, Rule)> = groups
         .filter_map(|g| {
             let distinct = g.len();
             let rule = if !silent[g[0]] || unanswered.is_some_and(|min| distinct >= min) {
@@ -2300,7 +2333,82 @@ fn cardinality_groups<'a>(
             };
             Some((g.into_iter().map(|i| leaves[i]).collect(), rule))
         })
-        .collect()
+        .collect();
+    own_names.retain(|k| !groups.iter().any(|(g, _)| g.contains(k)));
+    groups
+}
+
+/// `group` less the members [`SentNames::requires_what`] sets apart from
+/// another member (joined through others that answered alike both), the
+/// member apart from most others first.
+fn without_apart(mut group: Vec<usize>, apart: impl Fn(usize, usize) -> bool) -> Vec<usize> {
+    loop {
+        let worst = (group.iter().enumerate())
+            .map(|(at, &i)| (group.iter().filter(|&&j| apart(i, j)).count(), at))
+            .max();
+        match worst {
+            Some((n, at)) if n > 0 => {
+                group.remove(at);
+            }
+            _ => return group,
+        }
+    }
+}
+
+/// Calls a leaf must have had before the query names all of them sent are
+/// taken for its operation's required parameters.
+const REQUIRED_AFTER_CALLS: u64 = 3;
+/// Calls a leaf must have had before a name none of them sent says
+/// something.
+const NEVER_AFTER_CALLS: u64 = 2;
+/// Calls the two leaves must have had between them: an optional parameter
+/// a client sends one time in three is on three calls and off two others
+/// about one time in fifty, on three and off three one time in eighty.
+const APART_AFTER_CALLS: u64 = 6;
+
+/// The query parameter names the calls that ended at some raws sent
+/// ([`RawNode::query`], [`RawNode::always`]), and how many calls there were.
+struct SentNames {
+    always: u64,
+    any: u64,
+    calls: u64,
+}
+
+impl SentNames {
+    fn of(raws: &[&RawNode]) -> SentNames {
+        let ended = (raws.iter()).flat_map(|raw| {
+            let formats = (raw.literals.iter())
+                .filter(|(text, _)| is_format_token(text))
+                .map(|(_, child)| child);
+            std::iter::once(*raw).chain(formats)
+        });
+        let mut sent = SentNames {
+            always: u64::MAX,
+            any: 0,
+            calls: 0,
+        };
+        for node in ended.filter(|node| node.terminal > 0) {
+            sent.always &= node.always;
+            sent.any |= node.query;
+            sent.calls += node.terminal;
+        }
+        if sent.calls == 0 {
+            sent.always = 0;
+        }
+        sent
+    }
+
+    /// Whether these calls always sent a query parameter (an operation's
+    /// required one) that `other`'s calls never sent: calls of one
+    /// operation carry its required parameters every time, so the two are
+    /// different operations, however alike they answered
+    /// (`/analysis/compare?faceHashes=` beside `/analysis/listLatest`).
+    fn requires_what(&self, other: &SentNames) -> bool {
+        self.calls >= REQUIRED_AFTER_CALLS
+            && other.calls >= NEVER_AFTER_CALLS
+            && self.calls + other.calls >= APART_AFTER_CALLS
+            && self.always & !other.any != 0
+    }
 }
 
 enum Step<'v, 'p> {
@@ -3413,6 +3521,55 @@ mod tests {
     }
 
     #[test]
+    fn leaves_that_differ_in_a_required_query_parameter_are_operations() {
+        let observe = |t: &mut Templater, path: &str, query: &str| {
+            let call = SeenCall {
+                shape: Some(AnswerShape::exact(7)),
+                query: Some(query),
+                method: None,
+                status: None,
+            };
+            t.observe_with_origins("h", path, call, &[]);
+        };
+        // Three leaves that answered alike, but `compare` always sent
+        // `faces` (four calls) and `retrieve` always `id` (three), which
+        // no other leaf ever sent: three operations, not one.
+        let mut t = Templater::default();
+        for q in ["faces=a", "faces=b&details=1", "faces=c", "faces=d"] {
+            observe(&mut t, "/v1/analysis/compare", q);
+        }
+        for q in ["id=1", "id=2", "id=3"] {
+            observe(&mut t, "/v1/analysis/retrieve", q);
+        }
+        for q in ["", "count=3", "details=1"] {
+            observe(&mut t, "/v1/analysis/latest", q);
+        }
+        assert_eq!(tpl(&t, "/v1/analysis/compare"), "/v1/analysis/compare");
+        assert_eq!(tpl(&t, "/v1/analysis/latest"), "/v1/analysis/latest");
+        assert_explains(
+            &t,
+            "/v1/analysis/retrieve",
+            "[2] retrieve: literal, an operation of its own: it and a sibling that answered alike differ in a query parameter one always sent and the other never",
+        );
+        // Values of one parameter share what they were sent: optional
+        // names come and go, and three calls with `details` beside two
+        // without it are chance, not a required parameter.
+        let mut t = Templater::default();
+        for q in ["details=1", "details=1&x=2", "details=1"] {
+            observe(&mut t, "/v1/items/cedar", q);
+        }
+        for (item, q) in [
+            ("tango", ""),
+            ("tango", "x=1"),
+            ("orion", ""),
+            ("orion", ""),
+        ] {
+            observe(&mut t, &format!("/v1/items/{item}"), q);
+        }
+        assert_eq!(tpl(&t, "/v1/items/cedar"), "/v1/items/{item}");
+    }
+
+    #[test]
     fn silent_leaves_sent_one_distinctive_query_name_are_values() {
         // Three streets that answered nothing to tell them apart, each sent
         // `postcode`, which no other place of the API is sent: one operation.
@@ -3832,6 +3989,28 @@ mod tests {
             t.observe("h", &format!("/docs/{path}"), Some(shape));
         }
         assert_eq!(tpl(&t, "/docs/api/auth"), "/docs/api/auth");
+        // A word found again only below itself has not moved: resources
+        // whose actions repeat their names (`stream/stream`) stay names.
+        let mut t = Templater::default();
+        for path in [
+            "stream/stream",
+            "stream/all",
+            "stream/frames",
+            "profile/profile",
+            "profile/map",
+            "account/account",
+            "account/billing",
+        ] {
+            t.observe("h", &format!("/v1/{path}"), None);
+        }
+        assert_eq!(tpl(&t, "/v1/profile/map"), "/v1/profile/map");
+        assert_eq!(tpl(&t, "/v1/stream/stream"), "/v1/stream/stream");
+        // Unless the words below are no hierarchy: `tango` is below two.
+        let mut t = Templater::default();
+        for path in ["cedar/cedar", "cedar/tango", "falcon/tango", "beta/alpha"] {
+            t.observe("h", &format!("/search/{path}"), None);
+        }
+        assert_eq!(tpl(&t, "/search/cedar/cedar"), "/search/{owner}/{search}");
     }
 
     /// An API spells its names one way: where they are capitalised, words
