@@ -174,6 +174,11 @@ pub enum Rule {
         /// (0 for a leaf that answered in the parameter's shape).
         shared_paths: usize,
     },
+    /// A leaf written to (PUT, DELETE, PATCH) beside values that were only
+    /// written, with nothing answered on either side beyond the envelope:
+    /// one more of the resources they name (`/taxes/ember`, deleted and
+    /// read as `[]`, beside deleted `/taxes/{tax}`).
+    WrittenBeside,
     /// A word that is a value of a parameter at another position too
     /// (`hana` in `/user-badges/hana`, a value of `/topics/messages/{}`),
     /// found beside other values here.
@@ -298,6 +303,9 @@ impl fmt::Display for Rule {
             Self::LikeParam { shared_paths } => write!(
                 f,
                 "a literal that leads to the same paths as the values beside it ({shared_paths} shared)"
+            ),
+            Self::WrittenBeside => f.write_str(
+                "a literal written to (PUT, DELETE, PATCH) as the values beside it were, answering nothing of its own",
             ),
             Self::KnownValue { elsewhere } => {
                 write!(f, "a word that is a value at {elsewhere} too")

@@ -236,7 +236,7 @@ impl<'c> Ctx<'c, '_> {
             | Rule::Overflow { .. }
             | Rule::SwappedSlots { .. }
             | Rule::Provenance { .. } => true,
-            Rule::LikeParam { .. } => false,
+            Rule::LikeParam { .. } | Rule::WrittenBeside => false,
             _ => return,
         };
         if self.learnt.len() < MAX_KNOWN_VALUES {
@@ -757,7 +757,12 @@ fn build<'r>(
             values: values.into_iter().take(8).collect(),
             origin,
             alone: (fold.iter())
-                .filter(|(_, rule)| matches!(rule, Rule::Missing | Rule::FileLike { .. }))
+                .filter(|(_, rule)| {
+                    matches!(
+                        rule,
+                        Rule::Missing | Rule::FileLike { .. } | Rule::WrittenBeside
+                    )
+                })
                 .map(|(k, rule)| (Box::from(*k), rule.clone()))
                 .collect(),
         }));
@@ -961,6 +966,12 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
             alone: Vec::new(),
         }));
     }
+}
+
+/// Whether a flow that ended at `raws` (or at a response format below
+/// them) was a PUT, DELETE or PATCH, which act on the resource a path names.
+fn written_to(raws: &[&RawNode]) -> bool {
+    ended_with(raws, |node| node.methods) & WRITES_RESOURCE != 0
 }
 
 /// Whether the flows that ended at `raws` (or at a response format below
@@ -1765,7 +1776,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } | Rule::LikeSiblings { .. } => 3,
         Rule::Segment { .. } => 4,
-        Rule::LikeParam { .. } | Rule::Missing | Rule::FileLike { .. } => 5,
+        Rule::LikeParam { .. } | Rule::WrittenBeside | Rule::Missing | Rule::FileLike { .. } => 5,
         Rule::KnownValue { .. } => 5,
         Rule::FileTree { .. } | Rule::ScopedNames { .. } | Rule::Override { .. } => 6,
         Rule::Uncapitalised { alike } | Rule::FileNames { of: alike, .. } => rank(alike),
@@ -2053,10 +2064,12 @@ impl<'a> Beside<'a> {
             if leaf && only_missing(raws) {
                 return Some(Rule::Missing);
             }
-            // With no answer on either side, a leaf only written to (as the
-            // values were) is one of the resources they name.
-            if shapes.is_empty() && self.shapes.is_empty() && self.written && only_written(raws) {
-                return leaf.then_some(Rule::LikeParam { shared_paths: 0 });
+            // With no answer on either side, a leaf written to (as the
+            // values were) is one of the resources they name, though it
+            // was read too: a read that answered nothing beyond the
+            // envelope (`[]`) tells no operation apart.
+            if shapes.is_empty() && self.shapes.is_empty() && self.written && written_to(raws) {
+                return leaf.then_some(Rule::WrittenBeside);
             }
             let shown = AnswerShape::union_of(&self.shapes);
             let like_values = (shapes.iter()).any(|shape| {
@@ -2527,8 +2540,12 @@ fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
                 // A parameter whose values are slugs is named like one (`{product}`);
                 // one whose values are classified keeps their kind's name
                 // (`{userId}`), also when a literal like `me` joined them.
-                let slugs =
-                    |rule: &Rule| !matches!(rule, Rule::Segment { .. } | Rule::LikeParam { .. });
+                let slugs = |rule: &Rule| {
+                    !matches!(
+                        rule,
+                        Rule::Segment { .. } | Rule::LikeParam { .. } | Rule::WrittenBeside
+                    )
+                };
                 let folded = p.is_some_and(|p| p.folded && slugs(&p.rule));
                 let hint = p
                     .and_then(|p| p.origin.as_ref())
@@ -3893,6 +3910,28 @@ mod tests {
         }
         t.observe_with_origins("h", "/team/members/zed", call("DELETE"), &[]);
         assert_eq!(tpl(&t, "/team/members/zed"), "/team/members/{member}");
+        // A leaf deleted beside deleted values is one more, though it was
+        // also read: a read that answered nothing says no operation.
+        let mut t = Templater::default();
+        for (person, tax) in [
+            ("7", "summit"),
+            ("8", "sierra"),
+            ("9", "nebula"),
+            ("7", "ember"),
+        ] {
+            let path = format!("/people/{person}/taxes/{tax}");
+            t.observe_with_origins("h", &path, call("DELETE"), &[]);
+        }
+        t.observe_with_origins("h", "/people/8/taxes/ember", call("GET"), &[]);
+        assert_eq!(
+            tpl(&t, "/people/7/taxes/ember"),
+            "/people/{personId}/taxes/{tax}"
+        );
+        assert_explains(
+            &t,
+            "/people/7/taxes/ember",
+            "[3] {tax}: a literal written to (PUT, DELETE, PATCH) as the values beside it were, answering nothing of its own",
+        );
     }
 
     /// Three or more words that answer alike the ids beside them, each
