@@ -569,14 +569,17 @@ fn runtime_expression(json_path: &str) -> Option<String> {
 fn common_base(templates: &[&str]) -> String {
     let split: Vec<Vec<&str>> = templates
         .iter()
-        .map(|t| t.split('/').filter(|s| !s.is_empty()).collect())
+        // Every segment as sent, empty ones too (`//api/x`): the base is a
+        // prefix of each path as written, or the paths lose it.
+        .map(|t| t.strip_prefix('/').unwrap_or(t).split('/').collect())
         .collect();
     let Some(first) = split.first() else {
         return String::new();
     };
     let mut base = Vec::new();
     for (index, segment) in first.iter().enumerate() {
-        if !naming::is_prefix(segment)
+        if segment.is_empty()
+            || !naming::is_prefix(segment)
             || !split
                 .iter()
                 .all(|s| s.len() > index + 1 && s[index] == *segment)
@@ -692,6 +695,10 @@ mod tests {
         assert_eq!(common_base(&["/users", "/users/{id}"]), "");
         assert_eq!(common_base(&["/users/{id}"]), "");
         assert_eq!(common_base(&["/{tenant}/x", "/{tenant}/y"]), "");
+        // A path sent with an empty segment keeps it: the base must be a
+        // prefix of each path as written.
+        assert_eq!(common_base(&["//api/v1/users", "//api/v1/orders"]), "");
+        assert_eq!(common_base(&["/api//v1/users", "/api//v1/orders"]), "/api");
     }
 
     #[test]
