@@ -1182,8 +1182,9 @@ const API_FORMATS: [&str; 2] = ["json", "xml"];
 
 /// Whether the paths below `raws` are a file tree, read as one parameter:
 /// at least [`FILE_TREE_MIN_FILES`] leaves at two or more depths, each
-/// ending in a file name (`stem.ext`), not all in an API's response format.
-/// Directories may answer too (a listing); a leaf without an extension,
+/// ending in a file name (`stem.ext`), not all in an API's response format,
+/// and not all with two dots or more: those are host names
+/// (`/domains/verify/mail.example.com`). Directories may answer too (a listing); a leaf without an extension,
 /// or one reached through an id, is an operation, and no tree. A file may
 /// be followed by operations on it (`a.ipynb/checkpoints`): words without
 /// an extension right after a file name, each a leaf or leading on to paths
@@ -1193,6 +1194,9 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
         files: BTreeSet<String>,
         depths: BTreeSet<usize>,
         other_ext: bool,
+        /// Whether a name has one dot: names that all have two or more
+        /// (`cedar.example.com`) are host names, not files.
+        one_dot: bool,
         samples: u64,
         after: BTreeMap<&'r str, Vec<&'r RawNode>>,
     }
@@ -1217,6 +1221,10 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
             format_suffix(name).is_some() || file_extension(name).is_none() && no_file_below(child)
         }) && node.param.as_deref().is_none_or(no_file_below)
     }
+    /// Whether a name has one dot, as a file's (`a.txt`) and not a host's.
+    fn one_dot(name: &str) -> bool {
+        name.bytes().filter(|b| *b == b'.').count() == 1
+    }
     /// Visits `node`, reached by `path`; `false` when a leaf is no file.
     fn visit<'r>(node: &'r RawNode, path: &mut String, depth: usize, seen: &mut Seen<'r>) -> bool {
         seen.samples += node.terminal;
@@ -1224,6 +1232,7 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
         let ext = file_extension(name);
         if let Some(ops) = ext.and_then(|_| operations(node)) {
             seen.other_ext |= ext.is_some_and(|ext| !API_FORMATS.contains(&ext));
+            seen.one_dot |= one_dot(name);
             seen.depths.insert(depth);
             seen.files.insert(path.clone());
             for (op, child) in ops {
@@ -1249,6 +1258,7 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
                     return false;
                 };
                 seen.other_ext |= !API_FORMATS.contains(&ext);
+                seen.one_dot |= one_dot(name);
                 seen.depths.insert(depth);
                 seen.files.insert(end);
             }
@@ -1285,6 +1295,7 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
         files: BTreeSet::new(),
         depths: BTreeSet::new(),
         other_ext: false,
+        one_dot: false,
         samples: 0,
         after: BTreeMap::new(),
     };
@@ -1310,6 +1321,7 @@ fn file_tree<'r>(raws: &[&'r RawNode]) -> Option<RestFound<'r>> {
     let tree = seen.files.len() >= FILE_TREE_MIN_FILES
         && seen.depths.len() >= 2
         && seen.other_ext
+        && seen.one_dot
         && top.len() >= 2;
     tree.then(|| RestFound {
         rest: ViewRest {
@@ -4687,6 +4699,18 @@ mod tests {
             t.observe("h", path, Some(1));
         }
         assert_eq!(tpl(&t, "/t/latest.json"), "/t/latest.json");
+        // Names that all have two dots or more are host names: a file has
+        // one extension.
+        let mut t = Templater::default();
+        for path in [
+            "/domains/cedar.example.com",
+            "/domains/orion.globex.com",
+            "/domains/verify/beta.initech.net",
+            "/domains/verify/delta.contoso.org",
+        ] {
+            t.observe("h", path, Some(1));
+        }
+        assert!(!(t.template("h", "/domains/verify/beta.initech.net").params()).any(|p| p.rest));
         // A leaf without an extension is an operation: no tree.
         let mut t = Templater::default();
         for path in ["/files/a.txt", "/files/docs/b.md", "/files/docs/c.md"] {
