@@ -513,6 +513,10 @@ pub enum KeptReason {
         /// Literal siblings at this position (including this one).
         siblings: usize,
     },
+    /// Beside values never posted to, a word only posted to: an action or
+    /// a collection's operation (`/resources/copy` beside
+    /// `/resources/{id}`, read, patched and deleted), not one more item.
+    OnlyPosted,
     /// Alike siblings exist, but its calls always sent a query parameter
     /// theirs never did (or theirs one its calls never did): calls of one
     /// operation carry its required parameters every time.
@@ -610,6 +614,9 @@ impl fmt::Display for KeptReason {
             Self::OwnShape { siblings } => {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
+            Self::OnlyPosted => f.write_str(
+                "an action: only posted to, where the values beside it never were",
+            ),
             Self::OwnRequiredQuery => f.write_str(
                 "an operation of its own: it and a sibling that answered alike differ in a query parameter one always sent and the other never",
             ),

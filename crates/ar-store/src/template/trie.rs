@@ -640,6 +640,10 @@ pub(crate) fn status_bit(status: u16) -> u8 {
 /// modifies it).
 pub(crate) const WRITES_RESOURCE: u8 = 0b111;
 
+/// The [`RawNode::methods`] bit of POST, which creates in a collection or
+/// runs an action (RFC 9110: the target processes what is sent).
+pub(crate) const POSTED: u8 = 1 << 4;
+
 /// One bit per method: PUT, DELETE, PATCH (the [`WRITES_RESOURCE`] bits),
 /// then GET or HEAD, POST, any other.
 pub(crate) fn method_bit(method: &str) -> u8 {
@@ -648,7 +652,7 @@ pub(crate) fn method_bit(method: &str) -> u8 {
         "DELETE" => 1 << 1,
         "PATCH" => 1 << 2,
         "GET" | "HEAD" => 1 << 3,
-        "POST" => 1 << 4,
+        "POST" => POSTED,
         _ => 1 << 5,
     }
 }

@@ -10,7 +10,9 @@ mod collections;
 use self::collections::Sort;
 use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
-use super::trie::{MISSING, Origin, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of};
+use super::trie::{
+    MISSING, Origin, POSTED, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of,
+};
 use super::{
     AnswerShape, Decision, Evidence, Explanation, JoinedParam, KeptReason, PathParam, PathTemplate,
     Rule, Segment, SegmentKind, SegmentSuffix, classify_segment, format_suffix, is_format_token,
@@ -581,9 +583,19 @@ fn build<'r>(
         values.extend(fold.keys().flat_map(|k| lits[k].iter().copied()));
         if !values.is_empty() && (!namespace || (parent != Parent::Root && grouped >= 2)) {
             let beside = Beside::of(&values, ctx.envelope);
+            // POST creates in a collection or runs an action; an item is
+            // read, replaced, patched or deleted.
+            let values_methods = ended_with(&values, |node| node.methods);
             let mut joining: Vec<(&str, Rule, bool, bool)> = Vec::new();
             for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
+                    continue;
+                }
+                if values_methods != 0
+                    && values_methods & POSTED == 0
+                    && ended_with(&lits[k], |node| node.methods) == POSTED
+                {
+                    kept.insert(k, KeptReason::OnlyPosted);
                     continue;
                 }
                 // In a namespace, names lead to alike paths too
@@ -3980,6 +3992,45 @@ mod tests {
         }
         observe(&mut t, "/users/me", 2, Some(20));
         assert_eq!(tpl(&t, "/users/me"), "/users/me");
+    }
+
+    /// Words only posted to beside ids that were read, patched and deleted
+    /// are actions, however like an item they answer: POST creates in a
+    /// collection or runs an action.
+    #[test]
+    fn words_only_posted_to_beside_items_are_actions() {
+        let observe = |t: &mut Templater, path: &str, method: &'static str| {
+            let call = SeenCall {
+                shape: Some(AnswerShape::exact(1)),
+                query: None,
+                method: Some(method),
+                status: None,
+            };
+            t.observe_with_origins("h", path, call, &[]);
+        };
+        let mut t = Templater::default();
+        for (id, method) in [("604", "GET"), ("15225", "PATCH"), ("83390794", "DELETE")] {
+            observe(&mut t, &format!("/resources/{id}"), method);
+        }
+        for action in ["copy", "move", "compress"] {
+            observe(&mut t, &format!("/resources/{action}"), "POST");
+        }
+        assert_eq!(tpl(&t, "/resources/copy"), "/resources/copy");
+        assert_eq!(tpl(&t, "/resources/604"), "/resources/{resourceId}");
+        assert_explains(
+            &t,
+            "/resources/move",
+            "[1] move: literal, an action: only posted to, where the values beside it never were",
+        );
+        // Where the items are posted to as well, the words are items too.
+        let mut t = Templater::default();
+        for (id, method) in [("604", "POST"), ("15225", "GET"), ("83390794", "DELETE")] {
+            observe(&mut t, &format!("/resources/{id}"), method);
+        }
+        for word in ["copy", "move", "compress"] {
+            observe(&mut t, &format!("/resources/{word}"), "POST");
+        }
+        assert_eq!(tpl(&t, "/resources/copy"), "/resources/{resourceId}");
     }
 
     /// A leaf whose alike sibling was a collection name is left to the
