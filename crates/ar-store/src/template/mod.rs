@@ -513,6 +513,13 @@ pub enum KeptReason {
         /// Literal siblings at this position (including this one).
         siblings: usize,
     },
+    /// One of a few leaves that answered alike in a namespace where the
+    /// names beside them number three times as many: operations answering
+    /// in one envelope, not values.
+    AmongNames {
+        /// Literals at this position that stay names by their own evidence.
+        names: usize,
+    },
     /// Beside values never posted to, a word only posted to: an action or
     /// a collection's operation (`/resources/copy` beside
     /// `/resources/{id}`, read, patched and deleted), not one more item.
@@ -614,6 +621,10 @@ impl fmt::Display for KeptReason {
             Self::OwnShape { siblings } => {
                 write!(f, "own shape: no alike sibling among {siblings} literals")
             }
+            Self::AmongNames { names } => write!(
+                f,
+                "a name among names: it answered alike a few siblings, beside {names} names of this namespace"
+            ),
             Self::OnlyPosted => f.write_str(
                 "an action: only posted to, where the values beside it never were",
             ),

@@ -552,7 +552,18 @@ fn build<'r>(
                 ctx.distinctive,
                 &mut own_names,
             );
+            // In a namespace, a few leaves that answered alike among many
+            // names are more names (operations answering in one envelope),
+            // as values of one parameter are the most of their position.
+            let grouped: usize = groups.iter().map(|(group, _)| group.len()).sum();
+            let names = (candidates.len()).saturating_sub(fold.len() + grouped);
             for (group, rule) in groups {
+                if namespace && names >= NAMES_AROUND_FEW * group.len() {
+                    for k in group {
+                        kept.entry(k).or_insert(KeptReason::AmongNames { names });
+                    }
+                    continue;
+                }
                 for k in sort.group(group, &lits, &mut kept) {
                     fold.entry(k).or_insert(rule.clone());
                 }
@@ -2392,6 +2403,10 @@ fn without_apart(mut group: Vec<usize>, apart: impl Fn(usize, usize) -> bool) ->
     }
 }
 
+/// How many times a group of alike leaves the names beside it in a
+/// namespace must number before the group is read as names too.
+const NAMES_AROUND_FEW: usize = 3;
+
 /// Calls a leaf must have had before the query names all of them sent are
 /// taken for its operation's required parameters.
 const REQUIRED_AFTER_CALLS: u64 = 3;
@@ -3992,6 +4007,52 @@ mod tests {
         }
         observe(&mut t, "/users/me", 2, Some(20));
         assert_eq!(tpl(&t, "/users/me"), "/users/me");
+    }
+
+    /// In a namespace, three leaves that answered alike beside nine names
+    /// that each answered in a shape of their own are names too: values of
+    /// one parameter are the most of their position.
+    #[test]
+    fn a_few_alike_leaves_among_many_names_are_names() {
+        let mut t = Templater::default();
+        let names = [
+            "arrivals",
+            "departures",
+            "plan-trip",
+            "search",
+            "stops",
+            "routes",
+            "trips",
+            "metadata",
+            "alerts",
+        ];
+        for (shape, name) in (10..).zip(names) {
+            t.observe("h", &format!("/ws/api/where/{name}"), Some(shape));
+        }
+        for name in ["bicycle-rental", "stops-for-location", "vehicles-for-route"] {
+            t.observe("h", &format!("/ws/api/where/{name}"), Some(1));
+        }
+        assert_eq!(
+            tpl(&t, "/ws/api/where/bicycle-rental"),
+            "/ws/api/where/bicycle-rental"
+        );
+        assert_explains(
+            &t,
+            "/ws/api/where/stops-for-location",
+            "[3] stops-for-location: literal, a name among names: it answered alike a few siblings, beside 9 names of this namespace",
+        );
+        // Fewer names beside them, and the alike leaves are values.
+        let mut t = Templater::default();
+        for (shape, name) in (10..).zip(&names[..2]) {
+            t.observe("h", &format!("/ws/api/where/{name}"), Some(shape));
+        }
+        for name in ["bicycle-rental", "stops-for-location", "vehicles-for-route"] {
+            t.observe("h", &format!("/ws/api/where/{name}"), Some(1));
+        }
+        assert_eq!(
+            tpl(&t, "/ws/api/where/bicycle-rental"),
+            "/ws/api/where/{where}"
+        );
     }
 
     /// Words only posted to beside ids that were read, patched and deleted
