@@ -1008,14 +1008,18 @@ fn only_written(raws: &[&RawNode]) -> bool {
 /// The union of one bitset (`bits`) of the flows that ended at `raws` or at
 /// a response format below them (`/u/ann` and `/u/ann.json` are one path).
 fn ended_with(raws: &[&RawNode], bits: impl Fn(&RawNode) -> u8) -> u8 {
-    (raws.iter())
-        .flat_map(|raw| {
-            let formats = (raw.literals.iter())
-                .filter(|(text, _)| is_format_token(text))
-                .map(|(_, child)| child);
-            std::iter::once(*raw).chain(formats)
-        })
-        .fold(0u8, |all, node| all | bits(node))
+    ended_at(raws).fold(0u8, |all, node| all | bits(node))
+}
+
+/// The nodes flows ending at `raws` end at: each, and a response format
+/// below each (`/u/ann` and `/u/ann.json` both end at `ann`).
+fn ended_at<'r>(raws: &[&'r RawNode]) -> impl Iterator<Item = &'r RawNode> {
+    raws.iter().flat_map(|raw| {
+        let formats = (raw.literals.iter())
+            .filter(|(text, _)| is_format_token(text))
+            .map(|(_, child)| child);
+        std::iter::once(*raw).chain(formats)
+    })
 }
 
 /// Whether every flow that ended at `raws` (or at a response format below
@@ -2428,18 +2432,12 @@ struct SentNames {
 
 impl SentNames {
     fn of(raws: &[&RawNode]) -> SentNames {
-        let ended = (raws.iter()).flat_map(|raw| {
-            let formats = (raw.literals.iter())
-                .filter(|(text, _)| is_format_token(text))
-                .map(|(_, child)| child);
-            std::iter::once(*raw).chain(formats)
-        });
         let mut sent = SentNames {
             always: u64::MAX,
             any: 0,
             calls: 0,
         };
-        for node in ended.filter(|node| node.terminal > 0) {
+        for node in ended_at(raws).filter(|node| node.terminal > 0) {
             sent.always &= node.always;
             sent.any |= node.query;
             sent.calls += node.terminal;
