@@ -1211,8 +1211,9 @@ const API_FORMATS: [&str; 2] = ["json", "xml"];
 /// at least [`FILE_TREE_MIN_FILES`] leaves at two or more depths, each
 /// ending in a file name (`stem.ext`), not all in an API's response format,
 /// and not all with two dots or more: those are host names
-/// (`/domains/verify/mail.example.com`). Directories may answer too (a listing); a leaf without an extension,
-/// or one reached through an id, is an operation, and no tree. A file may
+/// (`/domains/verify/mail.example.com`). Directories may answer too (a
+/// listing); a leaf without an extension, or one reached through an id, is
+/// an operation, and no tree. A file may
 /// be followed by operations on it (`a.ipynb/checkpoints`): words without
 /// an extension right after a file name, each a leaf or leading on to paths
 /// with no file name in them (`checkpoints/{id}`).
