@@ -2079,6 +2079,8 @@ struct Beside<'a> {
     /// Whether the flows that ended at the values all wrote them
     /// ([`only_written`]).
     written: bool,
+    /// The methods of the flows that ended at the values ([`ended_with`]).
+    methods: u8,
 }
 
 impl<'a> Beside<'a> {
@@ -2088,6 +2090,7 @@ impl<'a> Beside<'a> {
             shapes: answers_beyond(params, envelope),
             envelope,
             written: only_written(params),
+            methods: ended_with(params, |node| node.methods),
         }
     }
 
@@ -2109,6 +2112,17 @@ impl<'a> Beside<'a> {
             // was read too: a read that answered nothing beyond the
             // envelope (`[]`) tells no operation apart.
             if shapes.is_empty() && self.shapes.is_empty() && self.written && written_to(raws) {
+                return leaf.then_some(Rule::WrittenBeside);
+            }
+            // A leaf only written to, answering nothing, by methods the
+            // values were written with too, is one more of them, whatever
+            // the values answered when read (`DELETE /numbers/nebula` beside
+            // `/numbers/{number}`, read, replaced and deleted).
+            let methods = ended_with(raws, |node| node.methods);
+            if shapes.is_empty()
+                && only_written(raws)
+                && methods & !(self.methods & WRITES_RESOURCE) == 0
+            {
                 return leaf.then_some(Rule::WrittenBeside);
             }
             let shown = AnswerShape::union_of(&self.shapes);
@@ -3961,6 +3975,18 @@ mod tests {
             t.observe_with_origins("h", &path, call("DELETE"), &[]);
         }
         t.observe_with_origins("h", "/people/8/taxes/ember", call("GET"), &[]);
+        // So is a leaf only deleted beside values read and deleted, whatever
+        // the reads answered.
+        let mut u = Templater::default();
+        for (number, method) in [("cedar", "GET"), ("delta", "GET"), ("cedar", "DELETE")] {
+            let read = SeenCall {
+                shape: (method == "GET").then(|| AnswerShape::exact(4)),
+                ..call(method)
+            };
+            u.observe_with_origins("h", &format!("/numbers/{number}"), read, &[]);
+        }
+        u.observe_with_origins("h", "/numbers/nebula", call("DELETE"), &[]);
+        assert_eq!(tpl(&u, "/numbers/nebula"), "/numbers/{number}");
         assert_eq!(
             tpl(&t, "/people/7/taxes/ember"),
             "/people/{personId}/taxes/{tax}"
