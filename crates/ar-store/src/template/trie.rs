@@ -640,6 +640,29 @@ pub(crate) fn status_bit(status: u16) -> u8 {
 /// modifies it).
 pub(crate) const WRITES_RESOURCE: u8 = 0b111;
 
+/// Calls a leaf must have had before the query names all of them sent are
+/// taken for its operation's required parameters (`SentNames` in the view).
+pub(crate) const REQUIRED_AFTER_CALLS: u64 = 3;
+/// Calls a leaf must have had before a name none of them sent says
+/// something.
+pub(crate) const NEVER_AFTER_CALLS: u64 = 2;
+/// Calls two leaves must have had between them before the view sets them
+/// apart by a query parameter one always sent and the other never did: an
+/// optional parameter a client sends one time in three is on three calls
+/// and off three others about one time in eighty.
+pub(crate) const REQUIRED_QUERY_CALLS: u64 = 6;
+
+/// Whether a node's `calls`-th call may set it apart from a sibling by its
+/// required query parameters (`always`): when it makes the count one of the
+/// view's thresholds, or, for a node that always sent a name, the pair's
+/// total reach [`REQUIRED_QUERY_CALLS`] beside a sibling of
+/// [`NEVER_AFTER_CALLS`].
+fn required_query_counts(calls: u64, always: u64) -> bool {
+    calls == NEVER_AFTER_CALLS
+        || calls == REQUIRED_AFTER_CALLS
+        || (always != 0 && calls == REQUIRED_QUERY_CALLS - NEVER_AFTER_CALLS)
+}
+
 /// The [`RawNode::methods`] bit of POST, which creates in a collection or
 /// runs an action (RFC 9110: the target processes what is sent).
 pub(crate) const POSTED: u8 = 1 << 4;
@@ -720,10 +743,11 @@ fn observe_in(
     } else {
         node.always & query
     };
-    if always != node.always {
-        node.always = always;
-        changed = true;
-    }
+    // The calls at which the view may set two leaves apart by their
+    // required query parameters change it though nothing else did: rebuild
+    // then, or the endpoints would depend on the order the calls came in.
+    changed |= always != node.always || required_query_counts(node.terminal, always);
+    node.always = always;
     let method = call.method.map_or(0, method_bit);
     if method & !node.methods != 0 {
         node.methods |= method;

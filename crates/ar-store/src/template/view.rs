@@ -11,7 +11,8 @@ use self::collections::Sort;
 use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
 use super::trie::{
-    MISSING, Origin, POSTED, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of,
+    MISSING, NEVER_AFTER_CALLS, Origin, POSTED, REQUIRED_AFTER_CALLS, REQUIRED_QUERY_CALLS,
+    RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of,
 };
 use super::{
     AnswerShape, Decision, Evidence, Explanation, JoinedParam, KeptReason, PathParam, PathTemplate,
@@ -2426,17 +2427,6 @@ fn without_apart(mut group: Vec<usize>, apart: impl Fn(usize, usize) -> bool) ->
 /// namespace must number before the group is read as names too.
 const NAMES_AROUND_FEW: usize = 3;
 
-/// Calls a leaf must have had before the query names all of them sent are
-/// taken for its operation's required parameters.
-const REQUIRED_AFTER_CALLS: u64 = 3;
-/// Calls a leaf must have had before a name none of them sent says
-/// something.
-const NEVER_AFTER_CALLS: u64 = 2;
-/// Calls the two leaves must have had between them: an optional parameter
-/// a client sends one time in three is on three calls and off two others
-/// about one time in fifty, on three and off three one time in eighty.
-const APART_AFTER_CALLS: u64 = 6;
-
 /// The query parameter names the calls that ended at some raws sent
 /// ([`RawNode::query`], [`RawNode::always`]), and how many calls there were.
 struct SentNames {
@@ -2471,7 +2461,7 @@ impl SentNames {
     fn requires_what(&self, other: &SentNames) -> bool {
         self.calls >= REQUIRED_AFTER_CALLS
             && other.calls >= NEVER_AFTER_CALLS
-            && self.calls + other.calls >= APART_AFTER_CALLS
+            && self.calls + other.calls >= REQUIRED_QUERY_CALLS
             && self.always & !other.any != 0
     }
 }
@@ -3615,6 +3605,19 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/v1/analysis/compare"), "/v1/analysis/compare");
         assert_eq!(tpl(&t, "/v1/analysis/latest"), "/v1/analysis/latest");
+        // The same calls in another order give the same view: the call that
+        // makes a leaf's third, and changes nothing else, counts too.
+        let mut u = Templater::default();
+        for q in ["id=1", "id=2", "id=3"] {
+            observe(&mut u, "/v1/analysis/retrieve", q);
+        }
+        for q in ["", "count=3", "details=1"] {
+            observe(&mut u, "/v1/analysis/latest", q);
+        }
+        for q in ["faces=a", "faces=b&details=1", "faces=c"] {
+            observe(&mut u, "/v1/analysis/compare", q);
+        }
+        assert_eq!(tpl(&u, "/v1/analysis/compare"), "/v1/analysis/compare");
         assert_explains(
             &t,
             "/v1/analysis/retrieve",
