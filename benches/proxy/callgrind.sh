@@ -7,6 +7,7 @@
 #        AR_BIN=PATH measures another build of `ar` (say, one with a different allocator).
 #        AR_ARGS adds `ar proxy` arguments: AR_ARGS="--against $PWD/benches/proxy/origin.openapi.yaml"
 #        holds every flow against the origin's documented routes (what `--against` costs a flow).
+#        ROUTE=/varied asks for answers whose values differ each time (the default /small repeats one).
 # The proxy runs under callgrind; 4 keep-alive connections warm it up for 3 s, the counters are
 # zeroed, then 8 s of load are measured. Requests per second under callgrind are ~30x lower than
 # natively, so fixed per-second costs (the spec rewrite, timers) weigh more than at full speed.
@@ -36,7 +37,7 @@ else
 fi
 pid=$!; PIDS+=($pid)
 sleep 8
-load() { "$TARGET/loadgen" "$SCHEME://localhost:$port/small" --proxy 127.0.0.1:$PROXY_PORT \
+load() { "$TARGET/loadgen" "$SCHEME://localhost:$port${ROUTE:-/small}" --proxy 127.0.0.1:$PROXY_PORT \
   --ca "$WORK/ca/ca.pem" -c 4 -s "$1" 2>&1 | tail -1; }
 load 3 >/dev/null
 callgrind_control -z $pid >/dev/null 2>&1

@@ -78,8 +78,9 @@ mode_args() { if [[ $1 == https-h2 ]]; then echo --h2; fi; }
 # nginx_origin BIG_BYTES: nginx in the foreground on 127.0.0.1:TLS_PORT, one process
 # (`master_process off`, so `$!` is nginx itself and one core is its limit, as on this 2-core
 # machine it should be), config, logs and the large body under $WORK/nginx. The bench origin's
-# routes: /small (the same 100-byte JSON document) and /big (a BIG_BYTES file; the query is
-# ignored).
+# routes: /small (the same 100-byte JSON document), /varied (that document with values that differ
+# from answer to answer: the request's id and its connection's count) and /big (a BIG_BYTES file;
+# the query is ignored).
 #
 # keepalive_requests is NGINX_KEEPALIVE_REQUESTS, 100 million by default: a measurement of relaying,
 # not of reconnecting. nginx's own default is 1,000. With it, nginx sends a GOAWAY once a
@@ -115,6 +116,10 @@ http {
     location = /small {
       default_type application/json;
       return 200 '{"id":42,"name":"Widget","price":9.99,"tags":["a","b"],"stock":true,"updated":"2026-11-21T08:00:00Z"}';
+    }
+    location = /varied {
+      default_type application/json;
+      return 200 '{"id":\$connection_requests,"name":"Widget \$request_id","price":\$connection_requests.99,"tags":["a","b"],"stock":true,"updated":"2026-11-21T08:00:00Z"}';
     }
     location = /big {
       default_type application/octet-stream;

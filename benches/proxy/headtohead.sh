@@ -38,6 +38,10 @@
 # nginx having no plain port, so that pair compares what each mode's clients do). Both modes talk
 # HTTP/2 to nginx.
 #
+# ROUTE=/varied asks for a document of /small's shape whose values differ in every answer, where
+# /small (the default) answers the same bytes each time: with AGAINST=1, what checking a body never
+# met before costs (a repeated one is answered from a memo of recent checks).
+#
 # SUBJECT=ar-core measures the ar-capture proxy alone instead (`capture_core`: every flow is
 # built, then dropped by its sink), which shows what archiving and documenting cost.
 #
@@ -55,9 +59,10 @@
 # since it measured error pages (common.sh, no_errors). The summary prints the totals.
 #
 # Usage: benches/proxy/headtohead.sh     (env: PAIRS=10 SECS=3 CONNS=16 SUBJECT=ar BASELINE= HUD_HAR=
-#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= AGAINST= REVERSE= ORIGIN=rust|nginx MODES=
+#                                         AR_ARGS= BASELINE_ARGS= AR_WATCH= AGAINST= ROUTE=/small REVERSE= ORIGIN=rust|nginx MODES=
 #                                         SKIP_BUILD=1)
 set -euo pipefail
+ROUTE=${ROUTE:-/small}
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PAIRS=${PAIRS:-10}
@@ -124,10 +129,10 @@ fi
 loadgen_target() {
   if [[ -n ${REVERSE:-} && $1 == "$AR_PORT" ]]; then
     local scheme=https; [[ $2 == http ]] && scheme=http
-    echo "$scheme://localhost:$AR_PORT/small"
+    echo "$scheme://localhost:$AR_PORT$ROUTE"
   else
     local mode=$2; [[ -n ${REVERSE:-} && $mode == http ]] && mode=https
-    echo "$(url "$mode" /small) --proxy 127.0.0.1:$1"
+    echo "$(url "$mode" "$ROUTE") --proxy 127.0.0.1:$1"
   fi
 }
 

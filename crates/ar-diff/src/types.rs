@@ -71,11 +71,6 @@ impl TypeSet {
         }
     }
 
-    /// The name of an instance's JSON type, for messages: `string`, `integer`, `null`, ...
-    pub(crate) fn instance_name(value: &serde_json::Value) -> &'static str {
-        TypeSet::name_of(TypeSet::of_instance(value))
-    }
-
     /// The name of an instance's type as [`TypeSet::of_instance`] gives it (`None`: `null`).
     pub(crate) fn name_of(found: Option<TypeSet>) -> &'static str {
         match found {
@@ -221,10 +216,22 @@ mod tests {
             "string (date-time)"
         );
         assert_eq!(TypeSet::ANY.describe(None), "any");
-        assert_eq!(TypeSet::instance_name(&serde_json::json!(2.0)), "integer");
-        assert_eq!(TypeSet::instance_name(&serde_json::json!(2.5)), "number");
-        assert_eq!(TypeSet::instance_name(&serde_json::json!(null)), "null");
-        assert_eq!(TypeSet::instance_name(&serde_json::json!([])), "array");
+        assert_eq!(
+            TypeSet::name_of(TypeSet::of_instance(&serde_json::json!(2.0))),
+            "integer"
+        );
+        assert_eq!(
+            TypeSet::name_of(TypeSet::of_instance(&serde_json::json!(2.5))),
+            "number"
+        );
+        assert_eq!(
+            TypeSet::name_of(TypeSet::of_instance(&serde_json::json!(null))),
+            "null"
+        );
+        assert_eq!(
+            TypeSet::name_of(TypeSet::of_instance(&serde_json::json!([]))),
+            "array"
+        );
         assert_eq!(
             TypeSet::of_value(&serde_json::json!(1.5)),
             TypeSet::named("number")

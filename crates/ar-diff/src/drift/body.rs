@@ -25,9 +25,9 @@
 //! The walk is bounded: [`MAX_DEPTH`] levels, [`MAX_ISSUES`] distinct issues per body, and
 //! [`MAX_STEPS`] schema visits per body (unions inside long arrays multiply them).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::finding::{FindingKind, Issue, Location};
 use super::shape::{Shape, ShapeId, Shapes};
@@ -48,11 +48,37 @@ pub(crate) enum Side {
     Response,
 }
 
+/// A JSON value as the walk reads it: a `serde_json::Value`, or one on a tape (`tape.rs`),
+/// so one walk serves a body parsed into a tree and one read onto tokens.
+pub(super) trait Json<'v>: Copy {
+    /// Its type as `TypeSet::of_instance` gives it (`None`: `null`).
+    fn found(self) -> Option<TypeSet>;
+    /// An array's items, in order (nothing for any other value).
+    fn items(self) -> impl Iterator<Item = Self>;
+    /// An object's members, in the order sent, a repeated key each time it was sent (nothing
+    /// for any other value). Keys are UTF-8, handed over as bytes: a tape's are checked
+    /// already, and a listed property is found by its bytes.
+    fn members(self) -> impl Iterator<Item = (&'v [u8], Self)>;
+}
+
+impl<'v> Json<'v> for &'v Value {
+    fn found(self) -> Option<TypeSet> {
+        TypeSet::of_instance(self)
+    }
+
+    fn items(self) -> impl Iterator<Item = Self> {
+        self.as_array().into_iter().flatten()
+    }
+
+    fn members(self) -> impl Iterator<Item = (&'v [u8], Self)> {
+        (self.as_object().into_iter().flatten()).map(|(key, value)| (key.as_bytes(), value))
+    }
+}
+
 /// The issues `value` raises against `schema`, at most one per kind and place.
 pub(crate) fn check(shapes: &Shapes, schema: ShapeId, value: &Value, side: Side) -> Vec<Issue> {
     let mut walk = Walk::new(shapes, side, MAX_STEPS);
-    let mut path = String::from("$");
-    walk.check(schema, value, &mut path, 0);
+    walk.check(schema, value, &mut String::from("$"), 0);
     walk.issues.into_values().collect()
 }
 
@@ -65,6 +91,12 @@ pub(super) struct Walk<'s> {
     location: Location,
     pub(super) issues: Issues,
     pub(super) steps: usize,
+    /// For each object being walked: which of its listed properties have been met, then which
+    /// of its required names that are not listed.
+    seen: Vec<bool>,
+    /// A key the walk checks was met twice in one object (only a body on a tape can have
+    /// one): a `Value` keeps the last, so the walk over it decides, and this one stops.
+    pub(super) repeated_key: bool,
 }
 
 impl<'s> Walk<'s> {
@@ -78,12 +110,21 @@ impl<'s> Walk<'s> {
             },
             issues: BTreeMap::new(),
             steps,
+            seen: Vec::new(),
+            repeated_key: false,
         }
+    }
+
+    /// Whether the walk went the whole way: no bound cut it short and no checked key
+    /// repeated, so the order the members came in changed nothing (issues are kept by kind
+    /// and place, and each place is one schema's).
+    pub(super) fn whole(&self) -> bool {
+        self.steps > 0 && self.issues.len() < MAX_ISSUES && !self.repeated_key
     }
 
     /// Raises `kind` at `path`; `found` is the type of the value there (see
     /// [`TypeSet::name_of`]).
-    pub(super) fn raise(
+    fn raise(
         &mut self,
         kind: FindingKind,
         path: &str,
@@ -107,20 +148,21 @@ impl<'s> Walk<'s> {
         self.issues.insert((kind, path.to_owned()), issue);
     }
 
-    /// Which side the body is on.
-    pub(super) fn side(&self) -> Side {
-        self.side
-    }
-
-    pub(super) fn spent(&mut self) -> bool {
-        if self.steps == 0 || self.issues.len() >= MAX_ISSUES {
+    fn spent(&mut self) -> bool {
+        if self.steps == 0 || self.issues.len() >= MAX_ISSUES || self.repeated_key {
             return true;
         }
         self.steps -= 1;
         false
     }
 
-    pub(super) fn check(&mut self, id: ShapeId, value: &Value, path: &mut String, depth: usize) {
+    pub(super) fn check<'v>(
+        &mut self,
+        id: ShapeId,
+        value: impl Json<'v>,
+        path: &mut String,
+        depth: usize,
+    ) {
         let shape = self.shapes.get(id);
         if depth > MAX_DEPTH || self.spent() || shape.unresolved {
             return;
@@ -129,70 +171,96 @@ impl<'s> Walk<'s> {
             self.check_union(shape, value, path, depth);
             return;
         }
-        let found = TypeSet::of_instance(value);
+        let found = value.found();
         if !accepts(shape, found) {
             let found = TypeSet::name_of(found);
             self.raise(FindingKind::WrongType, path, Some(&shape.expected), found);
             return;
         }
-        match value {
-            Value::Object(map) => self.check_object(shape, map, path, depth),
-            Value::Array(items) => {
-                if let Some(items_shape) = shape.items {
-                    let mark = path.len();
-                    path.push_str("[*]");
-                    for item in items {
-                        self.check(items_shape, item, path, depth + 1);
-                    }
-                    path.truncate(mark);
-                }
+        if found == Some(TypeSet::OBJECT) {
+            self.check_object(shape, value, path, depth);
+        } else if let Some(items_shape) = shape.items.filter(|_| found == Some(TypeSet::ARRAY)) {
+            let mark = path.len();
+            path.push_str("[*]");
+            for item in value.items() {
+                self.check(items_shape, item, path, depth + 1);
             }
-            _ => {}
+            path.truncate(mark);
         }
     }
 
-    fn check_object(
+    fn check_object<'v>(
         &mut self,
         shape: &Shape,
-        map: &Map<String, Value>,
+        object: impl Json<'v>,
         path: &mut String,
         depth: usize,
     ) {
         let lists_keys = !shape.properties.is_empty() || shape.other_keys == Some(false);
         let mark = path.len();
+        let base = self.seen.len();
+        let listed = shape.properties.len();
+        self.seen
+            .resize(base + listed + shape.required.len(), false);
+        let mut others: BTreeSet<&[u8]> = BTreeSet::new();
         let mut required_seen = 0;
-        for (key, child) in map {
-            if let Some(property) = shape.properties.get(key.as_str()) {
+        for (key, child) in object.members() {
+            if let Some(property) = shape.properties.get(key) {
+                let slot = &mut self.seen[base + property.index];
+                if std::mem::replace(slot, true) {
+                    self.repeated_key = true;
+                    return;
+                }
                 required_seen += usize::from(property.required);
                 path.push_str(&property.segment);
                 self.check(property.shape, child, path, depth + 1);
-            } else if let Some(additional) = shape.additional {
+                path.truncate(mark);
+                continue;
+            }
+            if !shape.required_listed {
+                let first = shape.required.partition_point(|r| r.name.as_bytes() < key);
+                for (at, required) in shape.required.iter().enumerate().skip(first) {
+                    if required.name.as_bytes() != key {
+                        break;
+                    }
+                    self.seen[base + listed + at] = true;
+                }
+            }
+            if let Some(additional) = shape.additional {
+                if !others.insert(key) {
+                    self.repeated_key = true;
+                    return;
+                }
                 path.push_str(".*");
                 self.check(additional, child, path, depth + 1);
             } else if shape.other_keys != Some(true) && lists_keys {
-                push_property_segment(path, key);
+                push_property_segment(path, &String::from_utf8_lossy(key));
                 self.raise(FindingKind::UndocumentedField, path, None, "");
             }
             path.truncate(mark);
         }
-        if shape.required_listed && required_seen == shape.required.len() {
-            return;
-        }
-        for required in &shape.required {
-            let excused = match self.side {
-                Side::Request => required.read_only,
-                Side::Response => required.write_only,
-            };
-            if excused || map.contains_key(&required.name) {
-                continue;
+        if !(shape.required_listed && required_seen == shape.required.len()) {
+            for (at, required) in shape.required.iter().enumerate() {
+                let excused = match self.side {
+                    Side::Request => required.read_only,
+                    Side::Response => required.write_only,
+                };
+                let met = match shape.properties.get(required.name.as_bytes()) {
+                    Some(property) => self.seen[base + property.index],
+                    None => self.seen[base + listed + at],
+                };
+                if excused || met {
+                    continue;
+                }
+                push_property_segment(path, &required.name);
+                self.raise(FindingKind::MissingRequiredField, path, None, "");
+                path.truncate(mark);
             }
-            push_property_segment(path, &required.name);
-            self.raise(FindingKind::MissingRequiredField, path, None, "");
-            path.truncate(mark);
         }
+        self.seen.truncate(base);
     }
 
-    fn check_union(&mut self, shape: &Shape, value: &Value, path: &str, depth: usize) {
+    fn check_union<'v>(&mut self, shape: &Shape, value: impl Json<'v>, path: &str, depth: usize) {
         let mut best: Option<(usize, usize, Issues)> = None;
         let mut types = TypeSet::ANY;
         let mut type_refused_everywhere = true;
@@ -201,6 +269,7 @@ impl<'s> Walk<'s> {
             let mut walk = Walk::new(self.shapes, self.side, self.steps);
             walk.check(branch, value, &mut path.to_owned(), depth + 1);
             self.steps = walk.steps;
+            self.repeated_key |= walk.repeated_key;
             if walk.issues.is_empty() {
                 return;
             }
@@ -224,7 +293,7 @@ impl<'s> Walk<'s> {
             } else {
                 types.describe(None)
             };
-            let found = TypeSet::instance_name(value);
+            let found = TypeSet::name_of(value.found());
             self.raise(FindingKind::WrongType, path, Some(&expected), found);
             return;
         }
@@ -253,7 +322,7 @@ pub(super) fn accepts(shape: &Shape, found: Option<TypeSet>) -> bool {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use serde_json::json;
+    use serde_json::{Map, json};
 
     use super::*;
 
@@ -287,7 +356,7 @@ pub(super) mod tests {
             .collect()
     }
 
-    /// A document whose schemas the body tests here and in `stream` hold bodies against.
+    /// A document whose schemas the body tests here and in `tape` hold bodies against.
     pub(in crate::drift) fn root() -> Value {
         json!({"components": {"schemas": {
             "User": {

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use ar_schema::Tape;
 use serde_json::{Map, Value};
 
 use super::Payload;
@@ -11,7 +12,7 @@ use super::body::Side;
 use super::checked::CheckedBodies;
 use super::finding::{FindingKind, Issue, Location};
 use super::shape::{ShapeId, Shapes};
-use super::stream;
+use super::tape;
 use crate::document::{Document, Operation};
 
 /// Media types, as sent, one operation's terms are kept for on one side and status; a client
@@ -29,6 +30,8 @@ pub(super) struct Contracts {
     pub(super) shapes: Shapes,
     terms: HashMap<TermsKey, Vec<(Option<String>, Terms)>>,
     checked: CheckedBodies,
+    /// A text handed over without its tape is read onto this one, kept between bodies.
+    tape: Tape,
 }
 
 /// An operation (its address), the status answered (`None`: the request), and whether the
@@ -62,10 +65,17 @@ impl Contracts {
         let Some(text) = text else {
             return terms.issues;
         };
-        let (shapes, schema) = (&self.shapes, terms.schema);
-        let found = self.checked.get_or_check(schema, side, text, || {
-            stream::check(shapes, schema, text, side)
-        });
+        let (shapes, schema, own) = (&self.shapes, terms.schema, &mut self.tape);
+        let found = match body.and_then(|b| b.tape) {
+            Some(read) => tape::check(shapes, schema, read, text, side),
+            None => self.checked.get_or_check(schema, side, text, || {
+                // A failed read leaves the tape empty: the text is no JSON.
+                let _ = own.read(text);
+                let found = tape::check(shapes, schema, own, text, side);
+                own.shrink();
+                found
+            }),
+        };
         match found {
             Some(found) => {
                 let mut issues = terms.issues;

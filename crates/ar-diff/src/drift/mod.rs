@@ -41,10 +41,12 @@ mod markdown;
 mod params;
 mod report;
 mod shape;
-mod stream;
+mod tape;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
+
+use ar_schema::Tape;
 
 use crate::document::Document;
 use crate::matcher::{Lookup, OperationMatcher, request_path};
@@ -110,11 +112,13 @@ impl Baseline {
 }
 
 /// A body as a drift reads it: its media type (`application/json`, parameters or not) and,
-/// when it may be JSON, its text (parsed as it is checked).
+/// when it may be JSON, its text, read onto a tape as it is checked (or the tape it was read
+/// onto already).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Payload<'a> {
     media_type: Option<&'a str>,
     json: Option<&'a [u8]>,
+    tape: Option<&'a Tape>,
 }
 
 impl<'a> Payload<'a> {
@@ -122,7 +126,20 @@ impl<'a> Payload<'a> {
     /// when it may be JSON (its media type says so, or it looks so). A text that does not
     /// parse as JSON is held as a body that is not JSON.
     pub fn new(media_type: Option<&'a str>, json: Option<&'a [u8]>) -> Payload<'a> {
-        Payload { media_type, json }
+        Payload {
+            media_type,
+            json,
+            tape: None,
+        }
+    }
+
+    /// The text read onto `tape` already (by a store that documents the same traffic): the
+    /// check walks it instead of reading the text again. A tape that holds no document of
+    /// the text's length is ignored (the text is read afresh); the tape must be of this text.
+    #[must_use]
+    pub fn tape(mut self, tape: Option<&'a Tape>) -> Payload<'a> {
+        self.tape = tape.filter(|t| self.json.is_some_and(|json| t.holds(json.len())));
+        self
     }
 }
 

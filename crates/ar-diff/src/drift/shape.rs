@@ -36,7 +36,8 @@ pub(crate) struct Shape {
     pub(crate) nullable: bool,
     /// What a value of another type is told was expected: the types and the format.
     pub(crate) expected: String,
-    pub(crate) properties: BTreeMap<String, Property>,
+    /// Listed properties by name, as bytes: a body's keys are looked up as they were sent.
+    pub(crate) properties: BTreeMap<Box<[u8]>, Property>,
     /// The required properties, in name order.
     pub(crate) required: Vec<Required>,
     /// Whether every required name is a listed property (so a walk that meets as many
@@ -186,7 +187,7 @@ impl Shapes {
                 segment,
                 required: view.required.contains(name),
             };
-            shape.properties.insert((*name).to_owned(), property);
+            shape.properties.insert(name.as_bytes().into(), property);
         }
         shape.required_listed = view
             .required
@@ -250,9 +251,9 @@ mod tests {
         let shape = shapes.get(id);
         assert_eq!(shape.expected, "object");
         assert!(shape.required[0].read_only && !shape.required[0].write_only);
-        assert!(shape.required_listed && shape.properties["id"].required);
-        assert_eq!(shape.properties["children"].segment, ".children");
-        let children = shapes.get(shape.properties["children"].shape);
+        assert!(shape.required_listed && shape.properties[&b"id"[..]].required);
+        assert_eq!(shape.properties[&b"children"[..]].segment, ".children");
+        let children = shapes.get(shape.properties[&b"children"[..]].shape);
         assert_eq!(shapes.get(children.items.unwrap()).properties.len(), 2);
     }
 

@@ -3,14 +3,15 @@
 //! the documents whenever they are.
 //!
 //! This module only translates: a [`Flow`] into the [`Exchange`] the drift reads (header
-//! names, each body's media type and, when it may be JSON, its text), and the drift's
+//! names, each body's media type and, when it may be JSON, its text with the tape the store
+//! read it onto, so the drift walks that instead of parsing the text again), and the drift's
 //! report into the two documents, shadow endpoints named by the store's current templates and
 //! the text passed through the same redactor as API.md.
 
 use ar_diff::{Drift, DriftReport, Exchange, Payload};
 use ar_openapi::Redactor;
 use ar_store::Flow;
-use ar_store::store::EndpointStore;
+use ar_store::store::{BodyTapes, EndpointStore};
 
 /// `DRIFT.md`: the drift report for people.
 pub const DRIFT_MD: &str = "DRIFT.md";
@@ -34,22 +35,22 @@ pub struct DriftDocuments {
     pub overview: String,
 }
 
-/// Holds `flow` (in scope, documented under `endpoint`, the store's key) against the spec.
-pub(super) fn observe(drift: &mut Drift, flow: &Flow, endpoint: Option<&str>) {
+/// Holds `flow` (in scope, documented under `endpoint`, the store's key) against the spec;
+/// `tapes`: its bodies as the store read them, walked rather than parsed again.
+pub(super) fn observe(drift: &mut Drift, flow: &Flow, endpoint: Option<&str>, tapes: BodyTapes) {
     let request = &flow.request;
     let request_json = json(&request.body);
     let mut exchange = Exchange::new(flow.id.0, &request.method, &request.url)
         .headers(request.headers.iter().map(|h| h.name.as_str()));
     if !request.body.is_empty() {
-        exchange = exchange.request_body(Payload::new(
-            request.body.media_type_as_sent(),
-            request_json,
-        ));
+        let body = Payload::new(request.body.media_type_as_sent(), request_json);
+        exchange = exchange.request_body(body.tape(tapes.request));
     }
     let response_json = flow.response.as_ref().and_then(|r| json(&r.body));
     if let Some(response) = &flow.response {
-        let body = (!response.body.is_empty())
-            .then(|| Payload::new(response.body.media_type_as_sent(), response_json));
+        let body = (!response.body.is_empty()).then(|| {
+            Payload::new(response.body.media_type_as_sent(), response_json).tape(tapes.response)
+        });
         exchange = exchange.response(response.status, body);
     }
     if let Some(key) = endpoint {
@@ -110,6 +111,8 @@ fn json(body: &ar_store::Body) -> Option<&[u8]> {
 #[cfg(test)]
 mod tests {
     use ar_diff::{Baseline, Document};
+    use ar_store::scope::{Scope, ScopeConfig};
+    use ar_store::store::StoreConfig;
     use serde_json::json;
 
     use super::*;
@@ -128,13 +131,23 @@ mod tests {
             200,
             r#"{"id":"x","extra":1}"#,
         );
-        observe(&mut drift, &flow, Some("GET api.shop.test/items"));
+        // The answer walked on the tape the store read it onto.
+        let scope = Scope::new(ScopeConfig::for_target("https://api.shop.test/")).unwrap();
+        let mut store = EndpointStore::new(scope, StoreConfig::default());
+        store.ingest(&flow);
+        let tapes = store.body_tapes(&flow);
+        assert!(tapes.response.is_some());
+        observe(&mut drift, &flow, Some("GET api.shop.test/items"), tapes);
+        // The same answer read afresh, and a cut one, which is not read.
+        let mut again = flow.clone();
+        again.id = ar_store::FlowId(9);
+        observe(&mut drift, &again, None, BodyTapes::default());
         let mut cut = flow.clone();
         cut.id = ar_store::FlowId(8);
         if let Some(response) = &mut cut.response {
             response.body.truncated = true;
         }
-        observe(&mut drift, &cut, None);
+        observe(&mut drift, &cut, None, BodyTapes::default());
         let report = drift.report();
         let ids: Vec<(&str, Vec<u64>)> = report
             .findings()
@@ -143,7 +156,10 @@ mod tests {
             .collect();
         assert_eq!(
             ids,
-            [("wrong_type", vec![7]), ("undocumented_field", vec![7])]
+            [
+                ("wrong_type", vec![7, 9]),
+                ("undocumented_field", vec![7, 9])
+            ]
         );
         let docs = documents(&report, &Redactor::new());
         assert!(docs.markdown.contains("`$.extra`"), "{}", docs.markdown);

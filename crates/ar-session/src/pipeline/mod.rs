@@ -265,7 +265,7 @@ impl Pipeline {
             && ingested.scope.is_in()
         {
             let key = ingested.endpoint.as_ref().map(|hit| hit.key.as_str());
-            drift::observe(drift, flow, key);
+            drift::observe(drift, flow, key, self.store.body_tapes(flow));
         }
         let split_off = ingested
             .splits

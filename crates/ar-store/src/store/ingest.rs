@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use super::analysis::{BodySide, analyse_with};
 use super::endpoint::{Endpoint, EndpointId, FlowMedia, ProvenanceLink, StableKey};
+use super::evidence::BodyTapes;
 use super::retemplate::Changes;
 use super::valueindex::Hashed;
 use super::{
@@ -23,10 +24,33 @@ impl EndpointStore {
     /// Ingests one flow: scope, signature, endpoint, counters, samples, and
     /// the [`EndpointEvidence`](super::EndpointEvidence) kept, if any.
     pub fn ingest(&mut self, flow: &Flow) -> Ingested {
+        // A flow whose bodies are not read (out of scope, say) leaves no other's standing.
+        self.body_tapes.clear();
         let (ingested, graphql) = self.place_flow(flow);
         self.carry_evidence(flow, &ingested, &graphql);
         self.body_tapes.shrink();
         ingested
+    }
+
+    /// The bodies of `flow`, the flow ingested last, as the store read them onto tapes: a
+    /// program that reads them too (holding them against a published schema, say) walks
+    /// these instead of parsing the text again. A body is there only when the store read it
+    /// ([`BodyTapes`]); the tapes are the next flow's once it is ingested.
+    ///
+    /// ```
+    /// use ar_flow::testing::json_flow;
+    /// use ar_store::scope::{Scope, ScopeConfig};
+    /// use ar_store::store::{EndpointStore, StoreConfig};
+    ///
+    /// let scope = Scope::new(ScopeConfig::for_target("https://api.shop.test/")).unwrap();
+    /// let mut store = EndpointStore::new(scope, StoreConfig::default());
+    /// let flow = json_flow(1, "GET", "https://api.shop.test/items/1", 200, r#"{"id": 1}"#);
+    /// store.ingest(&flow);
+    /// assert_eq!(store.body_tapes(&flow).response.map(|t| t.tokens().len()), Some(4));
+    /// assert!(store.body_tapes(&flow).request.is_none());
+    /// ```
+    pub fn body_tapes(&self, flow: &Flow) -> BodyTapes<'_> {
+        self.body_tapes.of(flow)
     }
 
     /// [`EndpointStore::ingest`] but for the evidence; with the GraphQL
@@ -79,8 +103,6 @@ impl EndpointStore {
             &mut self.body_memo,
         );
         let media = FlowMedia::of(flow);
-        // A flow without an answer must not leave the last answer's tape standing.
-        tapes.response.clear();
         let response_shape = flow.response.as_ref().and_then(|r| {
             let found = (&mut *values, &mut response_values);
             let tape = &mut tapes.response;

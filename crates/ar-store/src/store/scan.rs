@@ -86,6 +86,12 @@ impl FlowTapes {
         }
     }
 
+    /// Forgets the bodies held, keeping the buffers.
+    pub(crate) fn clear(&mut self) {
+        self.request.clear();
+        self.response.clear();
+    }
+
     /// Lets go of what a large body made the tapes grow to (once the evidence has walked them).
     pub(crate) fn shrink(&mut self) {
         self.request.shrink();
