@@ -591,6 +591,15 @@ pub enum KeptReason {
         /// Distinct paths below it.
         paths: usize,
     },
+    /// A resource at the top of the API (the root, or below a constant
+    /// prefix such as `/api/v2`): its paths meet its alike siblings' only
+    /// through ids of their own (`/v2/asset/{id}`, `/v2/channel/{id}`), where
+    /// values there (tenants, sources, chains) lead to the same names
+    /// (`/{tenant}/users`).
+    TopResource {
+        /// The alike siblings kept with it.
+        siblings: usize,
+    },
     /// A named view of a collection whose ids all have one spelling
     /// (`/broadcasts/latest`, `/users/profile` beside `/users/{userId}` of
     /// integers): a word is no value of such an id, however alike it
@@ -666,6 +675,10 @@ impl fmt::Display for KeptReason {
                     kinds.join("/")
                 )
             }
+            Self::TopResource { siblings } => write!(
+                f,
+                "a resource at the top of the API: its paths meet those of {siblings} alike siblings only through ids of their own, where values there lead to shared names"
+            ),
             Self::OwnSubtree { met, paths } => write!(
                 f,
                 "a name: {} of its {paths} paths lead where no alike sibling's do",

@@ -188,6 +188,10 @@ struct Ctx<'c, 'r> {
     /// is an id by its spelling (a number, a UUID, a hash), and taken by it:
     /// names of sub-resources are expected there.
     after_id: bool,
+    /// Set for the children of the API's top (the root, then each constant
+    /// literal below it with no parameter beside it, or a version tag), and
+    /// taken by them: where an API's resources are named.
+    top: bool,
     /// Set for the position right after a slot folded by
     /// [`swapped_slots`], and taken by it: the rule, and how many slots
     /// below are still values.
@@ -218,6 +222,7 @@ impl<'c> Ctx<'c, '_> {
             at: String::new(),
             literals: BTreeSet::new(),
             after_id: false,
+            top: false,
             value_slots: None,
             envelope,
             distinctive,
@@ -283,6 +288,7 @@ fn build<'r>(
 ) -> ViewNode {
     let cfg = ctx.cfg;
     let after_id = std::mem::take(&mut ctx.after_id);
+    let top = parent == Parent::Root || std::mem::take(&mut ctx.top);
     let value_slots = std::mem::take(&mut ctx.value_slots);
     if parent == Parent::Literal
         && let Some(found) = file_tree(raws).or_else(|| scoped_names(raws, ctx.envelope))
@@ -451,6 +457,16 @@ fn build<'r>(
                 group
             };
             if group.len() < 2 {
+                continue;
+            }
+            // At the top of an API, words whose paths meet only through ids
+            // of their own are its resources, side by side; values there
+            // lead to names the API has under each of them.
+            if top && anchor.is_none() && (group.iter()).all(|k| leads_to_param(&lits[*k])) {
+                let siblings = group.len() - 1;
+                for k in group {
+                    kept.entry(k).or_insert(KeptReason::TopResource { siblings });
+                }
                 continue;
             }
             let rule = match anchor {
@@ -706,6 +722,7 @@ fn build<'r>(
         let depth = ctx.at.len();
         ctx.at.push('/');
         ctx.at.push_str(name);
+        ctx.top = top && params.is_empty() && (lits.len() == 1 || is_version_like(name));
         let mut child = build(raws, Parent::Literal, Some(name), &shared_leaves, ctx);
         ctx.at.truncate(depth);
         child.kept = Some(if is_version_like(name) {
@@ -996,6 +1013,11 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
 /// them) was a PUT, DELETE or PATCH, which act on the resource a path names.
 fn written_to(raws: &[&RawNode]) -> bool {
     ended_with(raws, |node| node.methods) & WRITES_RESOURCE != 0
+}
+
+/// Whether any path through `raws` goes on to a parameter (an id of theirs).
+fn leads_to_param(raws: &[&RawNode]) -> bool {
+    raws.iter().any(|raw| raw.param.is_some())
 }
 
 /// Whether the flows that ended at `raws` (or at a response format below
@@ -2424,8 +2446,10 @@ fn without_apart(mut group: Vec<usize>, apart: impl Fn(usize, usize) -> bool) ->
 }
 
 /// How many times a group of alike leaves the names beside it in a
-/// namespace must number before the group is read as names too.
-const NAMES_AROUND_FEW: usize = 3;
+/// namespace must number before the group is read as names too: values of a
+/// parameter are the most of their position, and a group outnumbered two to
+/// one by names is a third of it at most.
+const NAMES_AROUND_FEW: usize = 2;
 
 /// The query parameter names the calls that ended at some raws sent
 /// ([`RawNode::query`], [`RawNode::always`]), and how many calls there were.
@@ -4037,9 +4061,54 @@ mod tests {
         assert_eq!(tpl(&t, "/users/me"), "/users/me");
     }
 
-    /// In a namespace, three leaves that answered alike beside nine names
-    /// that each answered in a shape of their own are names too: values of
-    /// one parameter are the most of their position.
+    /// At the top of an API, words whose paths meet only through ids of
+    /// their own are its resources, however alike they answer; values there
+    /// lead to names shared under each, and below the top words that meet so
+    /// are still values (`/u/by-external/{provider}/{id}`).
+    #[test]
+    fn resources_at_the_top_meet_only_through_their_ids() {
+        let resources = ["asset", "channel", "contributor", "feature", "platform"];
+        let mut t = Templater::default();
+        for (n, name) in (0..).zip(resources) {
+            t.observe("h", &format!("/v2/{name}"), Some(1));
+            for id in [1_000 + n, 2_000 + n, 3_000 + n] {
+                t.observe("h", &format!("/v2/{name}/{id}"), Some(1));
+            }
+        }
+        assert_eq!(tpl(&t, "/v2/channel/1001"), "/v2/channel/{channelId}");
+        assert_explains(
+            &t,
+            "/v2/feature/3003",
+            "[1] feature: literal, a resource at the top of the API: its paths meet those of 4 alike siblings only through ids of their own",
+        );
+        // Values at the top lead to names shared under each of them.
+        let mut t = Templater::default();
+        for tenant in ["acme", "initech", "globex", "hooli"] {
+            for id in [11, 12, 13] {
+                t.observe("h", &format!("/v2/{tenant}/users/{id}"), Some(1));
+            }
+            t.observe("h", &format!("/v2/{tenant}/users"), Some(2));
+        }
+        assert_eq!(tpl(&t, "/v2/hooli/users/12"), "/v2/{name}/users/{userId}");
+        // Below the top, words that meet through their ids are values.
+        let mut t = Templater::default();
+        for other in ["t", "c", "search"] {
+            t.observe("h", &format!("/{other}"), Some(5));
+        }
+        for (n, provider) in (0..).zip(["github", "google", "gitlab", "twitter"]) {
+            for id in [100 + n, 200 + n, 300 + n] {
+                t.observe("h", &format!("/u/by-external/{provider}/{id}"), Some(1));
+            }
+        }
+        assert_ne!(
+            tpl(&t, "/u/by-external/gitlab/102"),
+            "/u/by-external/gitlab/{gitlabId}"
+        );
+    }
+
+    /// In a namespace, three leaves that answered alike beside six names or
+    /// more that each answered in a shape of their own are names too: values
+    /// of one parameter are the most of their position, not a third of it.
     #[test]
     fn a_few_alike_leaves_among_many_names_are_names() {
         let mut t = Templater::default();
@@ -4068,6 +4137,18 @@ mod tests {
             &t,
             "/ws/api/where/stops-for-location",
             "[3] stops-for-location: literal, a name among names: it answered alike a few siblings, beside 9 names of this namespace",
+        );
+        // Twice as many names beside them are enough.
+        let mut t = Templater::default();
+        for (shape, name) in (10..).zip(&names[..6]) {
+            t.observe("h", &format!("/ws/api/where/{name}"), Some(shape));
+        }
+        for name in ["bicycle-rental", "stops-for-location", "vehicles-for-route"] {
+            t.observe("h", &format!("/ws/api/where/{name}"), Some(1));
+        }
+        assert_eq!(
+            tpl(&t, "/ws/api/where/bicycle-rental"),
+            "/ws/api/where/bicycle-rental"
         );
         // Fewer names beside them, and the alike leaves are values.
         let mut t = Templater::default();
