@@ -600,6 +600,17 @@ pub enum KeptReason {
         /// The alike siblings kept with it.
         siblings: usize,
     },
+    /// A name in a namespace: several calls went on below it to a word
+    /// found below none of its alike siblings (`annotation` in
+    /// `/annotation_layer/{pk}/annotation/{id}` beside `/report/{pk}`), too
+    /// many to have landed there by chance were they values, which share
+    /// what follows them.
+    OwnPath {
+        /// The path below it to that word, as a template (`{}/annotation`).
+        path: String,
+        /// The calls that went there.
+        calls: u64,
+    },
     /// A named view of a collection whose ids all have one spelling
     /// (`/broadcasts/latest`, `/users/profile` beside `/users/{userId}` of
     /// integers): a word is no value of such an id, however alike it
@@ -678,6 +689,10 @@ impl fmt::Display for KeptReason {
             Self::TopResource { siblings } => write!(
                 f,
                 "a resource at the top of the API: its paths meet those of {siblings} alike siblings only through ids of their own, where values there lead to shared names"
+            ),
+            Self::OwnPath { path, calls } => write!(
+                f,
+                "a name: {calls} calls went on to `{path}` below it and below none of its alike siblings, more than chance sends to one value"
             ),
             Self::OwnSubtree { met, paths } => write!(
                 f,

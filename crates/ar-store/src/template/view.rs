@@ -446,13 +446,22 @@ fn build<'r>(
         let answers: Vec<Vec<AnswerShape>> = (candidates.iter())
             .map(|k| answers_beyond(&lits[k], ctx.envelope))
             .collect();
+        // The calls that ended below each candidate, by path, where names
+        // are expected (read by `interchangeable`).
+        let calls: Vec<BTreeMap<Vec<Tok<'_>>, u64>> = if namespace || after_id {
+            (candidates.iter())
+                .map(|k| suffix_calls(&lits[k], &varying))
+                .collect()
+        } else {
+            Vec::new()
+        };
         for (group, anchor) in alike_groups(&candidates, &below, &answers, parent, namespace) {
             // Where names are expected, in a namespace or right after an id
             // its spelling proves (what to find under that resource:
             // `/Employer/1/Employee/...`, `/Employer/1/SubContractor/...`),
             // alike words are values only when they are interchangeable.
             let group = if namespace || after_id {
-                interchangeable(group, &candidates, &below, &mut kept)
+                interchangeable(group, &candidates, &below, &calls, &mut kept)
             } else {
                 group
             };
@@ -465,7 +474,8 @@ fn build<'r>(
             if top && anchor.is_none() && (group.iter()).all(|k| leads_to_param(&lits[*k])) {
                 let siblings = group.len() - 1;
                 for k in group {
-                    kept.entry(k).or_insert(KeptReason::TopResource { siblings });
+                    kept.entry(k)
+                        .or_insert(KeptReason::TopResource { siblings });
                 }
                 continue;
             }
@@ -1873,54 +1883,91 @@ fn suffixes<'a>(raws: &[&'a RawNode]) -> Suffixes<'a> {
 /// The paths below `raws` ([`suffixes`]), a leaf that `varying` holds
 /// written as a value.
 fn suffixes_with<'a>(raws: &[&'a RawNode], varying: &VaryingLeaves<'a>) -> Suffixes<'a> {
-    fn end<'a>(node: &RawNode, prefix: &[Tok<'a>], out: &mut Suffixes<'a>) {
-        if node.terminal > 0 && !prefix.is_empty() {
-            out.entry(prefix.to_vec())
-                .or_default()
-                .extend(node.shapes.iter().copied());
-        }
-    }
-    fn walk<'a>(
-        node: &'a RawNode,
-        prefix: &mut Vec<Tok<'a>>,
-        varying: &VaryingLeaves<'a>,
-        out: &mut Suffixes<'a>,
-    ) {
-        if out.len() >= MAX_SUFFIXES || prefix.len() >= MAX_SUFFIX_DEPTH {
-            return;
-        }
-        for (name, child) in &node.literals {
-            // A format suffix says how a path answers, not where it leads:
-            // `/latest.json` and `/search.json` are no more alike than
-            // `/latest` and `/search`.
-            if is_format_token(name) {
-                end(child, prefix, out);
-                walk(child, prefix, varying, out);
-                continue;
-            }
-            prefix.push(if child.value_kind.is_some() {
-                Tok::Param
-            } else if varying.holds(prefix, name) {
-                Tok::Values
-            } else {
-                Tok::Lit(name)
-            });
-            end(child, prefix, out);
-            walk(child, prefix, varying, out);
-            prefix.pop();
-        }
-        if let Some(p) = &node.param {
-            prefix.push(Tok::Param);
-            end(p, prefix, out);
-            walk(p, prefix, varying, out);
-            prefix.pop();
-        }
-    }
-    let mut out = BTreeMap::new();
-    for raw in raws {
-        walk(raw, &mut Vec::new(), varying, &mut out);
-    }
+    let mut out = Suffixes::new();
+    walk_suffixes(raws, varying, &mut |path, node| {
+        out.entry(path.to_vec())
+            .or_default()
+            .extend(node.shapes.iter().copied());
+        out.len() < MAX_SUFFIXES
+    });
     out
+}
+
+/// The paths below `raws` as [`suffixes_with`] writes them, each with the
+/// calls that ended there.
+fn suffix_calls<'a>(
+    raws: &[&'a RawNode],
+    varying: &VaryingLeaves<'a>,
+) -> BTreeMap<Vec<Tok<'a>>, u64> {
+    let mut out = BTreeMap::new();
+    walk_suffixes(raws, varying, &mut |path, node| {
+        *out.entry(path.to_vec()).or_default() += node.terminal;
+        out.len() < MAX_SUFFIXES
+    });
+    out
+}
+
+/// Calls `at(path, node)` for each node below `raws` that calls ended at,
+/// with its path as tokens (a format suffix adds none: `/latest.json` and
+/// `/search.json` are no more alike than `/latest` and `/search`; a leaf
+/// `varying` holds is a value). Once `at` says it has no more room, or the
+/// paths grow past [`MAX_SUFFIX_DEPTH`], the walk goes no deeper.
+fn walk_suffixes<'a>(
+    raws: &[&'a RawNode],
+    varying: &VaryingLeaves<'a>,
+    at: &mut dyn FnMut(&[Tok<'a>], &'a RawNode) -> bool,
+) {
+    struct Walk<'w, 'a> {
+        varying: &'w VaryingLeaves<'a>,
+        at: &'w mut dyn FnMut(&[Tok<'a>], &'a RawNode) -> bool,
+        prefix: Vec<Tok<'a>>,
+        full: bool,
+    }
+    impl<'a> Walk<'_, 'a> {
+        fn end(&mut self, node: &'a RawNode) {
+            if node.terminal > 0 && !self.prefix.is_empty() {
+                self.full |= !(self.at)(&self.prefix, node);
+            }
+        }
+        fn below(&mut self, node: &'a RawNode) {
+            if self.full || self.prefix.len() >= MAX_SUFFIX_DEPTH {
+                return;
+            }
+            for (name, child) in &node.literals {
+                if is_format_token(name) {
+                    self.end(child);
+                    self.below(child);
+                    continue;
+                }
+                let tok = if child.value_kind.is_some() {
+                    Tok::Param
+                } else if self.varying.holds(&self.prefix, name) {
+                    Tok::Values
+                } else {
+                    Tok::Lit(name)
+                };
+                self.prefix.push(tok);
+                self.end(child);
+                self.below(child);
+                self.prefix.pop();
+            }
+            if let Some(p) = &node.param {
+                self.prefix.push(Tok::Param);
+                self.end(p);
+                self.below(p);
+                self.prefix.pop();
+            }
+        }
+    }
+    let mut walk = Walk {
+        varying,
+        at,
+        prefix: Vec::new(),
+        full: false,
+    };
+    for raw in raws {
+        walk.below(raw);
+    }
 }
 
 /// Leaves below a position's literals that vary as values of one parameter
@@ -2239,23 +2286,35 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
 
 /// The members of an alike group in a namespace that are interchangeable,
 /// as values of one parameter are: most of the paths below each one meet a
-/// path below another member. A member whose paths mostly lead where no
-/// other member's do is a name (`/api/dcim/{cables,racks,sites,...}` beside
-/// `/api/virtualization/interfaces`, which share only `interfaces`): it is
-/// recorded in `kept` with what it shares, and the others are judged again
-/// without it. Values are alike by what follows them, names by what sets
-/// them apart; a name may share a child or two with another (both have
-/// `interfaces`) without being one of its kind.
+/// path below another member, and none leads on its own, again and again,
+/// to a name the others never lead to. A member whose paths mostly lead
+/// where no other member's do is a name (`/api/dcim/{cables,racks,sites,...}`
+/// beside `/api/virtualization/interfaces`, which share only `interfaces`),
+/// and so is one below which [`OWN_PATH_CALLS`] calls or more went on to a
+/// word (the first name after it and its ids) found below no other member,
+/// when calls landing below it as often as the rest of its calls do would
+/// all have landed there by chance at most [`OWN_WORD_CHANCE`] of the time
+/// (`/annotation_layer/{pk}/annotation/{id}`, six calls, beside
+/// `/report/{pk}/log/{id}` and `/css_template/{pk}`): values of one
+/// parameter share what follows them, so a name the calls found below one
+/// value alone, time after time, is that word's own. A value most calls go
+/// to can have a path of its own by chance; its share of the calls says how
+/// likely that was. Such a member is recorded in `kept`, and the others are
+/// judged again without it. Values are alike by what follows them, names by
+/// what sets them apart; a name may share a child or two with another (both
+/// have `interfaces`) without being one of its kind. `calls` holds, for each
+/// candidate, the calls that ended at each path below it ([`suffix_calls`]).
 fn interchangeable<'a>(
     mut group: Vec<&'a str>,
     candidates: &[&'a str],
     below: &[Suffixes<'a>],
+    calls: &[BTreeMap<Vec<Tok<'a>>, u64>],
     kept: &mut BTreeMap<&'a str, KeptReason>,
 ) -> Vec<&'a str> {
-    let below_of = |k: &str| {
-        let i = candidates.iter().position(|c| *c == k);
-        i.map(|i| &below[i])
-    };
+    let index = |k: &str| candidates.iter().position(|c| *c == k);
+    let below_of = |k: &str| index(k).map(|i| &below[i]);
+    let calls_of = |k: &str| index(k).and_then(|i| calls.get(i));
+    let total = |k: &str| calls_of(k).map_or(0, |c| c.values().sum::<u64>());
     loop {
         let mut names = Vec::new();
         for k in &group {
@@ -2270,17 +2329,84 @@ fn interchangeable<'a>(
             }
             let met = meeting(own, &others, true).map_or(0, |m| m.paths);
             if met * 2 < own.len() {
-                names.push((*k, met, own.len()));
+                names.push((
+                    *k,
+                    KeptReason::OwnSubtree {
+                        met,
+                        paths: own.len(),
+                    },
+                ));
+                continue;
+            }
+            let others_called: u64 = group.iter().filter(|o| *o != k).map(|o| total(o)).sum();
+            let others_words: BTreeSet<&str> = (group.iter())
+                .filter(|o| *o != k)
+                .flat_map(|o| calls_of(o).into_iter().flatten())
+                .filter_map(|(path, _)| first_word(path))
+                .collect();
+            let mut own_words: BTreeMap<&str, (u64, &[Tok<'a>])> = BTreeMap::new();
+            for (path, n) in calls_of(k).into_iter().flatten() {
+                if let Some(word) = first_word(path).filter(|w| !others_words.contains(w)) {
+                    let at = path
+                        .iter()
+                        .position(|tok| *tok == Tok::Lit(word))
+                        .unwrap_or(0);
+                    let seen = own_words.entry(word).or_insert((0, &path[..=at]));
+                    seen.0 += n;
+                }
+            }
+            // Were the words values' paths, each call would land below this
+            // member as often as the other calls do: all `n` of them by
+            // chance `share^n` of the time.
+            let chance = |n: u64| {
+                let rest = total(k).saturating_sub(n);
+                let share = rest as f64 / (rest + others_called).max(1) as f64;
+                share.powi(i32::try_from(n).unwrap_or(i32::MAX))
+            };
+            let own_word = (own_words.into_iter())
+                .find(|(_, (n, _))| *n >= OWN_PATH_CALLS && chance(*n) <= OWN_WORD_CHANCE);
+            if let Some((_, (n, path))) = own_word {
+                let path = path_text(path);
+                names.push((*k, KeptReason::OwnPath { path, calls: n }));
             }
         }
         if names.is_empty() {
             return group;
         }
-        for (k, met, paths) in names {
+        for (k, reason) in names {
             group.retain(|g| *g != k);
-            kept.insert(k, KeptReason::OwnSubtree { met, paths });
+            kept.insert(k, reason);
         }
     }
+}
+
+/// Calls to one path below one member of an alike group, and to no other
+/// member's, from which on the path is that member's own
+/// ([`interchangeable`]).
+const OWN_PATH_CALLS: u64 = 3;
+/// How likely, at most, the calls that took a word below one member of an
+/// alike group alone all landed there by chance, were the members values
+/// ([`interchangeable`]): one in two hundred.
+const OWN_WORD_CHANCE: f64 = 0.005;
+
+/// The first name on a path below a literal, when only ids come before it
+/// (`annotation` on `{}/annotation/{}`).
+fn first_word<'a>(path: &[Tok<'a>]) -> Option<&'a str> {
+    match path.iter().find(|tok| **tok != Tok::Param)? {
+        Tok::Lit(word) => Some(word),
+        Tok::Param | Tok::Values => None,
+    }
+}
+
+/// A path below a literal as tokens, written as a template (`{}/annotation/{}`).
+fn path_text(path: &[Tok<'_>]) -> String {
+    let parts: Vec<&str> = (path.iter())
+        .map(|tok| match tok {
+            Tok::Lit(name) => name,
+            Tok::Param | Tok::Values => "{}",
+        })
+        .collect();
+    parts.join("/")
 }
 
 /// The answers of flows that ended at `raws` ([`RawNode::answer_shapes`]),
@@ -4059,6 +4185,58 @@ mod tests {
         }
         observe(&mut t, "/users/me", 2, Some(20));
         assert_eq!(tpl(&t, "/users/me"), "/users/me");
+    }
+
+    /// In a namespace, alike words below one of which calls went on, time
+    /// after time, to a name found below no other are names: values share
+    /// what follows them. A value that most calls go to may have such a
+    /// path by chance, and stays a value.
+    #[test]
+    fn a_name_below_one_alike_word_alone_makes_it_a_name() {
+        let resources = ["annotation_layer", "css_template", "dataset", "report"];
+        let mut t = Templater::default();
+        for (n, name) in (0..).zip(resources) {
+            t.observe("h", &format!("/{name}/_info"), Some(1));
+            t.observe("h", &format!("/{name}/related/owner"), Some(2));
+            for id in [100 + n, 200 + n, 300 + n] {
+                t.observe("h", &format!("/{name}/{id}"), Some(3));
+            }
+        }
+        for id in [11, 12, 13, 14, 15, 16] {
+            t.observe(
+                "h",
+                &format!("/annotation_layer/{id}/annotation/{}", id + 50),
+                Some(4),
+            );
+        }
+        for id in [21, 22, 23, 24] {
+            t.observe("h", &format!("/report/{id}/log/{}", id + 50), Some(5));
+        }
+        for id in [31, 32, 33, 34, 35] {
+            t.observe("h", &format!("/dataset/{id}/refresh"), Some(6));
+        }
+        assert_eq!(
+            tpl(&t, "/css_template/301"),
+            "/css_template/{cssTemplateId}"
+        );
+        assert_explains(
+            &t,
+            "/annotation_layer/13/annotation/63",
+            "[0] annotation_layer: literal, a name: 6 calls went on to `{}/annotation` below it and below none of its alike siblings",
+        );
+        // One user most calls go to, the only one with `throttle`: by chance.
+        let mut t = Templater::default();
+        for (user, calls) in [("hana", 12), ("kemal", 3), ("amelia", 3), ("dana", 3)] {
+            for n in 0..calls {
+                t.observe("h", &format!("/{user}/feeds/{}", 1000 + n), Some(1));
+                t.observe("h", &format!("/{user}/groups"), Some(2));
+            }
+        }
+        for _ in 0..4 {
+            t.observe("h", "/hana/throttle", Some(3));
+        }
+        assert_eq!(tpl(&t, "/kemal/feeds/1001"), "/{name}/feeds/{feedId}");
+        assert_eq!(tpl(&t, "/hana/throttle"), "/{name}/throttle");
     }
 
     /// At the top of an API, words whose paths meet only through ids of
