@@ -667,14 +667,21 @@ fn required_query_counts(calls: u64, always: u64) -> bool {
 /// runs an action (RFC 9110: the target processes what is sent).
 pub(crate) const POSTED: u8 = 1 << 4;
 
+/// The [`RawNode::methods`] bit of DELETE, which removes the resource a
+/// path names.
+pub(crate) const DELETED: u8 = 1 << 1;
+
+/// The [`RawNode::methods`] bit of GET and HEAD, which read it.
+pub(crate) const READ: u8 = 1 << 3;
+
 /// One bit per method: PUT, DELETE, PATCH (the [`WRITES_RESOURCE`] bits),
 /// then GET or HEAD, POST, any other.
 pub(crate) fn method_bit(method: &str) -> u8 {
     match method.to_ascii_uppercase().as_str() {
         "PUT" => 1,
-        "DELETE" => 1 << 1,
+        "DELETE" => DELETED,
         "PATCH" => 1 << 2,
-        "GET" | "HEAD" => 1 << 3,
+        "GET" | "HEAD" => READ,
         "POST" => POSTED,
         _ => 1 << 5,
     }

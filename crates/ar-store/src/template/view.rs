@@ -11,8 +11,8 @@ use self::collections::Sort;
 use super::answer::{any_alike, envelope_leaves};
 use super::naming::{NameInput, name_params};
 use super::trie::{
-    MISSING, NEVER_AFTER_CALLS, Origin, POSTED, REQUIRED_AFTER_CALLS, REQUIRED_QUERY_CALLS,
-    RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of,
+    DELETED, MISSING, NEVER_AFTER_CALLS, Origin, POSTED, READ, REQUIRED_AFTER_CALLS,
+    REQUIRED_QUERY_CALLS, RawNode, TemplaterConfig, WRITES_RESOURCE, kind_bit, kinds_of,
 };
 use super::{
     AnswerShape, Decision, Evidence, Explanation, JoinedParam, KeptReason, PathParam, PathTemplate,
@@ -523,11 +523,21 @@ fn build<'r>(
                 } else {
                     Vec::new()
                 };
-                let alike_items: BTreeSet<&str> = (alike_groups.into_iter())
+                let mut alike_items: BTreeSet<&str> = (alike_groups.into_iter())
                     .map(|(group, _)| group)
                     .filter(|group| group.iter().any(|k| verbs.contains(k)))
                     .flatten()
                     .collect();
+                // An operation is run or read, never deleted: several words
+                // that were each read and deleted are items of their own
+                // (`/config/{target}/NODE_ENV`, `.../AWS_REGION`).
+                let kept_items: Vec<&str> = (verbs.iter())
+                    .filter(|k| read_and_deleted(&lits[**k]))
+                    .copied()
+                    .collect();
+                if kept_items.len() >= MANY_ALIKE_ITEMS {
+                    alike_items.extend(kept_items);
+                }
                 after_several.extend(verbs.iter().filter(|k| !alike_items.contains(*k)));
                 let open: Vec<&str> = (candidates.iter())
                     .filter(|k| !after_several.contains(*k))
@@ -1023,6 +1033,13 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
 /// them) was a PUT, DELETE or PATCH, which act on the resource a path names.
 fn written_to(raws: &[&RawNode]) -> bool {
     ended_with(raws, |node| node.methods) & WRITES_RESOURCE != 0
+}
+
+/// Whether the flows that ended at `raws` both read (GET) and deleted what
+/// the path names: a resource's life, which no operation has.
+fn read_and_deleted(raws: &[&RawNode]) -> bool {
+    let methods = ended_with(raws, |node| node.methods);
+    methods & READ != 0 && methods & DELETED != 0
 }
 
 /// Whether any path through `raws` goes on to a parameter (an id of theirs).
@@ -3727,6 +3744,44 @@ mod tests {
             tpl(&t, "/transactions/beta/invoice/send_email"),
             "/transactions/{transaction}/invoice/send_email"
         );
+    }
+
+    /// Words that follow several values are operations on them, but an
+    /// operation is run or read, never deleted: three words each read and
+    /// deleted after several values are items, answering alike. Read only,
+    /// the same words stay names.
+    #[test]
+    fn words_read_and_deleted_after_several_values_are_items() {
+        let call = |method| SeenCall {
+            shape: Some(AnswerShape::exact(3)),
+            query: None,
+            method: Some(method),
+            status: None,
+        };
+        let keys = ["AWS_REGION", "FEATURE_FLAGS", "NODE_ENV"];
+        let targets = ["atlas", "cedar", "delta", "ember", "lumen"];
+        for deleted in [true, false] {
+            let mut t = Templater::default();
+            for (n, target) in targets.iter().enumerate() {
+                for key in [keys[n % 3], keys[(n + 1) % 3]] {
+                    let path = format!("/config/{target}/{key}");
+                    t.observe_with_origins("h", &path, call("GET"), &[]);
+                    if deleted {
+                        t.observe_with_origins("h", &path, call("DELETE"), &[]);
+                    }
+                }
+            }
+            let expected = if deleted {
+                "/config/{owner}/{config}"
+            } else {
+                "/config/{config}/NODE_ENV"
+            };
+            assert_eq!(
+                tpl(&t, "/config/delta/NODE_ENV"),
+                expected,
+                "deleted: {deleted}"
+            );
+        }
     }
 
     #[test]
