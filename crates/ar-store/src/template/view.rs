@@ -446,22 +446,21 @@ fn build<'r>(
         let answers: Vec<Vec<AnswerShape>> = (candidates.iter())
             .map(|k| answers_beyond(&lits[k], ctx.envelope))
             .collect();
-        // The calls that ended below each candidate, by path, where names
-        // are expected (read by `interchangeable`).
-        let calls: Vec<BTreeMap<Vec<Tok<'_>>, u64>> = if namespace || after_id {
-            (candidates.iter())
-                .map(|k| suffix_calls(&lits[k], &varying))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        // The calls that ended below each candidate, by path, read by
+        // `interchangeable` (worked out once, when a group needs them).
+        let mut calls: Option<Vec<BTreeMap<Vec<Tok<'_>>, u64>>> = None;
         for (group, anchor) in alike_groups(&candidates, &below, &answers, parent, namespace) {
             // Where names are expected, in a namespace or right after an id
             // its spelling proves (what to find under that resource:
             // `/Employer/1/Employee/...`, `/Employer/1/SubContractor/...`),
             // alike words are values only when they are interchangeable.
             let group = if namespace || after_id {
-                interchangeable(group, &candidates, &below, &calls, &mut kept)
+                let calls = calls.get_or_insert_with(|| {
+                    (candidates.iter())
+                        .map(|k| suffix_calls(&lits[k], &varying))
+                        .collect()
+                });
+                interchangeable(group, &candidates, &below, calls, &mut kept)
             } else {
                 group
             };
