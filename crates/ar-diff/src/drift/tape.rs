@@ -111,11 +111,12 @@ impl<'t> OnTape<'t> {
         }
     }
 
-    /// What a container holds: its first value's index (an array) or first key's (an object),
-    /// and its end's.
-    fn inside(self) -> std::ops::Range<usize> {
+    /// What an object (`object`) or an array holds: the index of its first key or value, and of
+    /// its end; empty for any other value.
+    fn inside(self, object: bool) -> std::ops::Range<usize> {
         match self.tokens[self.at] {
-            Token::Object { end } | Token::Array { end } => self.at + 1..end as usize,
+            Token::Object { end } if object => self.at + 1..end as usize,
+            Token::Array { end } if !object => self.at + 1..end as usize,
             _ => 0..0,
         }
     }
@@ -148,10 +149,7 @@ impl<'t> Json<'t> for OnTape<'t> {
     }
 
     fn items(self) -> impl Iterator<Item = Self> {
-        let range = match self.tokens[self.at] {
-            Token::Array { .. } => self.inside(),
-            _ => 0..0,
-        };
+        let range = self.inside(false);
         let mut at = range.start;
         std::iter::from_fn(move || {
             (at < range.end).then(|| {
@@ -163,10 +161,7 @@ impl<'t> Json<'t> for OnTape<'t> {
     }
 
     fn members(self) -> impl Iterator<Item = (&'t [u8], Self)> {
-        let range = match self.tokens[self.at] {
-            Token::Object { .. } => self.inside(),
-            _ => 0..0,
-        };
+        let range = self.inside(true);
         let mut at = range.start;
         std::iter::from_fn(move || {
             (at < range.end).then(|| {

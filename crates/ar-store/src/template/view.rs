@@ -4370,30 +4370,25 @@ mod tests {
             "/ws/api/where/stops-for-location",
             "[3] stops-for-location: literal, a name among names: it answered alike a few siblings, beside 9 names of this namespace",
         );
-        // Twice as many names beside them are enough.
-        let mut t = Templater::default();
-        for (shape, name) in (10..).zip(&names[..6]) {
-            t.observe("h", &format!("/ws/api/where/{name}"), Some(shape));
+        // Twice as many names beside them are enough; with fewer, the alike
+        // leaves are values.
+        for (beside, expected) in [
+            (6, "/ws/api/where/bicycle-rental"),
+            (2, "/ws/api/where/{where}"),
+        ] {
+            let mut t = Templater::default();
+            for (shape, name) in (10..).zip(&names[..beside]) {
+                t.observe("h", &format!("/ws/api/where/{name}"), Some(shape));
+            }
+            for name in ["bicycle-rental", "stops-for-location", "vehicles-for-route"] {
+                t.observe("h", &format!("/ws/api/where/{name}"), Some(1));
+            }
+            assert_eq!(
+                tpl(&t, "/ws/api/where/bicycle-rental"),
+                expected,
+                "{beside} names"
+            );
         }
-        for name in ["bicycle-rental", "stops-for-location", "vehicles-for-route"] {
-            t.observe("h", &format!("/ws/api/where/{name}"), Some(1));
-        }
-        assert_eq!(
-            tpl(&t, "/ws/api/where/bicycle-rental"),
-            "/ws/api/where/bicycle-rental"
-        );
-        // Fewer names beside them, and the alike leaves are values.
-        let mut t = Templater::default();
-        for (shape, name) in (10..).zip(&names[..2]) {
-            t.observe("h", &format!("/ws/api/where/{name}"), Some(shape));
-        }
-        for name in ["bicycle-rental", "stops-for-location", "vehicles-for-route"] {
-            t.observe("h", &format!("/ws/api/where/{name}"), Some(1));
-        }
-        assert_eq!(
-            tpl(&t, "/ws/api/where/bicycle-rental"),
-            "/ws/api/where/{where}"
-        );
     }
 
     /// Words only posted to beside ids that were read, patched and deleted
