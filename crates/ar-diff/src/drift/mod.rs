@@ -49,7 +49,7 @@ use std::sync::Arc;
 use ar_schema::Tape;
 
 use crate::document::Document;
-use crate::matcher::{Lookup, OperationMatcher, request_path};
+use crate::matcher::{Lookup, OperationMatcher, after_scheme};
 use crate::method::Method;
 use crate::servers;
 use contract::Contracts;
@@ -216,7 +216,7 @@ pub struct Drift {
     /// What the operations called document, worked out once (for the next flow).
     contracts: Contracts,
     /// Whether the spec serves each authority met, as sent (for the next flow).
-    served: HashMap<String, bool>,
+    served: HashMap<String, bool, foldhash::fast::RandomState>,
 }
 
 /// Hosts the spec does not serve that a drift counts flows of by name; the rest are counted
@@ -252,7 +252,7 @@ impl Drift {
             matched: 0,
             not_listed: 0,
             contracts: Contracts::default(),
-            served: HashMap::new(),
+            served: HashMap::default(),
         }
     }
 
@@ -272,7 +272,8 @@ impl Drift {
         self.flows += 1;
         let baseline = self.baseline.clone();
         let published = &*baseline.0;
-        if let (Some(hosts), Some(authority)) = (&published.hosts, authority_of(exchange.url)) {
+        let target = Target::of(exchange.url);
+        if let (Some(hosts), Some(authority)) = (&published.hosts, target.authority) {
             let served = match self.served.get(authority) {
                 Some(&served) => served,
                 None => {
@@ -297,16 +298,18 @@ impl Drift {
             }
         }
         let lookup = match Method::parse(exchange.method) {
-            Some(method) => published.matcher.lookup(method, exchange.url),
+            Some(method) => published.matcher.lookup(method, target.path),
             None => Lookup::NotFound,
         };
         let route = match lookup {
             Lookup::Operation(route) => route,
-            Lookup::MethodNotDocumented { methods, .. } => return self.shadow(exchange, methods),
-            Lookup::NotFound => return self.shadow(exchange, Vec::new()),
+            Lookup::MethodNotDocumented { methods, .. } => {
+                return self.shadow(exchange, &target, methods);
+            }
+            Lookup::NotFound => return self.shadow(exchange, &target, Vec::new()),
         };
         let Some(operation) = published.document.routed(&route) else {
-            return self.shadow(exchange, Vec::new());
+            return self.shadow(exchange, &target, Vec::new());
         };
         self.matched += 1;
         let paths = self.called.entry(route.method).or_default();
@@ -323,12 +326,10 @@ impl Drift {
             self.record(key, None, BTreeSet::new(), at.id);
         }
         let document = &published.document;
-        let query = exchange.url.split_once('?').map_or("", |(_, q)| q);
-        let query = query.split('#').next().unwrap_or_default();
         let mut issues = params::check(
             document,
             &operation,
-            query,
+            target.query,
             &exchange.headers,
             &published.credentials,
         );
@@ -365,8 +366,8 @@ impl Drift {
         report::build(self, &current)
     }
 
-    fn shadow(&mut self, exchange: &Exchange<'_>, documented: Vec<Method>) {
-        let sent = request_path(exchange.url);
+    fn shadow(&mut self, exchange: &Exchange<'_>, target: &Target<'_>, documented: Vec<Method>) {
+        let sent = target.path;
         let (keyed, group) = match exchange.endpoint {
             Some(key) => (true, key),
             None => (false, sent),
@@ -379,7 +380,7 @@ impl Drift {
         let shadow = self.shadows.entry(key).or_insert_with(|| Shadow {
             keyed,
             path: sent.to_owned(),
-            host: host_of(exchange.url),
+            host: target.authority.map(str::to_ascii_lowercase),
             documented,
             flows: FlowIds::default(),
         });
@@ -440,21 +441,64 @@ impl Place<'_> {
     }
 }
 
-/// The host of a whole URL (`https://shop.test:8443/x` → `shop.test:8443`), lowercase.
-fn host_of(url: &str) -> Option<String> {
-    authority_of(url).map(str::to_ascii_lowercase)
+/// A request target cut into the three parts a drift reads, in one pass over it rather than
+/// one a part: each part is what it was when looked for on its own (the path is what
+/// [`request_path`](crate::matcher::request_path) gives, the query what follows the first `?`,
+/// a malformed target's quirks included), so the findings are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Target<'u> {
+    /// The host of a whole URL as sent (`https://Shop.test:8443/x` → `Shop.test:8443`).
+    authority: Option<&'u str>,
+    /// The path, without query or fragment.
+    path: &'u str,
+    /// What follows the first `?`, up to a `#`.
+    query: &'u str,
 }
 
-/// The host of a whole URL as sent (`https://Shop.test:8443/x` → `Shop.test:8443`).
-fn authority_of(url: &str) -> Option<&str> {
-    let rest = crate::matcher::after_scheme(url)?;
-    let end = rest
-        .bytes()
-        .position(|b| matches!(b, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    let host = &rest[..end];
-    let host = host.rfind('@').map_or(host, |at| &host[at + 1..]);
-    (!host.is_empty()).then_some(host)
+impl<'u> Target<'u> {
+    fn of(url: &'u str) -> Target<'u> {
+        let stop = |from: usize, stops: &[u8]| {
+            url.as_bytes()[from..]
+                .iter()
+                .position(|b| stops.contains(b))
+                .map_or(url.len(), |at| from + at)
+        };
+        // Where the path starts (`None`: a whole URL with no path, which is `/`), and from
+        // where the first `?` is to be looked for (none comes before it).
+        let (authority, path_start, scanned) = match after_scheme(url) {
+            Some(rest) => {
+                let start = url.len() - rest.len();
+                let end = stop(start, b"/?#");
+                let host = &url[start..end];
+                // Bytes, not `rfind`: a host is a few bytes, and a `memrchr` set up costs more.
+                let at = host.bytes().rposition(|b| b == b'@');
+                let host = at.map_or(host, |at| &host[at + 1..]);
+                let authority = (!host.is_empty()).then_some(host);
+                match url.as_bytes().get(end) {
+                    Some(b'/') => (authority, Some(end), None),
+                    // `https://x?a=/b`: the first `/` anywhere after the scheme starts the path.
+                    _ => (
+                        authority,
+                        url[end..].find('/').map(|at| end + at),
+                        Some(end),
+                    ),
+                }
+            }
+            None => (None, Some(0), None),
+        };
+        let path_end = path_start.map_or(url.len(), |start| stop(start, b"?#"));
+        let path = path_start.map_or("/", |start| &url[start..path_end]);
+        let question = stop(scanned.unwrap_or(path_end), b"?");
+        let query = match url.get(question + 1..) {
+            Some(after) => &after[..after.find('#').unwrap_or(after.len())],
+            None => "",
+        };
+        Target {
+            authority,
+            path,
+            query,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -283,3 +283,72 @@ fn a_body_sent_again_names_every_flow_that_sent_it_and_on_each_side_its_own_issu
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_target_is_cut_as_each_part_was_looked_for_on_its_own() {
+    // The parts as they were found before they were found in one pass.
+    fn authority(url: &str) -> Option<&str> {
+        let rest = crate::matcher::after_scheme(url)?;
+        let end = rest
+            .bytes()
+            .position(|b| matches!(b, b'/' | b'?' | b'#'))
+            .unwrap_or(rest.len());
+        let host = &rest[..end];
+        let host = host.rfind('@').map_or(host, |at| &host[at + 1..]);
+        (!host.is_empty()).then_some(host)
+    }
+    // Targets made of the bytes that delimit its parts.
+    let mut n = 1_u64;
+    let odd: Vec<String> = (0..4000)
+        .map(|i| {
+            let mut url = if i % 2 == 0 { "h://" } else { "" }.to_owned();
+            for _ in 0..10 {
+                n = n.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                url.push(['/', '?', '#', '@', ':', 'a', '.'][(n >> 59) as usize % 7]);
+            }
+            url
+        })
+        .collect();
+    fn query(url: &str) -> &str {
+        let query = url.split_once('?').map_or("", |(_, q)| q);
+        query.split('#').next().unwrap_or_default()
+    }
+    for url in [
+        "http://localhost:18480/varied",
+        "https://User:pw@Shop.test:8443/a/b?c=1&d=%20#frag",
+        "https://x.test",
+        "https://x.test?a=1",
+        "https://x.test?a=/b#c",
+        "https://x.test#f/g?h",
+        "https://@/p",
+        "https://a@b@c.test/p?q",
+        "/v1/users/7?fields=name",
+        "/a#x?y",
+        "/a?b?c#d#e",
+        "/login?next=https://x.test/a",
+        "/a:b//c",
+        "no-slash",
+        "mailto:x?y",
+        "svn+ssh://h/r",
+        "",
+        "?",
+        "http://",
+        "http://?",
+        "https://é.test/ü?ö=1",
+    ]
+    .into_iter()
+    .chain(odd.iter().map(String::as_str))
+    {
+        let target = Target::of(url);
+        assert_eq!(
+            target,
+            Target {
+                authority: authority(url),
+                path: crate::matcher::request_path(url),
+                query: query(url),
+            },
+            "{url}"
+        );
+        assert_eq!(crate::matcher::request_path(target.path), target.path);
+    }
+}
