@@ -24,7 +24,8 @@ const MAX_MEDIA_TYPES: usize = 16;
 /// document cost as much for every flow as the body walk itself.
 ///
 /// Operations are known by the address of their object in the document, which the drift's
-/// [`super::Baseline`] shares and never changes (as [`Shapes`] knows schemas).
+/// [`super::Baseline`] shares and never changes (as [`Shapes`] knows schemas), and are only
+/// looked up in the document when something about them is not worked out yet.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Contracts {
     pub(super) shapes: Shapes,
@@ -46,12 +47,19 @@ struct Terms {
     schema: Option<ShapeId>,
 }
 
+/// An operation as the contracts know it: the address of its object, and how to find it in
+/// the document (which never fails for an address that it gave).
+pub(super) struct OperationAt<'f, 'd> {
+    pub(super) key: usize,
+    pub(super) find: &'f dyn Fn() -> Option<Operation<'d>>,
+}
+
 impl Contracts {
     /// The issues of a request body (`status` `None`), or of an answer and its body.
     pub(super) fn issues(
         &mut self,
         document: &Document,
-        operation: &Operation<'_>,
+        operation: &OperationAt<'_, '_>,
         status: Option<u16>,
         body: Option<Payload<'_>>,
     ) -> Vec<Issue> {
@@ -91,13 +99,13 @@ impl Contracts {
     fn terms(
         &mut self,
         document: &Document,
-        operation: &Operation<'_>,
+        operation: &OperationAt<'_, '_>,
         status: Option<u16>,
         body: Option<Payload<'_>>,
         json: bool,
     ) -> Terms {
         let media_type = body.and_then(|b| b.media_type);
-        let key = (std::ptr::from_ref(operation.value()).addr(), status, json);
+        let key = (operation.key, status, json);
         let known = self.terms.get(&key).and_then(|kept| {
             kept.iter()
                 .find(|(sent, _)| sent.as_deref() == media_type)
@@ -106,7 +114,11 @@ impl Contracts {
         if let Some(terms) = known {
             return terms.clone();
         }
-        let terms = self.terms_of(document, operation, status, body, json);
+        // The document gave the address, and it does not change: the operation is there.
+        let terms = match (operation.find)() {
+            Some(operation) => self.terms_of(document, &operation, status, body, json),
+            None => Terms::default(),
+        };
         let kept = self.terms.entry(key).or_default();
         if kept.len() < MAX_MEDIA_TYPES {
             kept.push((media_type.map(str::to_owned), terms.clone()));

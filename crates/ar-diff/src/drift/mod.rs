@@ -38,6 +38,7 @@ mod checked;
 mod contract;
 mod finding;
 mod markdown;
+mod operations;
 mod params;
 mod report;
 mod shape;
@@ -52,8 +53,9 @@ use crate::document::Document;
 use crate::matcher::{Lookup, OperationMatcher, after_scheme};
 use crate::method::Method;
 use crate::servers;
-use contract::Contracts;
+use contract::{Contracts, OperationAt};
 use finding::{Entry, FlowIds, Issue, Key};
+use operations::Operations;
 use params::Credentials;
 
 pub use finding::{Category, Finding, FindingKind, Location, MAX_FLOW_IDS};
@@ -215,6 +217,8 @@ pub struct Drift {
     not_listed: u64,
     /// What the operations called document, worked out once (for the next flow).
     contracts: Contracts,
+    /// The operations called, as their first call read them (for the next flow).
+    operations: Operations,
     /// Whether the spec serves each authority met, as sent (for the next flow).
     served: HashMap<String, bool, foldhash::fast::RandomState>,
 }
@@ -252,6 +256,7 @@ impl Drift {
             matched: 0,
             not_listed: 0,
             contracts: Contracts::default(),
+            operations: Operations::default(),
             served: HashMap::default(),
         }
     }
@@ -308,31 +313,42 @@ impl Drift {
             }
             Lookup::NotFound => return self.shadow(exchange, &target, Vec::new()),
         };
-        let Some(operation) = published.document.routed(&route) else {
+        let document = &published.document;
+        let find = || document.routed(&route);
+        let Some(operation) = self.operations.get_or_read(
+            document,
+            route.template,
+            route.method,
+            &published.credentials,
+            find,
+        ) else {
             return self.shadow(exchange, &target, Vec::new());
         };
         self.matched += 1;
-        let paths = self.called.entry(route.method).or_default();
-        if !paths.contains(route.path) {
+        if !std::mem::replace(&mut operation.called, true) {
+            let paths = self.called.entry(route.method).or_default();
             paths.insert(route.path.to_owned());
         }
+        let deprecated = operation.deprecated;
+        let mut issues = params::check(
+            &operation.parameters,
+            target.query,
+            &exchange.headers,
+            &published.credentials,
+        );
+        let operation = OperationAt {
+            key: operation.key,
+            find: &find,
+        };
         let at = Place {
             method: route.method,
             path: route.path,
             id: exchange.id,
         };
-        if operation.deprecated() {
+        if deprecated {
             let key = at.key(FindingKind::ZombieEndpoint, None, None, String::new());
             self.record(key, None, BTreeSet::new(), at.id);
         }
-        let document = &published.document;
-        let mut issues = params::check(
-            document,
-            &operation,
-            target.query,
-            &exchange.headers,
-            &published.credentials,
-        );
         if let Some(body) = exchange.request {
             let body_issues = self
                 .contracts

@@ -10,6 +10,7 @@
 //! `Authorization`, ...) are never reported. Cookies are not checked: a browser sends every
 //! cookie of the site to every call.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::Value;
@@ -129,67 +130,152 @@ impl Credentials {
     }
 }
 
-/// One documented parameter, as the checks read it.
+/// What one operation documents of the query and the headers, read out of the document once,
+/// when a flow first calls it: reading the parameter lists (references, path item and
+/// operation) cost as much for every flow as checking what the flow sent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Documented {
+    queries: Vec<QueryParam>,
+    /// Header names the operation documents (its parameters and `apiKey` schemes), lowercase.
+    headers: Vec<Box<str>>,
+    /// Header parameters it requires, lowercase (those OpenAPI says a list does not describe
+    /// left out).
+    required_headers: Vec<Box<str>>,
+}
+
+/// A documented query parameter.
+#[derive(Clone, Debug)]
+struct QueryParam {
+    name: Box<str>,
+    required: bool,
+    /// For an exploded form-style object: the property names it spreads into the query
+    /// (`None`: any name, a free-form object).
+    spread: Option<Option<Vec<Box<str>>>>,
+}
+
+impl Documented {
+    /// What `operation` (and its path item) documents; `credentials` are the document's.
+    pub(crate) fn of(
+        document: &Document,
+        operation: &Operation<'_>,
+        credentials: &Credentials,
+    ) -> Documented {
+        let mut documented = Documented::default();
+        let mut headers: BTreeSet<Box<str>> = credentials
+            .headers
+            .iter()
+            .map(|h| h.as_str().into())
+            .collect();
+        for param in parameters(document, operation) {
+            match param.location {
+                "query" => documented.queries.push(QueryParam {
+                    name: param.name.into(),
+                    required: param.required,
+                    spread: param
+                        .spread
+                        .map(|names| names.map(|n| n.into_iter().map(Box::from).collect())),
+                }),
+                "header" => {
+                    let lower = param.name.to_ascii_lowercase().into_boxed_str();
+                    let ignored = IGNORED_HEADERS.contains(&&*lower);
+                    if param.required && !ignored {
+                        documented.required_headers.push(lower.clone());
+                    }
+                    headers.insert(lower);
+                }
+                _ => {}
+            }
+        }
+        documented.headers = headers.into_iter().collect();
+        documented
+    }
+}
+
+/// One documented parameter, as the operation lists it.
 struct Param<'d> {
     location: &'d str,
     name: &'d str,
     required: bool,
-    /// For an exploded form-style object: the property names it spreads into the query
-    /// (`None`: any name, a free-form object).
+    /// As [`QueryParam`]'s.
     spread: Option<Option<Vec<&'d str>>>,
 }
 
-/// The issues of a request's query (`query`, without `?`) and header names.
+/// The issues of a request's query (`query`, without `?`) and header names against what its
+/// operation documents.
 pub(crate) fn check(
-    document: &Document,
-    operation: &Operation<'_>,
+    documented: &Documented,
     query: &str,
     headers: &[&str],
     credentials: &Credentials,
 ) -> Vec<Issue> {
-    let params = parameters(document, operation);
     let mut issues = Vec::new();
-    let sent: BTreeSet<String> = query
+    // Most calls send no query, and most operations require none: even an empty set of
+    // names sent costs hundreds of instructions.
+    if !query.is_empty() || documented.queries.iter().any(|p| p.required) {
+        check_query(documented, query, credentials, &mut issues);
+    }
+    check_headers(documented, headers, &mut issues);
+    issues
+}
+
+fn check_query(
+    documented: &Documented,
+    query: &str,
+    credentials: &Credentials,
+    issues: &mut Vec<Issue>,
+) {
+    // The names sent, decoded, once each and in order: a sorted list, since a query has a
+    // few (a set of them cost a thousand instructions for one name).
+    let mut sent: Vec<Cow<'_, str>> = query
         .split('&')
         .filter_map(|pair| {
             let name = pair.split('=').next().unwrap_or_default();
-            (!name.is_empty()).then(|| percent_decode(&name.replace('+', " ")).into_owned())
+            (!name.is_empty()).then(|| decoded(name))
         })
         .collect();
-    let queries: Vec<&Param<'_>> = params.iter().filter(|p| p.location == "query").collect();
+    sent.sort_unstable();
+    sent.dedup();
     for name in &sent {
-        if !query_documented(name, &queries, credentials) {
+        if !query_documented(name, &documented.queries, credentials) {
             issues.push(Issue::new(
                 FindingKind::UndocumentedParameter,
                 Location::Query,
-                name.as_str(),
+                &**name,
             ));
         }
     }
-    for param in queries.iter().filter(|p| p.required) {
+    for param in documented.queries.iter().filter(|p| p.required) {
         let present = match &param.spread {
             Some(None) => true,
-            Some(Some(names)) => names.iter().any(|n| sent.contains(*n)),
-            None => sent.iter().any(|s| base_name(s) == param.name),
+            Some(Some(names)) => names.iter().any(|n| sent.iter().any(|s| **s == **n)),
+            None => sent.iter().any(|s| base_name(s) == &*param.name),
         };
         if !present {
             issues.push(Issue::new(
                 FindingKind::MissingRequiredParameter,
                 Location::Query,
-                param.name,
+                &*param.name,
             ));
         }
     }
-    let header_params: Vec<&Param<'_>> = params.iter().filter(|p| p.location == "header").collect();
-    let mut seen = BTreeSet::new();
+}
+
+fn check_headers(documented: &Documented, headers: &[&str], issues: &mut Vec<Issue>) {
+    let mut buffer = [0; LOWERED_BYTES];
     for name in headers {
+        let known = |lower: &[u8]| {
+            documented.headers.iter().any(|h| h.as_bytes() == lower) || is_standard(lower)
+        };
+        let known = match lowered(name, &mut buffer) {
+            Some(lower) => known(lower),
+            None => known(name.to_ascii_lowercase().as_bytes()),
+        };
+        if known {
+            continue;
+        }
         let lower = name.to_ascii_lowercase();
-        let documented = is_standard(&lower)
-            || credentials.headers.contains(&lower)
-            || header_params
-                .iter()
-                .any(|p| p.name.eq_ignore_ascii_case(&lower));
-        if !documented && seen.insert(lower.clone()) {
+        let reported = |issue: &Issue| issue.location == Location::Header && issue.name == lower;
+        if !issues.iter().any(reported) {
             issues.push(Issue::new(
                 FindingKind::UndocumentedParameter,
                 Location::Header,
@@ -197,30 +283,46 @@ pub(crate) fn check(
             ));
         }
     }
-    for param in header_params.iter().filter(|p| p.required) {
-        let ignored = IGNORED_HEADERS
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case(param.name));
-        if !ignored && !headers.iter().any(|h| h.eq_ignore_ascii_case(param.name)) {
+    for required in &documented.required_headers {
+        if !headers.iter().any(|h| h.eq_ignore_ascii_case(required)) {
             issues.push(Issue::new(
                 FindingKind::MissingRequiredParameter,
                 Location::Header,
-                param.name.to_ascii_lowercase(),
+                &**required,
             ));
         }
     }
-    issues
 }
 
-fn query_documented(name: &str, queries: &[&Param<'_>], credentials: &Credentials) -> bool {
+/// Header names up to this long (all but odd ones) are lowered on the stack to be compared.
+const LOWERED_BYTES: usize = 64;
+
+/// `name` in lowercase, in `buffer`; `None` when it is too long for it.
+fn lowered<'b>(name: &str, buffer: &'b mut [u8; LOWERED_BYTES]) -> Option<&'b [u8]> {
+    let lower = buffer.get_mut(..name.len())?;
+    lower.copy_from_slice(name.as_bytes());
+    lower.make_ascii_lowercase();
+    Some(lower)
+}
+
+/// A query name as the server reads it: `+` is a space, then percent-decoded.
+fn decoded(name: &str) -> Cow<'_, str> {
+    if name.contains('+') {
+        Cow::Owned(percent_decode(&name.replace('+', " ")).into_owned())
+    } else {
+        percent_decode(name)
+    }
+}
+
+fn query_documented(name: &str, queries: &[QueryParam], credentials: &Credentials) -> bool {
     let base = base_name(name);
     credentials.queries.contains(name)
         || queries.iter().any(|p| {
-            p.name == name
-                || p.name == base
+            *p.name == *name
+                || *p.name == *base
                 || match &p.spread {
                     Some(None) => true,
-                    Some(Some(names)) => names.contains(&name) || names.contains(&base),
+                    Some(Some(names)) => names.iter().any(|n| **n == *name || **n == *base),
                     None => false,
                 }
         })
@@ -234,9 +336,18 @@ fn base_name(name: &str) -> &str {
     }
 }
 
-fn is_standard(lower: &str) -> bool {
-    STANDARD_HEADERS.binary_search(&lower).is_ok()
-        || STANDARD_PREFIXES.iter().any(|p| lower.starts_with(p))
+/// Whether `lower` (a header name in lowercase) is a standard request header: among the
+/// names that start with its letter, so that only one of its length is compared in full.
+fn is_standard(lower: &[u8]) -> bool {
+    let first = lower.first().copied();
+    let from = STANDARD_HEADERS.partition_point(|h| Some(h.as_bytes()[0]) < first);
+    STANDARD_HEADERS[from..]
+        .iter()
+        .take_while(|h| Some(h.as_bytes()[0]) == first)
+        .any(|h| h.as_bytes() == lower)
+        || STANDARD_PREFIXES
+            .iter()
+            .any(|prefix| lower.starts_with(prefix.as_bytes()))
 }
 
 /// The operation's parameters and its path item's (the operation's win on a location and name).
@@ -322,7 +433,8 @@ mod tests {
         .unwrap();
         let operation = &doc.operations()[0];
         let credentials = Credentials::of(&doc);
-        check(&doc, operation, query, headers, &credentials)
+        let documented = Documented::of(&doc, operation, &credentials);
+        check(&documented, query, headers, &credentials)
             .into_iter()
             .map(|i| format!("{} {:?} {}", i.kind.id(), i.location, i.name))
             .collect()
@@ -339,25 +451,75 @@ mod tests {
                     "x-tenant",
                     "X-KEY",
                     "Sec-Fetch-Mode",
-                    "User-Agent"
+                    "User-Agent",
+                    &format!("Sec-Ch-{}", "X".repeat(LOWERED_BYTES)),
                 ]
             ),
             Vec::<String>::new()
         );
         assert!(STANDARD_HEADERS.windows(2).all(|w| w[0] < w[1]), "sorted");
+        assert!(
+            STANDARD_HEADERS
+                .iter()
+                .all(|h| *h == h.to_ascii_lowercase())
+        );
+    }
+
+    #[test]
+    fn a_standard_header_is_known_in_any_case() {
+        let by_search = |name: &str| {
+            let lower = name.to_ascii_lowercase();
+            STANDARD_HEADERS.binary_search(&lower.as_str()).is_ok()
+                || STANDARD_PREFIXES.iter().any(|p| lower.starts_with(p))
+        };
+        let mut names: Vec<String> = STANDARD_HEADERS
+            .iter()
+            .flat_map(|h| [h.to_ascii_uppercase(), format!("{h}x"), h[1..].to_owned()])
+            .collect();
+        names.extend(
+            [
+                "",
+                "Host",
+                "hOsT",
+                "Sec-Fetch-Mode",
+                "SEC-",
+                "sec",
+                "Proxy-Authorization",
+                ":authority",
+                ":",
+                "X-Forwarded-Port",
+                "x-forwarded",
+                "X-Client",
+                "zzz",
+                "\u{e9}tag",
+                "Ümlaut",
+            ]
+            .map(str::to_owned),
+        );
+        for name in &names {
+            let lower = name.to_ascii_lowercase();
+            assert_eq!(is_standard(lower.as_bytes()), by_search(name), "{name}");
+        }
     }
 
     #[test]
     fn undocumented_and_missing_parameters() {
+        let long = "x-".repeat(LOWERED_BYTES);
         assert_eq!(
             issues(
                 "sort=asc&q=&my%20name=1",
-                &["X-Client-Version", "x-client-version"]
+                &[
+                    "X-Client-Version",
+                    "x-client-version",
+                    &long,
+                    &long.to_uppercase()
+                ]
             ),
             [
                 "undocumented_parameter Query my name",
                 "undocumented_parameter Query sort",
                 "undocumented_parameter Header x-client-version",
+                &format!("undocumented_parameter Header {long}"),
                 "missing_required_parameter Header x-tenant",
             ]
         );
