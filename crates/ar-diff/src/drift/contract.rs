@@ -8,7 +8,7 @@ use ar_schema::Tape;
 use serde_json::{Map, Value};
 
 use super::Payload;
-use super::body::Side;
+use super::body::{Scratch, Side};
 use super::checked::CheckedBodies;
 use super::finding::{FindingKind, Issue, Location};
 use super::shape::{ShapeId, Shapes};
@@ -29,10 +29,12 @@ const MAX_MEDIA_TYPES: usize = 16;
 #[derive(Clone, Debug, Default)]
 pub(super) struct Contracts {
     pub(super) shapes: Shapes,
-    terms: HashMap<TermsKey, Vec<(Option<String>, Terms)>>,
+    terms: HashMap<TermsKey, Vec<(Option<String>, Terms)>, foldhash::fast::RandomState>,
     checked: CheckedBodies,
     /// A text handed over without its tape is read onto this one, kept between bodies.
     tape: Tape,
+    /// What each walk writes as it goes, kept between bodies.
+    scratch: Scratch,
 }
 
 /// An operation (its address), the status answered (`None`: the request), and whether the
@@ -74,12 +76,13 @@ impl Contracts {
             return terms.issues;
         };
         let (shapes, schema, own) = (&self.shapes, terms.schema, &mut self.tape);
+        let scratch = &mut self.scratch;
         let found = match body.and_then(|b| b.tape) {
-            Some(read) => tape::check(shapes, schema, read, text, side),
+            Some(read) => tape::check(shapes, schema, read, text, side, scratch),
             None => self.checked.get_or_check(schema, side, text, || {
                 // A failed read leaves the tape empty: the text is no JSON.
                 let _ = own.read(text);
-                let found = tape::check(shapes, schema, own, text, side);
+                let found = tape::check(shapes, schema, own, text, side, scratch);
                 own.shrink();
                 found
             }),

@@ -473,10 +473,12 @@ struct Target<'u> {
 
 impl<'u> Target<'u> {
     fn of(url: &'u str) -> Target<'u> {
-        let stop = |from: usize, stops: &[u8]| {
+        // The first byte from `from` on that `stops` (a `match`, not a set of bytes: a slice's
+        // `contains` is a `memchr` call for each byte), or the end.
+        let stop = |from: usize, stops: fn(u8) -> bool| {
             url.as_bytes()[from..]
                 .iter()
-                .position(|b| stops.contains(b))
+                .position(|&b| stops(b))
                 .map_or(url.len(), |at| from + at)
         };
         // Where the path starts (`None`: a whole URL with no path, which is `/`), and from
@@ -484,7 +486,7 @@ impl<'u> Target<'u> {
         let (authority, path_start, scanned) = match after_scheme(url) {
             Some(rest) => {
                 let start = url.len() - rest.len();
-                let end = stop(start, b"/?#");
+                let end = stop(start, |b| matches!(b, b'/' | b'?' | b'#'));
                 let host = &url[start..end];
                 // Bytes, not `rfind`: a host is a few bytes, and a `memrchr` set up costs more.
                 let at = host.bytes().rposition(|b| b == b'@');
@@ -502,9 +504,10 @@ impl<'u> Target<'u> {
             }
             None => (None, Some(0), None),
         };
-        let path_end = path_start.map_or(url.len(), |start| stop(start, b"?#"));
+        let path_end =
+            path_start.map_or(url.len(), |start| stop(start, |b| matches!(b, b'?' | b'#')));
         let path = path_start.map_or("/", |start| &url[start..path_end]);
-        let question = stop(scanned.unwrap_or(path_end), b"?");
+        let question = stop(scanned.unwrap_or(path_end), |b| b == b'?');
         let query = match url.get(question + 1..) {
             Some(after) => &after[..after.find('#').unwrap_or(after.len())],
             None => "",

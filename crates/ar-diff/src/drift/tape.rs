@@ -21,7 +21,7 @@
 use ar_schema::{Span, Tape, Token};
 use serde_json::Value;
 
-use super::body::{self, Json, MAX_STEPS, Side, Walk};
+use super::body::{self, Json, MAX_STEPS, Scratch, Side, Walk};
 use super::finding::Issue;
 use super::shape::{ShapeId, Shapes};
 use crate::types::TypeSet;
@@ -31,13 +31,14 @@ const SERDE_DEPTH_LIMIT: usize = 128;
 
 /// The issues `text`, read onto `tape`, raises against `schema` (`None`: it is only read), or
 /// `None` when the text is not JSON. `tape` must hold `text` as [`Tape::read`] read it; an
-/// empty tape is a text that did not read.
+/// empty tape is a text that did not read. The walk writes in `scratch`.
 pub(super) fn check(
     shapes: &Shapes,
     schema: Option<ShapeId>,
     tape: &Tape,
     text: &[u8],
     side: Side,
+    scratch: &mut Scratch,
 ) -> Option<Vec<Issue>> {
     if !is_json(tape, text) {
         return None;
@@ -51,10 +52,16 @@ pub(super) fn check(
         decoded: tape.decoded(),
         at: 0,
     };
-    let mut walk = Walk::new(shapes, side, MAX_STEPS);
-    walk.check(id, root, &mut String::from("$"), 0);
+    let mut seen = std::mem::take(&mut scratch.seen);
+    seen.clear();
+    let path = &mut scratch.path;
+    path.clear();
+    path.push('$');
+    let mut walk = Walk::new(shapes, side, MAX_STEPS, seen);
+    walk.check(id, root, path, 0);
+    scratch.seen = std::mem::take(&mut walk.seen);
     if walk.whole() {
-        return Some(walk.issues.into_values().collect());
+        return Some(walk.issues());
     }
     let value: Value = serde_json::from_slice(text).ok()?;
     Some(body::check(shapes, id, &value, side))
@@ -71,7 +78,7 @@ fn is_json(tape: &Tape, text: &[u8]) -> bool {
     }
     // A number serde_json reads as a float must fit one.
     tape.tokens().iter().all(|token| match *token {
-        Token::Float(span) => float(text, span).is_some(),
+        Token::Float(span) => plain(&text[span.range()]).is_some() || float(text, span).is_some(),
         Token::Integer(span) if span.len() > INTEGER_DIGITS => float(text, span).is_some(),
         _ => true,
     })
@@ -88,6 +95,30 @@ fn float(text: &[u8], span: Span) -> Option<f64> {
         .ok()
         .filter(|f| f.is_finite())
 }
+
+/// Whether a float literal (JSON's syntax) reads as an integer (`2.0`), when its digits alone
+/// tell; `None` when it must be parsed. A literal of at most [`PLAIN_DIGITS`] digits and no
+/// exponent is finite, and serde_json reads it as its digits over a power of ten, both exact
+/// in an `f64`: one rounding, so the value read is within 2⁻⁵³ of the literal's, relatively.
+/// A literal of 15 digits or fewer with a digit other than `0` after the point is at least
+/// 10⁻¹⁵ of its value from any integer, so it reads as an integer exactly when every digit
+/// after the point is `0`. Parsing costs a hundred instructions or more; this, a few a digit.
+fn plain(literal: &[u8]) -> Option<bool> {
+    let literal = literal.strip_prefix(b"-").unwrap_or(literal);
+    if literal.len() > PLAIN_DIGITS + 1 {
+        return None;
+    }
+    let point = literal.iter().position(|&b| b == b'.')?;
+    let fraction = &literal[point + 1..];
+    // An exponent (`e`, `E`, a sign) follows the fraction, if any.
+    if !fraction.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(fraction.iter().all(|&b| b == b'0'))
+}
+
+/// Digits a float literal may have to be read by [`plain`].
+const PLAIN_DIGITS: usize = 15;
 
 /// A value on a tape: the token it starts at.
 #[derive(Clone, Copy)]
@@ -138,10 +169,16 @@ impl<'t> Json<'t> for OnTape<'t> {
             Token::Array { .. } => Some(TypeSet::ARRAY),
             Token::String(_) | Token::DecodedString(_) => Some(TypeSet::STRING),
             Token::Integer(_) => Some(TypeSet::INTEGER),
-            Token::Float(span) => match float(self.text, span) {
-                Some(f) if f.fract() == 0.0 => Some(TypeSet::INTEGER),
-                _ => Some(TypeSet::NUMBER),
-            },
+            Token::Float(span) => {
+                let integer = plain(&self.text[span.range()])
+                    .or_else(|| float(self.text, span).map(|f| f.fract() == 0.0))
+                    .unwrap_or(false);
+                Some(if integer {
+                    TypeSet::INTEGER
+                } else {
+                    TypeSet::NUMBER
+                })
+            }
             Token::True | Token::False => Some(TypeSet::BOOLEAN),
             // Never at a value's place on a tape `Tape::read` wrote.
             Token::Null | Token::End | Token::Key(_) | Token::DecodedKey(_) => None,
@@ -190,7 +227,7 @@ mod tests {
     ) -> Option<Vec<Issue>> {
         let mut tape = Tape::new();
         let _ = tape.read(text);
-        check(shapes, schema, &tape, text, side)
+        check(shapes, schema, &tape, text, side, &mut Scratch::default())
     }
 
     /// Whether the walk on the tape went the whole way (else the `Value` decided).
@@ -205,7 +242,7 @@ mod tests {
             decoded: tape.decoded(),
             at: 0,
         };
-        let mut walk = Walk::new(shapes, Side::Response, MAX_STEPS);
+        let mut walk = Walk::new(shapes, Side::Response, MAX_STEPS, Vec::new());
         walk.check(id, root, &mut String::from("$"), 0);
         walk.whole()
     }
@@ -425,11 +462,85 @@ mod tests {
     }
 
     #[test]
+    fn a_float_read_by_its_digits_reads_as_serde_json_reads_it() {
+        let mut literals: Vec<String> = [
+            "0.0",
+            "-0.0",
+            "2.0",
+            "-2.000",
+            "9.99",
+            "0.1",
+            "0.000000000000001",
+            "1.5e0",
+            "1E2",
+            "99999999999999.0",
+            "99999999999999.9",
+            "999999999999999.0",
+            "0.30000000000000004",
+            "4503599627370496.5",
+            "9007199254740993.0",
+            "123456789012.345",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let mut n = 7_u64;
+        let mut next = |below: u64| {
+            n = n
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (n >> 33) % below
+        };
+        for _ in 0..20_000 {
+            let digits = 2 + next(16);
+            let point = 1 + next(digits - 1);
+            let zeros = next(digits - point + 1);
+            let mut literal = String::new();
+            for at in 0..digits {
+                if at == point {
+                    literal.push('.');
+                }
+                let digit = if at >= digits - zeros { 0 } else { next(10) };
+                literal.push(char::from(b'0' + digit as u8));
+            }
+            let literal = literal.trim_start_matches('0');
+            let literal = if literal.starts_with('.') {
+                format!("0{literal}")
+            } else {
+                literal.to_owned()
+            };
+            literals.push(literal);
+        }
+        let mut read = 0;
+        for literal in &literals {
+            let parsed = serde_json::from_str::<f64>(literal).unwrap();
+            if let Some(integer) = plain(literal.as_bytes()) {
+                assert_eq!(integer, parsed.fract() == 0.0, "{literal}");
+                read += 1;
+            }
+        }
+        assert!(read > 15_000, "{read}");
+        for long in ["4503599627370496.5", "0.30000000000000004", "1.5e0", "1E2"] {
+            assert_eq!(plain(long.as_bytes()), None);
+        }
+    }
+
+    #[test]
     fn a_tape_that_holds_another_text_is_no_json() {
         let shapes = Shapes::default();
         let mut tape = Tape::new();
         tape.read(b"[1, 2]").unwrap();
-        assert!(check(&shapes, None, &tape, b"[1,2]", Side::Response).is_none());
-        assert!(check(&shapes, None, &tape, b"[1, 2]", Side::Response).is_some());
+        let mut scratch = Scratch::default();
+        assert!(check(&shapes, None, &tape, b"[1,2]", Side::Response, &mut scratch).is_none());
+        assert!(
+            check(
+                &shapes,
+                None,
+                &tape,
+                b"[1, 2]",
+                Side::Response,
+                &mut scratch
+            )
+            .is_some()
+        );
     }
 }
