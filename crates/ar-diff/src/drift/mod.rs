@@ -355,15 +355,20 @@ impl Drift {
                 .issues(document, &operation, None, Some(body));
             issues.extend(body_issues);
         }
-        for issue in issues {
-            self.raise(&at, None, issue);
+        // Most flows raise nothing: an empty list is not turned into an iterator to drop.
+        if !issues.is_empty() {
+            for issue in issues {
+                self.raise(&at, None, issue);
+            }
         }
         if let Some((status, body)) = exchange.response {
             let issues = self
                 .contracts
                 .issues(document, &operation, Some(status), body);
-            for issue in issues {
-                self.raise(&at, Some(status), issue);
+            if !issues.is_empty() {
+                for issue in issues {
+                    self.raise(&at, Some(status), issue);
+                }
             }
         }
     }
@@ -486,11 +491,20 @@ impl<'u> Target<'u> {
         let (authority, path_start, scanned) = match after_scheme(url) {
             Some(rest) => {
                 let start = url.len() - rest.len();
-                let end = stop(start, |b| matches!(b, b'/' | b'?' | b'#'));
-                let host = &url[start..end];
-                // Bytes, not `rfind`: a host is a few bytes, and a `memrchr` set up costs more.
-                let at = host.bytes().rposition(|b| b == b'@');
-                let host = at.map_or(host, |at| &host[at + 1..]);
+                // The authority's end, and where its host starts (after a userinfo's last `@`),
+                // in one pass: it is a few bytes, and a `memrchr` set up costs more.
+                let (mut host_start, mut end) = (start, url.len());
+                for (at, b) in url.bytes().enumerate().skip(start) {
+                    match b {
+                        b'/' | b'?' | b'#' => {
+                            end = at;
+                            break;
+                        }
+                        b'@' => host_start = at + 1,
+                        _ => {}
+                    }
+                }
+                let host = &url[host_start..end];
                 let authority = (!host.is_empty()).then_some(host);
                 match url.as_bytes().get(end) {
                     Some(b'/') => (authority, Some(end), None),
