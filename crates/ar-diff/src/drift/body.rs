@@ -175,6 +175,24 @@ impl<'s> Walk<'s> {
         false
     }
 
+    /// Whether `value` (at `depth`) is a scalar that `id`'s schema takes, as most values are:
+    /// walking it would only spend its step, which this does, so its place in `path` need not
+    /// be written nor the walk entered. `false` (nothing spent) for any other value.
+    fn takes_scalar<'v>(&mut self, id: ShapeId, value: impl Json<'v>, depth: usize) -> bool {
+        let shape = self.shapes.get(id);
+        if depth > MAX_DEPTH || shape.unresolved || !shape.branches.is_empty() {
+            return false;
+        }
+        let found = value.found();
+        let container = found == Some(TypeSet::OBJECT) || found == Some(TypeSet::ARRAY);
+        if container || !accepts(shape, found) {
+            return false;
+        }
+        // A walk with no steps left (or cut short) would do nothing with the value either.
+        self.spent();
+        true
+    }
+
     pub(super) fn check<'v>(
         &mut self,
         id: ShapeId,
@@ -202,7 +220,9 @@ impl<'s> Walk<'s> {
             let mark = path.len();
             path.push_str("[*]");
             for item in value.items() {
-                self.check(items_shape, item, path, depth + 1);
+                if !self.takes_scalar(items_shape, item, depth + 1) {
+                    self.check(items_shape, item, path, depth + 1);
+                }
             }
             path.truncate(mark);
         }
@@ -231,6 +251,9 @@ impl<'s> Walk<'s> {
                     return;
                 }
                 required_seen += usize::from(property.required);
+                if self.takes_scalar(property.shape, child, depth + 1) {
+                    continue;
+                }
                 path.push_str(&property.segment);
                 self.check(property.shape, child, path, depth + 1);
                 path.truncate(mark);
@@ -250,8 +273,10 @@ impl<'s> Walk<'s> {
                     self.repeated_key = true;
                     return;
                 }
-                path.push_str(".*");
-                self.check(additional, child, path, depth + 1);
+                if !self.takes_scalar(additional, child, depth + 1) {
+                    path.push_str(".*");
+                    self.check(additional, child, path, depth + 1);
+                }
             } else if shape.other_keys != Some(true) && lists_keys {
                 push_property_segment(path, &String::from_utf8_lossy(key));
                 self.raise(FindingKind::UndocumentedField, path, None, "");
