@@ -92,20 +92,21 @@ fn json(body: &ar_store::Body) -> Option<&[u8]> {
     {
         return None;
     }
-    let declared = body.media_type_as_sent().is_some_and(|m| {
-        m.as_bytes()
-            .windows(4)
-            .any(|w| w.eq_ignore_ascii_case(b"json"))
-    });
     let looks = body
         .bytes
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|b| matches!(b, b'{' | b'['));
-    if !(declared || looks) {
-        return None;
-    }
-    Some(&body.bytes[..])
+    // Looked at first: a JSON body shows it in its first byte, where finding `json` in its
+    // media type costs a hundred instructions.
+    let declared = || {
+        body.media_type_as_sent().is_some_and(|m| {
+            m.as_bytes()
+                .windows(4)
+                .any(|w| w.eq_ignore_ascii_case(b"json"))
+        })
+    };
+    (looks || declared()).then_some(&body.bytes[..])
 }
 
 #[cfg(test)]
