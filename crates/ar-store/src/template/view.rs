@@ -434,7 +434,7 @@ fn build<'r>(
         // literals, as a group alike only by a one-segment suffix does.
         // What each candidate leads to, read once for the alike and the
         // beside-a-parameter tests.
-        let varying = varying_leaves(&candidates, &lits, ctx.envelope, ctx.distinctive);
+        let varying = varying_leaves(&candidates, &lits, top, ctx.envelope, ctx.distinctive);
         let below: Vec<Suffixes<'_>> = (candidates.iter())
             .map(|k| suffixes_with(&lits[k], &varying))
             .collect();
@@ -470,7 +470,25 @@ fn build<'r>(
             // At the top of an API, words whose paths meet only through ids
             // of their own are its resources, side by side; values there
             // lead to names the API has under each of them.
-            if top && anchor.is_none() && (group.iter()).all(|k| leads_to_param(&lits[*k])) {
+            // Ids are spelled as ids (a parameter of the trie), or are
+            // words that vary as values do, several below the word alone,
+            // with every path below it going through them (`/license/cobalt`,
+            // `/license/ember`, `/license/maple`, `/license/orion/transfer`).
+            let leads_to_ids = |k: &str| {
+                let keyed = || {
+                    let i = candidates.iter().position(|c| *c == k)?;
+                    let mut paths = below[i].keys();
+                    let through_values = paths.len() > 0
+                        && paths.all(|path| path.first().is_some_and(Tok::is_value));
+                    let keys: BTreeSet<&str> = (lits[k].iter())
+                        .flat_map(|raw| raw.literals.iter().map(|(name, _)| &**name))
+                        .filter(|name| varying.holds(&[], name))
+                        .collect();
+                    Some(through_values && keys.len() >= MANY_ALIKE_ITEMS)
+                };
+                leads_to_param(&lits[k]) || keyed() == Some(true)
+            };
+            if top && anchor.is_none() && group.iter().all(|k| leads_to_ids(k)) {
                 let siblings = group.len() - 1;
                 for k in group {
                     kept.entry(k)
@@ -698,6 +716,10 @@ fn build<'r>(
             recurring.retain(|(_, known)| beside_values && known.in_group);
         }
         if parent != Parent::Root {
+            // At the top of an API a word that leads to ids of its own is one
+            // of its resources, though the API names it in its values too
+            // (`/issuetype/{id}` beside `?type=issuetype`).
+            recurring.retain(|(k, _)| !(top && leads_to_param(&lits[*k])));
             for (k, known) in recurring {
                 fold.insert(
                     k,
@@ -1997,8 +2019,11 @@ fn walk_suffixes<'a>(
 /// literals alone, and most calls there brought a leaf not seen before, the
 /// leaves are values of one parameter: a value from a pool recurs by chance,
 /// while the name of an operation recurs below the siblings that have it
-/// and in every call of it. The paths below the literals are then compared
-/// with them as values.
+/// and in every call of it. At the top of an API (`top`), where the
+/// literals are its resources, leaves below one of them alone that answered
+/// alike, three or more, are its ids however often they recur below the
+/// others: resources keyed from one pool of words share keys by chance.
+/// The paths below the literals are then compared with them as values.
 #[derive(Default)]
 struct VaryingLeaves<'a>(BTreeSet<(Vec<Tok<'a>>, &'a str)>);
 
@@ -2011,10 +2036,13 @@ impl<'a> VaryingLeaves<'a> {
 fn varying_leaves<'a>(
     candidates: &[&'a str],
     lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    top: bool,
     envelope: u128,
     distinctive: u64,
 ) -> VaryingLeaves<'a> {
-    type Place<'a> = BTreeMap<&'a str, (Vec<&'a RawNode>, BTreeSet<usize>)>;
+    /// The leaves at one place, each with the nodes reached and the
+    /// candidate (owner) each was reached below.
+    type Place<'a> = BTreeMap<&'a str, Vec<(usize, &'a RawNode)>>;
     fn walk<'a>(
         node: &'a RawNode,
         owner: usize,
@@ -2029,11 +2057,10 @@ fn varying_leaves<'a>(
                 continue;
             }
             if child.value_kind.is_none() && child.is_leaf() {
-                let (raws, owners) = (places.entry(prefix.clone()).or_default())
+                (places.entry(prefix.clone()).or_default())
                     .entry(name)
-                    .or_default();
-                raws.push(child);
-                owners.insert(owner);
+                    .or_default()
+                    .push((owner, child));
                 continue;
             }
             prefix.push(match child.value_kind {
@@ -2049,6 +2076,38 @@ fn varying_leaves<'a>(
             prefix.pop();
         }
     }
+    /// The leaves among `place` (below `owner` alone, or below any) that
+    /// answered alike, in groups of [`MANY_ALIKE_ITEMS`] or more.
+    fn alike_leaves<'a>(
+        place: &Place<'a>,
+        owner: Option<usize>,
+        envelope: u128,
+        distinctive: u64,
+    ) -> Vec<&'a str> {
+        let raws: BTreeMap<&str, Vec<&RawNode>> = (place.iter())
+            .map(|(k, reached)| {
+                let below = reached
+                    .iter()
+                    .filter(|(o, _)| owner.is_none_or(|w| w == *o));
+                (*k, below.map(|(_, r)| *r).collect::<Vec<_>>())
+            })
+            .filter(|(_, r)| !r.is_empty())
+            .collect();
+        if raws.len() < MANY_ALIKE_ITEMS {
+            return Vec::new();
+        }
+        let names: Vec<&str> = raws.keys().copied().collect();
+        let groups = cardinality_groups(
+            &names,
+            &raws,
+            MANY_ALIKE_ITEMS,
+            Some(MANY_UNANSWERED_LEAVES),
+            envelope,
+            distinctive,
+            &mut BTreeSet::new(),
+        );
+        groups.into_iter().flat_map(|(group, _)| group).collect()
+    }
     if candidates.len() < 2 {
         return VaryingLeaves::default();
     }
@@ -2060,29 +2119,34 @@ fn varying_leaves<'a>(
     }
     let mut varying = BTreeSet::new();
     for (prefix, place) in places {
-        let owners: BTreeSet<usize> = place.values().flat_map(|(_, o)| o).copied().collect();
-        let alone = place.values().filter(|(_, o)| o.len() == 1).count();
-        let calls: u64 = place.values().flat_map(|(r, _)| r).map(|r| r.count).sum();
+        let owners_of = |reached: &[(usize, &RawNode)]| -> BTreeSet<usize> {
+            reached.iter().map(|(o, _)| *o).collect()
+        };
+        let owners: BTreeSet<usize> = place.values().flat_map(|r| owners_of(r)).collect();
+        let alone = place.values().filter(|r| owners_of(r).len() == 1).count();
+        let calls: u64 = place.values().flatten().map(|(_, r)| r.count).sum();
         let recurs = alone * 2 < place.len() || (place.len() as u64) * 2 < calls;
         // Right after an id, names of its sub-resources are expected
         // (`/Documents/{id}/ArticleAssociations`, `/TicketNotes/{id}/Attachments`).
         let after_word = !matches!(prefix.last(), Some(Tok::Param));
-        if !after_word || owners.len() < 2 || recurs || place.len() < MANY_ALIKE_ITEMS {
+        if !after_word || owners.len() < 2 || (recurs && !top) {
             continue;
         }
-        let names: Vec<&str> = place.keys().copied().collect();
-        let raws: BTreeMap<&str, Vec<&RawNode>> =
-            (place.iter()).map(|(k, (r, _))| (*k, r.clone())).collect();
-        let groups = cardinality_groups(
-            &names,
-            &raws,
-            MANY_ALIKE_ITEMS,
-            Some(MANY_UNANSWERED_LEAVES),
-            envelope,
-            distinctive,
-            &mut BTreeSet::new(),
-        );
-        for name in groups.into_iter().flat_map(|(group, _)| group) {
+        let names = if recurs {
+            // At the top of an API, ids drawn from one pool recur below
+            // several of its resources (`/license/cobalt`, `/product/cobalt`),
+            // as names of operations would; but below one resource alone,
+            // several that answered alike are its ids (operations each
+            // answer in their own shape).
+            let mut names = BTreeSet::new();
+            for owner in &owners {
+                names.extend(alike_leaves(&place, Some(*owner), envelope, distinctive));
+            }
+            names.into_iter().collect()
+        } else {
+            alike_leaves(&place, None, envelope, distinctive)
+        };
+        for name in names {
             varying.insert((prefix.clone(), name));
         }
     }
@@ -4043,6 +4107,8 @@ mod tests {
     #[test]
     fn a_few_words_mostly_plural_are_names_of_lists() {
         let mut t = Templater::default();
+        // Beside another word at the root, `/references` is not the API's top.
+        t.observe("h", "/status", Some(9));
         for list in ["airlines", "airports", "cities", "aircraft"] {
             for code in ["falcon", "orion", "tango"] {
                 t.observe("h", &format!("/references/{list}/{code}"), Some(1));
@@ -4291,6 +4357,74 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/kemal/feeds/1001"), "/{name}/feeds/{feedId}");
         assert_eq!(tpl(&t, "/hana/throttle"), "/{name}/throttle");
+    }
+
+    /// At the top of an API, resources keyed by words from one pool share
+    /// keys by chance (`/license/cobalt`, `/product/cobalt`): below each
+    /// resource alone its keys answered alike, so they are its ids, and the
+    /// resources stay names however alike they all answer.
+    #[test]
+    fn resources_keyed_from_one_pool_stay_names() {
+        let pool = [
+            "alpha", "cobalt", "ember", "gamma", "maple", "orion", "quartz",
+        ];
+        let resources = [
+            "license",
+            "product",
+            "token",
+            "transaction",
+            "paymentmethod",
+        ];
+        let mut t = Templater::default();
+        t.observe("h", "/core/v2/rest/utility/licenseTypes", Some(9));
+        for (n, name) in resources.iter().enumerate() {
+            t.observe("h", &format!("/core/v2/rest/{name}"), Some(1));
+            for key in pool.iter().cycle().skip(n).take(4) {
+                t.observe("h", &format!("/core/v2/rest/{name}/{key}"), Some(1));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/core/v2/rest/token/maple"),
+            "/core/v2/rest/token/{token}"
+        );
+        assert_explains(
+            &t,
+            "/core/v2/rest/product/gamma",
+            "[3] product: literal, a resource at the top of the API: its paths meet those of 4 alike siblings only through ids of their own",
+        );
+    }
+
+    /// An API names its resources in its own values (`type=project`), so a
+    /// word at the top that leads to ids of its own is a resource though it
+    /// is a value elsewhere.
+    #[test]
+    fn a_resource_named_in_values_elsewhere_stays_a_name() {
+        let mut t = Templater::default();
+        for (n, name) in ["issuetype", "project", "dashboard", "filter"]
+            .iter()
+            .enumerate()
+        {
+            t.observe("h", &format!("/rest/api/3/{name}"), Some(10 + n as u64));
+            for id in [1_000 + n, 2_000 + n, 3_000 + n] {
+                t.observe(
+                    "h",
+                    &format!("/rest/api/3/{name}/{id}"),
+                    Some(20 + n as u64),
+                );
+            }
+        }
+        for (word, id) in [("issuetype", 41), ("project", 42), ("issuetype", 43)] {
+            let path = format!("/rest/api/3/universal_avatar/type/{word}/owner/{id}");
+            t.observe("h", &path, Some(30));
+        }
+        assert_eq!(
+            tpl(&t, "/rest/api/3/project/2001"),
+            "/rest/api/3/project/{projectId}"
+        );
+        assert_eq!(
+            tpl(&t, "/rest/api/3/universal_avatar/type/project/owner/42"),
+            "/rest/api/3/universal_avatar/type/{type}/owner/{ownerId}"
+        );
     }
 
     /// At the top of an API, words whose paths meet only through ids of
