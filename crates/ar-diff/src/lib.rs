@@ -134,8 +134,8 @@ pub use change::{Change, ChangeKind, Element, ParameterLocation};
 pub use diff::diff;
 pub use document::{Document, DocumentError, Operation};
 pub use drift::{
-    Baseline, Category, Drift, DriftReport, DriftSummary, Exchange, Finding, FindingKind, Location,
-    MAX_FINDINGS, MAX_FLOW_IDS, Payload,
+    Baseline, Category, Drift, DriftReport, DriftSummary, Exchange, Finding, FindingKind,
+    HeaderNames, Location, MAX_FINDINGS, MAX_FLOW_IDS, Payload,
 };
 pub use facts::MAX_SCHEMA_CHANGES;
 pub use matcher::{Lookup, OperationMatcher, RouteMatch};

@@ -145,14 +145,53 @@ impl<'a> Payload<'a> {
     }
 }
 
+/// A request's header names, read where the caller keeps them (values are never read): a
+/// list of them built for each flow cost more than the drift's check of them.
+pub trait HeaderNames: std::fmt::Debug {
+    /// How many headers the request had.
+    fn count(&self) -> usize;
+    /// The name of header `index` (below [`count`](Self::count)), as sent.
+    fn name(&self, index: usize) -> &str;
+}
+
+impl<S: AsRef<str> + std::fmt::Debug> HeaderNames for [S] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn name(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+}
+
+impl<S: AsRef<str> + std::fmt::Debug, const N: usize> HeaderNames for [S; N] {
+    fn count(&self) -> usize {
+        N
+    }
+
+    fn name(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+}
+
+impl<S: AsRef<str> + std::fmt::Debug> HeaderNames for Vec<S> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn name(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+}
+
 /// One flow, as a drift reads it. Build it with [`Exchange::new`] and the methods that add
 /// what the flow had.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Exchange<'a> {
     id: u64,
     method: &'a str,
     url: &'a str,
-    headers: Vec<&'a str>,
+    headers: &'a dyn HeaderNames,
     request: Option<Payload<'a>>,
     response: Option<(u16, Option<Payload<'a>>)>,
     endpoint: Option<&'a str>,
@@ -165,17 +204,18 @@ impl<'a> Exchange<'a> {
             id,
             method,
             url,
-            headers: Vec::new(),
+            headers: &[] as &[&str; 0],
             request: None,
             response: None,
             endpoint: None,
         }
     }
 
-    /// The request's header names (values are never read).
+    /// The request's header names: `&["Host", "Accept"]`, or any list the caller keeps
+    /// ([`HeaderNames`]).
     #[must_use]
-    pub fn headers(mut self, names: impl IntoIterator<Item = &'a str>) -> Exchange<'a> {
-        self.headers.extend(names);
+    pub fn headers(mut self, names: &'a dyn HeaderNames) -> Exchange<'a> {
+        self.headers = names;
         self
     }
 
@@ -333,7 +373,7 @@ impl Drift {
         let mut issues = params::check(
             &operation.parameters,
             target.query,
-            &exchange.headers,
+            exchange.headers,
             &published.credentials,
         );
         let operation = OperationAt {

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::HeaderNames;
 use super::finding::{FindingKind, Issue, Location};
 use crate::document::{Document, Operation};
 use crate::refs::percent_decode;
@@ -205,7 +206,7 @@ struct Param<'d> {
 pub(crate) fn check(
     documented: &Documented,
     query: &str,
-    headers: &[&str],
+    headers: &(impl HeaderNames + ?Sized),
     credentials: &Credentials,
 ) -> Vec<Issue> {
     let mut issues = Vec::new();
@@ -260,9 +261,14 @@ fn check_query(
     }
 }
 
-fn check_headers(documented: &Documented, headers: &[&str], issues: &mut Vec<Issue>) {
+fn check_headers(
+    documented: &Documented,
+    headers: &(impl HeaderNames + ?Sized),
+    issues: &mut Vec<Issue>,
+) {
     let mut buffer = [0; LOWERED_BYTES];
-    for name in headers {
+    let names = || (0..headers.count()).map(|at| headers.name(at));
+    for name in names() {
         let known = |lower: &[u8]| {
             documented.headers.iter().any(|h| h.as_bytes() == lower) || is_standard(lower)
         };
@@ -284,7 +290,7 @@ fn check_headers(documented: &Documented, headers: &[&str], issues: &mut Vec<Iss
         }
     }
     for required in &documented.required_headers {
-        if !headers.iter().any(|h| h.eq_ignore_ascii_case(required)) {
+        if !names().any(|h| h.eq_ignore_ascii_case(required)) {
             issues.push(Issue::new(
                 FindingKind::MissingRequiredParameter,
                 Location::Header,
