@@ -116,6 +116,7 @@ mod facts;
 mod matcher;
 mod message;
 mod method;
+mod names;
 mod operation;
 mod operation_diff;
 mod refs;
