@@ -343,7 +343,7 @@ impl Drift {
             }
         }
         let lookup = match Method::parse(exchange.method) {
-            Some(method) => published.matcher.lookup(method, target.path),
+            Some(method) => published.matcher.lookup_path(method, target.path),
             None => Lookup::NotFound,
         };
         let route = match lookup {
@@ -355,13 +355,10 @@ impl Drift {
         };
         let document = &published.document;
         let find = || document.routed(&route);
-        let Some(operation) = self.operations.get_or_read(
-            document,
-            route.template,
-            route.method,
-            &published.credentials,
-            find,
-        ) else {
+        let Some(operation) =
+            self.operations
+                .get_or_read(document, route.operation, &published.credentials, find)
+        else {
             return self.shadow(exchange, &target, Vec::new());
         };
         self.matched += 1;
