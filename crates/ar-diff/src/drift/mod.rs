@@ -515,14 +515,6 @@ struct Target<'u> {
 
 impl<'u> Target<'u> {
     fn of(url: &'u str) -> Target<'u> {
-        // The first byte from `from` on that `stops` (a `match`, not a set of bytes: a slice's
-        // `contains` is a `memchr` call for each byte), or the end.
-        let stop = |from: usize, stops: fn(u8) -> bool| {
-            url.as_bytes()[from..]
-                .iter()
-                .position(|&b| stops(b))
-                .map_or(url.len(), |at| from + at)
-        };
         // Where the path starts (`None`: a whole URL with no path, which is `/`), and from
         // where the first `?` is to be looked for (none comes before it).
         let (authority, path_start, scanned) = match after_scheme(url) {
@@ -531,7 +523,7 @@ impl<'u> Target<'u> {
                 // The authority's end, and where its host starts (after a userinfo's last `@`),
                 // in one pass: it is a few bytes, and a `memrchr` set up costs more.
                 let (mut host_start, mut end) = (start, url.len());
-                for (at, b) in url.bytes().enumerate().skip(start) {
+                for (at, b) in (start..).zip(&url.as_bytes()[start..]) {
                     match b {
                         b'/' | b'?' | b'#' => {
                             end = at;
@@ -555,10 +547,11 @@ impl<'u> Target<'u> {
             }
             None => (None, Some(0), None),
         };
-        let path_end =
-            path_start.map_or(url.len(), |start| stop(start, |b| matches!(b, b'?' | b'#')));
+        let path_end = path_start.map_or(url.len(), |start| {
+            stop(url, start, |b| matches!(b, b'?' | b'#'))
+        });
         let path = path_start.map_or("/", |start| &url[start..path_end]);
-        let question = stop(scanned.unwrap_or(path_end), |b| b == b'?');
+        let question = stop(url, scanned.unwrap_or(path_end), |b| b == b'?');
         let query = match url.get(question + 1..) {
             Some(after) => &after[..after.find('#').unwrap_or(after.len())],
             None => "",
@@ -569,6 +562,16 @@ impl<'u> Target<'u> {
             query,
         }
     }
+}
+
+/// The first byte of `url` from `from` on that `stops` (a `match`, not a set of bytes: a
+/// slice's `contains` is a `memchr` call for each byte), or the end. A function generic over
+/// `stops`, not a closure taking a `fn`: the test is inlined, not called for each byte.
+fn stop(url: &str, from: usize, stops: impl Fn(u8) -> bool) -> usize {
+    url.as_bytes()[from..]
+        .iter()
+        .position(|&b| stops(b))
+        .map_or(url.len(), |at| from + at)
 }
 
 #[cfg(test)]

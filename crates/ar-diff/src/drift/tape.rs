@@ -163,6 +163,8 @@ impl<'t> OnTape<'t> {
 }
 
 impl<'t> Json<'t> for OnTape<'t> {
+    // Inlined: asked of every value, mostly to learn it is a plain scalar.
+    #[inline]
     fn found(self) -> Option<TypeSet> {
         match self.tokens[self.at] {
             Token::Object { .. } => Some(TypeSet::OBJECT),
