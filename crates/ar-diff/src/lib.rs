@@ -116,6 +116,7 @@ mod facts;
 mod matcher;
 mod message;
 mod method;
+mod names;
 mod operation;
 mod operation_diff;
 mod refs;
@@ -134,8 +135,8 @@ pub use change::{Change, ChangeKind, Element, ParameterLocation};
 pub use diff::diff;
 pub use document::{Document, DocumentError, Operation};
 pub use drift::{
-    Baseline, Category, Drift, DriftReport, DriftSummary, Exchange, Finding, FindingKind, Location,
-    MAX_FINDINGS, MAX_FLOW_IDS, Payload,
+    Baseline, Category, Drift, DriftReport, DriftSummary, Exchange, Finding, FindingKind,
+    HeaderNames, Location, MAX_FINDINGS, MAX_FLOW_IDS, Payload,
 };
 pub use facts::MAX_SCHEMA_CHANGES;
 pub use matcher::{Lookup, OperationMatcher, RouteMatch};

@@ -9,10 +9,12 @@
 //! concrete paths match before templated ones, applied from the left. Each operation is
 //! reachable under the base path of every server it lists.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::document::Document;
 use crate::method::Method;
+use crate::names::Names;
 use crate::refs::percent_decode;
 use crate::template::{PathTemplate, Piece, Segment, join, match_pieces};
 
@@ -34,6 +36,9 @@ pub struct RouteMatch<'m> {
     pub template: &'m str,
     /// Each path parameter's name and its percent-decoded value, left to right.
     pub params: Vec<(&'m str, String)>,
+    /// The operation's place in [`Document::operations`]: what a drift keeps what it read of
+    /// the operation by, with no look-up of its template.
+    pub(crate) operation: usize,
 }
 
 /// What a request is to a document: one of its operations, a documented path called with an
@@ -55,14 +60,45 @@ pub enum Lookup<'m> {
 
 #[derive(Clone, Debug, Default)]
 struct Node {
-    literals: BTreeMap<String, usize>,
+    /// The children under literal segments, by the segment (`names.rs`: a segment of each
+    /// request is looked up in each node it goes through).
+    literals: Names<usize>,
     mixed: Vec<(Vec<Piece>, usize)>,
     param: Option<usize>,
-    operations: BTreeMap<Method, Entry>,
+    /// The operations of the template that ends here, in method order: a node has a few, and
+    /// a list finds one with no tree to descend.
+    operations: Vec<(Method, Entry)>,
+}
+
+impl Node {
+    /// The child under the literal segment `segment`.
+    fn literal(&self, segment: &str) -> Option<usize> {
+        self.literals.get(segment.as_bytes()).copied()
+    }
+}
+
+/// The segments of a path not walked yet, cut off one at a time as the walk goes down (no
+/// list of them is built): `None` when none is left, else the text after a `/` (`a/b` is `a`
+/// then `b`, an empty text is one empty segment).
+#[derive(Clone, Copy, Debug)]
+struct Segments<'p>(Option<&'p str>);
+
+impl<'p> Segments<'p> {
+    /// The next segment, and those after it.
+    fn split_first(self) -> Option<(&'p str, Segments<'p>)> {
+        let rest = self.0?;
+        // A byte loop: segments are short, and `find` sets up a `memchr` for each.
+        Some(match rest.bytes().position(|b| b == b'/') {
+            Some(at) => (&rest[..at], Segments(Some(&rest[at + 1..]))),
+            None => (rest, Segments(None)),
+        })
+    }
 }
 
 #[derive(Clone, Debug)]
 struct Entry {
+    /// As [`RouteMatch::operation`].
+    operation: usize,
     path: String,
     template: String,
     param_names: Vec<String>,
@@ -74,15 +110,19 @@ impl OperationMatcher {
         let mut matcher = OperationMatcher {
             nodes: vec![Node::default()],
         };
-        for operation in document.operations() {
+        // Each node's literal children while the templates go in, made its table after.
+        let mut literals = vec![BTreeMap::new()];
+        for (ordinal, operation) in document.operations().into_iter().enumerate() {
             for base in document.server_base_paths(&operation) {
                 let full = join(&base, operation.template());
                 let template = PathTemplate::parse(&full);
-                let node = matcher.insert(&template);
-                matcher.nodes[node]
-                    .operations
-                    .entry(operation.method())
-                    .or_insert_with(|| Entry {
+                let node = matcher.insert(&template, &mut literals);
+                let operations = &mut matcher.nodes[node].operations;
+                let method = operation.method();
+                // The first operation a node meets for a method keeps it.
+                if let Err(at) = operations.binary_search_by_key(&method, |&(m, _)| m) {
+                    let entry = Entry {
+                        operation: ordinal,
                         path: operation.path().to_owned(),
                         template: operation.template().to_owned(),
                         param_names: template
@@ -90,10 +130,16 @@ impl OperationMatcher {
                             .iter()
                             .map(|&n| n.to_owned())
                             .collect(),
-                    });
+                    };
+                    operations.insert(at, (method, entry));
+                }
             }
         }
-        for node in &mut matcher.nodes {
+        for (node, literals) in matcher.nodes.iter_mut().zip(literals) {
+            let literals = literals
+                .into_iter()
+                .map(|(text, child)| (text.into_bytes().into_boxed_slice(), child));
+            node.literals = Names::new(literals.collect());
             node.mixed.sort_by(|(a, _), (b, _)| {
                 literal_len(b)
                     .cmp(&literal_len(a))
@@ -115,7 +161,12 @@ impl OperationMatcher {
     /// What `method path` is to the document; see [`Lookup`]. A path that calls no operation
     /// is tried again with its trailing `/` taken off, or with one added.
     pub fn lookup(&self, method: Method, path: &str) -> Lookup<'_> {
-        let path = request_path(path);
+        self.lookup_path(method, request_path(path))
+    }
+
+    /// [`lookup`](Self::lookup) of a path already cut out of its target (what
+    /// [`request_path`] gives): a caller that cut it does not pay for finding it again.
+    pub(crate) fn lookup_path(&self, method: Method, path: &str) -> Lookup<'_> {
         let exact = self.lookup_exact(method, path);
         if matches!(exact, Lookup::Operation(_)) || path == "/" {
             return exact;
@@ -131,9 +182,9 @@ impl OperationMatcher {
     }
 
     fn lookup_exact(&self, method: Method, path: &str) -> Lookup<'_> {
-        let segments: Vec<&str> = match path.strip_prefix('/') {
-            Some("") => Vec::new(),
-            Some(rest) => rest.split('/').collect(),
+        let segments = match path.strip_prefix('/') {
+            Some("") => Segments(None),
+            Some(rest) => Segments(Some(rest)),
             None => return Lookup::NotFound,
         };
         let mut walk = Walk {
@@ -141,8 +192,7 @@ impl OperationMatcher {
             values: Vec::new(),
             first_path: None,
         };
-        if let Some(node) = self.walk(0, &segments, &mut walk) {
-            let entry = &self.nodes[node].operations[&method];
+        if let Some(entry) = self.walk(0, segments, &mut walk) {
             let params = entry
                 .param_names
                 .iter()
@@ -154,34 +204,48 @@ impl OperationMatcher {
                 path: &entry.path,
                 template: &entry.template,
                 params,
+                operation: entry.operation,
             });
         }
         match walk.first_path {
             Some(node) => {
                 let operations = &self.nodes[node].operations;
                 Lookup::MethodNotDocumented {
-                    path: operations.values().next().map_or("", |e| e.path.as_str()),
-                    methods: operations.keys().copied().collect(),
+                    path: operations.first().map_or("", |(_, e)| e.path.as_str()),
+                    methods: operations.iter().map(|&(m, _)| m).collect(),
                 }
             }
             None => Lookup::NotFound,
         }
     }
 
-    fn walk(&self, node: usize, segments: &[&str], walk: &mut Walk) -> Option<usize> {
+    fn walk<'m>(
+        &'m self,
+        node: usize,
+        segments: Segments<'_>,
+        walk: &mut Walk,
+    ) -> Option<&'m Entry> {
         let here = &self.nodes[node];
         let Some((segment, rest)) = segments.split_first() else {
             if !here.operations.is_empty() && walk.first_path.is_none() {
                 walk.first_path = Some(node);
             }
-            return here.operations.contains_key(&walk.method).then_some(node);
+            let entry = here.operations.iter().find(|(m, _)| *m == walk.method);
+            return entry.map(|(_, entry)| entry);
         };
-        let decoded = percent_decode(segment);
-        let literal = here
-            .literals
-            .get(decoded.as_ref())
-            .or_else(|| here.literals.get(*segment));
-        if let Some(found) = literal.and_then(|&child| self.walk(child, rest, walk)) {
+        // Most segments have no escape: a byte loop tells, where `percent_decode`'s search for
+        // one is a `memchr` call.
+        let decoded = if segment.bytes().any(|b| b == b'%') {
+            percent_decode(segment)
+        } else {
+            Cow::Borrowed(segment)
+        };
+        let literal = here.literal(&decoded).or_else(|| match decoded {
+            // A segment with no escape is its own decoding: looked for once.
+            Cow::Borrowed(_) => None,
+            Cow::Owned(_) => here.literal(segment),
+        });
+        if let Some(found) = literal.and_then(|child| self.walk(child, rest, walk)) {
             return Some(found);
         }
         for (pieces, child) in &here.mixed {
@@ -205,11 +269,17 @@ impl OperationMatcher {
         None
     }
 
-    fn insert(&mut self, template: &PathTemplate) -> usize {
+    /// The node `template` ends at, made with those above it when new; `literals` holds
+    /// each node's literal children meanwhile.
+    fn insert(
+        &mut self,
+        template: &PathTemplate,
+        literals: &mut Vec<BTreeMap<String, usize>>,
+    ) -> usize {
         let mut node = 0;
         for segment in &template.segments {
             let existing = match segment {
-                Segment::Literal(text) => self.nodes[node].literals.get(text).copied(),
+                Segment::Literal(text) => literals[node].get(text).copied(),
                 Segment::Param(_) => self.nodes[node].param,
                 Segment::Mixed(pieces) => self.nodes[node]
                     .mixed
@@ -222,10 +292,11 @@ impl OperationMatcher {
                 None => {
                     let child = self.nodes.len();
                     self.nodes.push(Node::default());
+                    literals.push(BTreeMap::new());
                     let parent = &mut self.nodes[node];
                     match segment {
                         Segment::Literal(text) => {
-                            parent.literals.insert(text.clone(), child);
+                            literals[node].insert(text.clone(), child);
                         }
                         Segment::Param(_) => parent.param = Some(child),
                         Segment::Mixed(pieces) => parent.mixed.push((pieces.clone(), child)),
@@ -380,6 +451,66 @@ mod tests {
             found(&m, Method::Post, "/instances/i%2D1:start").unwrap().1[0].1,
             "i-1"
         );
+    }
+
+    #[test]
+    fn segments_are_cut_as_split_cuts_them() {
+        for path in [
+            "/", "/a", "/a/", "/a//b", "//", "/a/b/c", "/%2F/x", "/a/b//",
+        ] {
+            let rest = path.strip_prefix('/').unwrap();
+            let expected: Vec<&str> = match rest {
+                "" => Vec::new(),
+                rest => rest.split('/').collect(),
+            };
+            let mut segments = Segments((!rest.is_empty()).then_some(rest));
+            let mut cut = Vec::new();
+            while let Some((segment, rest)) = segments.split_first() {
+                cut.push(segment);
+                segments = rest;
+            }
+            assert_eq!(cut, expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn escapes_slashes_and_ties_match_as_before() {
+        let m = matcher();
+        let params = |path: &str| found(&m, Method::Get, path).map(|(p, v)| (p, v.len()));
+        // An escaped literal is the literal; an escaped `/` stays in its segment.
+        assert_eq!(params("/users/m%65").unwrap().0, "/api/v2/users/me");
+        let (path, values) = found(&m, Method::Get, "/api/v2/users/me%2Fx").unwrap();
+        assert_eq!(path, "/api/v2/users/{id}");
+        assert_eq!(values, [("id".to_owned(), "me/x".to_owned())]);
+        // A trailing `/` is tried off, and a root under each server's base path.
+        assert_eq!(params("/api/v2/users/me/").unwrap().0, "/api/v2/users/me");
+        assert_eq!(params("/").unwrap().0, "/api/v2/");
+        assert_eq!(params("/api/v2/").unwrap().0, "/api/v2/");
+        assert_eq!(m.lookup(Method::Get, "/users/"), Lookup::NotFound);
+        assert_eq!(
+            m.lookup(Method::Put, "/users/me/"),
+            Lookup::MethodNotDocumented {
+                path: "/api/v2/users/me",
+                methods: vec![Method::Get]
+            }
+        );
+        assert_eq!(
+            found(&m, Method::Delete, "/api/v2/users/me").unwrap().0,
+            "/api/v2/users/{id}"
+        );
+        // Ties: the segment with the most text wins, then a whole-segment parameter.
+        let (path, values) = found(&m, Method::Get, "/users/u1/files/a.b").unwrap();
+        assert_eq!(path, "/api/v2/users/{userId}/files/{name}.{ext}");
+        assert_eq!(values.len(), 3);
+        assert_eq!(
+            params("/users/u1/files/ab").unwrap(),
+            ("/api/v2/users/{userId}/files/{name}".to_owned(), 2)
+        );
+        assert_eq!(m.lookup(Method::Post, "/instances/x"), Lookup::NotFound);
+        // The operation's place in the document, the same under every server.
+        let under = |path| m.find(Method::Get, path).unwrap().operation;
+        assert_eq!(under("/api/v2/users/1"), under("/users/1"));
+        assert_ne!(under("/users/1"), under("/users/me"));
     }
 
     #[test]

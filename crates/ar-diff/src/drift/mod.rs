@@ -145,14 +145,53 @@ impl<'a> Payload<'a> {
     }
 }
 
+/// A request's header names, read where the caller keeps them (values are never read): a
+/// list of them built for each flow cost more than the drift's check of them.
+pub trait HeaderNames: std::fmt::Debug {
+    /// How many headers the request had.
+    fn count(&self) -> usize;
+    /// The name of header `index` (below [`count`](Self::count)), as sent.
+    fn name(&self, index: usize) -> &str;
+}
+
+impl<S: AsRef<str> + std::fmt::Debug> HeaderNames for [S] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn name(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+}
+
+impl<S: AsRef<str> + std::fmt::Debug, const N: usize> HeaderNames for [S; N] {
+    fn count(&self) -> usize {
+        N
+    }
+
+    fn name(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+}
+
+impl<S: AsRef<str> + std::fmt::Debug> HeaderNames for Vec<S> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn name(&self, index: usize) -> &str {
+        self[index].as_ref()
+    }
+}
+
 /// One flow, as a drift reads it. Build it with [`Exchange::new`] and the methods that add
 /// what the flow had.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Exchange<'a> {
     id: u64,
     method: &'a str,
     url: &'a str,
-    headers: Vec<&'a str>,
+    headers: &'a dyn HeaderNames,
     request: Option<Payload<'a>>,
     response: Option<(u16, Option<Payload<'a>>)>,
     endpoint: Option<&'a str>,
@@ -165,17 +204,18 @@ impl<'a> Exchange<'a> {
             id,
             method,
             url,
-            headers: Vec::new(),
+            headers: &[] as &[&str; 0],
             request: None,
             response: None,
             endpoint: None,
         }
     }
 
-    /// The request's header names (values are never read).
+    /// The request's header names: `&["Host", "Accept"]`, or any list the caller keeps
+    /// ([`HeaderNames`]).
     #[must_use]
-    pub fn headers(mut self, names: impl IntoIterator<Item = &'a str>) -> Exchange<'a> {
-        self.headers.extend(names);
+    pub fn headers(mut self, names: &'a dyn HeaderNames) -> Exchange<'a> {
+        self.headers = names;
         self
     }
 
@@ -303,7 +343,7 @@ impl Drift {
             }
         }
         let lookup = match Method::parse(exchange.method) {
-            Some(method) => published.matcher.lookup(method, target.path),
+            Some(method) => published.matcher.lookup_path(method, target.path),
             None => Lookup::NotFound,
         };
         let route = match lookup {
@@ -315,13 +355,10 @@ impl Drift {
         };
         let document = &published.document;
         let find = || document.routed(&route);
-        let Some(operation) = self.operations.get_or_read(
-            document,
-            route.template,
-            route.method,
-            &published.credentials,
-            find,
-        ) else {
+        let Some(operation) =
+            self.operations
+                .get_or_read(document, route.operation, &published.credentials, find)
+        else {
             return self.shadow(exchange, &target, Vec::new());
         };
         self.matched += 1;
@@ -333,7 +370,7 @@ impl Drift {
         let mut issues = params::check(
             &operation.parameters,
             target.query,
-            &exchange.headers,
+            exchange.headers,
             &published.credentials,
         );
         let operation = OperationAt {
@@ -478,14 +515,6 @@ struct Target<'u> {
 
 impl<'u> Target<'u> {
     fn of(url: &'u str) -> Target<'u> {
-        // The first byte from `from` on that `stops` (a `match`, not a set of bytes: a slice's
-        // `contains` is a `memchr` call for each byte), or the end.
-        let stop = |from: usize, stops: fn(u8) -> bool| {
-            url.as_bytes()[from..]
-                .iter()
-                .position(|&b| stops(b))
-                .map_or(url.len(), |at| from + at)
-        };
         // Where the path starts (`None`: a whole URL with no path, which is `/`), and from
         // where the first `?` is to be looked for (none comes before it).
         let (authority, path_start, scanned) = match after_scheme(url) {
@@ -494,7 +523,7 @@ impl<'u> Target<'u> {
                 // The authority's end, and where its host starts (after a userinfo's last `@`),
                 // in one pass: it is a few bytes, and a `memrchr` set up costs more.
                 let (mut host_start, mut end) = (start, url.len());
-                for (at, b) in url.bytes().enumerate().skip(start) {
+                for (at, b) in (start..).zip(&url.as_bytes()[start..]) {
                     match b {
                         b'/' | b'?' | b'#' => {
                             end = at;
@@ -518,10 +547,11 @@ impl<'u> Target<'u> {
             }
             None => (None, Some(0), None),
         };
-        let path_end =
-            path_start.map_or(url.len(), |start| stop(start, |b| matches!(b, b'?' | b'#')));
+        let path_end = path_start.map_or(url.len(), |start| {
+            stop(url, start, |b| matches!(b, b'?' | b'#'))
+        });
         let path = path_start.map_or("/", |start| &url[start..path_end]);
-        let question = stop(scanned.unwrap_or(path_end), |b| b == b'?');
+        let question = stop(url, scanned.unwrap_or(path_end), |b| b == b'?');
         let query = match url.get(question + 1..) {
             Some(after) => &after[..after.find('#').unwrap_or(after.len())],
             None => "",
@@ -532,6 +562,16 @@ impl<'u> Target<'u> {
             query,
         }
     }
+}
+
+/// The first byte of `url` from `from` on that `stops` (a `match`, not a set of bytes: a
+/// slice's `contains` is a `memchr` call for each byte), or the end. A function generic over
+/// `stops`, not a closure taking a `fn`: the test is inlined, not called for each byte.
+fn stop(url: &str, from: usize, stops: impl Fn(u8) -> bool) -> usize {
+    url.as_bytes()[from..]
+        .iter()
+        .position(|&b| stops(b))
+        .map_or(url.len(), |at| from + at)
 }
 
 #[cfg(test)]

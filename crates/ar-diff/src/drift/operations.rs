@@ -5,21 +5,18 @@
 //! Finding the operation object from the matcher's template and method costs a look-up in
 //! `paths` and in the path item, and its parameters a walk of both lists with their
 //! references: as much, for each flow, as checking what the flow sent. The document never
-//! changes while a drift holds it, so what it says of an operation is read once.
-
-use std::collections::HashMap;
+//! changes while a drift holds it, so what it says of an operation is read once, and found
+//! again by the operation's place in the document, which the matcher hands over (a look-up
+//! by template and method hashed the template for each flow).
 
 use super::params::{Credentials, Documented};
 use crate::document::{Document, Operation};
-use crate::method::Method;
 
-/// The operations called so far, by their template in `paths` and their method.
+/// The operations called so far, by their place in [`Document::operations`].
 #[derive(Clone, Debug, Default)]
 pub(super) struct Operations {
-    /// Where each template's operations are in `known`. Templates are the document's (the
-    /// matcher hands them over), not a client's: a fixed seed is safe.
-    by_template: HashMap<Box<str>, Vec<(Method, usize)>, foldhash::fast::FixedState>,
-    known: Vec<KnownOperation>,
+    /// At each place, the operation there once a flow called it.
+    known: Vec<Option<KnownOperation>>,
 }
 
 /// One operation, as the checks of each flow that calls it read it.
@@ -34,33 +31,29 @@ pub(super) struct KnownOperation {
 }
 
 impl Operations {
-    /// The operation `template` and `method` name, read out of `found` (the operation, when
-    /// the document has it) the first time it is asked for.
+    /// The operation at `place` in the document's operations, read out of `found` (the
+    /// operation, when the document has it) the first time it is asked for.
     pub(super) fn get_or_read<'d>(
         &mut self,
         document: &'d Document,
-        template: &str,
-        method: Method,
+        place: usize,
         credentials: &Credentials,
         found: impl FnOnce() -> Option<Operation<'d>>,
     ) -> Option<&mut KnownOperation> {
-        let methods = self.by_template.get(template);
-        if let Some(&(_, at)) = methods.and_then(|m| m.iter().find(|(m, _)| *m == method)) {
-            return self.known.get_mut(at);
+        if self.known.get(place).is_some_and(Option::is_some) {
+            return self.known[place].as_mut();
         }
         let operation = found()?;
-        let at = self.known.len();
-        self.known.push(KnownOperation {
+        if self.known.len() <= place {
+            self.known.resize_with(place + 1, || None);
+        }
+        let known = self.known[place].insert(KnownOperation {
             key: std::ptr::from_ref(operation.value()).addr(),
             deprecated: operation.deprecated(),
             parameters: Documented::of(document, &operation, credentials),
             called: false,
         });
-        self.by_template
-            .entry(template.into())
-            .or_default()
-            .push((method, at));
-        self.known.get_mut(at)
+        Some(known)
     }
 }
 
@@ -69,9 +62,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::method::Method;
 
     #[test]
-    fn each_operation_is_read_once_and_found_again_by_template_and_method() {
+    fn each_operation_is_read_once_and_found_again_by_its_place() {
         let document = Document::from_value(json!({
             "openapi": "3.0.3",
             "paths": {
@@ -84,13 +78,13 @@ mod tests {
         let credentials = Credentials::of(&document);
         let mut operations = Operations::default();
         let reads = std::cell::Cell::new(0);
-        let mut read = |template: &str, method: Method| {
+        let mut read = |place: usize, template: &str, method: Method| {
             let found = || {
                 reads.set(reads.get() + 1);
                 document.operation(method, template)
             };
             operations
-                .get_or_read(&document, template, method, &credentials, found)
+                .get_or_read(&document, place, &credentials, found)
                 .map(|known| (known.key, known.deprecated))
         };
         let key = |template, method| {
@@ -103,17 +97,18 @@ mod tests {
             ("/users/me", Method::Get),
         ];
         for _ in 0..2 {
-            for (template, method) in calls {
+            // Called in another order than the places, the last place first.
+            for (place, (template, method)) in calls.into_iter().enumerate().rev() {
                 let deprecated = method == Method::Delete;
                 assert_eq!(
-                    read(template, method),
+                    read(place, template, method),
                     Some((key(template, method), deprecated))
                 );
             }
         }
         assert_eq!(reads.get(), 3, "each read once");
-        assert_eq!(read("/users/{id}", Method::Put), None);
-        assert_eq!(read("/users/{id}", Method::Put), None);
+        assert_eq!(read(5, "/users/{id}", Method::Put), None);
+        assert_eq!(read(5, "/users/{id}", Method::Put), None);
         assert_eq!(
             reads.get(),
             5,

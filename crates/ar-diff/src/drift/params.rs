@@ -12,11 +12,14 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::LazyLock;
 
 use serde_json::Value;
 
+use super::HeaderNames;
 use super::finding::{FindingKind, Issue, Location};
 use crate::document::{Document, Operation};
+use crate::names::Names;
 use crate::refs::percent_decode;
 use crate::schema_view::SchemaView;
 use crate::types::TypeSet;
@@ -205,7 +208,7 @@ struct Param<'d> {
 pub(crate) fn check(
     documented: &Documented,
     query: &str,
-    headers: &[&str],
+    headers: &(impl HeaderNames + ?Sized),
     credentials: &Credentials,
 ) -> Vec<Issue> {
     let mut issues = Vec::new();
@@ -260,9 +263,14 @@ fn check_query(
     }
 }
 
-fn check_headers(documented: &Documented, headers: &[&str], issues: &mut Vec<Issue>) {
+fn check_headers(
+    documented: &Documented,
+    headers: &(impl HeaderNames + ?Sized),
+    issues: &mut Vec<Issue>,
+) {
     let mut buffer = [0; LOWERED_BYTES];
-    for name in headers {
+    let names = || (0..headers.count()).map(|at| headers.name(at));
+    for name in names() {
         let known = |lower: &[u8]| {
             documented.headers.iter().any(|h| h.as_bytes() == lower) || is_standard(lower)
         };
@@ -284,7 +292,7 @@ fn check_headers(documented: &Documented, headers: &[&str], issues: &mut Vec<Iss
         }
     }
     for required in &documented.required_headers {
-        if !headers.iter().any(|h| h.eq_ignore_ascii_case(required)) {
+        if !names().any(|h| h.eq_ignore_ascii_case(required)) {
             issues.push(Issue::new(
                 FindingKind::MissingRequiredParameter,
                 Location::Header,
@@ -336,15 +344,16 @@ fn base_name(name: &str) -> &str {
     }
 }
 
-/// Whether `lower` (a header name in lowercase) is a standard request header: among the
-/// names that start with its letter, so that only one of its length is compared in full.
+/// [`STANDARD_HEADERS`] as a table (`names.rs`): each header of each request is looked up,
+/// and a search of the sorted list cost a hundred instructions a name.
+static STANDARD: LazyLock<Names<()>> = LazyLock::new(|| {
+    let names = STANDARD_HEADERS.iter().map(|h| (h.as_bytes().into(), ()));
+    Names::new(names.collect())
+});
+
+/// Whether `lower` (a header name in lowercase) is a standard request header.
 fn is_standard(lower: &[u8]) -> bool {
-    let first = lower.first().copied();
-    let from = STANDARD_HEADERS.partition_point(|h| Some(h.as_bytes()[0]) < first);
-    STANDARD_HEADERS[from..]
-        .iter()
-        .take_while(|h| Some(h.as_bytes()[0]) == first)
-        .any(|h| h.as_bytes() == lower)
+    STANDARD.get(lower).is_some()
         || STANDARD_PREFIXES
             .iter()
             .any(|prefix| lower.starts_with(prefix.as_bytes()))

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::body::MAX_DEPTH;
+use crate::names::Names;
 use crate::schema_diff::push_property_segment;
 use crate::schema_view::SchemaView;
 use crate::types::TypeSet;
@@ -36,10 +37,9 @@ pub(crate) struct Shape {
     pub(crate) nullable: bool,
     /// What a value of another type is told was expected: the types and the format.
     pub(crate) expected: String,
-    /// Listed properties by name, as bytes: a body's keys are looked up as they were sent,
-    /// each with one hash (a B-tree compared each key with three names, on average, for a
-    /// handful of properties). Names are the document's, not a client's: a fixed seed is safe.
-    pub(crate) properties: HashMap<Box<[u8]>, Property, foldhash::fast::FixedState>,
+    /// Listed properties by name, as bytes: a body's keys are looked up as they were sent
+    /// (`names.rs`).
+    pub(crate) properties: Names<Property>,
     /// The required properties, in name order.
     pub(crate) required: Vec<Required>,
     /// Whether every required name is a listed property (so a walk that meets as many
@@ -180,6 +180,7 @@ impl Shapes {
             }
             return (job.id, shape);
         }
+        let mut listed = Vec::with_capacity(view.properties.len());
         for (index, (name, schema)) in view.properties.iter().enumerate() {
             let mut segment = String::new();
             push_property_segment(&mut segment, name);
@@ -189,8 +190,9 @@ impl Shapes {
                 segment,
                 required: view.required.contains(name),
             };
-            shape.properties.insert(name.as_bytes().into(), property);
+            listed.push((name.as_bytes().into(), property));
         }
+        shape.properties = Names::new(listed);
         shape.required_listed = view
             .required
             .iter()
@@ -253,9 +255,10 @@ mod tests {
         let shape = shapes.get(id);
         assert_eq!(shape.expected, "object");
         assert!(shape.required[0].read_only && !shape.required[0].write_only);
-        assert!(shape.required_listed && shape.properties[&b"id"[..]].required);
-        assert_eq!(shape.properties[&b"children"[..]].segment, ".children");
-        let children = shapes.get(shape.properties[&b"children"[..]].shape);
+        let property = |name: &[u8]| shape.properties.get(name).unwrap();
+        assert!(shape.required_listed && property(b"id").required);
+        assert_eq!(property(b"children").segment, ".children");
+        let children = shapes.get(property(b"children").shape);
         assert_eq!(shapes.get(children.items.unwrap()).properties.len(), 2);
     }
 

@@ -117,6 +117,19 @@ fn plain(literal: &[u8]) -> Option<bool> {
     Some(fraction.iter().all(|&b| b == b'0'))
 }
 
+/// The type a `Value` gives the float literal at `span`: an integer when it has no fraction.
+#[inline(never)]
+fn float_type(text: &[u8], span: Span) -> TypeSet {
+    let integer = plain(&text[span.range()])
+        .or_else(|| float(text, span).map(|f| f.fract() == 0.0))
+        .unwrap_or(false);
+    if integer {
+        TypeSet::INTEGER
+    } else {
+        TypeSet::NUMBER
+    }
+}
+
 /// Digits a float literal may have to be read by [`plain`].
 const PLAIN_DIGITS: usize = 15;
 
@@ -163,22 +176,16 @@ impl<'t> OnTape<'t> {
 }
 
 impl<'t> Json<'t> for OnTape<'t> {
+    // Inlined: asked of every value, mostly to learn it is a plain scalar. A float's type,
+    // which may take reading its digits, is worked out apart so that this stays small.
+    #[inline]
     fn found(self) -> Option<TypeSet> {
         match self.tokens[self.at] {
             Token::Object { .. } => Some(TypeSet::OBJECT),
             Token::Array { .. } => Some(TypeSet::ARRAY),
             Token::String(_) | Token::DecodedString(_) => Some(TypeSet::STRING),
             Token::Integer(_) => Some(TypeSet::INTEGER),
-            Token::Float(span) => {
-                let integer = plain(&self.text[span.range()])
-                    .or_else(|| float(self.text, span).map(|f| f.fract() == 0.0))
-                    .unwrap_or(false);
-                Some(if integer {
-                    TypeSet::INTEGER
-                } else {
-                    TypeSet::NUMBER
-                })
-            }
+            Token::Float(span) => Some(float_type(self.text, span)),
             Token::True | Token::False => Some(TypeSet::BOOLEAN),
             // Never at a value's place on a tape `Tape::read` wrote.
             Token::Null | Token::End | Token::Key(_) | Token::DecodedKey(_) => None,

@@ -59,7 +59,7 @@ fn traffic_that_keeps_to_the_spec_reports_nothing() {
     let user = json!({"id": 7, "name": "Ada"}).to_string();
     drift.observe(
         &Exchange::new(1, "GET", "https://api.shop.test/v1/users/7?fields=name")
-            .headers(["Host", "Accept", "User-Agent"])
+            .headers(&["Host", "Accept", "User-Agent"])
             .response(
                 200,
                 Some(Payload::new(
@@ -101,7 +101,7 @@ fn observe_each_kind(drift: &mut Drift) {
     for id in [10, 11] {
         drift.observe(
             &Exchange::new(id, "GET", "https://api.shop.test/v1/users/7?sort=asc")
-                .headers(["X-Client-Version"])
+                .headers(&["X-Client-Version"])
                 .response(
                     200,
                     Some(Payload::new(Some("application/json"), Some(odd.as_bytes()))),

@@ -77,7 +77,7 @@ fn held(api: &str, spec: Value) -> DriftReport {
     let mut drift = Drift::new(Baseline::new(doc(spec), format!("{api}.json")));
     for (id, entry) in (1..).zip(har(api).iter()) {
         let mut exchange = Exchange::new(id, &entry.method, &entry.url)
-            .headers(entry.headers.iter().map(String::as_str))
+            .headers(&entry.headers)
             .response(entry.status, entry.response.as_ref().map(payload));
         if let Some(body) = &entry.request {
             exchange = exchange.request_body(payload(body));
@@ -224,7 +224,7 @@ fn golden_report() -> DriftReport {
             .map(|b| Payload::new(Some("application/json"), Some(b.as_bytes())));
         drift.observe(
             &Exchange::new(id, method, url)
-                .headers(["Host", "X-Pets-Client"])
+                .headers(&["Host", "X-Pets-Client"])
                 .response(status, body),
         );
     }

@@ -8,7 +8,7 @@
 //! report into the two documents, shadow endpoints named by the store's current templates and
 //! the text passed through the same redactor as API.md.
 
-use ar_diff::{Drift, DriftReport, Exchange, Payload};
+use ar_diff::{Drift, DriftReport, Exchange, HeaderNames, Payload};
 use ar_openapi::Redactor;
 use ar_store::Flow;
 use ar_store::store::{BodyTapes, EndpointStore};
@@ -40,8 +40,8 @@ pub struct DriftDocuments {
 pub(super) fn observe(drift: &mut Drift, flow: &Flow, endpoint: Option<&str>, tapes: BodyTapes) {
     let request = &flow.request;
     let request_json = json(&request.body);
-    let mut exchange = Exchange::new(flow.id.0, &request.method, &request.url)
-        .headers(request.headers.iter().map(|h| h.name.as_str()));
+    let headers = Names(&request.headers);
+    let mut exchange = Exchange::new(flow.id.0, &request.method, &request.url).headers(&headers);
     if !request.body.is_empty() {
         let body = Payload::new(request.body.media_type_as_sent(), request_json);
         exchange = exchange.request_body(body.tape(tapes.request));
@@ -57,6 +57,20 @@ pub(super) fn observe(drift: &mut Drift, flow: &Flow, endpoint: Option<&str>, ta
         exchange = exchange.endpoint(key);
     }
     drift.observe(&exchange);
+}
+
+/// A request's headers as the drift reads them: their names, where the flow keeps them.
+#[derive(Debug)]
+struct Names<'f>(&'f ar_store::Headers);
+
+impl HeaderNames for Names<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn name(&self, index: usize) -> &str {
+        &self.0.0[index].name
+    }
 }
 
 /// The drift report now, shadow endpoints under the store's current templates.
