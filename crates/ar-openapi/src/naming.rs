@@ -14,13 +14,18 @@ pub(crate) enum Segment<'a> {
 }
 
 /// Splits `/users/{userId}/orders` into segments (empty segments dropped).
+/// A name before a parameter in one segment (`blacklist.{format}`,
+/// `translations={translation}`) is what the segment names: its literal.
 pub(crate) fn segments(template: &str) -> Vec<Segment<'_>> {
     template
         .split('/')
         .filter(|segment| !segment.is_empty())
         .map(|segment| match param_parts(segment) {
             Some((name, _)) => Segment::Param(name),
-            None => Segment::Literal(segment),
+            None => match segment.split_once('{') {
+                Some((name, _)) => Segment::Literal(name.trim_end_matches(['.', '=', ':'])),
+                None => Segment::Literal(segment),
+            },
         })
         .collect()
 }
@@ -280,6 +285,15 @@ mod tests {
         assert_eq!(operation_id("GET", "/users/me"), "getUsersMe");
         assert_eq!(operation_id("GET", "/"), "getRoot");
         assert_eq!(operation_id("GET", "/search.json"), "getSearchJson");
+        // A name before a value in one segment is what the segment names.
+        assert_eq!(
+            operation_id("GET", "/categories.{format}"),
+            "listCategories"
+        );
+        assert_eq!(
+            operation_id("GET", "/words/{wordId}/translations={translations}"),
+            "listWordTranslations"
+        );
         assert_eq!(
             operation_id("GET", "/repos/{owner}/{repo}/issues"),
             "listRepoIssues"

@@ -255,6 +255,25 @@ pub enum Rule {
         /// Sibling collections whose items are keyed by words.
         collections: usize,
     },
+    /// The part of a segment after a fixed name and a dot, where several
+    /// names at one position each end in several of the same words
+    /// (`/blacklist.{format}`, `/categories.{format}`: `blacklist.xml`,
+    /// `blacklist.yaml`, `categories.xml`, `categories.yaml`). Endings one
+    /// name alone has are parts of that name; endings the names share are
+    /// a value each of them takes (a format, a variant).
+    SharedEndings {
+        /// Names at this position that end in the shared words.
+        names: usize,
+        /// Distinct shared words.
+        endings: usize,
+    },
+    /// The value of a segment written `key=value`
+    /// (`/translations={translations}`): the URL's own syntax for a
+    /// named value, as in a query string.
+    KeyValue {
+        /// The key before the `=`.
+        key: String,
+    },
     /// A user template (`--template`) matched the path; it beats every
     /// learnt rule.
     Override {
@@ -344,6 +363,11 @@ impl fmt::Display for Rule {
                 f,
                 "one scoped name (@scope/name): {names} names in {scopes} scope(s) below here answered alike"
             ),
+            Self::SharedEndings { names, endings } => write!(
+                f,
+                "the end of a name after its dot: {names} names here end in {endings} of the same words"
+            ),
+            Self::KeyValue { key } => write!(f, "the value of `{key}=` in a key=value segment"),
             Self::Override { pattern } => write!(f, "a user template: {pattern}"),
         }
     }
@@ -373,6 +397,11 @@ pub struct PathParam {
     pub name: String,
     /// Why this is a parameter.
     pub evidence: Evidence,
+    /// A fixed name that begins the segment before the value (`blacklist.`
+    /// in `/blacklist.{format}`, `translations=` in
+    /// `/translations={translations}`); empty for most parameters.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
     /// A response-format suffix that ends the segment after the value
     /// (`.json` in `/t/{topicId}.json`); empty for a whole-segment parameter.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -406,10 +435,11 @@ impl PathParam {
     }
 
     /// A value of this segment split into one value per parameter, in
-    /// order; `None` when it does not have the parameters' separators.
+    /// order; `None` when it does not begin with the prefix or does not
+    /// have the parameters' separators.
     pub fn split_value<'v>(&self, value: &'v str) -> Option<Vec<&'v str>> {
         let mut values = Vec::with_capacity(1 + self.joined.len());
-        let mut rest = value;
+        let mut rest = value.strip_prefix(self.prefix.as_str())?;
         for joined in &self.joined {
             let (head, tail) = rest.split_once(joined.separator.as_str())?;
             values.push(head);
@@ -421,9 +451,10 @@ impl PathParam {
 }
 
 impl fmt::Display for PathParam {
-    /// `{name}`, each joined parameter after its separator, then the suffix.
+    /// The prefix, `{name}`, each joined parameter after its separator,
+    /// then the suffix.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{{{}}}", self.name)?;
+        write!(f, "{}{{{}}}", self.prefix, self.name)?;
         for joined in &self.joined {
             write!(f, "{}{{{}}}", joined.separator, joined.name)?;
         }

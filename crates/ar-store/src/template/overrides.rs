@@ -182,6 +182,7 @@ impl Pattern {
                     values: vec![value],
                     kinds: Vec::new(),
                 },
+                prefix: String::new(),
                 suffix: String::new(),
                 rest,
                 joined: Vec::new(),

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 mod collections;
+mod endings;
 
 use self::collections::Sort;
 use super::answer::{any_alike, envelope_leaves};
@@ -26,6 +27,9 @@ pub(crate) struct ViewNode {
     param: Option<Box<ViewParam>>,
     /// Set when everything below this node is one multi-segment parameter.
     rest: Option<Box<ViewRest>>,
+    /// Parameters that share their segment with a fixed name before them,
+    /// by that name and its separator (`blacklist.`, `translations=`).
+    prefixed: BTreeMap<Box<str>, ViewParam>,
     /// Why this node (a literal child) stayed literal.
     kept: Option<KeptReason>,
 }
@@ -44,6 +48,9 @@ struct ViewParam {
     /// [`Rule::Missing`]; a file like the others, [`Rule::FileLike`]):
     /// `explain` of their paths says why, whatever folded the others.
     alone: Vec<(Box<str>, Rule)>,
+    /// Whether the values end in a second parameter after a dot
+    /// (`{documentId}.{format}`, [`endings`]).
+    ids_end: bool,
 }
 
 /// The rest of the path as one parameter: a file's path
@@ -82,13 +89,19 @@ impl ViewNode {
                     .map(|(op, view)| op.len() + 40 + view.heap_bytes())
                     .sum::<usize>()
         });
-        rest + lits
-            + self.param.as_ref().map_or(0, |p| {
-                std::mem::size_of::<ViewParam>()
-                    + p.node.heap_bytes()
-                    + (p.values.iter().map(|v| v.len() + 24)).sum::<usize>()
-                    + (p.alone.iter().map(|(v, _)| v.len() + 64)).sum::<usize>()
-            })
+        let prefixed: usize = (self.prefixed.iter())
+            .map(|(k, p)| k.len() + 48 + p.heap_bytes())
+            .sum();
+        rest + lits + prefixed + self.param.as_ref().map_or(0, |p| p.heap_bytes())
+    }
+}
+
+impl ViewParam {
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<ViewParam>()
+            + self.node.heap_bytes()
+            + (self.values.iter().map(|v| v.len() + 24)).sum::<usize>()
+            + (self.alone.iter().map(|(v, _)| v.len() + 64)).sum::<usize>()
     }
 }
 
@@ -754,10 +767,61 @@ fn build<'r>(
     }
     let shared_leaves = leaves_under_several(lits.values());
     let mut node = ViewNode::default();
+    // Names whose endings are values: blacklist.{format}, translations={translation}.
+    // A grid of alike endings beats the RPC methods' grid; a version after
+    // a name keeps it whole.
+    let ended = match pinned {
+        true => endings::Endings::default(),
+        false => endings::endings(
+            (lits.keys().copied())
+                .filter(|k| !matches!(kept.get(k), Some(KeptReason::Versioned { .. }))),
+            |k| fold.contains_key(k),
+            |k| answers_beyond(&lits[k], ctx.envelope),
+        ),
+    };
+    let mut ended_names: BTreeSet<&str> = BTreeSet::new();
+    for (prefix, (rule, members)) in ended.prefixed {
+        let raws: Vec<&RawNode> = members
+            .iter()
+            .flat_map(|k| lits[k].iter().copied())
+            .collect();
+        let depth = ctx.at.len();
+        ctx.at.push('/');
+        ctx.at.push_str(&prefix);
+        ctx.at.push_str("{}");
+        let child = build(&raws, Parent::Param, None, &BTreeSet::new(), ctx);
+        ctx.at.truncate(depth);
+        let values: Vec<String> = (members.iter())
+            .map(|k| k[prefix.len()..].to_string())
+            .take(8)
+            .collect();
+        node.prefixed.insert(
+            prefix.into(),
+            ViewParam {
+                node: child,
+                rule,
+                kinds: Vec::new(),
+                folded: true,
+                samples: raws.iter().map(|r| r.count).sum(),
+                values,
+                origin: None,
+                alone: Vec::new(),
+                ids_end: false,
+            },
+        );
+        for k in members {
+            kept.remove(k);
+            fold.remove(k);
+            ended_names.insert(k);
+        }
+    }
     let mut param_raws: Vec<&RawNode> = params.clone();
     for (name, raws) in &lits {
         if fold.contains_key(name) {
             param_raws.extend(raws.iter().copied());
+            continue;
+        }
+        if ended_names.contains(name) {
             continue;
         }
         let depth = ctx.at.len();
@@ -847,6 +911,7 @@ fn build<'r>(
                 })
                 .map(|(k, rule)| (Box::from(*k), rule.clone()))
                 .collect(),
+            ids_end: ended.ids_end,
         }));
     }
     node
@@ -1046,6 +1111,7 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
             values: vec![word.into()],
             origin: None,
             alone: Vec::new(),
+            ids_end: false,
         }));
     }
 }
@@ -1892,6 +1958,8 @@ fn rank(rule: &Rule) -> u8 {
         Rule::FileTree { .. } | Rule::ScopedNames { .. } | Rule::Override { .. } => 6,
         Rule::Uncapitalised { alike } | Rule::FileNames { of: alike, .. } => rank(alike),
         Rule::SiblingItems { .. } => 5,
+        Rule::SharedEndings { .. } => 3,
+        Rule::KeyValue { .. } => 4,
     }
 }
 
@@ -2710,6 +2778,9 @@ enum Step<'v, 'p> {
 struct Walk<'v, 'p> {
     steps: Vec<Step<'v, 'p>>,
     suffixes: Vec<Option<&'p str>>,
+    /// The fixed name before each parameter in its segment (`blacklist.`;
+    /// empty for most).
+    prefixes: Vec<&'v str>,
     trailing: bool,
 }
 
@@ -2717,8 +2788,9 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
     let (segments, trailing) = split_path(path);
     let mut segments = segments.peekable();
     let mut node = Some(view);
-    let (mut steps, mut suffixes) = (Vec::new(), Vec::new());
+    let (mut steps, mut suffixes, mut prefixes) = (Vec::new(), Vec::new(), Vec::new());
     while let Some(segment) = segments.next() {
+        prefixes.resize(steps.len(), "");
         if let Some(rest) = node.and_then(|n| n.rest.as_deref()) {
             // `segment` lies inside `path`: the rest starts where it does.
             let start = segment.as_ptr() as usize - path.as_ptr() as usize;
@@ -2751,6 +2823,17 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
             continue;
         }
         let (stem, suffix) = split_suffix(segment, segments.peek().is_none());
+        if let Some(n) = node
+            && !n.prefixed.is_empty()
+            && !n.literals.contains_key(stem)
+            && let Some((prefix, p)) = prefixed_param(n, segment)
+        {
+            node = Some(&p.node);
+            steps.push(Step::Param(Some(p), None, &segment[prefix.len()..]));
+            suffixes.push(None);
+            prefixes.push(prefix);
+            continue;
+        }
         let kind = classify_segment(stem);
         let here = node.take();
         let step = match (here, kind) {
@@ -2796,18 +2879,47 @@ fn walk<'v, 'p>(view: &'v ViewNode, path: &'p str) -> Walk<'v, 'p> {
         steps.push(step);
         suffixes.push(suffix);
     }
+    prefixes.resize(steps.len(), "");
     Walk {
         steps,
         suffixes,
+        prefixes,
         trailing,
     }
 }
 
-fn names(steps: &[Step<'_, '_>]) -> Vec<String> {
-    let inputs: Vec<NameInput<'_>> = steps
-        .iter()
-        .map(|s| match s {
+/// The parameter of `node` that `segment` fills after a fixed name, with
+/// that name: the longest that begins it and leaves a value.
+fn prefixed_param<'v>(node: &'v ViewNode, segment: &str) -> Option<(&'v str, &'v ViewParam)> {
+    (node.prefixed.iter())
+        .filter(|(prefix, _)| segment.len() > prefix.len() && segment.starts_with(&***prefix))
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map(|(prefix, p)| (&**prefix, p))
+}
+
+fn names(walked: &Walk<'_, '_>) -> Vec<String> {
+    let inputs: Vec<NameInput<'_>> = (walked.steps.iter())
+        .zip(&walked.prefixes)
+        .map(|(s, prefix)| match s {
             Step::Lit(text, _) => NameInput::Literal(text),
+            // A key names its value; a dotted ending is a format.
+            Step::Param(..) if !prefix.is_empty() => NameInput::Param {
+                kind: None,
+                hint: Some(match prefix.strip_suffix('=') {
+                    Some(key) => key,
+                    None => "format",
+                }),
+            },
+            // An id before a format (`2574.xml`) is named as its spelling says.
+            Step::Param(Some(p), _, value)
+                if p.ids_end
+                    && let Some((id, _)) = value.rsplit_once('.') =>
+            {
+                NameInput::Param {
+                    kind: classify_segment(id),
+                    hint: None,
+                }
+            }
             Step::Param(p, kind, _) => {
                 // A parameter whose values are slugs is named like one (`{product}`);
                 // one whose values are classified keeps their kind's name
@@ -2907,20 +3019,35 @@ fn evidence(p: Option<&ViewParam>, kind: Option<SegmentKind>, value: &str) -> Ev
 
 pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
     let walked = walk(view, path);
-    let mut names = names(&walked.steps).into_iter();
+    let names = names(&walked);
+    let format_name = match names.iter().any(|n| n == "format") {
+        true => "format2",
+        false => "format",
+    };
+    let mut names = names.into_iter();
     let segments = (walked.steps.iter())
         .zip(&walked.suffixes)
-        .map(|(s, suffix)| match s {
+        .zip(&walked.prefixes)
+        .map(|((s, suffix), prefix)| match s {
             Step::Lit(text, _) => Segment::Literal(text.to_string()),
             Step::Param(p, kind, value) => {
                 let name = names.next().unwrap_or_default();
-                let (name, joined) = match p.filter(|p| holds_pairs(p)) {
-                    Some(p) => pair_names(name, p),
-                    None => (name, Vec::new()),
+                let (name, joined) = match p {
+                    Some(p) if holds_pairs(p) => pair_names(name, p),
+                    // `2574.xml` where ids end in a format.
+                    Some(p) if p.ids_end && value.contains('.') => {
+                        let format = JoinedParam {
+                            separator: ".".to_string(),
+                            name: format_name.to_string(),
+                        };
+                        (name, vec![format])
+                    }
+                    _ => (name, Vec::new()),
                 };
                 Segment::Param(PathParam {
                     name,
                     evidence: evidence(*p, *kind, value),
+                    prefix: prefix.to_string(),
                     suffix: suffix.unwrap_or_default().to_string(),
                     rest: false,
                     joined,
@@ -2934,6 +3061,7 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
                     values: rest.values.clone(),
                     kinds: Vec::new(),
                 },
+                prefix: String::new(),
                 suffix: String::new(),
                 rest: true,
                 joined: Vec::new(),
@@ -2956,12 +3084,17 @@ pub(crate) fn shape_key(view: &ViewNode, path: &str) -> String {
 pub(crate) fn shape_key_into(view: &ViewNode, path: &str, key: &mut String) {
     key.clear();
     let walked = walk(view, path);
-    for (step, suffix) in walked.steps.iter().zip(&walked.suffixes) {
+    let steps = (walked.steps.iter()).zip(&walked.suffixes);
+    for ((step, suffix), prefix) in steps.zip(&walked.prefixes) {
         key.push('/');
         match step {
             Step::Lit(text, _) => key.push_str(text),
-            Step::Param(..) => {
+            Step::Param(p, _, value) => {
+                key.push_str(prefix);
                 key.push('\u{1}');
+                if p.is_some_and(|p| p.ids_end) && value.contains('.') {
+                    key.push_str(".\u{1}");
+                }
                 key.push_str(suffix.unwrap_or_default());
             }
             Step::Rest(..) => key.push_str("\u{1}*"),
@@ -4961,6 +5094,70 @@ mod tests {
         assert_eq!(
             tpl(&t, "/verified-domains/delta.globex.com"),
             "/verified-domains/{verifiedDomain}"
+        );
+    }
+
+    /// Class: a fixed name and a value in one segment. Names that each end,
+    /// after a dot, in several of the same words that answered alike take a
+    /// value there (`/blacklist.{format}`); ids before those endings end in
+    /// one more parameter; a `key=value` segment is a name and a value.
+    #[test]
+    fn names_that_end_in_shared_values_are_a_name_and_a_value() {
+        let mut t = Templater::default();
+        let formats = ["xmlv", "yamlv", "protov", "tomlv"];
+        for (i, name) in ["blacklist", "categories", "entities"].iter().enumerate() {
+            for format in formats {
+                let shape = Some(i as u64 + 1);
+                t.observe("h", &format!("/{name}.{format}"), shape);
+            }
+        }
+        t.observe("h", "/status.xmlv", Some(7));
+        for (id, format) in [("2574", "xmlv"), ("2574", "yamlv"), ("8841", "tomlv")] {
+            t.observe("h", &format!("/document/{id}.{format}"), Some(5));
+        }
+        for format in formats {
+            t.observe("h", &format!("/document/processed.{format}"), Some(6));
+        }
+        assert_eq!(tpl(&t, "/blacklist.yamlv"), "/blacklist.{format}");
+        assert_eq!(tpl(&t, "/status.protov"), "/status.{format}");
+        assert_eq!(
+            tpl(&t, "/document/processed.xmlv"),
+            "/document/processed.{format}"
+        );
+        assert_eq!(
+            tpl(&t, "/document/9999.xmlv"),
+            "/document/{documentId}.{format}"
+        );
+        assert_explains(
+            &t,
+            "/categories.tomlv",
+            "[0] {format}: the end of a name after its dot: 4 names here end in 4 of the same words",
+        );
+        let template = t.template("h", "/blacklist.xmlv");
+        let param = template.param_at(0).unwrap();
+        assert_eq!(param.prefix, "blacklist.");
+        assert_eq!(param.split_value("blacklist.xmlv"), Some(vec!["xmlv"]));
+        // RPC methods: each answers its own shape, so each is a name.
+        let mut t = Templater::default();
+        for (i, method) in ["list", "info", "history"].iter().enumerate() {
+            for resource in ["conversations", "users"] {
+                t.observe("h", &format!("/api/{resource}.{method}"), Some(i as u64));
+            }
+        }
+        assert_eq!(tpl(&t, "/api/users.info"), "/api/users.info");
+        // A key names its value.
+        let mut t = Templater::default();
+        for lang in ["es", "pt", "ro"] {
+            t.observe("h", &format!("/search/en/translations={lang}"), Some(1));
+        }
+        assert_eq!(
+            tpl(&t, "/search/en/translations=de"),
+            "/search/en/translations={translations}"
+        );
+        assert_explains(
+            &t,
+            "/search/en/translations=es",
+            "[2] {translations}: the value of `translations=` in a key=value segment",
         );
     }
 
