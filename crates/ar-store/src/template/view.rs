@@ -864,7 +864,8 @@ fn build<'r>(
                     distinct: candidates.len(),
                 },
             });
-        let rule = match file_names {
+        // Ids that end in a format are no file names: the ending is a value.
+        let rule = match file_names.filter(|_| !ended.ids_end) {
             Some(extensions) => Rule::FileNames {
                 extensions: extensions.len(),
                 of: Box::new(rule),
@@ -5112,7 +5113,7 @@ mod tests {
             }
         }
         t.observe("h", "/status.xmlv", Some(7));
-        for (id, format) in [("2574", "xmlv"), ("2574", "yamlv"), ("8841", "tomlv")] {
+        for (id, format) in [("2574", "xmlv"), ("3310", "yamlv"), ("8841", "tomlv")] {
             t.observe("h", &format!("/document/{id}.{format}"), Some(5));
         }
         for format in formats {
@@ -5127,6 +5128,12 @@ mod tests {
         assert_eq!(
             tpl(&t, "/document/9999.xmlv"),
             "/document/{documentId}.{format}"
+        );
+        // No file names: the ending is a value of its own.
+        assert_explains(
+            &t,
+            "/document/2574.xmlv",
+            "[1] {documentId}: 3 distinct leaf literals",
         );
         assert_explains(
             &t,
