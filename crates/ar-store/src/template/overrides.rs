@@ -3,7 +3,10 @@
 //! A pattern is a path template a person writes when the learnt rules get an
 //! API wrong: literals, `{name}` for one whole segment, and `{name*}` as the
 //! last segment for the rest of the path (one segment or more, slashes
-//! included). A pattern may start with a host (`api.example.com/files/{path*}`)
+//! included). A segment may hold fixed text around its parameters, and
+//! several parameters with text between them (`blacklist.{format}`,
+//! `{topicId}.json`, `{latitude},{longitude}`), as the learnt templates
+//! write them. A pattern may start with a host (`api.example.com/files/{path*}`)
 //! to apply to that host only; without one it applies to every host.
 //!
 //! A path matches a pattern when it has as many segments (or, with `{name*}`,
@@ -27,15 +30,50 @@
 
 use std::fmt;
 
-use super::{Evidence, PathParam, PathTemplate, Rule, Segment, split_path};
+use super::{Evidence, JoinedParam, PathParam, PathTemplate, Rule, Segment, split_path};
 
 /// One segment of a [`Pattern`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Part {
     Literal(String),
-    Param(String),
+    Params(Params),
     /// `{name*}`: the rest of the path (last only).
     Rest(String),
+}
+
+/// A segment with parameters: fixed text before the first, each further one
+/// after its separator, fixed text after the last (`{name}` alone has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Params {
+    prefix: String,
+    first: String,
+    /// Each further parameter, after the text that separates it.
+    joined: Vec<(String, String)>,
+    suffix: String,
+}
+
+impl Params {
+    fn names(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.first.as_str()).chain(self.joined.iter().map(|(_, n)| n.as_str()))
+    }
+
+    /// Whether `segment` fills this pattern: its fixed text where written,
+    /// and a non-empty value for each parameter.
+    fn fits(&self, segment: &str) -> bool {
+        let Some(rest) = segment.strip_prefix(self.prefix.as_str()) else {
+            return false;
+        };
+        let Some(mut rest) = rest.strip_suffix(self.suffix.as_str()) else {
+            return false;
+        };
+        for (separator, _) in &self.joined {
+            match rest.split_once(separator.as_str()) {
+                Some((value, tail)) if !value.is_empty() => rest = tail,
+                _ => return false,
+            }
+        }
+        !rest.is_empty()
+    }
 }
 
 /// One user template, parsed and checked.
@@ -69,8 +107,9 @@ impl Pattern {
     /// Parses `/path/{name}/{rest*}` or `host/path/...`.
     ///
     /// Errors name the pattern and the problem: no path, an empty segment,
-    /// an unbalanced brace, a parameter that is not a whole segment, an empty
-    /// or duplicate parameter name, or `{name*}` before the last segment.
+    /// an unbalanced brace, two parameters with nothing between them,
+    /// `{name*}` sharing its segment, an empty or duplicate parameter name,
+    /// or `{name*}` before the last segment.
     pub fn parse(text: &str) -> Result<Self, PatternError> {
         let text = text.trim();
         let fail = |problem: String| PatternError {
@@ -108,11 +147,15 @@ impl Pattern {
                 return Err(fail("empty segment (`//`)".into()));
             }
             let part = parse_segment(segment).map_err(fail)?;
-            if let Part::Param(name) | Part::Rest(name) = &part
-                && parts
-                    .iter()
-                    .any(|p| matches!(p, Part::Param(n) | Part::Rest(n) if n == name))
-            {
+            let names = |part: &Part| -> Vec<String> {
+                match part {
+                    Part::Literal(_) => Vec::new(),
+                    Part::Params(params) => params.names().map(str::to_string).collect(),
+                    Part::Rest(name) => vec![name.clone()],
+                }
+            };
+            let before: Vec<String> = parts.iter().flat_map(names).collect();
+            if let Some(name) = names(&part).into_iter().find(|n| before.contains(n)) {
                 return Err(fail(format!("duplicate parameter name `{name}`")));
             }
             if let Part::Rest(name) = &part
@@ -159,7 +202,8 @@ impl Pattern {
             };
             match part {
                 Part::Literal(text) if text != segment => return false,
-                Part::Param(_) | Part::Rest(_) if segment.is_empty() => return false,
+                Part::Params(params) if !params.fits(segment) => return false,
+                Part::Rest(_) if segment.is_empty() => return false,
                 Part::Rest(_) => return true,
                 _ => {}
             }
@@ -171,9 +215,9 @@ impl Pattern {
     fn template_of(&self, path: &str, samples: u64) -> PathTemplate {
         let (segments, trailing_slash) = split_path(path);
         let segments: Vec<&str> = segments.collect();
-        let param = |name: &str, value: String, rest: bool| {
+        let param = |params: &Params, value: String, rest: bool| {
             Segment::Param(PathParam {
-                name: name.to_string(),
+                name: params.first.clone(),
                 evidence: Evidence {
                     rule: Rule::Override {
                         pattern: self.text.clone(),
@@ -182,17 +226,30 @@ impl Pattern {
                     values: vec![value],
                     kinds: Vec::new(),
                 },
-                prefix: String::new(),
-                suffix: String::new(),
+                prefix: params.prefix.clone(),
+                suffix: params.suffix.clone(),
                 rest,
-                joined: Vec::new(),
+                joined: (params.joined.iter())
+                    .map(|(separator, name)| JoinedParam {
+                        separator: separator.clone(),
+                        name: name.clone(),
+                    })
+                    .collect(),
             })
         };
         let segments = (self.parts.iter().enumerate())
             .map(|(i, part)| match part {
                 Part::Literal(text) => Segment::Literal(text.clone()),
-                Part::Param(name) => param(name, segments[i].to_string(), false),
-                Part::Rest(name) => param(name, segments[i..].join("/"), true),
+                Part::Params(params) => param(params, segments[i].to_string(), false),
+                Part::Rest(name) => {
+                    let whole = Params {
+                        prefix: String::new(),
+                        first: name.clone(),
+                        joined: Vec::new(),
+                        suffix: String::new(),
+                    };
+                    param(&whole, segments[i..].join("/"), true)
+                }
             })
             .collect();
         PathTemplate {
@@ -216,44 +273,79 @@ impl fmt::Display for Pattern {
     }
 }
 
-/// One segment: `{name}`, `{name*}` or a literal without braces.
+/// One segment: a literal without braces, `{name*}`, or parameters with
+/// fixed text around and between them (`{name}`, `v{version}`,
+/// `{latitude},{longitude}`).
 fn parse_segment(segment: &str) -> Result<Part, String> {
-    let opens = segment.matches('{').count();
-    let closes = segment.matches('}').count();
-    if opens == 0 && closes == 0 {
+    let unbalanced = || format!("unbalanced brace in segment `{segment}`");
+    // Alternating text and parameter names: text, name, text, ..., text.
+    let mut texts: Vec<&str> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
+    let mut rest = segment;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest.as_bytes()[open] == b'}' {
+            return Err(unbalanced());
+        }
+        let after = &rest[open + 1..];
+        let close = after.find(['{', '}']).ok_or_else(unbalanced)?;
+        if after.as_bytes()[close] == b'{' {
+            return Err(unbalanced());
+        }
+        texts.push(&rest[..open]);
+        names.push(&after[..close]);
+        rest = &after[close + 1..];
+    }
+    texts.push(rest);
+    if names.is_empty() {
         return Ok(Part::Literal(segment.to_string()));
     }
-    if opens != closes || opens > 1 {
-        return Err(format!("unbalanced brace in segment `{segment}`"));
+    for name in &names {
+        check_name(name.strip_suffix('*').unwrap_or(name), segment)?;
     }
-    let Some(inner) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) else {
-        if segment.find('{') > segment.find('}') {
-            return Err(format!("unbalanced brace in segment `{segment}`"));
+    if let [name] = names[..]
+        && let Some(name) = name.strip_suffix('*')
+    {
+        if !texts.iter().all(|t| t.is_empty()) {
+            return Err(format!(
+                "`{{{name}*}}` takes whole segments, so it cannot share `{segment}` with text"
+            ));
         }
+        return Ok(Part::Rest(name.to_string()));
+    }
+    if let Some(name) = names.iter().find(|n| n.ends_with('*')) {
         return Err(format!(
-            "a parameter must be a whole segment (`{{name}}`), not `{segment}`"
+            "`{{{name}}}` takes whole segments, so it cannot share `{segment}` with another parameter"
         ));
-    };
-    let (name, rest) = match inner.strip_suffix('*') {
-        Some(name) => (name, true),
-        None => (inner, false),
-    };
+    }
+    if texts[1..texts.len() - 1].iter().any(|t| t.is_empty()) {
+        return Err(format!(
+            "two parameters in `{segment}` need text between them to tell where one ends"
+        ));
+    }
+    Ok(Part::Params(Params {
+        prefix: texts[0].to_string(),
+        first: names[0].to_string(),
+        joined: (texts[1..].iter().zip(&names[1..]))
+            .map(|(text, name)| (text.to_string(), name.to_string()))
+            .collect(),
+        suffix: texts[texts.len() - 1].to_string(),
+    }))
+}
+
+/// A parameter name: letters, digits, `_`, `-` and `.`, at least one.
+fn check_name(name: &str, segment: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err(format!("empty parameter name in `{segment}`"));
     }
-    if let Some(bad) = name
+    match name
         .chars()
         .find(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
     {
-        return Err(format!(
+        Some(bad) => Err(format!(
             "parameter name `{name}` may hold only letters, digits, `_`, `-` and `.`, not `{bad}`"
-        ));
+        )),
+        None => Ok(()),
     }
-    Ok(if rest {
-        Part::Rest(name.to_string())
-    } else {
-        Part::Param(name.to_string())
-    })
 }
 
 /// The user's templates, in the order given.
@@ -377,7 +469,10 @@ mod tests {
         assert!(problem("/files/{{path}}").contains("unbalanced brace"));
         assert!(problem("/a/{id}/b/{id}").contains("duplicate parameter name `id`"));
         assert!(problem("/a/{id}/b/{id*}").contains("duplicate parameter name `id`"));
-        assert!(problem("/files/v{version}").contains("whole segment"));
+        assert!(problem("/files/{a}{b}").contains("need text between them"));
+        assert!(problem("/files/v{path*}").contains("takes whole segments"));
+        assert!(problem("/files/{a}.{path*}").contains("takes whole segments"));
+        assert!(problem("/files/{a}.{}").contains("empty parameter name"));
         assert!(problem("/files/{a b}").contains("may hold only"));
         assert!(problem("files").contains("starting with `/`"));
         assert!(problem("/a//b").contains("empty segment"));
@@ -413,6 +508,41 @@ mod tests {
         let t = o.template("h", "/users/7/avatar/").unwrap();
         assert_eq!(t.to_string(), "/users/{id}/avatar/");
         assert!(!t.params().next().unwrap().rest);
+    }
+
+    #[test]
+    fn a_segment_holds_text_around_and_between_its_parameters() {
+        let o = Overrides::parse([
+            "/blacklist.{format}",
+            "/stops/{latitude},{longitude}",
+            "/t/{topicId}.json",
+            "/files/v{version}",
+        ])
+        .unwrap();
+        assert_eq!(o.find("h", "/blacklist.xml"), Some(0));
+        assert_eq!(o.find("h", "/blacklist."), None, "a value is never empty");
+        assert_eq!(o.find("h", "/categories.xml"), None);
+        assert_eq!(o.find("h", "/stops/52.5,13.4"), Some(1));
+        assert_eq!(o.find("h", "/stops/52.5"), None);
+        assert_eq!(o.find("h", "/stops/,13.4"), None);
+        assert_eq!(o.find("h", "/t/271.json"), Some(2));
+        assert_eq!(o.find("h", "/t/271.xml"), None);
+        assert_eq!(o.find("h", "/files/v2"), Some(3));
+        let t = o.template("h", "/blacklist.xml").unwrap();
+        assert_eq!(t.to_string(), "/blacklist.{format}");
+        let param = t.params().next().unwrap();
+        assert_eq!(param.prefix, "blacklist.");
+        assert_eq!(param.split_value("blacklist.xml"), Some(vec!["xml"]));
+        let t = o.template("h", "/stops/52.5,13.4").unwrap();
+        assert_eq!(t.to_string(), "/stops/{latitude},{longitude}");
+        let names: Vec<&str> = t.params().next().unwrap().names().collect();
+        assert_eq!(names, ["latitude", "longitude"]);
+        assert_eq!(
+            o.template("h", "/t/271.json").unwrap().to_string(),
+            "/t/{topicId}.json"
+        );
+        // Names are unique across segments and within one.
+        assert!(problem("/a/{x}/{y},{x}").contains("duplicate parameter name `x`"));
     }
 
     #[test]

@@ -135,4 +135,20 @@ mod tests {
                 .contains("no segment 7")
         );
     }
+
+    #[test]
+    fn a_segment_with_text_around_its_parameter_is_kept_as_written() {
+        let store = store(&["/t/27176.json", "/t/35860.json", "/t/40452.json"]);
+        let endpoint = &store.endpoints()[0];
+        assert_eq!(endpoint.template().to_string(), "/t/{tId}.json");
+        let fixed = checked(
+            &store,
+            &Correction::Segment {
+                key: endpoint.key().to_string(),
+                segment: 0,
+                make: SegmentAs::Parameter,
+            },
+        );
+        assert_eq!(fixed.unwrap(), ["api.shop.test/{param}/{tId}.json"]);
+    }
 }
