@@ -97,6 +97,12 @@ impl ViewNode {
 }
 
 impl ViewParam {
+    /// Whether `value` of this parameter ends in a second one after a dot
+    /// (`2574.xml` where ids end in a format).
+    fn ends_in_format(&self, value: &str) -> bool {
+        self.ids_end && value.contains('.')
+    }
+
     fn heap_bytes(&self) -> usize {
         std::mem::size_of::<ViewParam>()
             + self.node.heap_bytes()
@@ -3036,7 +3042,7 @@ pub(crate) fn template(view: &ViewNode, path: &str) -> PathTemplate {
                 let (name, joined) = match p {
                     Some(p) if holds_pairs(p) => pair_names(name, p),
                     // `2574.xml` where ids end in a format.
-                    Some(p) if p.ids_end && value.contains('.') => {
+                    Some(p) if p.ends_in_format(value) => {
                         let format = JoinedParam {
                             separator: ".".to_string(),
                             name: format_name.to_string(),
@@ -3093,7 +3099,7 @@ pub(crate) fn shape_key_into(view: &ViewNode, path: &str, key: &mut String) {
             Step::Param(p, _, value) => {
                 key.push_str(prefix);
                 key.push('\u{1}');
-                if p.is_some_and(|p| p.ids_end) && value.contains('.') {
+                if p.is_some_and(|p| p.ends_in_format(value)) {
                     key.push_str(".\u{1}");
                 }
                 key.push_str(suffix.unwrap_or_default());
