@@ -1208,7 +1208,10 @@ const SWAP_MAX_PATHS: usize = 256;
 ///
 /// The paths through those words are all of one depth (two slots or
 /// more), three at least, each slot holds two values or more, a word of
-/// the first slot is found in another, and the paths answered alike (or
+/// the first slot is found in another (or the parts of first words that
+/// are two words joined by `-` move: into another slot, or into each
+/// other's place, as `harbor` in `cobalt-harbor` and `harbor-tango`),
+/// and the paths answered alike (or
 /// none answered more than the API's envelope). Names have one place in a
 /// hierarchy; values of one domain fill any slot (`/rates/USD/EUR`,
 /// `/rates/EUR/USD`; `/search/cedar/tango`, `/search/tango/cedar`). Values
@@ -1303,9 +1306,19 @@ fn swapped_slots<'r>(raws: &[&'r RawNode], envelope: u128) -> Option<SwappedSlot
             None => false,
         })
     });
-    let swapped = (slots[0].iter().flatten()).any(|w| {
-        (ends.keys()).any(|p| (p[0] != Some(*w) || below_several) && p[1..].contains(&Some(*w)))
-    });
+    let found_elsewhere = |w: &str, first: &str| {
+        (ends.keys()).any(|p| (p[0] != Some(first) || below_several) && p[1..].contains(&Some(w)))
+    };
+    // A word of the first slot may be two values joined by `-`
+    // (`harbor-tango`): its parts move as words do, into another slot or
+    // into each other's place (`cobalt-harbor` beside `harbor-tango`).
+    let parts: Vec<(&str, (&str, &str))> = (slots[0].iter().flatten())
+        .filter_map(|w| Some((*w, joined_parts(w)?)))
+        .collect();
+    let parts_swap = (parts.iter()).any(|(_, (a, _))| parts.iter().any(|(_, (_, b))| a == b));
+    let swapped = parts_swap
+        || (slots[0].iter().flatten()).any(|w| found_elsewhere(w, w))
+        || (parts.iter()).any(|(w, (a, b))| found_elsewhere(a, w) || found_elsewhere(b, w));
     if !swapped || slots.iter().any(|words| words.len() < 2) {
         return None;
     }
@@ -1335,6 +1348,14 @@ fn swapped_slots<'r>(raws: &[&'r RawNode], envelope: u128) -> Option<SwappedSlot
         slots: depth,
         paths: ends.len(),
     })
+}
+
+/// The two parts of a word that is two words joined by one `-`
+/// (`harbor-tango`), each a word of letters or digits.
+fn joined_parts(word: &str) -> Option<(&str, &str)> {
+    let (a, b) = word.split_once('-')?;
+    let part = |p: &str| !p.is_empty() && p.bytes().all(|c| c.is_ascii_alphanumeric());
+    (part(a) && part(b)).then_some((a, b))
 }
 
 /// What [`swapped_slots`] found.
@@ -4784,6 +4805,60 @@ mod tests {
             t.observe("h", &format!("/search/{path}"), None);
         }
         assert_eq!(tpl(&t, "/search/cedar/cedar"), "/search/{owner}/{search}");
+    }
+
+    #[test]
+    fn parts_of_joined_words_that_change_places_make_every_slot_a_value() {
+        // Two values joined by `-` in the first slot: `harbor` is first in
+        // one and second in another, each call brings its own chain.
+        let mut t = Templater::default();
+        for path in [
+            "cedar-delta/alpha/FCO",
+            "cobalt-harbor/gamma/FAN",
+            "harbor-tango/gamma/YCP",
+            "pixel-sierra/cobalt/YCP",
+            "sierra-maple/gamma/ZXB",
+        ] {
+            t.observe("h", &format!("/cargo/route/{path}"), Some(7));
+        }
+        // One parameter each: whether `harbor-tango` is two values or one
+        // slug of two words the traffic does not say.
+        assert_eq!(
+            tpl(&t, "/cargo/route/cedar-delta/alpha/FCO"),
+            "/cargo/route/{owner}/{route}/{route2}"
+        );
+        assert_explains(
+            &t,
+            "/cargo/route/harbor-tango/gamma/YCP",
+            "[2] {owner}: one of 3 slots whose words change places in 5 paths of one depth",
+        );
+        // A part found in another slot moves too (`cobalt`).
+        let mut t = Templater::default();
+        for path in [
+            "cedar-delta/alpha/FCO",
+            "pixel-cobalt/cobalt/FAN",
+            "maple-tango/gamma/YCP",
+            "sierra-lumen/gamma/ZXB",
+        ] {
+            t.observe("h", &format!("/cargo/route/{path}"), Some(7));
+        }
+        assert_eq!(
+            tpl(&t, "/cargo/route/maple-tango/gamma/YCP"),
+            "/cargo/route/{owner}/{route}/{route2}"
+        );
+        // Kebab-case names whose parts keep their places stay names.
+        let mut t = Templater::default();
+        for path in [
+            "user-settings/theme/dark",
+            "user-groups/admins/list",
+            "access-tokens/active/count",
+        ] {
+            t.observe("h", &format!("/v1/{path}"), Some(7));
+        }
+        assert_eq!(
+            tpl(&t, "/v1/user-groups/admins/list"),
+            "/v1/user-groups/admins/list"
+        );
     }
 
     /// An API spells its names one way: where they are capitalised, words
