@@ -45,8 +45,9 @@ struct ViewParam {
     values: Vec<String>,
     origin: Option<Origin>,
     /// Literals folded in alone, by a rule of their own (a value not found,
-    /// [`Rule::Missing`]; a file like the others, [`Rule::FileLike`]):
-    /// `explain` of their paths says why, whatever folded the others.
+    /// [`Rule::Missing`]; a file like the others, [`Rule::FileLike`]; one
+    /// that behaves like the values, [`Rule::LikeParam`]): `explain` of
+    /// their paths says why, whatever folded the others.
     alone: Vec<(Box<str>, Rule)>,
     /// Whether the values end in a second parameter after a dot
     /// (`{documentId}.{format}`, [`endings`]).
@@ -670,6 +671,14 @@ fn build<'r>(
             // POST creates in a collection or runs an action; an item is
             // read, replaced, patched or deleted.
             let values_methods = ended_with(&values, |node| node.methods);
+            // Their paths as the candidates' are written (leaves that vary
+            // as values do, as values).
+            let params_paths = suffixes_with(&params, &varying);
+            let value_paths: BTreeSet<&Vec<Tok<'_>>> = (candidates.iter().zip(&below))
+                .filter(|(k, _)| fold.contains_key(*k))
+                .flat_map(|(_, paths)| paths.keys())
+                .chain(params_paths.keys())
+                .collect();
             let mut joining: Vec<(&str, Rule, bool, bool)> = Vec::new();
             for (k, own) in candidates.iter().zip(&below) {
                 if fold.contains_key(k) || kept.contains_key(k) {
@@ -683,9 +692,19 @@ fn build<'r>(
                     continue;
                 }
                 // In a namespace, names lead to alike paths too
-                // (`/api/user/{id}/details`, `/api/order/{id}/details`):
-                // only a leaf that answers like the values joins them.
+                // (`/api/user/{id}/details`, `/api/order/{id}/details`): a
+                // word with paths joins the values there only when each of
+                // its paths is one of theirs and none goes through ids of
+                // its own (`/team/pixel/admins` beside four teams with
+                // `admins`, `policies`, ...; not `/api/products/{id}`).
                 if namespace && !own.is_empty() {
+                    let theirs = |p: &Vec<Tok<'_>>| {
+                        value_paths.contains(p) && !p.first().is_some_and(Tok::is_value)
+                    };
+                    if own.keys().all(theirs) {
+                        let shared_paths = own.len();
+                        joining.push((k, Rule::LikeParam { shared_paths }, false, true));
+                    }
                     continue;
                 }
                 if let Some(rule) = beside.takes(&lits[k], own, false) {
@@ -913,7 +932,10 @@ fn build<'r>(
                 .filter(|(_, rule)| {
                     matches!(
                         rule,
-                        Rule::Missing | Rule::FileLike { .. } | Rule::WrittenBeside
+                        Rule::Missing
+                            | Rule::FileLike { .. }
+                            | Rule::WrittenBeside
+                            | Rule::LikeParam { .. }
                     )
                 })
                 .map(|(k, rule)| (Box::from(*k), rule.clone()))
@@ -3434,6 +3456,58 @@ mod tests {
         t.observe("h", "/users/me/settings", Some(3));
         t.observe("h", "/users/me/tokens", Some(4));
         assert_eq!(tpl(&t, "/users/me/settings"), "/users/me/settings");
+    }
+
+    #[test]
+    fn in_a_namespace_a_word_that_leads_only_where_the_values_do_is_one_of_them() {
+        // `team` names no collection, so names are expected below it; four
+        // teams fold by the paths they share, answering alike there. Teams
+        // seen once or twice, each leading only where the four do, are
+        // more of them, though what they answered matched none of theirs
+        // (an empty list, a schedule with other fields).
+        let mut t = Templater::default();
+        let teams: [(&str, &[&str]); 6] = [
+            ("cedar", &["admins", "policies", "members"]),
+            ("ember", &["members", "oncall/schedule"]),
+            ("gamma", &["admins", "policies", "oncall/schedule"]),
+            ("orion", &["admins", "members"]),
+            ("pixel", &["admins"]),
+            ("nebula", &["policies", "oncall/schedule"]),
+        ];
+        for (i, (team, paths)) in teams.iter().enumerate() {
+            for path in *paths {
+                let kind = ["admins", "policies", "members", "oncall/schedule"]
+                    .iter()
+                    .position(|p| p == path);
+                let shape = kind.map(|k| if i < 4 { k } else { 10 + k });
+                t.observe(
+                    "h",
+                    &format!("/v1/team/{team}/{path}"),
+                    shape.map(|s| s as u64),
+                );
+            }
+        }
+        assert_eq!(tpl(&t, "/v1/team/pixel/admins"), "/v1/team/{team}/admins");
+        assert_explains(
+            &t,
+            "/v1/team/nebula/policies",
+            "[2] {team}: a literal that leads to the same paths as the values beside it (2 shared)",
+        );
+        assert_explains(
+            &t,
+            "/v1/team/cedar/policies",
+            "[2] {team}: distinct literals whose subtrees end alike",
+        );
+        // A word followed by ids of its own is a resource there, though the
+        // values lead to ids too (`/v1/team/{team}/{id}`).
+        for team in ["cedar", "ember", "gamma"] {
+            t.observe("h", &format!("/v1/team/{team}/81723"), Some(40));
+        }
+        t.observe("h", "/v1/team/products/81723", Some(41));
+        assert_eq!(
+            tpl(&t, "/v1/team/products/81723"),
+            "/v1/team/products/{productId}"
+        );
     }
 
     #[test]
