@@ -18,12 +18,12 @@ use super::fill::{FieldAction, fill};
 use super::mode::Mode;
 use super::novelty::{Gain, Novelty};
 use super::plan::{
-    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Layers, Planned, Press, Step, find_click, find_form,
-    find_form_again, form_fingerprint, list_key, member_key, submit_control,
+    CLICKABLE_ROLES, ENTRY_ROLES, FieldGroup, Layers, MANY_CHOICES, Planned, Press, Step,
+    find_click, find_form, find_form_again, form_fingerprint, list_key, member_key, submit_control,
 };
 use super::policy::{
-    followable, is_destructive, is_dismissal, is_in_page_link, page_key, page_place, site_of,
-    url_shape,
+    families, followable, is_destructive, is_dismissal, is_in_page_link, page_key, page_place,
+    site_of, url_shape,
 };
 use super::refusal;
 use super::{ExplorerConfig, ExplorerError, ExplorerEvent, ExplorerReport, Revision, StopReason};
@@ -128,6 +128,7 @@ pub async fn explore(
         carried: Vec::new(),
         mode: None,
         own_mode: HashSet::new(),
+        families: HashMap::new(),
         report: ExplorerReport::default(),
     };
     // What loaded before the exploration (the session's first page) is not the explorer's.
@@ -162,6 +163,42 @@ struct Deferred {
     shape: String,
     depth: usize,
     plan: VecDeque<Planned>,
+}
+
+/// One family of pages ([`families`]): the places known in it, and how
+/// many of its visits in a row, after the first, asked the site for nothing
+/// new but what carries the page's own value (the catalog entry
+/// `/blocks/catalog/secret` asking for `/api/block_types/slug/secret`: its
+/// sibling's request, for its own entry). A family of more pages than a
+/// menu of sections holds ([`MANY_CHOICES`]) is a catalog's entries:
+/// once [`DULL_ENTRIES`] of them in a row brought nothing else, the rest are
+/// left, as a list's entries are.
+#[derive(Debug, Default, Clone)]
+struct FamilyVisits {
+    places: HashSet<String>,
+    visits: usize,
+    dull: usize,
+}
+
+impl FamilyVisits {
+    fn record(&mut self, brought_other: bool) {
+        self.visits += 1;
+        if self.visits > 1 {
+            self.dull = if brought_other { 0 } else { self.dull + 1 };
+        }
+    }
+
+    fn closed(&self) -> bool {
+        self.dull >= DULL_ENTRIES && self.places.len() > MANY_CHOICES
+    }
+}
+
+/// Whether a request shape (`GET host/api/block_types/slug/secret?fields`)
+/// carries `value` as one of its path segments.
+fn carries(request: &str, value: &str) -> bool {
+    request
+        .split(['/', '?', ' '])
+        .any(|segment| segment == value)
 }
 
 /// Visits of one URL shape: the places visited, and whether the last one
@@ -213,6 +250,9 @@ struct Crawl<'a> {
     mode: Option<Mode>,
     /// Page shapes whose URL holds the other mode ([`Crawl::keep_mode`]).
     own_mode: HashSet<String>,
+    /// Families of pages ([`families`]): the pages known in each, and how
+    /// visits to them went.
+    families: HashMap<String, FamilyVisits>,
     report: ExplorerReport,
 }
 
@@ -254,6 +294,12 @@ impl Crawl<'_> {
                 continue;
             };
             let gain = self.measure(Some(&snapshot), None).await?;
+            if resumed.is_none() {
+                for (family, value) in families(&url) {
+                    let other = (self.novelty.fresh_requests().iter()).any(|r| !carries(r, &value));
+                    self.families.entry(family).or_default().record(other);
+                }
+            }
             let visits = self.shapes.entry(shape.clone()).or_default();
             visits.places.insert(page_place(&url).to_string());
             visits.last_was_new = gain.any();
@@ -283,6 +329,14 @@ impl Crawl<'_> {
             let place = page_place(url).to_string();
             let visits = self.shapes.get(&shape);
             let seen = visits.map_or(0, |v| v.places.len());
+            let closed = families(url)
+                .iter()
+                .any(|(family, _)| self.families.get(family).is_some_and(FamilyVisits::closed));
+            if closed && visits.is_none_or(|v| !v.places.contains(&place)) {
+                self.frontier.remove(index);
+                self.report.pages_same_family += 1;
+                continue;
+            }
             let rank = match visits {
                 None => Some(0),
                 Some(v) if v.places.contains(&place) => None,
@@ -459,11 +513,14 @@ impl Crawl<'_> {
             let mut gain = self.measure(after.as_ref(), chosen).await?;
             dull_here = if gain.requests > 0 { 0 } else { dull_here + 1 };
             if !is_same_page(&now, url) {
-                // The action navigated away: remember the new page, come back for the rest.
+                // The action navigated away: remember the new page, come back
+                // for the rest. The new page is a step from this one, and
+                // what it links to a step further: a catalog a button opened
+                // does not put its entries beside this page's own links.
+                self.enqueue(&now, self.depth + 1);
                 if let Some(after) = &after {
-                    self.enqueue_links(after);
+                    self.enqueue_links(after, self.depth + 2);
                 }
-                self.enqueue(&now);
                 self.note_list(&action, gain);
                 if !self.load(url).await? {
                     return Ok(None);
@@ -489,7 +546,7 @@ impl Crawl<'_> {
             {
                 gain = more;
                 if !is_same_page(&page, url) {
-                    self.enqueue(&page);
+                    self.enqueue(&page, self.depth + 1);
                     self.note_list(&action, gain);
                     if !self.load(url).await? {
                         return Ok(None);
@@ -843,7 +900,7 @@ impl Crawl<'_> {
         };
         if !is_same_page(&now, url) {
             self.own_mode.insert(shape.to_owned());
-            self.enqueue(&now);
+            self.enqueue(&now, self.depth + 1);
             self.forget_requests().await?;
             if !self.load(url).await? {
                 return Ok(None);
@@ -873,7 +930,7 @@ impl Crawl<'_> {
         self.batches += 1;
         let batch = self.batches;
         let mut plan = Vec::new();
-        self.enqueue_links(snapshot);
+        self.enqueue_links(snapshot, self.depth + 1);
         let mut forms = Vec::new();
         let mut submits: HashSet<Ref> = HashSet::new();
         for group in FieldGroup::all(snapshot) {
@@ -902,8 +959,17 @@ impl Crawl<'_> {
                 .href
                 .as_deref()
                 .is_some_and(|href| is_in_page_link(href, url));
+            // A control with the address of another page is a link to it
+            // (a sidebar's buttons): the page was queued with the links and
+            // is visited in its turn, so a click here would load it twice.
+            let leads_elsewhere = element
+                .href
+                .as_deref()
+                .and_then(|href| followable(href, &self.site))
+                .is_some_and(|target| page_place(&target) != page_place(url));
             // Closing a dialog teaches nothing; dialogs are closed when done with.
             if element.disabled
+                || leads_elsewhere
                 || is_dismissal(&element.name)
                 || submits.contains(&element.reference)
                 || !(in_page || CLICKABLE_ROLES.contains(&element.role.as_str()))
@@ -1021,7 +1087,8 @@ impl Crawl<'_> {
         true
     }
 
-    fn enqueue_links(&mut self, snapshot: &Snapshot) {
+    /// Queues the snapshot's links as pages `depth` steps from the start.
+    fn enqueue_links(&mut self, snapshot: &Snapshot, depth: usize) {
         for element in &snapshot.elements {
             let Some(href) = element.href.as_deref() else {
                 continue;
@@ -1029,15 +1096,20 @@ impl Crawl<'_> {
             if is_destructive(&element.name, Some(href)) && !self.config.allow_destructive {
                 continue;
             }
-            self.enqueue(href);
+            self.enqueue(href, depth);
         }
     }
 
-    fn enqueue(&mut self, href: &str) {
+    /// Queues a page `depth` steps from the start, unless it was queued before.
+    fn enqueue(&mut self, href: &str, depth: usize) {
         if let Some(url) = followable(href, &self.site)
             && self.queued.insert(page_key(&url, &self.typed).to_string())
         {
-            (self.frontier).push_back((url, self.depth + 1, self.report.pages_visited));
+            let place = page_place(&url).to_string();
+            for (family, _) in families(&url) {
+                (self.families.entry(family).or_default().places).insert(place.clone());
+            }
+            (self.frontier).push_back((url, depth, self.report.pages_visited));
         }
     }
 
@@ -1636,6 +1708,61 @@ mod tests {
         );
         assert_eq!(report.pages_visited, 5);
         assert_eq!(report.stopped, StopReason::Exhausted);
+    }
+
+    #[tokio::test]
+    async fn a_page_a_button_opened_is_visited_before_what_it_links_to() {
+        // "Browse" opens the catalog; the catalog's entries are two steps
+        // from the start, like the team page behind "About", not one.
+        let home = vec![
+            link("About", "https://shop.test/about"),
+            button(
+                "Browse",
+                Effect::Navigate("https://shop.test/catalog".into()),
+            ),
+        ];
+        let catalog = vec![link("Lamp", "https://shop.test/catalog/lamp")];
+        let about = vec![link("Team", "https://shop.test/about/team")];
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", home),
+            ("https://shop.test/catalog", catalog),
+            ("https://shop.test/catalog/lamp", vec![]),
+            ("https://shop.test/about", about),
+            ("https://shop.test/about/team", vec![]),
+        ]);
+        run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        let visits = opened(&browser);
+        let at = |url: &str| visits.iter().position(|v| v == url).expect(url);
+        assert!(
+            at("https://shop.test/catalog") < at("https://shop.test/catalog/lamp"),
+            "{visits:?}"
+        );
+        assert!(
+            at("https://shop.test/about/team") < at("https://shop.test/catalog/lamp"),
+            "the later find of equal depth goes first: {visits:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_button_with_the_address_of_another_page_is_followed_as_a_link() {
+        let mut flows = button("Flows", Effect::Navigate("https://shop.test/flows".into()));
+        flows.info.href = Some("https://shop.test/flows".into());
+        // The same place with another query is this page's own tab.
+        let mut runs = button(
+            "Runs",
+            Effect::Navigate("https://shop.test/?tab=runs".into()),
+        );
+        runs.info.href = Some("https://shop.test/?tab=runs".into());
+        let browser = FakeBrowser::new([
+            ("https://shop.test/", vec![flows, runs]),
+            ("https://shop.test/?tab=runs", vec![]),
+            ("https://shop.test/flows", vec![]),
+        ]);
+        run(&browser, &ExplorerConfig::new("https://shop.test/")).await;
+        assert_eq!(clicks(&browser), ["click Runs"]);
+        let log = browser.log();
+        let loads = |url: &str| log.iter().filter(|l| *l == &format!("open {url}")).count();
+        assert_eq!(loads("https://shop.test/flows"), 1, "{log:?}");
     }
 
     #[tokio::test]
@@ -2486,6 +2613,87 @@ mod tests {
             );
         let (report, _) = run(&browser, &config).await;
         assert_eq!(report.pages_visited, 4, "{:?}", opened(&browser));
+    }
+
+    /// A site whose `/blocks/catalog` lists `entries` block types by name,
+    /// each with a page and a page to create one, both asking for the type
+    /// by its name; and whose `/settings` lists five sections, each asking
+    /// for its own thing by name.
+    fn catalog_site(entries: usize) -> FakeBrowser {
+        let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+        let mut catalog = Vec::new();
+        let mut pages = Vec::new();
+        let mut loads = Vec::new();
+        for n in 0..entries {
+            let slug = format!("type-{}", char::from(b'a' + (n % 26) as u8)).repeat(1 + n / 26);
+            let api = leak(format!("GET https://app.test/api/block_types/slug/{slug}"));
+            for url in [
+                leak(format!("https://app.test/blocks/catalog/{slug}")),
+                leak(format!("https://app.test/blocks/catalog/{slug}/create")),
+            ] {
+                catalog.push(link(&slug, url));
+                pages.push((url, vec![]));
+                loads.push((url, api));
+            }
+        }
+        let mut settings = Vec::new();
+        for section in ["users", "teams", "billing", "hooks", "tokens"] {
+            let url = leak(format!("https://app.test/settings/{section}"));
+            settings.push(link(section, url));
+            pages.push((url, vec![]));
+            loads.push((url, leak(format!("GET https://app.test/api/{section}"))));
+        }
+        pages.push(("https://app.test/blocks/catalog", catalog));
+        pages.push(("https://app.test/settings", settings));
+        pages.push((
+            "https://app.test/",
+            vec![
+                link("Catalog", "https://app.test/blocks/catalog"),
+                link("Settings", "https://app.test/settings"),
+            ],
+        ));
+        let mut browser = FakeBrowser::new(pages);
+        for (url, api) in loads {
+            browser = browser.loading(url, &[api]);
+        }
+        browser
+    }
+
+    #[tokio::test]
+    async fn a_catalogs_entries_are_left_once_two_in_a_row_bring_nothing_new() {
+        let browser = catalog_site(40);
+        let mut config = ExplorerConfig::new("https://app.test/");
+        config.max_pages = 200;
+        let (report, _) = run(&browser, &config).await;
+        let visits = opened(&browser);
+        let visited = |wanted: &dyn Fn(&str) -> bool| {
+            let mut pages: Vec<&String> = visits.iter().filter(|u| wanted(u)).collect();
+            pages.sort();
+            pages.dedup();
+            pages.len()
+        };
+        let entry =
+            |u: &str| u.starts_with("https://app.test/blocks/catalog/") && !u.ends_with("/create");
+        assert_eq!(
+            visited(&entry),
+            3,
+            "the first, then two that asked for nothing else: {visits:?}"
+        );
+        assert_eq!(visited(&|u| u.ends_with("/create")), 3, "{visits:?}");
+        assert_eq!(
+            visited(&|u| u.starts_with("https://app.test/settings/")),
+            5,
+            "a menu of sections is no catalog, whatever each asks for: {visits:?}"
+        );
+        assert_eq!(report.pages_same_family, 74);
+        assert!(
+            report
+                .left_out()
+                .iter()
+                .any(|l| l.starts_with("74 catalog pages left")),
+            "{:?}",
+            report.left_out()
+        );
     }
 
     #[tokio::test]

@@ -3,7 +3,9 @@
 //!
 //! It visits same-site links (a few per URL shape, so `/products/1` and
 //! `/products/2` both appear but not all thousand products; a return-to
-//! parameter or its own search terms do not make a page new), opens menus
+//! parameter or its own search terms do not make a page new; a button that
+//! carries a page's address is such a link; a catalog's pages, named not
+//! numbered, are visited while they bring something new), opens menus
 //! and then their items, tabs, dialogs and other buttons, fills forms with
 //! plausible values by field type and name and submits them (a modal's form
 //! by its footer button), opens list entries (double-clicking those a click
@@ -293,6 +295,10 @@ pub struct ExplorerReport {
     pub pages_left: usize,
     /// Pages not visited because pages of their shape had stopped bringing anything new.
     pub pages_same_shape: usize,
+    /// Pages not visited because they are entries of a catalog (more pages
+    /// than a menu holds, alike but for one segment) whose last visited
+    /// entries brought nothing new.
+    pub pages_same_family: usize,
     /// List entries not tried because the entries before them brought nothing new.
     pub entries_left: usize,
     /// Actions planned but not reached when it stopped (a budget ran out,
@@ -341,6 +347,14 @@ impl ExplorerReport {
             lines.push(format!(
                 "{} pages like ones already visited (same URL shape, nothing new on the last)",
                 self.pages_same_shape
+            ));
+        }
+        if self.pages_same_family > 0 {
+            lines.push(format!(
+                "{} catalog pages left (over {} pages alike but for one segment; {} in a row brought nothing new)",
+                self.pages_same_family,
+                plan::MANY_CHOICES,
+                crawl::DULL_ENTRIES
             ));
         }
         if self.entries_left > 0 {

@@ -55,6 +55,8 @@ pub(crate) struct Novelty {
     site: String,
     requests: HashSet<String>,
     controls: HashSet<(String, String)>,
+    /// The request shapes the last [`Novelty::record`] found new.
+    fresh: Vec<String>,
 }
 
 impl Novelty {
@@ -63,12 +65,19 @@ impl Novelty {
             site: site.to_owned(),
             requests: HashSet::new(),
             controls: HashSet::new(),
+            fresh: Vec::new(),
         }
     }
 
     /// Distinct request shapes seen on the site.
     pub(crate) fn request_shapes(&self) -> usize {
         self.requests.len()
+    }
+
+    /// The request shapes (`GET host/api/items/{integer}?page`) that the
+    /// last call to [`Novelty::record`] found new.
+    pub(crate) fn fresh_requests(&self) -> &[String] {
+        &self.fresh
     }
 
     /// Records what was sent and shown; returns what was new. A control
@@ -81,6 +90,7 @@ impl Novelty {
         chosen: Option<&str>,
     ) -> Gain {
         let mut gain = Gain::default();
+        self.fresh.clear();
         for request in sent.iter().filter(|r| r.is_data()) {
             let Ok(url) = Url::parse(&request.url) else {
                 continue;
@@ -88,10 +98,9 @@ impl Novelty {
             if url.host_str().map(site_of).as_deref() != Some(self.site.as_str()) {
                 continue;
             }
-            if self
-                .requests
-                .insert(format!("{} {}", request.method, url_shape(&url)))
-            {
+            let shape = format!("{} {}", request.method, url_shape(&url));
+            if self.requests.insert(shape.clone()) {
+                self.fresh.push(shape);
                 gain.requests += 1;
             }
         }
@@ -152,6 +161,10 @@ mod tests {
             None,
         );
         assert_eq!(post.requests, 1, "another method is");
+        assert_eq!(
+            novelty.fresh_requests(),
+            ["POST api.shop.test/items/{integer}?page"]
+        );
         assert_eq!(novelty.request_shapes(), 2);
     }
 

@@ -269,8 +269,9 @@ fn is_selected_tab(element: &ElementInfo) -> bool {
 /// Controls of one role in one container beyond which they are choices among
 /// values (a language picker's 150 languages, a calendar's days, a font
 /// menu), not distinct actions: a menu of actions is read at a glance, and
-/// stays well under this.
-const MANY_CHOICES: usize = 30;
+/// stays well under this. So do a site's sections: more pages than this one
+/// level below one page are a catalog's entries.
+pub(crate) const MANY_CHOICES: usize = 30;
 
 /// The list an element is an entry of, if it is one: an entry role (a row,
 /// a tree item, a clickable card) in a repeated container, a control named

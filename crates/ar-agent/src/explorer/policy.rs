@@ -204,6 +204,41 @@ pub(crate) fn page_place(url: &Url) -> Url {
     place
 }
 
+/// The families a page belongs to, each with the value the page carries
+/// there: pages whose addresses differ in one segment only, past the first
+/// (`/blocks/catalog/secret` beside `/blocks/catalog/slack-webhook`, and
+/// `/blocks/catalog/secret/create` beside `/blocks/catalog/s3/create`),
+/// each family named by the address's shape with that segment as `*`. A
+/// hash route counts by its route. The first segment makes no family: the
+/// pages right under the root are the site's sections.
+pub(crate) fn families(url: &Url) -> Vec<(String, String)> {
+    let route = url
+        .fragment()
+        .and_then(|f| f.strip_prefix('/').or(f.strip_prefix("!/")))
+        .map(|route| route.split_once('?').map_or(route, |(path, _)| path));
+    let path = route.unwrap_or_else(|| url.path().trim_start_matches('/'));
+    let segments: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let mut base = url.clone();
+    base.set_query(None);
+    (1..segments.len())
+        .filter(|&at| !segments[at].is_empty())
+        .map(|at| {
+            let mut masked = segments.clone();
+            masked[at] = "*";
+            let masked = masked.join("/");
+            let mut key = base.clone();
+            match route {
+                Some(_) => key.set_fragment(Some(&format!("/{masked}"))),
+                None => {
+                    key.set_path(&format!("/{masked}"));
+                    key.set_fragment(None);
+                }
+            }
+            (url_shape(&key), segments[at].to_owned())
+        })
+        .collect()
+}
+
 /// Whether a button only closes what it sits in (a dialog's "Cancel"): never
 /// the button that submits a form.
 pub(crate) fn is_dismissal(name: &str) -> bool {
@@ -367,6 +402,36 @@ mod tests {
             "https://shop.test/products?category=kitchen",
             "a filter the page offers is a page of its own"
         );
+    }
+
+    #[test]
+    fn pages_that_differ_in_one_segment_are_a_family_and_the_sections_of_a_site_are_not() {
+        let families = |u: &str| families(&Url::parse(u).unwrap());
+        let secret = families("https://app.test/blocks/catalog/secret?tab=2");
+        let s3 = families("https://app.test/blocks/catalog/s3/");
+        assert_eq!(secret.len(), 2, "{secret:?}");
+        assert_eq!(secret[1].1, "secret");
+        assert_eq!(secret[1].0, s3[1].0, "one level below the same page");
+        assert_ne!(
+            secret[0].0, s3[0].0,
+            "their second segments are alike, not they"
+        );
+        let create =
+            |slug: &str| families(&format!("https://app.test/blocks/catalog/{slug}/create"));
+        assert_eq!(
+            create("secret")[1],
+            (create("s3")[1].0.clone(), "secret".to_owned())
+        );
+        let hash = families("https://app.test/#/settings/webhooks");
+        assert_eq!(hash.len(), 1);
+        assert_eq!(hash[0].1, "webhooks");
+        assert_ne!(
+            hash[0].0,
+            families("https://app.test/settings/webhooks")[0].0
+        );
+        assert!(families("https://app.test/runs").is_empty());
+        assert!(families("https://app.test/#/experiments").is_empty());
+        assert!(families("https://app.test/").is_empty());
     }
 
     #[test]
