@@ -277,6 +277,7 @@ impl Crawl<'_> {
                 self.report.actions_left += resumed.map_or(0, |plan| plan.len());
                 continue;
             }
+            let url = self.landed(url).await?;
             self.report.pages_visited += 1;
             (self.on_event)(match &resumed {
                 None => ExplorerEvent::Visit {
@@ -363,6 +364,33 @@ impl Crawl<'_> {
         let (url, depth, _) = self.frontier.remove(index)?;
         let shape = page_shape(&url, &self.typed);
         Some((url, shape, depth))
+    }
+
+    /// Where loading `asked` landed. A page that sends the browser on when
+    /// it loads (`/` to `/dashboard`, `/runs` to `/runs?tab=flows`) is the
+    /// page it lands on: its actions are judged against that address (or
+    /// each would read as leaving the page, and reload it), and the page is
+    /// not visited again under its own address. Another site is no landing.
+    async fn landed(&mut self, asked: Url) -> Result<Url, ExplorerError> {
+        let now = match self.browser.page().await {
+            Ok(page) => page.url,
+            Err(error) => {
+                self.failed("read the current page".to_owned(), error)?;
+                return Ok(asked);
+            }
+        };
+        let Some(landed) = followable(&now, &self.site).filter(|landed| {
+            page_key(landed, &self.typed) != page_key(&asked, &self.typed)
+                && !is_same_page(&now, &asked)
+        }) else {
+            return Ok(asked);
+        };
+        self.queued
+            .insert(page_key(&landed, &self.typed).to_string());
+        let shape = page_shape(&landed, &self.typed);
+        let place = page_place(&landed).to_string();
+        self.shapes.entry(shape).or_default().places.insert(place);
+        Ok(Url::parse(&now).unwrap_or(landed))
     }
 
     fn should_stop(&self) -> Option<StopReason> {
@@ -1763,6 +1791,36 @@ mod tests {
         let log = browser.log();
         let loads = |url: &str| log.iter().filter(|l| *l == &format!("open {url}")).count();
         assert_eq!(loads("https://shop.test/flows"), 1, "{log:?}");
+    }
+
+    #[tokio::test]
+    async fn a_page_that_sends_the_browser_on_is_the_page_it_lands_on() {
+        let period = button(
+            "Past day",
+            Effect::Reveal(vec![element("option", "Past hour", Effect::Nothing)]),
+        );
+        let dashboard = vec![
+            link("Dashboard", "https://app.test/dashboard"),
+            period,
+            button("Refresh", Effect::Nothing),
+        ];
+        let browser = FakeBrowser::new([
+            ("https://app.test/", vec![]),
+            ("https://app.test/dashboard", dashboard),
+        ])
+        .redirecting("https://app.test/", "https://app.test/dashboard");
+        run(&browser, &ExplorerConfig::new("https://app.test/")).await;
+        let log = browser.log();
+        let opens: Vec<&String> = log.iter().filter(|l| l.starts_with("open ")).collect();
+        assert_eq!(
+            opens,
+            ["open https://app.test/"],
+            "no reload after each action, and no second visit: {log:?}"
+        );
+        assert!(
+            log.contains(&"click Past hour".to_owned()),
+            "what a click there revealed is tried: {log:?}"
+        );
     }
 
     #[tokio::test]

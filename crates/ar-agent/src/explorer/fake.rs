@@ -179,6 +179,8 @@ pub(super) struct FakeBrowser {
     pages: HashMap<String, Vec<FakeElement>>,
     /// Requests each page sends when it loads.
     loads: HashMap<String, Vec<String>>,
+    /// Pages that send the browser on to another when they load.
+    redirects: HashMap<String, String>,
     state: Mutex<State>,
 }
 
@@ -201,6 +203,7 @@ impl FakeBrowser {
         Self {
             pages,
             loads: HashMap::new(),
+            redirects: HashMap::new(),
             state: Mutex::new(State::default()),
         }
     }
@@ -211,6 +214,13 @@ impl FakeBrowser {
             url.to_owned(),
             requests.iter().map(|r| (*r).to_owned()).collect(),
         );
+        self
+    }
+
+    /// The same site, `from` sending the browser on to `to` when it loads
+    /// (`/` to `/dashboard`).
+    pub(super) fn redirecting(mut self, from: &str, to: &str) -> Self {
+        self.redirects.insert(from.to_owned(), to.to_owned());
         self
     }
 
@@ -238,9 +248,10 @@ impl FakeBrowser {
                 reason: "net::ERR_NAME_NOT_RESOLVED".into(),
             });
         }
+        state.log.push(format!("open {url}"));
+        let url = self.redirects.get(url).map_or(url, String::as_str);
         state.current = url.to_owned();
         state.revealed.clear();
-        state.log.push(format!("open {url}"));
         for line in self.loads.get(url).into_iter().flatten() {
             Self::send(state, line);
         }
