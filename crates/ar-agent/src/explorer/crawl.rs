@@ -372,12 +372,8 @@ impl Crawl<'_> {
     /// each would read as leaving the page, and reload it), and the page is
     /// not visited again under its own address. Another site is no landing.
     async fn landed(&mut self, asked: Url) -> Result<Url, ExplorerError> {
-        let now = match self.browser.page().await {
-            Ok(page) => page.url,
-            Err(error) => {
-                self.failed("read the current page".to_owned(), error)?;
-                return Ok(asked);
-            }
+        let Some(now) = self.current_url().await? else {
+            return Ok(asked);
         };
         let Some(landed) = followable(&now, &self.site).filter(|landed| {
             page_key(landed, &self.typed) != page_key(&asked, &self.typed)
@@ -529,12 +525,8 @@ impl Crawl<'_> {
             self.report.actions += 1;
             last = Some(action.clone());
             self.settle().await?;
-            let now = match self.browser.page().await {
-                Ok(page) => page.url,
-                Err(error) => {
-                    self.failed("read the current page".to_owned(), error)?;
-                    continue;
-                }
+            let Some(now) = self.current_url().await? else {
+                continue;
             };
             let after = self.snapshot().await?;
             let chosen = acted.as_ref().map(|e| e.name.as_str());
@@ -830,13 +822,10 @@ impl Crawl<'_> {
             name: entry.name.clone(),
         });
         self.settle().await?;
-        let now = match self.browser.page().await {
-            Ok(info) => info.url,
-            Err(error) => {
-                self.failed("read the current page".to_owned(), error)?;
-                page.to_string()
-            }
-        };
+        let now = self
+            .current_url()
+            .await?
+            .unwrap_or_else(|| page.to_string());
         let Some(shown) = self.snapshot().await? else {
             return Ok(None);
         };
@@ -919,12 +908,8 @@ impl Crawl<'_> {
             return Ok(Some(shown));
         }
         self.settle().await?;
-        let now = match self.browser.page().await {
-            Ok(page) => page.url,
-            Err(error) => {
-                self.failed("read the current page".to_owned(), error)?;
-                return Ok(None);
-            }
+        let Some(now) = self.current_url().await? else {
+            return Ok(None);
         };
         if !is_same_page(&now, url) {
             self.own_mode.insert(shape.to_owned());
@@ -1468,6 +1453,17 @@ impl Crawl<'_> {
             }
             Err(error) => self
                 .failed("take a snapshot".to_owned(), error)
+                .map(|()| None),
+        }
+    }
+
+    /// The address the browser shows; `None` when it could not be read
+    /// (counted as a failed action).
+    async fn current_url(&mut self) -> Result<Option<String>, ExplorerError> {
+        match self.browser.page().await {
+            Ok(page) => Ok(Some(page.url)),
+            Err(error) => self
+                .failed("read the current page".to_owned(), error)
                 .map(|()| None),
         }
     }
