@@ -67,7 +67,10 @@
 //! Never folded: version tags, literals of a pinned node (a user split), and
 //! REST collections: plural words each directly followed by its own
 //! identifier parameter (`/users/{userId}`, `/orders/{orderId}`), however
-//! many of them look alike. Other groups made only of plural words (`orgs`,
+//! many of them look alike, unless one and the same long id follows two of
+//! them (`/follows/brands/61615302`, `/follows/series/61615302`): such an id
+//! names one thing, so the words are its kinds, values of one parameter.
+//! Other groups made only of plural words (`orgs`,
 //! `users`) stay literal below eight of them; from eight on, plural words
 //! with literal or slug children are values (`/shop/{category}/items` for
 //! `shoes`, `shirts`, ...). Provenance beats both: once three literals of an
@@ -274,6 +277,17 @@ pub enum Rule {
         /// The key before the `=`.
         key: String,
     },
+    /// Sibling words followed by one and the same id
+    /// (`/follows/brands/61615302`, `/follows/series/61615302`): an id
+    /// spelled so that it cannot recur by chance names one thing wherever
+    /// it appears, so the ids after these words are one pool, not each
+    /// word's own, and the word says which kind of thing is meant.
+    SharedIds {
+        /// An id found after more than one of the words.
+        id: String,
+        /// The words that share ids, this one included.
+        words: usize,
+    },
     /// A user template (`--template`) matched the path; it beats every
     /// learnt rule.
     Override {
@@ -368,6 +382,10 @@ impl fmt::Display for Rule {
                 "the end of a name after its dot: {names} names here end in {endings} of the same words"
             ),
             Self::KeyValue { key } => write!(f, "the value of `{key}=` in a key=value segment"),
+            Self::SharedIds { id, words } => write!(
+                f,
+                "one of {words} sibling words followed by the same id (`{id}`): one pool of ids, the word its kind"
+            ),
             Self::Override { pattern } => write!(f, "a user template: {pattern}"),
         }
     }
@@ -631,14 +649,15 @@ pub enum KeptReason {
         /// The alike siblings kept with it.
         siblings: usize,
     },
-    /// A name in a namespace: several calls went on below it to a word
+    /// A name in a namespace: several calls went on below it to words
     /// found below none of its alike siblings (`annotation` in
-    /// `/annotation_layer/{pk}/annotation/{id}` beside `/report/{pk}`), too
-    /// many to have landed there by chance were they values, which share
-    /// what follows them.
+    /// `/annotation_layer/{pk}/annotation/{id}` beside `/report/{pk}`;
+    /// `intent` and `sentiment` below `language` beside `vision`, which has
+    /// `ocr`), too many to have landed there by chance were they values,
+    /// which share what follows them.
     OwnPath {
-        /// The path below it to that word, as a template (`{}/annotation`).
-        path: String,
+        /// The paths below it to those words, as templates (`{}/annotation`).
+        paths: Vec<String>,
         /// The calls that went there.
         calls: u64,
     },
@@ -721,9 +740,10 @@ impl fmt::Display for KeptReason {
                 f,
                 "a resource at the top of the API: its paths meet those of {siblings} alike siblings only through ids of their own, where values there lead to shared names"
             ),
-            Self::OwnPath { path, calls } => write!(
+            Self::OwnPath { paths, calls } => write!(
                 f,
-                "a name: {calls} calls went on to `{path}` below it and below none of its alike siblings, more than chance sends to one value"
+                "a name: {calls} calls went on to `{}` below it and below none of its alike siblings, more than chance sends to one value",
+                paths.join("`, `")
             ),
             Self::OwnSubtree { met, paths } => write!(
                 f,

@@ -263,6 +263,7 @@ impl<'c> Ctx<'c, '_> {
             | Rule::WrittenAlike { .. }
             | Rule::Overflow { .. }
             | Rule::SwappedSlots { .. }
+            | Rule::SharedIds { .. }
             | Rule::Provenance { .. } => true,
             Rule::LikeParam { .. } | Rule::WrittenBeside => false,
             _ => return,
@@ -469,7 +470,11 @@ fn build<'r>(
         // The calls that ended below each candidate, by path, read by
         // `interchangeable` (worked out once, when a group needs them).
         let mut calls: Option<Vec<BTreeMap<Vec<Tok<'_>>, u64>>> = None;
-        for (group, anchor) in alike_groups(&candidates, &below, &answers, parent, namespace) {
+        let ids: Vec<BTreeSet<&str>> = (candidates.iter())
+            .map(|k| collections::distinctive_ids(&lits[k]))
+            .collect();
+        for (group, anchor) in alike_groups(&candidates, &below, &answers, &ids, parent, namespace)
+        {
             // Where names are expected, in a namespace or right after an id
             // its spelling proves (what to find under that resource:
             // `/Employer/1/Employee/...`, `/Employer/1/SubContractor/...`),
@@ -480,7 +485,7 @@ fn build<'r>(
                         .map(|k| suffix_calls(&lits[k], &varying))
                         .collect()
                 });
-                interchangeable(group, &candidates, &below, calls, &mut kept)
+                interchangeable(group, &candidates, &below, calls, namespace, &mut kept)
             } else {
                 group
             };
@@ -508,13 +513,25 @@ fn build<'r>(
                 };
                 leads_to_param(&lits[k]) || keyed() == Some(true)
             };
-            if top && anchor.is_none() && group.iter().all(|k| leads_to_ids(k)) {
+            // Words followed by one and the same id qualify one pool of ids:
+            // they are values (a kind), whatever names they look like, here
+            // at the top too (the ids are not their own). The rest of the
+            // group is judged with them, as before.
+            let pooled = shared_ids(&group, &candidates, &ids);
+            if top && anchor.is_none() && pooled.is_empty() && group.iter().all(|k| leads_to_ids(k))
+            {
                 let siblings = group.len() - 1;
                 for k in group {
                     kept.entry(k)
                         .or_insert(KeptReason::TopResource { siblings });
                 }
                 continue;
+            }
+            for (k, id) in &pooled {
+                fold.entry(k).or_insert(Rule::SharedIds {
+                    id: id.to_string(),
+                    words: pooled.len(),
+                });
             }
             let rule = match anchor {
                 Some(anchor) => Rule::Alike {
@@ -524,6 +541,9 @@ fn build<'r>(
             };
             for k in sort.group(group, &lits, &mut kept) {
                 fold.entry(k).or_insert(rule.clone());
+            }
+            for (k, _) in pooled {
+                kept.remove(k);
             }
         }
         if parent != Parent::Root {
@@ -1998,7 +2018,7 @@ fn strongest<'a>(rules: impl Iterator<Item = &'a Rule>) -> Option<&'a Rule> {
 fn rank(rule: &Rule) -> u8 {
     match rule {
         Rule::Provenance { .. } => 0,
-        Rule::Alike { .. } | Rule::SwappedSlots { .. } => 1,
+        Rule::Alike { .. } | Rule::SwappedSlots { .. } | Rule::SharedIds { .. } => 1,
         Rule::AnswerAlike => 2,
         Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } | Rule::LikeSiblings { .. } => 3,
@@ -2488,12 +2508,15 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
 /// to a name the others never lead to. A member whose paths mostly lead
 /// where no other member's do is a name (`/api/dcim/{cables,racks,sites,...}`
 /// beside `/api/virtualization/interfaces`, which share only `interfaces`),
-/// and so is one below which [`OWN_PATH_CALLS`] calls or more went on to a
-/// word (the first name after it and its ids) found below no other member,
-/// when calls landing below it as often as the rest of its calls do would
-/// all have landed there by chance at most [`OWN_WORD_CHANCE`] of the time
-/// (`/annotation_layer/{pk}/annotation/{id}`, six calls, beside
-/// `/report/{pk}/log/{id}` and `/css_template/{pk}`): values of one
+/// and so is one below which calls went on to a word (the first name after
+/// it and its ids, taken [`OWN_PATH_CALLS`] times or more; in a namespace
+/// (`namespace`), such words together) found
+/// below no other member, when calls landing below it as often as the rest
+/// of its calls do would all have landed there by chance at most
+/// [`OWN_WORD_CHANCE`] of the time (`/annotation_layer/{pk}/annotation/{id}`,
+/// six calls, beside `/report/{pk}/log/{id}` and `/css_template/{pk}`;
+/// `intent` and `sentiment` below `language`, six calls each, beside
+/// `vision`, whose `ocr` and `feedback` are its own): values of one
 /// parameter share what follows them, so a name the calls found below one
 /// value alone, time after time, is that word's own. A value most calls go
 /// to can have a path of its own by chance; its share of the calls says how
@@ -2507,6 +2530,7 @@ fn interchangeable<'a>(
     candidates: &[&'a str],
     below: &[Suffixes<'a>],
     calls: &[BTreeMap<Vec<Tok<'a>>, u64>],
+    namespace: bool,
     kept: &mut BTreeMap<&'a str, KeptReason>,
 ) -> Vec<&'a str> {
     let index = |k: &str| candidates.iter().position(|c| *c == k);
@@ -2561,11 +2585,23 @@ fn interchangeable<'a>(
                 let share = rest as f64 / (rest + others_called).max(1) as f64;
                 share.powi(i32::try_from(n).unwrap_or(i32::MAX))
             };
-            let own_word = (own_words.into_iter())
-                .find(|(_, (n, _))| *n >= OWN_PATH_CALLS && chance(*n) <= OWN_WORD_CHANCE);
-            if let Some((_, (n, path))) = own_word {
-                let path = path_text(path);
-                names.push((*k, KeptReason::OwnPath { path, calls: n }));
+            // In a namespace, where names are expected, the words taken
+            // again and again below this member alone count together: under
+            // values each of their calls was one more draw that landed here.
+            // After an id, where values are expected and one of them may be
+            // explored far more than the rest, one word must be evidence
+            // enough on its own.
+            let mut own: Vec<(u64, &[Tok<'a>])> = (own_words.into_values())
+                .filter(|(n, _)| *n >= OWN_PATH_CALLS)
+                .collect();
+            if !namespace {
+                own.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+                own.truncate(1);
+            }
+            let n: u64 = own.iter().map(|(n, _)| n).sum();
+            if n > 0 && chance(n) <= OWN_WORD_CHANCE {
+                let paths = own.iter().map(|(_, path)| path_text(path)).collect();
+                names.push((*k, KeptReason::OwnPath { paths, calls: n }));
             }
         }
         if names.is_empty() {
@@ -2615,6 +2651,31 @@ fn answers_beyond(raws: &[&RawNode], envelope: u128) -> Vec<AnswerShape> {
         .collect()
 }
 
+/// The words of an alike group followed by an id that another word of the
+/// group is followed by too, each with one such id. `ids` holds each candidate's [`collections::distinctive_ids`].
+/// Such an id names one thing wherever it appears (`61615302` after
+/// `brands` and after `series`), so the ids are not each word's own: the
+/// words qualify one pool of ids, as values of a parameter (a kind) do.
+fn shared_ids<'a>(
+    group: &[&'a str],
+    candidates: &[&'a str],
+    ids: &[BTreeSet<&'a str>],
+) -> Vec<(&'a str, &'a str)> {
+    let ids_of = |k: &str| {
+        let i = candidates.iter().position(|c| *c == k);
+        i.map(|i| &ids[i])
+    };
+    (group.iter())
+        .filter_map(|k| {
+            let shared = ids_of(k).into_iter().flatten().find(|id| {
+                (group.iter().filter(|o| *o != k))
+                    .any(|o| ids_of(o).is_some_and(|theirs| theirs.contains(*id)))
+            });
+            shared.map(|id| (*k, *id))
+        })
+        .collect()
+}
+
 /// Groups of `open` literals whose paths below (`sufs`, in the same order)
 /// meet ([`meeting`]), each with its anchor (`None` when the group met by
 /// answering alike). `answers` are the shapes each literal answered itself.
@@ -2622,6 +2683,7 @@ fn alike_groups<'a>(
     open: &[&'a str],
     sufs: &[Suffixes<'a>],
     answers: &[Vec<AnswerShape>],
+    ids: &[BTreeSet<&'a str>],
     parent: Parent,
     namespace: bool,
 ) -> Vec<(Vec<&'a str>, Option<&'a str>)> {
@@ -2637,12 +2699,14 @@ fn alike_groups<'a>(
             // `/b/items`); a longer one, or several, or any below a
             // parameter, is strong, and so is one where the two literals
             // also answered alike themselves (`/slug/aws/documents` and
-            // `/slug/azure/documents`, each slug answering as a block type).
+            // `/slug/azure/documents`, each slug answering as a block type),
+            // or one through an id found below both ([`shared_ids`]).
             let answered_alike = any_alike(&answers[i], &answers[j]);
             if m.len >= 2
                 || m.paths + usize::from(answered_alike) >= 2
                 || m.varied
                 || parent == Parent::Param
+                || !ids[i].is_disjoint(&ids[j])
             {
                 strong.union(i, j);
             }
@@ -4592,6 +4656,113 @@ mod tests {
         }
         assert_eq!(tpl(&t, "/kemal/feeds/1001"), "/{name}/feeds/{feedId}");
         assert_eq!(tpl(&t, "/hana/throttle"), "/{name}/throttle");
+    }
+
+    /// In a namespace, the words one alike word alone leads to count
+    /// together: two product areas with the same resources, each with
+    /// operations of its own called again and again, are two names. After
+    /// an id, where values are expected, one value explored more than the
+    /// rest keeps its words, however many, unless one word alone is
+    /// evidence enough.
+    #[test]
+    fn words_of_its_own_below_an_alike_word_in_a_namespace_count_together() {
+        let mut t = Templater::default();
+        let mut id = 10_000_000;
+        for area in ["language", "vision"] {
+            for _ in 0..6 {
+                id += 7919;
+                t.observe("h", &format!("/v2/{area}/datasets/{id}"), Some(1));
+                t.observe("h", &format!("/v2/{area}/models/{id}"), Some(2));
+                t.observe("h", &format!("/v2/{area}/train/{id}"), Some(3));
+                t.observe("h", &format!("/v2/{area}/examples"), Some(4));
+            }
+        }
+        for _ in 0..6 {
+            t.observe("h", "/v2/language/intent", Some(5));
+            t.observe("h", "/v2/language/sentiment", Some(5));
+            t.observe("h", "/v2/vision/ocr", Some(5));
+        }
+        for _ in 0..3 {
+            t.observe("h", "/v2/vision/feedback", Some(6));
+            t.observe("h", "/v2/vision/bulkfeedback", Some(6));
+        }
+        assert_eq!(tpl(&t, "/v2/language/intent"), "/v2/language/intent");
+        assert_eq!(
+            tpl(&t, "/v2/vision/datasets/10007919"),
+            "/v2/vision/datasets/{datasetId}"
+        );
+        assert_explains(
+            &t,
+            "/v2/language/intent",
+            "[1] language: literal, a name: 12 calls went on to `intent`, `sentiment` below it and below none of its alike siblings",
+        );
+        // Repositories of one owner, one of them explored far more: its
+        // own pages, five calls each, are no evidence together.
+        let mut t = Templater::default();
+        let owners = ["acme", "globex", "initech"];
+        for owner in owners {
+            for repo in ["infra", "web", "api", "docs"] {
+                t.observe("h", &format!("/repos/{owner}/{repo}/issues"), Some(1));
+                t.observe("h", &format!("/repos/{owner}/{repo}/pulls"), Some(1));
+            }
+        }
+        for owner in owners.iter().chain(&owners[..2]) {
+            t.observe("h", &format!("/repos/{owner}/infra/assignees"), Some(2));
+            t.observe("h", &format!("/repos/{owner}/infra/environments"), Some(3));
+        }
+        assert_eq!(
+            tpl(&t, "/repos/acme/infra/assignees"),
+            "/repos/{owner}/{repo}/assignees"
+        );
+    }
+
+    /// The same long id after two sibling words names one thing: the ids
+    /// are one pool, and the words say which kind of thing is meant
+    /// (`/follows/brands/61615302`, `/follows/series/61615302`). Short
+    /// numbers recur by chance, and words whose paths answer unlike each
+    /// other are two resources keyed by one id.
+    #[test]
+    fn sibling_words_followed_by_the_same_id_are_a_kind() {
+        let mut t = Templater::default();
+        for (kind, ids) in [
+            ("brands", ["45780201", "61615302", "83687926"]),
+            ("series", ["61615302", "76222386", "45780201"]),
+        ] {
+            t.observe("h", &format!("/my/follows/{kind}"), Some(1));
+            for id in ids {
+                t.observe("h", &format!("/my/follows/{kind}/{id}"), Some(2));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/my/follows/series/76222386"),
+            "/my/follows/{follow}/{followId}"
+        );
+        assert_explains(
+            &t,
+            "/my/follows/brands/83687926",
+            "[2] {follow}: one of 2 sibling words followed by the same id (`",
+        );
+        // Small numbers recur under unrelated collections by chance.
+        let mut t = Templater::default();
+        for (kind, ids) in [("brands", ["1", "2", "3"]), ("series", ["2", "3", "4"])] {
+            t.observe("h", &format!("/my/follows/{kind}"), Some(1));
+            for id in ids {
+                t.observe("h", &format!("/my/follows/{kind}/{id}"), Some(2));
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/my/follows/series/4"),
+            "/my/follows/series/{seriesId}"
+        );
+        // One id keys a user and a profile, which answer each in its own
+        // shape: two resources.
+        let mut t = Templater::default();
+        for (kind, shape) in [("users", 1), ("profiles", 2)] {
+            for id in ["45780201", "61615302", "83687926"] {
+                t.observe("h", &format!("/v1/{kind}/{id}"), Some(shape));
+            }
+        }
+        assert_eq!(tpl(&t, "/v1/users/61615302"), "/v1/users/{userId}");
     }
 
     /// At the top of an API, resources keyed by words from one pool share

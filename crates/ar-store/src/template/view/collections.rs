@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::super::format_suffix;
 use super::super::trie::{RawNode, kind_bit, kinds_of};
-use super::super::{KeptReason, SegmentKind};
+use super::super::{KeptReason, SegmentKind, classify_segment};
 
 /// Alike plural words without their own ids that stay literal below this many.
 const MANY_COLLECTIONS: usize = 8;
@@ -185,6 +185,39 @@ fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
         .collect();
     Some((id_kinds, distinct.len()))
 }
+
+/// Ids directly below a literal that are spelled so that they cannot recur
+/// by chance: numbers of [`DISTINCTIVE_DIGITS`] digits or more, UUIDs,
+/// hashes, prefixed ids and long tokens. The same such id under two sibling
+/// words is one id, not two that happen to be spelled alike; short numbers
+/// and words (`1`, `orion`) recur under unrelated collections.
+pub(super) fn distinctive_ids<'a>(raws: &[&'a RawNode]) -> BTreeSet<&'a str> {
+    let params = (raws.iter().filter_map(|r| r.param.as_deref()))
+        .flat_map(|p| p.values.iter().map(|v| &**v));
+    let weak = (raws.iter().flat_map(|r| &r.literals))
+        .filter(|(_, child)| child.value_kind.is_some())
+        .map(|(text, _)| &**text);
+    params
+        .chain(weak)
+        .filter(|v| match classify_segment(v) {
+            Some(SegmentKind::Integer) => v.len() >= DISTINCTIVE_DIGITS,
+            Some(kind) => matches!(
+                kind,
+                SegmentKind::Uuid
+                    | SegmentKind::Hex
+                    | SegmentKind::PrefixedId
+                    | SegmentKind::Sid
+                    | SegmentKind::OpaqueToken
+            ),
+            None => false,
+        })
+        .collect()
+}
+
+/// Digits from which a number in a path is an id that does not recur by
+/// chance under another word ([`distinctive_ids`]): five, a hundred
+/// thousand values.
+const DISTINCTIVE_DIGITS: usize = 5;
 
 /// Whether two or more words each lead to one and the same word below, and
 /// only there, with more path after it (`instances` after `forms` and
