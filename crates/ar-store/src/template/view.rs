@@ -438,9 +438,13 @@ fn build<'r>(
             if let Some(origin) = lits[k].iter().find_map(|r| r.origin.as_deref()) {
                 // In a namespace a word seen as a name or key in a body
                 // (`$.tags[].key = "demo"`) is still a name of the path
-                // (`/mlflow/demo/generate`); an identifier field's value is
-                // a value wherever it appears. Alike siblings can still fold it.
-                if namespace && !origin.is_id_field_value() {
+                // (`/mlflow/demo/generate`), and so is a word followed by ids
+                // of its own, a collection, anywhere (`"key": "ad"` beside
+                // `/ad_campaign/{id}/ad/{adId}`): APIs name their resources
+                // in their bodies too. An identifier field's value is a
+                // value wherever it appears. Alike siblings can still fold it.
+                let collection = collections::own_ids(&lits[k]).is_some();
+                if (namespace || collection) && !origin.is_id_field_value() {
                     continue;
                 }
                 fold.entry(k).or_insert(Rule::Provenance {
@@ -3913,6 +3917,47 @@ mod tests {
             &[(2, origin("model_id"))],
         );
         assert_eq!(tpl(&t, "/api/ns/m-8f2k/generate"), "/api/ns/{ns}/generate");
+    }
+
+    /// After an id, a word followed by ids of its own is a sub-collection,
+    /// though a body gave it as a key's value (`"key": "ad"`): APIs name
+    /// their resources in their bodies too. Its siblings stay names with it.
+    #[test]
+    fn a_collection_named_in_a_body_stays_a_collection() {
+        let origin = Origin {
+            field_path: "$.alerts[].details[].aspect.key".into(),
+            name: "key".into(),
+            use_name: false,
+        };
+        let mut t = Templater::default();
+        for (n, campaign) in (0..).zip([18186759, 34751156, 36245008, 92255158]) {
+            t.observe("h", &format!("/v1/ad_campaign/{campaign}"), None);
+            for (sub, first) in [
+                ("ad", 2949084),
+                ("ad_group", 38660244),
+                ("keyword", 21245413),
+            ] {
+                let origins = if sub == "ad" {
+                    vec![(3, origin.clone())]
+                } else {
+                    vec![]
+                };
+                t.observe_with_origins(
+                    "h",
+                    &format!("/v1/ad_campaign/{campaign}/{sub}/{}", first + n),
+                    SeenCall::default(),
+                    &origins,
+                );
+            }
+        }
+        assert_eq!(
+            tpl(&t, "/v1/ad_campaign/36245008/ad/2949086"),
+            "/v1/ad_campaign/{adCampaignId}/ad/{adId}"
+        );
+        assert_eq!(
+            tpl(&t, "/v1/ad_campaign/36245008/keyword/21245415"),
+            "/v1/ad_campaign/{adCampaignId}/keyword/{keywordId}"
+        );
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl Sort {
 
 /// The identifier kinds of the parameter directly below a literal, and how
 /// many distinct values it had; `None` when no identifier follows it.
-fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
+pub(super) fn own_ids(raws: &[&RawNode]) -> Option<(Vec<SegmentKind>, usize)> {
     let params: Vec<&RawNode> = raws.iter().filter_map(|r| r.param.as_deref()).collect();
     let weak = raws
         .iter()
