@@ -250,10 +250,11 @@ pub enum Rule {
         /// The rule that grouped them.
         alike: Box<Rule>,
     },
-    /// A lone word that ends the path below a collection, where sibling
-    /// collections at the same position take words as their items' keys
-    /// (`/api/feats/grappler` beside `/api/spells/{spell}`,
-    /// `/api/classes/{class}`): an item, the only one the traffic showed.
+    /// The only words (one or two) that end the path below a collection,
+    /// answering as items do, where sibling collections at the same
+    /// position take words as their items' keys (`/api/feats/grappler`
+    /// beside `/api/spells/{spell}`, `/api/classes/{class}`): items, the
+    /// few the traffic showed.
     SiblingItems {
         /// Sibling collections whose items are keyed by words.
         collections: usize,
@@ -348,7 +349,7 @@ impl fmt::Display for Rule {
             }
             Self::SiblingItems { collections } => write!(
                 f,
-                "a lone word below a collection, where {collections} sibling collections take words as their items' keys"
+                "the only words below a collection, answering as items, where {collections} sibling collections take words as their items' keys"
             ),
             Self::FileNames { extensions, of } => write!(
                 f,

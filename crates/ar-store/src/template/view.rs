@@ -1087,10 +1087,15 @@ const MIN_ITEM_LEAVES: u32 = 2;
 /// Collections side by side address their items alike. Where two or more of
 /// the plural words at a position take words as their items' keys
 /// (`/api/spells/{spell}`, `/api/classes/{class}`, slugs folded by what
-/// follows or answers), a lone word that ends the path below another
-/// (`/api/feats/grappler`) is that collection's item, not a name: the only
-/// one the traffic happened to show. Beside ids of one spelling a word is a
-/// view instead (`/users/me`), so only slug keys count.
+/// follows or answers), the words that end the path below another, with
+/// nothing else below it, are that collection's items, not names, when
+/// each answered as the siblings' items all do: one word
+/// (`/api/feats/grappler`), or up to [`ITEM_LEAVES`] whose answers differ
+/// in fields an item need not carry, so that no other rule could fold them
+/// (`/nh/tools/nebula`, `/nh/tools/vertex`): the few the traffic
+/// showed. Beside ids of one spelling a word is a view instead
+/// (`/users/me`), so only slug keys count; a named list (`/users/search`)
+/// answers in no item's shape.
 fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, Vec<&RawNode>>) {
     let takes_slugs = |child: &ViewNode| {
         child.param.as_ref().is_some_and(|p| {
@@ -1130,30 +1135,43 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
         if !collections::is_collection_word(name)
             || child.param.is_some()
             || child.rest.is_some()
-            || child.literals.len() != 1
+            || child.literals.is_empty()
+            || child.literals.len() > ITEM_LEAVES
         {
             continue;
         }
-        let Some((word, leaf)) = child.literals.first_key_value() else {
-            continue;
+        let seen = |word: &str| -> Vec<&RawNode> {
+            (lits.get(&**name).into_iter().flatten())
+                .flat_map(|raw| raw.literals.iter())
+                .filter(|(text, _)| &**text == word)
+                .map(|(_, raw)| raw)
+                .collect()
         };
-        if !collections::is_name_word(word) || !ends_here(leaf) {
+        // Every word below it ends there and answered as the siblings'
+        // items do: the items the traffic happened to show.
+        let items = (child.literals.iter()).all(|(word, leaf)| {
+            collections::is_name_word(word)
+                && ends_here(leaf)
+                && (seen(word).iter().flat_map(|raw| raw.answer_shapes()))
+                    .any(|shape| shape.carries(common))
+        });
+        if !items {
             continue;
         }
-        let seen: Vec<&RawNode> = (lits.get(&**name).into_iter().flatten())
-            .flat_map(|raw| raw.literals.iter())
-            .filter(|(text, _)| text == word)
-            .map(|(_, raw)| raw)
-            .collect();
-        let answered =
-            (seen.iter().flat_map(|raw| raw.answer_shapes())).any(|shape| shape.carries(common));
-        if !answered {
-            continue;
-        }
-        let samples = seen.iter().map(|raw| raw.count).sum();
-        let Some((word, mut leaf)) = child.literals.pop_first() else {
+        let words: Vec<String> = child.literals.keys().map(|w| w.to_string()).collect();
+        let samples = (words.iter().flat_map(|w| seen(w)))
+            .map(|raw| raw.count)
+            .sum();
+        let mut leaves = std::mem::take(&mut child.literals).into_values();
+        let Some(mut leaf) = leaves.next() else {
             continue;
         };
+        // Leaves hold only response formats (`.json`): the items' together.
+        for other in leaves {
+            for (format, node) in other.literals {
+                leaf.literals.entry(format).or_insert(node);
+            }
+        }
         leaf.kept = None;
         child.param = Some(Box::new(ViewParam {
             node: leaf,
@@ -1161,7 +1179,7 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
             kinds: Vec::new(),
             folded: true,
             samples,
-            values: vec![word.into()],
+            values: words,
             origin: None,
             alone: Vec::new(),
             ids_end: false,
@@ -4513,8 +4531,13 @@ mod tests {
         assert_explains(
             &t,
             "/api/feats/grappler",
-            "a lone word below a collection, where 3 sibling collections take words as their items' keys",
+            "the only words below a collection, answering as items, where 3 sibling collections take words as their items' keys",
         );
+        // Two words, answering as items with fields of their own each
+        // (no two alike, so no other rule folds them): items too.
+        observe(&mut t, "/api/tools/nebula", 50);
+        observe(&mut t, "/api/tools/vertex", 60);
+        assert_eq!(tpl(&t, "/api/tools/vertex"), "/api/tools/{tool}");
         // A settings page answers in a shape of its own: a name.
         let call = SeenCall {
             shape: Some(AnswerShape::with_leaves(99, 0b111 << 60)),
