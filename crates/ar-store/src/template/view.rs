@@ -518,9 +518,9 @@ fn build<'r>(
                 leads_to_param(&lits[k]) || keyed() == Some(true)
             };
             // Words followed by one and the same id qualify one pool of ids:
-            // they are values (a kind), whatever names they look like, here
-            // at the top too (the ids are not their own). The rest of the
-            // group is judged with them, as before.
+            // they are values (a kind), whatever names they look like, at
+            // the top too (the ids are not their own). The other rules still
+            // judge the whole group; these words fold whatever they say.
             let pooled = shared_ids(&group, &candidates, &ids);
             if top && anchor.is_none() && pooled.is_empty() && group.iter().all(|k| leads_to_ids(k))
             {
@@ -2530,10 +2530,10 @@ fn meeting<'a>(x: &Suffixes<'a>, y: &Suffixes<'a>, namespace: bool) -> Option<Me
 /// to a name the others never lead to. A member whose paths mostly lead
 /// where no other member's do is a name (`/api/dcim/{cables,racks,sites,...}`
 /// beside `/api/virtualization/interfaces`, which share only `interfaces`),
-/// and so is one below which calls went on to a word (the first name after
-/// it and its ids, taken [`OWN_PATH_CALLS`] times or more; in a namespace
-/// (`namespace`), such words together) found
-/// below no other member, when calls landing below it as often as the rest
+/// and so is one below which calls went on to a word found below no other
+/// member (the first name after it and its ids, taken [`OWN_PATH_CALLS`]
+/// times or more; in a namespace, `namespace`, all such words together),
+/// when calls landing below it as often as the rest
 /// of its calls do would all have landed there by chance at most
 /// [`OWN_WORD_CHANCE`] of the time (`/annotation_layer/{pk}/annotation/{id}`,
 /// six calls, beside `/report/{pk}/log/{id}` and `/css_template/{pk}`;
@@ -2674,8 +2674,9 @@ fn answers_beyond(raws: &[&RawNode], envelope: u128) -> Vec<AnswerShape> {
 }
 
 /// The words of an alike group followed by an id that another word of the
-/// group is followed by too, each with one such id. `ids` holds each candidate's [`collections::distinctive_ids`].
-/// Such an id names one thing wherever it appears (`61615302` after
+/// group is followed by too, each with one such id (`ids` holds each
+/// candidate's [`collections::distinctive_ids`]). Such an id names one
+/// thing wherever it appears (`61615302` after
 /// `brands` and after `series`), so the ids are not each word's own: the
 /// words qualify one pool of ids, as values of a parameter (a kind) do.
 fn shared_ids<'a>(
