@@ -67,6 +67,13 @@ impl AnswerShape {
         shapes.iter().fold(0, |all, shape| all | shape.leaves)
     }
 
+    /// Whether this is a document whose fields can be compared, two leaves
+    /// or more: not a bare value (`42`, `"ok"`), which any other of its type
+    /// equals, nor a shape known by its fingerprint only.
+    pub(crate) fn is_document(&self) -> bool {
+        self.leaves.count_ones() >= MIN_SHARED
+    }
+
     /// Whether every leaf of this shape is among `leaves` (a known sketch).
     pub(crate) fn within(&self, leaves: u128) -> bool {
         self.leaves != 0 && self.leaves & !leaves == 0

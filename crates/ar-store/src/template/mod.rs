@@ -155,6 +155,15 @@ pub enum Rule {
         /// How many distinct literals were written.
         distinct: usize,
     },
+    /// Leaf literals after an id, some of them after several ids (which
+    /// would make them operations on it), each only read and answering in
+    /// one document shape: an action changes what it acts on and GET changes
+    /// nothing (RFC 9110, 9.2.1), so they are one read in several
+    /// renderings (`/invoices/{id}/{json,ubl,original}`).
+    ReadAlike {
+        /// How many distinct literals were read alike.
+        distinct: usize,
+    },
     /// One of several slots below a word whose words change places
     /// (`/rates/USD/EUR`, `/rates/EUR/USD`): names have one place in a
     /// hierarchy, values of one domain fill any slot.
@@ -323,6 +332,10 @@ impl fmt::Display for Rule {
             Self::WrittenAlike { distinct } => write!(
                 f,
                 "{distinct} distinct leaf literals, each only written (PUT, DELETE, PATCH act on a resource)"
+            ),
+            Self::ReadAlike { distinct } => write!(
+                f,
+                "{distinct} distinct leaf literals after an id, each only read (GET) and answering alike: renderings of one read, not actions"
             ),
             Self::SwappedSlots { slots, paths } => write!(
                 f,

@@ -259,6 +259,7 @@ impl<'c> Ctx<'c, '_> {
             Rule::Alike { .. }
             | Rule::AnswerAlike
             | Rule::Cardinality { .. }
+            | Rule::ReadAlike { .. }
             | Rule::SentAlike { .. }
             | Rule::WrittenAlike { .. }
             | Rule::Overflow { .. }
@@ -561,6 +562,8 @@ fn build<'r>(
             // one pool recur under several collections: `/spells/orion`,
             // `/monsters/orion`).
             let items = !namespace && params.is_empty();
+            // Words after an id that only the evidence of reading joins.
+            let mut read_alike: BTreeSet<&str> = BTreeSet::new();
             let (threshold, open) = if items {
                 // A word that is a value elsewhere is no operation, wherever
                 // else it recurs (one key in several environments).
@@ -571,6 +574,20 @@ fn build<'r>(
                     .collect();
                 // After an id the leaves are actions on it, which may well
                 // answer in one envelope (`/users/{id}/checkin`, `.../end`).
+                // But an action changes what it acts on, and GET changes
+                // nothing (RFC 9110, 9.2.1): words after an id that were
+                // only read, none a collection, answering alike, are one
+                // read in several renderings (`/invoices/{id}/{json,ubl,pdf}`).
+                // A bare number or string answered says nothing of its kind
+                // (`/addr/{id}/balance`, `.../totalSent`).
+                let read_only: Vec<&str> = (candidates.iter())
+                    .filter(|k| {
+                        !collections::is_collection_word(k)
+                            && ended_with(&lits[**k], |node| node.methods) == READ
+                            && all_answers(&lits[**k]).all(|shape| shape.is_document())
+                    })
+                    .copied()
+                    .collect();
                 let alike_groups = if parent == Parent::Literal {
                     cardinality_groups(
                         &candidates,
@@ -582,13 +599,24 @@ fn build<'r>(
                         &mut BTreeSet::new(),
                     )
                 } else {
-                    Vec::new()
+                    cardinality_groups(
+                        &read_only,
+                        &lits,
+                        MANY_ALIKE_ITEMS,
+                        None,
+                        ctx.envelope,
+                        ctx.distinctive,
+                        &mut BTreeSet::new(),
+                    )
                 };
                 let mut alike_items: BTreeSet<&str> = (alike_groups.into_iter())
                     .map(|(group, _)| group)
                     .filter(|group| group.iter().any(|k| verbs.contains(k)))
                     .flatten()
                     .collect();
+                if parent == Parent::Param {
+                    read_alike.clone_from(&alike_items);
+                }
                 // An operation is run or read, never deleted: several words
                 // that were each read and deleted are items of their own
                 // (`/config/{target}/NODE_ENV`, `.../AWS_REGION`).
@@ -655,7 +683,12 @@ fn build<'r>(
             // as values of one parameter are the most of their position.
             let grouped: usize = groups.iter().map(|(group, _)| group.len()).sum();
             let names = (candidates.len()).saturating_sub(fold.len() + grouped);
-            for (group, rule) in groups {
+            for (group, mut rule) in groups {
+                if group.iter().any(|k| read_alike.contains(k)) {
+                    rule = Rule::ReadAlike {
+                        distinct: group.len(),
+                    };
+                }
                 if namespace && names >= NAMES_AROUND_FEW * group.len() {
                     for k in group {
                         kept.entry(k).or_insert(KeptReason::AmongNames { names });
@@ -2042,7 +2075,10 @@ fn rank(rule: &Rule) -> u8 {
         Rule::Provenance { .. } => 0,
         Rule::Alike { .. } | Rule::SwappedSlots { .. } | Rule::SharedIds { .. } => 1,
         Rule::AnswerAlike => 2,
-        Rule::Cardinality { .. } | Rule::SentAlike { .. } | Rule::WrittenAlike { .. } => 2,
+        Rule::Cardinality { .. }
+        | Rule::ReadAlike { .. }
+        | Rule::SentAlike { .. }
+        | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } | Rule::LikeSiblings { .. } => 3,
         Rule::Segment { .. } => 4,
         Rule::LikeParam { .. } | Rule::WrittenBeside | Rule::Missing | Rule::FileLike { .. } => 5,
@@ -5377,6 +5413,53 @@ mod tests {
             t.observe("h", &format!("/jobs/1017/{action}"), Some(2));
         }
         assert_eq!(tpl(&t, "/jobs/1017/cancel"), "/jobs/{jobId}/cancel");
+    }
+
+    /// Class: renderings after an id. Words after several ids are actions
+    /// on them, unless each was only read and all answer in one document
+    /// shape: GET changes nothing, so they are one read in several forms
+    /// (`/invoices/{id}/{json,ubl,original}`). Posted, or answering bare
+    /// values (`.../balance`, `.../totalSent`), they stay names.
+    #[test]
+    fn words_after_ids_only_read_and_answering_alike_are_renderings() {
+        let ids = [
+            "1ec76d68-414c-45f7-b7dc-353c701873b4",
+            "da5baaa5-93ab-42e5-94ab-2b211c67f2ff",
+            "82235cbb-2ef0-4244-98ad-3c29bcb5a7dc",
+        ];
+        let invoice = AnswerShape::with_leaves(11, 0b1111_0000);
+        let number = AnswerShape::with_leaves(12, 0b1);
+        let observe = |method, shape| {
+            let mut t = Templater::default();
+            for (i, form) in ["json", "ubl", "original"].into_iter().enumerate() {
+                // Each form read for two invoices: after several ids.
+                for id in [ids[i], ids[(i + 1) % 3]] {
+                    let call = SeenCall {
+                        shape: Some(shape),
+                        query: None,
+                        method: Some(method),
+                        status: Some(200),
+                    };
+                    t.observe_with_origins("h", &format!("/invoices/{id}/{form}"), call, &[]);
+                }
+            }
+            t
+        };
+        let path = format!("/invoices/{}/ubl", ids[0]);
+        let t = observe("GET", invoice);
+        assert_eq!(tpl(&t, &path), "/invoices/{invoiceId}/{invoice}");
+        assert_explains(
+            &t,
+            &path,
+            "{invoice}: 3 distinct leaf literals after an id, each only read (GET) and answering alike",
+        );
+        // Posted: actions on the invoice, however alike they answer.
+        let t = observe("POST", invoice);
+        assert_eq!(tpl(&t, &path), "/invoices/{invoiceId}/ubl");
+        assert_eq!(literal_reason(&t, &path, 2), KeptReason::AfterSeveral);
+        // A bare number each: nothing says they are of one kind.
+        let t = observe("GET", number);
+        assert_eq!(tpl(&t, &path), "/invoices/{invoiceId}/ubl");
     }
 
     /// Class: sub-resources after an id. Right after an id its spelling
