@@ -1126,9 +1126,11 @@ const MIN_ITEM_LEAVES: u32 = 2;
 /// (`/api/feats/grappler`), or up to [`ITEM_LEAVES`] whose answers differ
 /// in fields an item need not carry, so that no other rule could fold them
 /// (`/nh/tools/nebula`, `/nh/tools/vertex`): the few the traffic
-/// showed. Beside ids of one spelling a word is a view instead
-/// (`/users/me`), so only slug keys count; a named list (`/users/search`)
-/// answers in no item's shape.
+/// showed. Where the siblings' items share too few fields to say (a city,
+/// an airport, each a shape of its own), a word answering in the shape of
+/// the items of two of them is one. Beside ids of one spelling a word is a
+/// view instead (`/users/me`), so only slug keys count; a named list
+/// (`/users/search`) answers in no item's shape.
 fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, Vec<&RawNode>>) {
     let takes_slugs = |child: &ViewNode| {
         child.param.as_ref().is_some_and(|p| {
@@ -1147,23 +1149,38 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
     // `name`, `url`): an item of another collection answers with it too,
     // where a name of the API (`/mail_settings/footer`) answers in a shape
     // of its own.
-    let item_leaves = |collection: &str| {
-        let shapes: Vec<AnswerShape> = (lits.get(collection).into_iter().flatten())
+    // Where the collections' items answer in shapes of their own (a city, a
+    // country, an airport), an item answers in the very shape of the items
+    // of some of them.
+    let item_shapes = |collection: &str| -> Vec<AnswerShape> {
+        (lits.get(collection).into_iter().flatten())
             .flat_map(|raw| raw.literals.iter().map(|(_, item)| item))
             .flat_map(|item| item.answer_shapes())
-            .collect();
-        AnswerShape::union_of(&shapes)
+            .collect()
     };
-    let answered: Vec<u128> = (siblings.iter())
-        .map(|name| item_leaves(name))
-        .filter(|leaves| *leaves != 0)
+    let answered: Vec<Vec<AnswerShape>> = (siblings.iter())
+        .map(|name| item_shapes(name))
+        .filter(|shapes| AnswerShape::union_of(shapes) != 0)
         .collect();
-    let common = answered
-        .iter()
-        .fold(!0u128, |common, leaves| common & leaves);
-    if answered.len() < SLUG_COLLECTIONS || common.count_ones() < MIN_ITEM_LEAVES {
+    if answered.len() < SLUG_COLLECTIONS {
         return;
     }
+    let common = (answered.iter()).fold(!0u128, |common, shapes| {
+        common & AnswerShape::union_of(shapes)
+    });
+    let answers_as_items = |shape: AnswerShape| {
+        if common.count_ones() >= MIN_ITEM_LEAVES {
+            return shape.carries(common);
+        }
+        (answered.iter())
+            .filter(|items| {
+                items
+                    .iter()
+                    .any(|item| item.is_document() && item.alike(&shape))
+            })
+            .count()
+            >= SLUG_COLLECTIONS
+    };
     for (name, child) in &mut node.literals {
         if !collections::is_collection_word(name)
             || child.param.is_some()
@@ -1185,8 +1202,7 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
         let items = (child.literals.iter()).all(|(word, leaf)| {
             collections::is_name_word(word)
                 && ends_here(leaf)
-                && (seen(word).iter().flat_map(|raw| raw.answer_shapes()))
-                    .any(|shape| shape.carries(common))
+                && (seen(word).iter().flat_map(|raw| raw.answer_shapes())).any(answers_as_items)
         });
         if !items {
             continue;
@@ -4586,6 +4602,54 @@ mod tests {
         assert_eq!(
             tpl(&t, "/api/mail_settings/footer"),
             "/api/mail_settings/footer"
+        );
+    }
+
+    /// Where the sibling collections' items share no fields (a city, a
+    /// country, an airport each a shape of its own), a lone word answering
+    /// in the very shape of the items of two of them is an item; one that
+    /// answers like the items of one sibling only is not.
+    #[test]
+    fn a_lone_word_answering_as_the_items_of_two_collections_is_an_item() {
+        let observe = |t: &mut Templater, path: &str, shape: AnswerShape| {
+            let call = SeenCall {
+                shape: Some(shape),
+                query: None,
+                method: None,
+                status: None,
+            };
+            t.observe_with_origins("h", path, call, &[]);
+        };
+        let airport = AnswerShape::with_leaves(1, 0b1111 << 8);
+        let record = AnswerShape::with_leaves(2, 0b11 << 20);
+        let build = |lone: AnswerShape| {
+            let mut t = Templater::default();
+            for (collection, shape) in [
+                ("airports", airport),
+                ("cities", record),
+                ("countries", record),
+            ] {
+                for item in ["cedar", "harbor", "vertex"] {
+                    observe(&mut t, &format!("/references/{collection}/{item}"), shape);
+                }
+            }
+            observe(&mut t, "/references/airlines/ember", lone);
+            t
+        };
+        let t = build(record);
+        assert_eq!(
+            tpl(&t, "/references/airlines/ember"),
+            "/references/airlines/{airline}"
+        );
+        assert_explains(
+            &t,
+            "/references/airlines/ember",
+            "the only words below a collection, answering as items, where 3 sibling collections take words as their items' keys",
+        );
+        let t = build(airport);
+        assert_eq!(
+            tpl(&t, "/references/airlines/ember"),
+            "/references/airlines/ember"
         );
     }
 
