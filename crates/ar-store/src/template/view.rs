@@ -588,27 +588,19 @@ fn build<'r>(
                     })
                     .copied()
                     .collect();
-                let alike_groups = if parent == Parent::Literal {
-                    cardinality_groups(
-                        &candidates,
-                        &lits,
-                        MANY_ALIKE_ITEMS,
-                        None,
-                        ctx.envelope,
-                        ctx.distinctive,
-                        &mut BTreeSet::new(),
-                    )
-                } else {
-                    cardinality_groups(
-                        &read_only,
-                        &lits,
-                        MANY_ALIKE_ITEMS,
-                        None,
-                        ctx.envelope,
-                        ctx.distinctive,
-                        &mut BTreeSet::new(),
-                    )
-                };
+                let alike_groups = cardinality_groups(
+                    if parent == Parent::Literal {
+                        &candidates
+                    } else {
+                        &read_only
+                    },
+                    &lits,
+                    MANY_ALIKE_ITEMS,
+                    None,
+                    ctx.envelope,
+                    ctx.distinctive,
+                    &mut BTreeSet::new(),
+                );
                 let mut alike_items: BTreeSet<&str> = (alike_groups.into_iter())
                     .map(|(group, _)| group)
                     .filter(|group| group.iter().any(|k| verbs.contains(k)))
@@ -1126,8 +1118,8 @@ const MIN_ITEM_LEAVES: u32 = 2;
 /// (`/api/feats/grappler`), or up to [`ITEM_LEAVES`] whose answers differ
 /// in fields an item need not carry, so that no other rule could fold them
 /// (`/nh/tools/nebula`, `/nh/tools/vertex`): the few the traffic
-/// showed. Where the siblings' items share too few fields to say (a city,
-/// an airport, each a shape of its own), a word answering in the shape of
+/// showed. Where the siblings' items share too few fields to say (a region,
+/// a store, each a shape of its own), a word answering in the shape of
 /// the items of two of them is one. Beside ids of one spelling a word is a
 /// view instead (`/users/me`), so only slug keys count; a named list
 /// (`/users/search`) answers in no item's shape.
@@ -4605,8 +4597,8 @@ mod tests {
         );
     }
 
-    /// Where the sibling collections' items share no fields (a city, a
-    /// country, an airport each a shape of its own), a lone word answering
+    /// Where the sibling collections' items share no fields (a region, a
+    /// language, a store each a shape of its own), a lone word answering
     /// in the very shape of the items of two of them is an item; one that
     /// answers like the items of one sibling only is not.
     #[test]
@@ -4620,37 +4612,31 @@ mod tests {
             };
             t.observe_with_origins("h", path, call, &[]);
         };
-        let airport = AnswerShape::with_leaves(1, 0b1111 << 8);
+        let store = AnswerShape::with_leaves(1, 0b1111 << 8);
         let record = AnswerShape::with_leaves(2, 0b11 << 20);
         let build = |lone: AnswerShape| {
             let mut t = Templater::default();
             for (collection, shape) in [
-                ("airports", airport),
-                ("cities", record),
-                ("countries", record),
+                ("stores", store),
+                ("regions", record),
+                ("languages", record),
             ] {
-                for item in ["cedar", "harbor", "vertex"] {
-                    observe(&mut t, &format!("/references/{collection}/{item}"), shape);
+                for item in ["north", "harbor", "vertex"] {
+                    observe(&mut t, &format!("/catalog/{collection}/{item}"), shape);
                 }
             }
-            observe(&mut t, "/references/airlines/ember", lone);
+            observe(&mut t, "/catalog/brands/acme", lone);
             t
         };
         let t = build(record);
-        assert_eq!(
-            tpl(&t, "/references/airlines/ember"),
-            "/references/airlines/{airline}"
-        );
+        assert_eq!(tpl(&t, "/catalog/brands/acme"), "/catalog/brands/{brand}");
         assert_explains(
             &t,
-            "/references/airlines/ember",
+            "/catalog/brands/acme",
             "the only words below a collection, answering as items, where 3 sibling collections take words as their items' keys",
         );
-        let t = build(airport);
-        assert_eq!(
-            tpl(&t, "/references/airlines/ember"),
-            "/references/airlines/ember"
-        );
+        let t = build(store);
+        assert_eq!(tpl(&t, "/catalog/brands/acme"), "/catalog/brands/acme");
     }
 
     /// PUT, DELETE and PATCH act on the resource a path names: leaves that
