@@ -1141,9 +1141,8 @@ fn lone_items_of_sibling_collections(node: &mut ViewNode, lits: &BTreeMap<&str, 
     // `name`, `url`): an item of another collection answers with it too,
     // where a name of the API (`/mail_settings/footer`) answers in a shape
     // of its own.
-    // Where the collections' items answer in shapes of their own (a city, a
-    // country, an airport), an item answers in the very shape of the items
-    // of some of them.
+    // Where they share too few (each collection's items a shape of their
+    // own), an item answers in the very shape of the items of two of them.
     let item_shapes = |collection: &str| -> Vec<AnswerShape> {
         (lits.get(collection).into_iter().flatten())
             .flat_map(|raw| raw.literals.iter().map(|(_, item)| item))
