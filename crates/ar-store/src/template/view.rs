@@ -580,20 +580,17 @@ fn build<'r>(
                 // read in several renderings (`/invoices/{id}/{json,ubl,pdf}`).
                 // A bare number or string answered says nothing of its kind
                 // (`/addr/{id}/balance`, `.../totalSent`).
-                let read_only: Vec<&str> = (candidates.iter())
+                let grouped_from: Vec<&str> = (candidates.iter())
                     .filter(|k| {
-                        !collections::is_collection_word(k)
-                            && ended_with(&lits[**k], |node| node.methods) == READ
-                            && all_answers(&lits[**k]).all(|shape| shape.is_document())
+                        parent == Parent::Literal
+                            || !collections::is_collection_word(k)
+                                && ended_with(&lits[**k], |node| node.methods) == READ
+                                && all_answers(&lits[**k]).all(|shape| shape.is_document())
                     })
                     .copied()
                     .collect();
                 let alike_groups = cardinality_groups(
-                    if parent == Parent::Literal {
-                        &candidates
-                    } else {
-                        &read_only
-                    },
+                    &grouped_from,
                     &lits,
                     MANY_ALIKE_ITEMS,
                     None,
