@@ -164,6 +164,15 @@ pub enum Rule {
         /// How many distinct literals were read alike.
         distinct: usize,
     },
+    /// Leaf literals after a word that ends in the preposition `by`
+    /// (`/events/count-by/{event,time}`), answering alike: the word asks for
+    /// the key to count, group or sort by, and the leaves are its values.
+    KeyedBy {
+        /// The word they follow (`count-by`).
+        word: String,
+        /// How many distinct literals answered alike after it.
+        distinct: usize,
+    },
     /// One of several slots below a word whose words change places
     /// (`/rates/USD/EUR`, `/rates/EUR/USD`): names have one place in a
     /// hierarchy, values of one domain fill any slot.
@@ -336,6 +345,10 @@ impl fmt::Display for Rule {
             Self::ReadAlike { distinct } => write!(
                 f,
                 "{distinct} distinct leaf literals after an id, each only read (GET) and answering alike: renderings of one read, not actions"
+            ),
+            Self::KeyedBy { word, distinct } => write!(
+                f,
+                "{distinct} distinct leaf literals after `{word}`, answering alike: what follows a `by` is the key chosen, a value"
             ),
             Self::SwappedSlots { slots, paths } => write!(
                 f,

@@ -260,6 +260,7 @@ impl<'c> Ctx<'c, '_> {
             | Rule::AnswerAlike
             | Rule::Cardinality { .. }
             | Rule::ReadAlike { .. }
+            | Rule::KeyedBy { .. }
             | Rule::SentAlike { .. }
             | Rule::WrittenAlike { .. }
             | Rule::Overflow { .. }
@@ -312,6 +313,8 @@ fn build<'r>(
     let after_id = std::mem::take(&mut ctx.after_id);
     let top = parent == Parent::Root || std::mem::take(&mut ctx.top);
     let value_slots = std::mem::take(&mut ctx.value_slots);
+    // The word this position sits below, where that is a literal.
+    let parent_word = parent_name.filter(|_| parent == Parent::Literal);
     if parent == Parent::Literal
         && let Some(found) = file_tree(raws).or_else(|| scoped_names(raws, ctx.envelope))
     {
@@ -383,8 +386,7 @@ fn build<'r>(
     // values before them: why they stay literal unless another rule folds them.
     let mut after_several: BTreeSet<&str> = BTreeSet::new();
     if !weak.is_empty() {
-        let names_parent = parent_name.filter(|_| parent == Parent::Literal);
-        match weak_values_kept(&weak, &lits, params.is_empty(), parent, names_parent) {
+        match weak_values_kept(&weak, &lits, params.is_empty(), parent, parent_word) {
             Some(reason) => {
                 for k in weak.keys() {
                     kept.insert(k, reason.clone());
@@ -561,7 +563,12 @@ fn build<'r>(
             // answer in their own shape, its items in one (ids drawn from
             // one pool recur under several collections: `/spells/orion`,
             // `/monsters/orion`).
-            let items = !namespace && params.is_empty();
+            // After a word that asks for a key (`count-by`), the leaves are
+            // that key's values as a collection's are its items; a path
+            // that goes on names the kind of the value it leads to
+            // (`/by/handle/{handle}`), and stays a name in the namespace.
+            let keyed_by = parent_word.is_some_and(collections::ends_in_by);
+            let items = (!namespace || keyed_by) && params.is_empty();
             // Words after an id that only the evidence of reading joins.
             let mut read_alike: BTreeSet<&str> = BTreeSet::new();
             let (threshold, open) = if items {
@@ -667,18 +674,34 @@ fn build<'r>(
                 ctx.distinctive,
                 &mut own_names,
             );
+            // Actions among alike items are names, counted as names below.
+            let groups: Vec<(Vec<&str>, Rule)> = (groups.into_iter())
+                .map(|(group, rule)| (without_posted_actions(group, &lits, &mut kept), rule))
+                .filter(|(group, _)| group.len() >= threshold.max(2))
+                .collect();
             // In a namespace, a few leaves that answered alike among many
             // names are more names (operations answering in one envelope),
             // as values of one parameter are the most of their position.
             let grouped: usize = groups.iter().map(|(group, _)| group.len()).sum();
             let names = (candidates.len()).saturating_sub(fold.len() + grouped);
             for (group, mut rule) in groups {
+                if let Rule::Cardinality { distinct }
+                | Rule::SentAlike { distinct }
+                | Rule::WrittenAlike { distinct } = &mut rule
+                {
+                    *distinct = group.len();
+                }
                 if group.iter().any(|k| read_alike.contains(k)) {
                     rule = Rule::ReadAlike {
                         distinct: group.len(),
                     };
+                } else if keyed_by && let Some(word) = parent_word {
+                    rule = Rule::KeyedBy {
+                        word: word.to_string(),
+                        distinct: group.len(),
+                    };
                 }
-                if namespace && names >= NAMES_AROUND_FEW * group.len() {
+                if namespace && !keyed_by && names >= NAMES_AROUND_FEW * group.len() {
                     for k in group {
                         kept.entry(k).or_insert(KeptReason::AmongNames { names });
                     }
@@ -2081,6 +2104,7 @@ fn rank(rule: &Rule) -> u8 {
         Rule::AnswerAlike => 2,
         Rule::Cardinality { .. }
         | Rule::ReadAlike { .. }
+        | Rule::KeyedBy { .. }
         | Rule::SentAlike { .. }
         | Rule::WrittenAlike { .. } => 2,
         Rule::Overflow { .. } | Rule::LikeSiblings { .. } => 3,
@@ -2877,6 +2901,29 @@ fn cardinality_groups<'a>(
         .collect();
     own_names.retain(|k| !groups.iter().any(|(g, _)| g.contains(k)));
     groups
+}
+
+/// `group` less the words only posted to, recorded in `kept` as actions,
+/// where the rest of the group was used (read, written) and never posted
+/// to: POST creates in a collection or runs an action, and an item is
+/// read, replaced, patched or deleted (`/users/login` beside users read,
+/// put and deleted), however alike they answered.
+fn without_posted_actions<'a>(
+    group: Vec<&'a str>,
+    lits: &BTreeMap<&'a str, Vec<&'a RawNode>>,
+    kept: &mut BTreeMap<&'a str, KeptReason>,
+) -> Vec<&'a str> {
+    let methods = |k: &str| ended_with(&lits[k], |node| node.methods);
+    let (actions, items): (Vec<&str>, Vec<&str>) =
+        group.into_iter().partition(|k| methods(k) == POSTED);
+    let used = items.iter().fold(0, |bits, k| bits | methods(k));
+    if used == 0 || used & POSTED != 0 {
+        return actions.into_iter().chain(items).collect();
+    }
+    for k in actions {
+        kept.insert(k, KeptReason::OnlyPosted);
+    }
+    items
 }
 
 /// `group` less the members [`SentNames::requires_what`] sets apart from
@@ -5082,9 +5129,9 @@ mod tests {
         }
     }
 
-    /// Words only posted to beside ids that were read, patched and deleted
-    /// are actions, however like an item they answer: POST creates in a
-    /// collection or runs an action.
+    /// Words only posted to beside ids, or among words, that were read,
+    /// patched and deleted are actions, however like an item they answer:
+    /// POST creates in a collection or runs an action.
     #[test]
     fn words_only_posted_to_beside_items_are_actions() {
         let observe = |t: &mut Templater, path: &str, method: &'static str| {
@@ -5119,6 +5166,24 @@ mod tests {
             observe(&mut t, &format!("/resources/{word}"), "POST");
         }
         assert_eq!(tpl(&t, "/resources/copy"), "/resources/{resourceId}");
+        // Among items keyed by words, read, put and deleted, a word only
+        // posted to is an action too, though it answered as they do.
+        let mut t = Templater::default();
+        for (word, method) in [
+            ("alpha", "GET"),
+            ("atlas", "PUT"),
+            ("cobalt", "DELETE"),
+            ("gamma", "GET"),
+            ("login", "POST"),
+        ] {
+            observe(&mut t, &format!("/users/{word}"), method);
+        }
+        assert_eq!(tpl(&t, "/users/atlas"), "/users/{user}");
+        assert_explains(
+            &t,
+            "/users/login",
+            "[1] login: literal, an action: only posted to, where the values beside it never were",
+        );
     }
 
     /// A leaf whose alike sibling was a collection name is left to the
@@ -5506,6 +5571,61 @@ mod tests {
         // A bare number each: nothing says they are of one kind.
         let t = observe("GET", number);
         assert_eq!(tpl(&t, &path), "/invoices/{invoiceId}/ubl");
+    }
+
+    /// Class: words a `by` asks for. A word ending in the preposition `by`
+    /// (`count-by`, `group_by`, `sortBy`) asks for the key to count, group
+    /// or sort by: two leaves after it answering alike are values of that
+    /// key, where two leaves below any other word that names no collection
+    /// stay names (`/auth/login`, `/auth/logout`). Leaves that answer unlike
+    /// stay names; a path that goes on after a `by` names the kind of the
+    /// value that follows it (`/members/by/handle/{handle}`).
+    #[test]
+    fn leaves_after_a_word_ending_in_by_are_the_key_it_asks_for() {
+        let counts = AnswerShape::with_leaves(21, 0b1111_1000);
+        let other = AnswerShape::with_leaves(22, 0b1_0000_0111_0000_0000);
+        let observe = |pairs: &[(&str, AnswerShape)]| {
+            let mut t = Templater::default();
+            for (path, shape) in pairs {
+                let call = SeenCall {
+                    shape: Some(*shape),
+                    query: None,
+                    method: Some("POST"),
+                    status: Some(200),
+                };
+                t.observe_with_origins("h", path, call, &[]);
+            }
+            t
+        };
+        let t = observe(&[
+            ("/events/count-by/event", counts),
+            ("/events/count-by/time", counts),
+            ("/auth/login", counts),
+            ("/auth/logout", counts),
+        ]);
+        assert_eq!(
+            tpl(&t, "/events/count-by/time"),
+            "/events/count-by/{countBy}"
+        );
+        assert_explains(
+            &t,
+            "/events/count-by/time",
+            "{countBy}: 2 distinct leaf literals after `count-by`, answering alike: what follows a `by` is the key chosen, a value",
+        );
+        assert_eq!(tpl(&t, "/auth/logout"), "/auth/logout");
+        let t = observe(&[
+            ("/stats/group_by/day", counts),
+            ("/stats/group_by/user", other),
+        ]);
+        assert_eq!(tpl(&t, "/stats/group_by/day"), "/stats/group_by/day");
+        let mut t = Templater::default();
+        for handle in ["ann", "bo", "cyd", "dee", "eve"] {
+            t.observe("h", &format!("/members/by/handle/{handle}"), Some(3));
+        }
+        assert_eq!(
+            tpl(&t, "/members/by/handle/ann"),
+            "/members/by/handle/{handle}"
+        );
     }
 
     /// Class: sub-resources after an id. Right after an id its spelling

@@ -316,6 +316,22 @@ pub(super) fn is_name_word(word: &str) -> bool {
         && !b.windows(2).any(|w| separator(&w[0]) && separator(&w[1]))
 }
 
+/// A word that ends in the preposition `by`, alone or as the last word of a
+/// compound (`by`, `count-by`, `group_by`, `sortBy`; not `lobby`): it asks
+/// for its object, what to count, group, sort or look up by, so a leaf
+/// after it is that key, a value, not a name of its own.
+pub(super) fn ends_in_by(word: &str) -> bool {
+    if word == "by" {
+        return true;
+    }
+    match word.strip_suffix("by") {
+        Some(head) => head.len() >= 2 && head.ends_with(['-', '_']),
+        None => word
+            .strip_suffix("By")
+            .is_some_and(|head| head.ends_with(|c: char| c.is_ascii_lowercase())),
+    }
+}
+
 /// Lowercase words ending in a plural `s`: names of collections.
 fn is_plural_word(word: &str) -> bool {
     word.len() >= 3
@@ -327,6 +343,18 @@ fn is_plural_word(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_ending_in_the_preposition_by_ask_for_a_key() {
+        for word in ["by", "count-by", "group_by", "sortBy", "orderBy"] {
+            assert!(ends_in_by(word), "{word}");
+        }
+        for word in [
+            "lobby", "standby", "nearby", "-by", "baby", "By", "followed",
+        ] {
+            assert!(!ends_in_by(word), "{word}");
+        }
+    }
 
     #[test]
     fn collection_words_include_separated_and_camel_plurals() {
