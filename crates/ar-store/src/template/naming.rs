@@ -167,6 +167,13 @@ fn singular_word(word: &str) -> String {
     {
         return cut(2, "");
     }
+    // Greek nouns in `-sis` make their plural in `-ses`; of the words
+    // ending so, every one in `-yses` or `-theses` is one of them
+    // (`analyses`, `hypotheses`), where `-ases` and `-ises` are mostly not
+    // (`databases`, `premises`).
+    if lower.ends_with("yses") || lower.ends_with("theses") {
+        return cut(2, "is");
+    }
     if lower.ends_with("ies") && word.len() > 4 {
         return cut(3, "y");
     }
@@ -301,6 +308,10 @@ mod tests {
             ("buses", "bus"),
             ("classes", "class"),
             ("analysis", "analysis"),
+            ("analyses", "analysis"),
+            ("hypotheses", "hypothesis"),
+            ("crawlAnalyses", "crawlAnalysis"),
+            ("databases", "database"),
             ("settings", "settings"),
         ] {
             assert_eq!(singular(plural), one);

@@ -4795,7 +4795,7 @@ mod tests {
                 Some(20 + i as u32),
             );
         }
-        assert_eq!(tpl(&t, "/analyses/d4"), "/analyses/{analyseId}");
+        assert_eq!(tpl(&t, "/analyses/d4"), "/analyses/{analysisId}");
         let mut t = Templater::default();
         for id in ["604", "15225", "83390794"] {
             observe(&mut t, &format!("/users/{id}"), 1, None);
