@@ -2914,12 +2914,14 @@ fn without_posted_actions<'a>(
     kept: &mut BTreeMap<&'a str, KeptReason>,
 ) -> Vec<&'a str> {
     let methods = |k: &str| ended_with(&lits[k], |node| node.methods);
+    let used = (group.iter().map(|k| methods(k)))
+        .filter(|m| *m != POSTED)
+        .fold(0, |bits, m| bits | m);
+    if used == 0 || used & POSTED != 0 {
+        return group;
+    }
     let (actions, items): (Vec<&str>, Vec<&str>) =
         group.into_iter().partition(|k| methods(k) == POSTED);
-    let used = items.iter().fold(0, |bits, k| bits | methods(k));
-    if used == 0 || used & POSTED != 0 {
-        return actions.into_iter().chain(items).collect();
-    }
     for k in actions {
         kept.insert(k, KeptReason::OnlyPosted);
     }
